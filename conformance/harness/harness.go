@@ -1,0 +1,61 @@
+// Package harness is what a store author implements to put a store under the battery:
+// a Harness that opens a fresh namespace per spec and declares the store's capabilities.
+// It is kept apart from package conformance so that an adapter can offer a Harness
+// without importing Ginkgo.
+package harness
+
+import (
+	"context"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// Harness brings up the store under test. The battery calls Open once per spec, so each
+// spec gets a fresh, isolated namespace (a schema, a key prefix: B-ISO-1), and closes it
+// when the spec ends.
+type Harness interface {
+	// Name names the store in reports.
+	Name() string
+	// Capabilities declares what the store implements. Optional legacy operations
+	// are not declared here: the battery finds them by interface assertion.
+	Capabilities() Capabilities
+	// Open creates a fresh namespace whose stores read time from clock. A harness
+	// whose store cannot obey a clock declares Capabilities.Clock false and may
+	// ignore it.
+	Open(ctx context.Context, clock reference.Clock) (Namespace, error)
+}
+
+// Namespace is one spec's slice of the backend.
+type Namespace interface {
+	// Legacy returns an instance of the legacy store on this namespace. Each call may
+	// return a new instance sharing the namespace's data (S-SHARE-1 opens two); it
+	// answers reference.ErrUnsupported when the store has no legacy era.
+	Legacy(ctx context.Context) (legacy.Store, error)
+	// Modern is Legacy for the modern era.
+	Modern(ctx context.Context) (modern.Store, error)
+	// Close drops the namespace (schema, keys) and closes its instances.
+	Close(ctx context.Context) error
+}
+
+// Era names a contract of SPEC.md.
+type Era string
+
+const (
+	EraLegacy Era = "legacy"
+	EraModern Era = "modern"
+)
+
+// Capabilities is what a harness declares about its store.
+type Capabilities struct {
+	// Eras the store implements.
+	Legacy, Modern bool
+	// Clock is true when the store reads the clock given to Open. Without it,
+	// time-dependent specs run on the real clock with safe margins and specs that
+	// need an exact millisecond are skipped with the reason "no clock control".
+	Clock bool
+	// Shared is true when instances returned by one Namespace are distinct clients of
+	// one backend (S-SHARE-1, M-CREATE-2 then run across two instances).
+	Shared bool
+}

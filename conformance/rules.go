@@ -1,0 +1,105 @@
+package conformance
+
+import "strings"
+
+// Level is a rule's force: a MUST decides pass/fail, a SHOULD is reported as a warning
+// (and fails under Strict).
+type Level string
+
+const (
+	Must   Level = "must"
+	Should Level = "should"
+)
+
+// Rule is one rule of SPEC.md.
+type Rule struct {
+	ID    string
+	Level Level
+	// Era is "shared" (section 0), "legacy" (section 1), "modern" (section 2) or
+	// "battery" (section 3, the battery's checks on itself).
+	Era string
+	// Area groups rules for progress output ("owner", "list", "swap", ...).
+	Area string
+	// Text is the rule in one line.
+	Text string
+}
+
+// Rules returns the catalogue of SPEC.md, in the order of the document.
+func Rules() []Rule { return append([]Rule(nil), catalogue...) }
+
+// RuleByID finds a rule by its ID.
+func RuleByID(id string) (Rule, bool) {
+	for _, r := range catalogue {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+func (r Rule) String() string {
+	return "[" + r.ID + " " + strings.ToUpper(string(r.Level)) + "] " + r.Text
+}
+
+var catalogue = []Rule{
+	{"S-TRANS-1", Must, "shared", "transitions", "ValidTransition answers exactly the transition table; unknown statuses answer false, never panic."},
+	{"S-OWN-1", Must, "shared", "owner", "Every scoped operation follows the owner truth table, with and without require_owner."},
+	{"S-OWN-2", Must, "shared", "owner", "A denied task is indistinguishable from a missing one: ErrNotFound, the same message, nothing written."},
+	{"S-OWN-3", Must, "shared", "owner", "Owner comparison is exact: case, whitespace, homoglyphs, NFC/NFD, wildcards are all distinct owners."},
+	{"S-ID-1", Must, "shared", "ids", "GenerateID returns 16 CSPRNG bytes as 22 base64url characters; ids are distinct and show no pattern."},
+	{"S-ID-2", Must, "shared", "ids", "Any id of 1..512 bytes of UTF-8 without NUL is accepted and opaque; other ids are refused with ErrInvalid."},
+	{"S-VAL-1", Must, "shared", "values", "JSON values round-trip exactly: nesting, null, booleans, 64-bit integers, floats, odd keys, any Unicode."},
+	{"S-VAL-2", Must, "shared", "values", "A string containing U+0000 round-trips exactly or the write fails with ErrInvalid and changes nothing."},
+	{"S-VAL-3", Should, "shared", "values", "A task of 1 MiB round-trips, or is refused with ErrTooLarge and changes nothing."},
+	{"S-VAL-4", Must, "shared", "values", "Values are copies: mutating what a call returned, or passed to it, never changes the stored task."},
+	{"S-CONC-1", Must, "shared", "concurrency", "Every method is safe for concurrent use; the history on one task is linearizable against the era's model."},
+	{"S-CTX-1", Must, "shared", "context", "A cancelled or expired context returns promptly with the context's error, and the call changed nothing or everything."},
+	{"S-SHARE-1", Must, "shared", "sharing", "A write acknowledged by one instance is visible to the next read on any other instance of the namespace."},
+
+	{"L-CREATE-1", Must, "legacy", "create", "Create stores meta with task_id, status working and created_at now, overriding those keys, and returns it."},
+	{"L-CREATE-2", Should, "legacy", "create", "Create of an existing id fails with ErrExists and leaves the existing task untouched."},
+	{"L-CREATE-3", Must, "legacy", "create", "Create of an existing id never merges: the task is the old one untouched or exactly the new one."},
+	{"L-GET-1", Must, "legacy", "get", "Get returns the stored task, or ErrNotFound."},
+	{"L-UPDATE-1", Must, "legacy", "update", "Update is a shallow merge: top-level keys replace, nested objects are replaced, null is stored, no key removed."},
+	{"L-UPDATE-2", Must, "legacy", "update", "Update of a missing id returns ErrNotFound and creates nothing."},
+	{"L-DELETE-1", Must, "legacy", "delete", "Delete succeeds whether or not the id exists; afterwards Get returns ErrNotFound."},
+	{"L-OWNER-1", Must, "legacy", "owner", "A task created with owner returns owner at the top level, byte-exact, from Get and List."},
+	{"L-LIST-1", Must, "legacy", "list", "List filters by exact status (unknown status yields nothing) and returns each match once."},
+	{"L-LIST-2", Must, "legacy", "list", "Limit: absent is unbounded, N > 0 is at most N rows, 0 or negative is no rows."},
+	{"L-LIST-3", Must, "legacy", "list", "Owner scope: any, anonymous (unowned only) or principal X (X's plus unowned); RequireOwner drops unowned."},
+	{"L-LIST-4", Must, "legacy", "list", "A store honours both Owner and Limit or ignores both; honouring Limit while ignoring Owner is a failure."},
+	{"L-CANCEL-1", Must, "legacy", "cancel", "Cancel sets status cancelled and returns the task; a missing id returns ErrNotFound."},
+	{"L-CLEAN-1", Must, "legacy", "cleanup", "Cleanup removes exactly the terminal tasks older than ttl (now − created_at > ttl) and returns the count."},
+	{"L-CONC-1", Must, "legacy", "concurrency", "Concurrent Updates of disjoint keys all survive; a concurrent Update and Delete never resurrect the task."},
+	{"L-F-CREATE-1", Must, "legacy", "facade", "Facade Create with an owner sets meta.owner (overriding one supplied); without one passes meta unchanged."},
+	{"L-F-SCOPE-1", Must, "legacy", "facade", "Facade Get, Cancel and List apply the truth table; a denied Cancel writes nothing."},
+	{"L-F-LIST-1", Must, "legacy", "facade", "Facade List scopes by caller, re-checks every row, then applies Limit itself: no leak, at most Limit rows."},
+	{"L-F-CANCEL-1", Must, "legacy", "facade", "Facade Cancel uses the store's Cancel when present, otherwise Update(status: cancelled)."},
+	{"L-F-FIN-1", Must, "legacy", "facade", "Facade refuses to change a terminal task's status (ErrTerminal) and invalid transitions (ErrInvalidTransition)."},
+	{"L-F-FIN-2", Should, "legacy", "facade", "Finality holds under races: a Cancel racing a completion leaves exactly one terminal status."},
+	{"L-F-CLEAN-1", Must, "legacy", "facade", "Facade Cleanup uses the store's Cleanup when present and returns 0 otherwise."},
+
+	{"M-CREATE-1", Must, "modern", "create", "Create stores the task with version 1 and returns it; an existing id fails with ErrExists and changes nothing."},
+	{"M-CREATE-2", Must, "modern", "create", "Create is durable before return: a Get on this or any instance sharing the backend succeeds."},
+	{"M-GET-1", Must, "modern", "get", "Get returns the task, or ErrNotFound when missing, expired (now ≥ created_at + ttl) or owned by another."},
+	{"M-SWAP-1", Must, "modern", "swap", "Swap replaces the task atomically iff it exists, is visible and has the expected version; version becomes expected + 1."},
+	{"M-SWAP-2", Must, "modern", "swap", "A version mismatch is ErrConflict and changes nothing; a missing, expired or foreign task is ErrNotFound."},
+	{"M-SWAP-3", Must, "modern", "swap", "task_id, owner and created_at are immutable: a Swap changing one returns ErrInvalid and changes nothing."},
+	{"M-SWAP-4", Must, "modern", "swap", "Of N concurrent Swaps with one expected version exactly one succeeds; 8 goroutines × 50 CAS increments end at 400."},
+	{"M-DELETE-1", Must, "modern", "delete", "Delete is idempotent."},
+	{"M-SWEEP-1", Must, "modern", "sweep", "Sweep deletes every expired task, and only those, and returns the count; tasks without ttl never expire."},
+	{"M-FIELDS-1", Must, "modern", "fields", "Every field round-trips exactly: ms timestamps, ttl and poll interval none vs number, maps, status messages."},
+	{"M-F-CREATE-1", Must, "modern", "facade", "Facade Create generates the id, stamps owner, ttl (clamped), poll interval, message, stores working, then calls start."},
+	{"M-F-SCOPE-1", Must, "modern", "facade", "Facade Get, Update and Cancel apply the truth table, including require_owner."},
+	{"M-F-FIN-1", Must, "modern", "facade", "Terminal is final: writes to a terminal task return ErrTerminal and write nothing; a late Complete after Cancel fails."},
+	{"M-F-FIN-2", Must, "modern", "facade", "Under races exactly one terminal status wins, and a completed task's result is never lost or overwritten."},
+	{"M-F-INPUT-1", Must, "modern", "facade", "RequireInput adds requests, records issued keys, clears last round's responses, sets input_required; reuse is ErrKeyReused."},
+	{"M-F-INPUT-2", Must, "modern", "facade", "Update stages answers; unknown or repeated keys are ignored; the last answer delivers all at once and resumes working."},
+	{"M-F-TTL-1", Must, "modern", "facade", "An expired task is not found for every caller, the worker included, before and after Sweep."},
+	{"M-F-NOTIFY-1", Must, "modern", "facade", "TaskChanged is called once per successful write, after it, in the writer's goroutine; a panic in it is recovered."},
+	{"M-F-LISTEN-1", Must, "modern", "facade", "The listen hub delivers only to subscriptions naming the task whose principal may see it, and never blocks the writer."},
+
+	{"B-POWER-1", Must, "battery", "battery", "Every store in the mutant catalogue fails the battery on the rule it breaks; every honest store passes."},
+	{"B-REPRO-1", Must, "battery", "battery", "Every randomised check prints the seed that reproduces it; rerunning with that seed replays the same operations."},
+	{"B-ISO-1", Must, "battery", "battery", "Specs never assume an empty backend: each gets a fresh namespace and looks only at what it created."},
+}

@@ -1,0 +1,174 @@
+package conformance
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference"
+)
+
+// Options tune a run of the battery. The zero value is the default run.
+type Options struct {
+	// Strict makes SHOULD faults fail their spec; otherwise they are warnings.
+	Strict bool
+	// Seed seeds every randomised check; 0 picks one per run (printed with any failure,
+	// B-REPRO-1).
+	Seed int64
+	// Budget bounds the property and race checks.
+	Budget Budget
+	// SpecTimeout bounds one spec; 0 means 30 s (a store that hangs fails its spec
+	// rather than the run).
+	SpecTimeout time.Duration
+}
+
+// Budget bounds the randomised checks; zero fields take the defaults.
+type Budget struct {
+	Checks     int // rapid checks per state machine (default 100)
+	Goroutines int // concurrent clients per history (default 4)
+	Ops        int // operations per history (default 200)
+	Histories  int // concurrent histories per linearizability check (default 8)
+}
+
+func (o Options) withDefaults() Options {
+	if o.SpecTimeout == 0 {
+		o.SpecTimeout = 30 * time.Second
+	}
+	if o.Budget.Checks == 0 {
+		o.Budget.Checks = 100
+	}
+	if o.Budget.Goroutines == 0 {
+		o.Budget.Goroutines = 4
+	}
+	if o.Budget.Ops == 0 {
+		o.Budget.Ops = 200
+	}
+	if o.Budget.Histories == 0 {
+		o.Budget.Histories = 8
+	}
+	return o
+}
+
+// Labels every spec carries besides its rule ID: the level, the era it runs in and the
+// area of its rule.
+const (
+	labelWarning = "storecheck-warning" // report entry name of a SHOULD fault
+)
+
+// suite registers the specs of one era against one harness.
+type suite struct {
+	h    harness.Harness
+	era  Era
+	opts Options
+	caps harness.Capabilities
+}
+
+// Era names a contract of SPEC.md.
+type Era = harness.Era
+
+const (
+	EraLegacy = harness.EraLegacy
+	EraModern = harness.EraModern
+)
+
+// It registers one spec for rule id. Every spec opens a fresh namespace, gets the
+// battery's clock set to Epoch, and closes the namespace when it ends. Faults recorded
+// on the Env fail the spec at the end with every fault listed; for a SHOULD rule they
+// are a warning unless Options.Strict.
+func (s *suite) It(id, text string, body func(e *Env), decorators ...any) {
+	rule, ok := RuleByID(id)
+	if !ok {
+		panic("conformance: spec for unknown rule " + id)
+	}
+	labels := Label(rule.ID, string(rule.Level), string(s.era), "area:"+rule.Area)
+	args := append([]any{labels, SpecTimeout(s.opts.SpecTimeout), GracePeriod(2 * time.Second)}, decorators...)
+	args = append(args, func(ctx SpecContext) { s.run(ctx, rule, body) })
+	It(fmt.Sprintf("[%s] %s", rule.ID, text), args...)
+}
+
+func (s *suite) run(ctx SpecContext, rule Rule, body func(e *Env)) {
+	var clock *reference.ManualClock
+	if s.caps.Clock {
+		clock = reference.NewManualClock(Epoch)
+	}
+	var openClock reference.Clock = reference.SystemClock{}
+	if clock != nil {
+		openClock = clock
+	}
+	ns, err := s.h.Open(ctx, openClock)
+	if err != nil {
+		Fail(fmt.Sprintf("%s: bring-up failed: %v", s.h.Name(), err))
+	}
+	DeferCleanup(func() {
+		// Cleanup gets its own context: the spec's may have ended.
+		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := ns.Close(cctx); err != nil {
+			AddReportEntry("cleanup error", err.Error())
+		}
+	})
+	var tag [4]byte
+	_, _ = rand.Read(tag[:])
+	e := &Env{Ctx: ctx, Rule: rule, Caps: s.caps, Opts: s.opts, h: s.h, ns: ns, clock: clock, tag: hex.EncodeToString(tag[:])}
+
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if err, ok := r.(error); ok && errors.Is(err, errFatal) {
+					return
+				}
+				panic(r)
+			}
+		}()
+		body(e)
+	}()
+
+	faults := e.Faults()
+	if len(faults) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%s\n  store: %s (%s era)\n%s", rule, s.h.Name(), s.era, strings.Join(faults, "\n  ---\n"))
+	if rule.Level == Should && !s.opts.Strict {
+		AddReportEntry(labelWarning, msg)
+		return
+	}
+	Fail(msg)
+}
+
+// DescribeLegacy registers the legacy-era battery (and the shared rules as they apply to
+// it) against h inside the current Ginkgo container, without calling RunSpecs: use it
+// from an existing Ginkgo suite.
+func DescribeLegacy(h harness.Harness, opts ...Options) bool {
+	return describe(h, EraLegacy, opts)
+}
+
+// DescribeModern is DescribeLegacy for the modern era.
+func DescribeModern(h harness.Harness, opts ...Options) bool {
+	return describe(h, EraModern, opts)
+}
+
+func describe(h harness.Harness, era Era, opts []Options) bool {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	s := &suite{h: h, era: era, opts: o.withDefaults(), caps: h.Capabilities()}
+	return Describe(fmt.Sprintf("%s [%s era]", h.Name(), era), Label(string(era)), func() {
+		for _, register := range registry[era] {
+			register(s)
+		}
+	})
+}
+
+// registry holds the spec files of each era: each area file adds its register function
+// in an init, so that the battery is one file per area.
+var registry = map[Era][]func(*suite){}
+
+func register(era Era, fn func(*suite)) { registry[era] = append(registry[era], fn) }

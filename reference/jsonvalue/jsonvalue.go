@@ -1,0 +1,266 @@
+// Package jsonvalue is the in-memory form of JSON values that task stores keep: nil, bool,
+// string, json.Number, []any and map[string]any. Numbers stay json.Number so that an
+// integer up to ±(2^63−1) never passes through float64 (S-VAL-1).
+//
+// It deep-copies (S-VAL-4), decodes without float64, and compares the way the battery
+// judges a round trip: structurally, with numbers equal when their exact decimal values
+// are (so 1e-7 equals 1e-07 and 1.0 equals 1, but 9223372036854775807 does not equal
+// 9223372036854775808).
+package jsonvalue
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"reflect"
+	"strconv"
+)
+
+// ErrNotJSON is wrapped by Normalize for values that have no JSON form.
+var ErrNotJSON = errors.New("value has no JSON form")
+
+// Decode parses one JSON value, keeping numbers as json.Number.
+func Decode(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("jsonvalue: trailing data after JSON value")
+	}
+	return v, nil
+}
+
+// DecodeObject parses a JSON object, keeping numbers as json.Number.
+func DecodeObject(data []byte) (map[string]any, error) {
+	v, err := Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("jsonvalue: want a JSON object, got %s", kind(v))
+	}
+	return m, nil
+}
+
+// Normalize returns a deep copy of v in canonical form: Go integers and floats become
+// json.Number, typed maps and slices become map[string]any and []any, and anything else
+// goes through encoding/json. It fails, wrapping ErrNotJSON, for values JSON cannot hold
+// (NaN, channels, functions, maps with non-string keys).
+func Normalize(v any) (any, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case bool, string:
+		return x, nil
+	case json.Number:
+		if !validNumber(string(x)) {
+			return nil, fmt.Errorf("%w: invalid number %q", ErrNotJSON, string(x))
+		}
+		return x, nil
+	case int:
+		return json.Number(strconv.FormatInt(int64(x), 10)), nil
+	case int8:
+		return json.Number(strconv.FormatInt(int64(x), 10)), nil
+	case int16:
+		return json.Number(strconv.FormatInt(int64(x), 10)), nil
+	case int32:
+		return json.Number(strconv.FormatInt(int64(x), 10)), nil
+	case int64:
+		return json.Number(strconv.FormatInt(x, 10)), nil
+	case uint:
+		return json.Number(strconv.FormatUint(uint64(x), 10)), nil
+	case uint8:
+		return json.Number(strconv.FormatUint(uint64(x), 10)), nil
+	case uint16:
+		return json.Number(strconv.FormatUint(uint64(x), 10)), nil
+	case uint32:
+		return json.Number(strconv.FormatUint(uint64(x), 10)), nil
+	case uint64:
+		return json.Number(strconv.FormatUint(x, 10)), nil
+	case float32:
+		return floatNumber(float64(x), 32)
+	case float64:
+		return floatNumber(x, 64)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			n, err := Normalize(e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = n
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			n, err := Normalize(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = n
+		}
+		return out, nil
+	case json.RawMessage:
+		return decodeNormalized(x)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	return decodeNormalized(b)
+}
+
+func decodeNormalized(b []byte) (any, error) {
+	v, err := Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	return v, nil
+}
+
+func floatNumber(f float64, bits int) (any, error) {
+	b, err := json.Marshal(f)
+	if bits == 32 {
+		b, err = json.Marshal(float32(f))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	return json.Number(b), nil
+}
+
+func validNumber(s string) bool {
+	var v any
+	return json.Unmarshal([]byte(s), &v) == nil && reflect.TypeOf(v).Kind() == reflect.Float64
+}
+
+// Clone deep-copies a value already in canonical form. It is the fast path stores use
+// to copy on the way in and out (S-VAL-4); values of other types are returned as they
+// are, so call Normalize first on untrusted input.
+func Clone(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return CloneObject(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Clone(e)
+		}
+		return out
+	}
+	return v
+}
+
+// CloneObject deep-copies an object in canonical form; nil stays nil.
+func CloneObject(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, e := range m {
+		out[k] = Clone(e)
+	}
+	return out
+}
+
+// Equal reports whether a and b are the same JSON value: same structure, same strings
+// byte for byte, numbers equal as exact decimals. Non-canonical inputs are normalised
+// first; a value with no JSON form is equal to nothing.
+func Equal(a, b any) bool {
+	na, err := Normalize(a)
+	if err != nil {
+		return false
+	}
+	nb, err := Normalize(b)
+	if err != nil {
+		return false
+	}
+	return equal(na, nb)
+}
+
+func equal(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case json.Number:
+		y, ok := b.(json.Number)
+		return ok && NumbersEqual(x, y)
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !equal(xv, yv) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// NumbersEqual compares two JSON numbers as exact decimals.
+func NumbersEqual(a, b json.Number) bool {
+	if a == b {
+		return true
+	}
+	ra, ok1 := new(big.Rat).SetString(string(a))
+	rb, ok2 := new(big.Rat).SetString(string(b))
+	return ok1 && ok2 && ra.Cmp(rb) == 0
+}
+
+// Describe renders v as compact JSON for failure messages; it never fails.
+func Describe(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	const max = 600
+	if len(b) > max {
+		return string(b[:max]) + fmt.Sprintf("…(%d bytes)", len(b))
+	}
+	return string(b)
+}
+
+func kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case []any:
+		return "an array"
+	}
+	return fmt.Sprintf("%T", v)
+}
