@@ -9,7 +9,7 @@ test: vet
 
 # The main job: the battery against the embedded in-memory store, no services needed.
 check:
-	$(GO) run ./cmd/storecheck run
+	$(GO) run ./cmd/storecheck
 
 vet:
 	$(GO) vet ./...

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega/types"
 
 	"github.com/storecheck/storecheck/conformance/harness"
@@ -63,7 +63,7 @@ func (e *Env) HasClock() bool { return e.clock != nil }
 // as skipped, never as passed).
 func (e *Env) ManualClock() *reference.ManualClock {
 	if e.clock == nil {
-		Skip("no clock control")
+		ginkgo.Skip("no clock control")
 	}
 	return e.clock
 }
@@ -99,7 +99,7 @@ func (e *Env) Modern() modern.Store {
 // the harness does not declare shared instances.
 func (e *Env) OtherLegacy() legacy.Store {
 	if !e.Caps.Shared {
-		Skip("not applicable: the store has a single instance per namespace")
+		ginkgo.Skip("not applicable: the store has a single instance per namespace")
 	}
 	st, err := e.ns.Legacy(e.Ctx)
 	e.bringUp("second legacy instance", err)
@@ -109,7 +109,7 @@ func (e *Env) OtherLegacy() legacy.Store {
 // OtherModern is OtherLegacy for the modern era.
 func (e *Env) OtherModern() modern.Store {
 	if !e.Caps.Shared {
-		Skip("not applicable: the store has a single instance per namespace")
+		ginkgo.Skip("not applicable: the store has a single instance per namespace")
 	}
 	st, err := e.ns.Modern(e.Ctx)
 	e.bringUp("second modern instance", err)
@@ -118,7 +118,7 @@ func (e *Env) OtherModern() modern.Store {
 
 func (e *Env) bringUp(what string, err error) {
 	if err != nil {
-		Fail(fmt.Sprintf("%s: bring-up of %s failed: %v", e.h.Name(), what, err))
+		ginkgo.Fail(fmt.Sprintf("%s: bring-up of %s failed: %v", e.h.Name(), what, err))
 	}
 }
 

@@ -6,8 +6,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
-	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
 	"github.com/storecheck/storecheck/conformance/harness"
@@ -57,16 +59,42 @@ func runEras(t *testing.T, h harness.Harness, eras []Era, opts []Options) {
 		return
 	}
 	ranInProcess = true
-	gomega.RegisterFailHandler(Fail)
-	for _, era := range eras {
-		describe(h, era, opts)
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
 	}
-	suiteConfig, reporterConfig := GinkgoConfiguration()
+	if o.Seed == 0 {
+		o.Seed = newSeed() // picked here so that the summary can print it (B-REPRO-1)
+	}
+	captured := captureReport()
+	for _, era := range eras {
+		describe(h, era, []Options{o})
+	}
+	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	var names []string
 	for _, e := range eras {
 		names = append(names, string(e))
 	}
-	RunSpecs(t, "storecheck battery: "+h.Name()+" ("+strings.Join(names, ", ")+")", suiteConfig, reporterConfig)
+	started := time.Now()
+	if !ginkgo.RunSpecs(t, "storecheck battery: "+h.Name()+" ("+strings.Join(names, ", ")+")", suiteConfig, reporterConfig) {
+		logSummary(t, Report{Store: h.Name(), Eras: eras, Seed: o.Seed, Strict: o.Strict, Started: started, Duration: time.Since(started)},
+			*captured, suiteConfig.LabelFilter, suiteConfig.FocusStrings)
+	}
+}
+
+// logSummary logs the per-rule table of a failed run, which Ginkgo's own output (one
+// block per spec) does not give.
+func logSummary(t *testing.T, meta Report, tr types.Report, filter string, focus []string) {
+	t.Helper()
+	sel, err := newSelection(meta.Eras, filter, focus)
+	if err != nil {
+		return // Ginkgo has already refused the filter
+	}
+	var b strings.Builder
+	if err := buildReport(meta, tr, sel).Summary(&b); err == nil {
+		t.Log("storecheck summary:\n" + b.String())
+	}
 }
 
 func reexec(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2"
 
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
@@ -87,13 +87,13 @@ func (s *suite) It(id, text string, body func(e *Env), decorators ...any) {
 	if !ok {
 		panic("conformance: spec for unknown rule " + id)
 	}
-	labels := Label(rule.ID, string(rule.Level), string(s.era), "area:"+rule.Area)
-	args := append([]any{labels, SpecTimeout(s.opts.SpecTimeout), GracePeriod(2 * time.Second)}, decorators...)
-	args = append(args, func(ctx SpecContext) { s.run(ctx, rule, body) })
-	It(fmt.Sprintf("[%s] %s", rule.ID, text), args...)
+	labels := ginkgo.Label(specLabels(rule, s.era)...)
+	args := append([]any{labels, ginkgo.SpecTimeout(s.opts.SpecTimeout), ginkgo.GracePeriod(2 * time.Second)}, decorators...)
+	args = append(args, func(ctx ginkgo.SpecContext) { s.run(ctx, rule, body) })
+	ginkgo.It(fmt.Sprintf("[%s] %s", rule.ID, text), args...)
 }
 
-func (s *suite) run(ctx SpecContext, rule Rule, body func(e *Env)) {
+func (s *suite) run(ctx ginkgo.SpecContext, rule Rule, body func(e *Env)) {
 	var clock *reference.ManualClock
 	if s.caps.Clock {
 		clock = reference.NewManualClock(Epoch)
@@ -104,14 +104,14 @@ func (s *suite) run(ctx SpecContext, rule Rule, body func(e *Env)) {
 	}
 	ns, err := s.h.Open(ctx, openClock)
 	if err != nil {
-		Fail(fmt.Sprintf("%s: bring-up failed: %v", s.h.Name(), err))
+		ginkgo.Fail(fmt.Sprintf("%s: bring-up failed: %v", s.h.Name(), err))
 	}
-	DeferCleanup(func() {
+	ginkgo.DeferCleanup(func() {
 		// Cleanup gets its own context: the spec's may have ended.
 		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := ns.Close(cctx); err != nil {
-			AddReportEntry("cleanup error", err.Error())
+			ginkgo.AddReportEntry("cleanup error", err.Error())
 		}
 	})
 	var tag [4]byte
@@ -136,10 +136,10 @@ func (s *suite) run(ctx SpecContext, rule Rule, body func(e *Env)) {
 	}
 	msg := fmt.Sprintf("%s\n  store: %s (%s era)\n%s", rule, s.h.Name(), s.era, strings.Join(faults, "\n  ---\n"))
 	if rule.Level == Should && !s.opts.Strict {
-		AddReportEntry(labelWarning, msg)
+		ginkgo.AddReportEntry(labelWarning, msg)
 		return
 	}
-	Fail(msg)
+	ginkgo.Fail(msg)
 }
 
 // DescribeLegacy registers the legacy-era battery (and the shared rules as they apply to
@@ -160,7 +160,7 @@ func describe(h harness.Harness, era Era, opts []Options) bool {
 		o = opts[0]
 	}
 	s := &suite{h: h, era: era, opts: o.withDefaults(), caps: h.Capabilities()}
-	return Describe(fmt.Sprintf("%s [%s era]", h.Name(), era), Label(string(era)), func() {
+	return ginkgo.Describe(fmt.Sprintf("%s [%s era]", h.Name(), era), ginkgo.Label(string(era)), func() {
 		for _, register := range registry[era] {
 			register(s)
 		}

@@ -65,7 +65,19 @@ func clonePtr(p *int64) *int64 {
 // Expired reports whether t has expired at nowMillis: it has a ttl and
 // now ≥ created_at + ttl (M-GET-1).
 func (t Task) Expired(nowMillis int64) bool {
-	return t.TTL != nil && nowMillis >= t.CreatedAt+*t.TTL
+	if t.TTL == nil {
+		return false
+	}
+	// created_at + ttl may overflow (ttl = 2^63−1 is a valid number, M-FIELDS-1): an end
+	// past the last representable millisecond never comes, one before the first has come.
+	end := t.CreatedAt + *t.TTL
+	switch {
+	case *t.TTL > 0 && end < t.CreatedAt:
+		return false
+	case *t.TTL < 0 && end > t.CreatedAt:
+		return true
+	}
+	return nowMillis >= end
 }
 
 // Normalize returns a deep copy of t with every JSON-valued field in canonical form, and

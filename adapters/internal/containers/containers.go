@@ -1,0 +1,137 @@
+// Package containers is the Docker side shared by the adapters' bring-up packages
+// (pgcontainer, and one per backend): is an engine there, which image to run, and whether
+// a backend that cannot be brought up skips its tests or fails them.
+//
+// Two kinds of image run the same backends:
+//
+//   - official images (postgres:16-alpine, redis:7-alpine): they have an entrypoint and
+//     are configured through environment variables; the default where a registry can be
+//     reached;
+//   - the local image built by scripts/ready-machine from Debian's packages with
+//     debootstrap (LocalImage): no entrypoint, so the bring-up package gives the
+//     container its command. Machines without a registry select it through an
+//     environment variable (STORECHECK_POSTGRES_IMAGE=local, STORECHECK_REDIS_IMAGE=local);
+//     with the variable unset it is used when the official image is absent and it is
+//     present, so such a machine never tries to pull.
+//
+// With Ryuk disabled (TESTCONTAINERS_RYUK_DISABLED=true, as .ci/run sets it) nothing reaps
+// a container whose stop function was not called: callers must call it.
+package containers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/testcontainers/testcontainers-go"
+)
+
+// LocalImage is the image scripts/ready-machine builds: Debian bookworm with
+// postgresql-15 and redis-server, PATH including /usr/lib/postgresql/15/bin.
+const LocalImage = "storecheck/debian-db:bookworm"
+
+// LocalAlias is the value of an image variable that selects LocalImage.
+const LocalAlias = "local"
+
+// ErrNoDocker is wrapped when no Docker engine answers: the one bring-up failure that a
+// developer's run skips (outside CI) rather than fails.
+var ErrNoDocker = errors.New("no Docker engine answers")
+
+// Image is the image a bring-up package runs.
+type Image struct {
+	Name string
+	// Local is true for an image without an entrypoint (LocalImage or another built the
+	// same way): the bring-up package supplies the command.
+	Local bool
+}
+
+func (i Image) String() string {
+	if i.Local {
+		return i.Name + " (local, command supplied)"
+	}
+	return i.Name
+}
+
+// DockerAvailable returns nil when a Docker engine answers, else an error wrapping
+// ErrNoDocker that says why.
+func DockerAvailable(ctx context.Context) (err error) {
+	// testcontainers panics rather than erring on some broken setups.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrNoDocker, r)
+		}
+	}()
+	p, err := testcontainers.NewDockerProvider()
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNoDocker, err)
+	}
+	if err := p.Health(ctx); err != nil { // Health closes p
+		return fmt.Errorf("%w: %v", ErrNoDocker, err)
+	}
+	return nil
+}
+
+// ResolveImage picks the image named by the environment variable envVar:
+//
+//   - LocalAlias (or LocalImage's name) is LocalImage, which must be present (run
+//     scripts/ready-machine): it is never pulled;
+//   - another value is that image, local when it has neither entrypoint nor command (as
+//     `docker import` leaves it), official-style otherwise (pulled when absent);
+//   - unset or empty is the official image when it is present, else LocalImage when that
+//     is present (a machine made ready by scripts/ready-machine has no registry: never
+//     try one there), else the official image, pulled.
+func ResolveImage(ctx context.Context, envVar, official string) (Image, error) {
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return Image{}, fmt.Errorf("%w: %v", ErrNoDocker, err)
+	}
+	defer cli.Close()
+	// present reports whether the image is here, and whether it brings its own command.
+	present := func(name string) (ok, hasCmd bool) {
+		res, err := cli.ImageInspect(ctx, name)
+		if err != nil {
+			return false, false
+		}
+		return true, res.Config != nil && (len(res.Config.Entrypoint) > 0 || len(res.Config.Cmd) > 0)
+	}
+	name := strings.TrimSpace(os.Getenv(envVar))
+	switch name {
+	case "":
+		if ok, _ := present(official); ok {
+			return Image{Name: official}, nil
+		}
+		if ok, _ := present(LocalImage); ok {
+			return Image{Name: LocalImage, Local: true}, nil
+		}
+		return Image{Name: official}, nil
+	case LocalAlias, LocalImage:
+		if ok, _ := present(LocalImage); !ok {
+			return Image{}, fmt.Errorf("%s=%s: image %s is not present; build it with scripts/ready-machine", envVar, name, LocalImage)
+		}
+		return Image{Name: LocalImage, Local: true}, nil
+	}
+	ok, hasCmd := present(name)
+	return Image{Name: name, Local: ok && !hasCmd}, nil
+}
+
+// InCI reports whether this run is CI's (CI set to a true value): there, a backend that
+// cannot be brought up fails the run instead of skipping its tests.
+func InCI() bool {
+	on, err := strconv.ParseBool(os.Getenv("CI"))
+	return err == nil && on
+}
+
+// SkipOrFail ends tb because the backend what could not be brought up: a skip with the
+// reason on a developer's machine without Docker, a failure in CI or for any other cause.
+func SkipOrFail(tb testing.TB, what string, err error) {
+	tb.Helper()
+	if errors.Is(err, ErrNoDocker) && !InCI() {
+		tb.Skipf("%s: skipped, the backend cannot be brought up here: %v (set CI=true to make this a failure)", what, err)
+		return
+	}
+	tb.Fatalf("%s: bring-up failed: %v", what, err)
+}

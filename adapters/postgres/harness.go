@@ -1,0 +1,190 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// Harness puts the store under the battery on the server at a DSN. Every namespace is a
+// fresh schema with a random name, migrated on Open and dropped (CASCADE) on Close, so
+// specs never see each other's rows and the server keeps nothing afterwards (B-ISO-1).
+// Each Legacy or Modern call on a namespace opens a new pool on the schema, so the
+// battery's second instance (S-SHARE-1, M-CREATE-2) is a distinct client.
+type Harness struct {
+	dsn      string
+	maxConns int32
+
+	mu    sync.Mutex
+	admin *pgxpool.Pool
+}
+
+var _ harness.Harness = (*Harness)(nil)
+
+// NewHarness returns a harness on the server at dsn (a URL or keyword/value string that
+// pgx accepts). The role needs CREATE on the database. Call Close when done.
+func NewHarness(dsn string) *Harness { return &Harness{dsn: dsn, maxConns: 16} }
+
+func (h *Harness) Name() string { return "postgres" }
+
+func (h *Harness) Capabilities() harness.Capabilities {
+	return harness.Capabilities{Legacy: true, Modern: true, Clock: true, Shared: true}
+}
+
+// Close closes the harness's administrative pool. Namespaces still open keep their own
+// pools.
+func (h *Harness) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.admin != nil {
+		h.admin.Close()
+		h.admin = nil
+	}
+}
+
+func (h *Harness) adminPool(ctx context.Context) (*pgxpool.Pool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.admin != nil {
+		return h.admin, nil
+	}
+	cfg, err := pgxpool.ParseConfig(h.dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres harness: %w", err)
+	}
+	cfg.MaxConns = 4
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres harness: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres harness: %w", err)
+	}
+	h.admin = pool
+	return pool, nil
+}
+
+// Open creates a schema with a random name, migrates it, and returns it as a namespace
+// whose stores read clock.
+func (h *Harness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
+	admin, err := h.adminPool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	ns := &namespace{h: h, schema: "storecheck_" + hex.EncodeToString(b[:]), clock: clock}
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{ns.schema}.Sanitize()); err != nil {
+		return nil, fmt.Errorf("postgres harness: create schema %s: %w", ns.schema, err)
+	}
+	cfg, err := ns.poolConfig()
+	if err != nil {
+		return nil, errors.Join(err, ns.drop(ctx))
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("postgres harness: %w", err), ns.drop(ctx))
+	}
+	err = Migrate(ctx, conn)
+	conn.Close(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, errors.Join(err, ns.drop(ctx))
+	}
+	return ns, nil
+}
+
+type namespace struct {
+	h      *Harness
+	schema string
+	clock  reference.Clock
+
+	mu     sync.Mutex
+	pools  []*pgxpool.Pool
+	closed bool
+}
+
+func (n *namespace) poolConfig() (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(n.h.dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres harness: %w", err)
+	}
+	cfg.MaxConns = n.h.maxConns
+	// search_path is a startup parameter: every connection of the pool lands in the
+	// namespace's schema and nowhere else.
+	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{n.schema}.Sanitize()
+	return cfg, nil
+}
+
+// newPool opens a new pool on the namespace's schema.
+func (n *namespace) newPool(ctx context.Context) (*pgxpool.Pool, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return nil, errors.New("postgres harness: namespace closed")
+	}
+	cfg, err := n.poolConfig()
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres harness: %w", err)
+	}
+	n.pools = append(n.pools, pool)
+	return pool, nil
+}
+
+func (n *namespace) Legacy(ctx context.Context) (legacy.Store, error) {
+	pool, err := n.newPool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return NewLegacy(pool, WithClock(n.clock)), nil
+}
+
+func (n *namespace) Modern(ctx context.Context) (modern.Store, error) {
+	pool, err := n.newPool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return NewModern(pool, WithClock(n.clock)), nil
+}
+
+// Close closes the namespace's pools and drops its schema with everything in it.
+func (n *namespace) Close(ctx context.Context) error {
+	n.mu.Lock()
+	pools := n.pools
+	n.pools, n.closed = nil, true
+	n.mu.Unlock()
+	for _, p := range pools {
+		p.Close()
+	}
+	return n.drop(ctx)
+}
+
+func (n *namespace) drop(ctx context.Context) error {
+	// The spec's context may already be over; the schema must go all the same.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	admin, err := n.h.adminPool(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{n.schema}.Sanitize()+" CASCADE"); err != nil {
+		return fmt.Errorf("postgres harness: drop schema %s: %w", n.schema, err)
+	}
+	return nil
+}

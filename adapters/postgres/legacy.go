@@ -1,0 +1,299 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+)
+
+// Legacy is the legacy-era store (SPEC.md 1.1) on the tables of Migrate in the pool's
+// search_path.
+type Legacy struct {
+	pool *pgxpool.Pool
+	cfg  config
+}
+
+var (
+	_ legacy.Store              = (*Legacy)(nil)
+	_ legacy.Canceler           = (*Legacy)(nil)
+	_ legacy.Cleaner            = (*Legacy)(nil)
+	_ legacy.ConditionalUpdater = (*Legacy)(nil)
+)
+
+// NewLegacy returns the legacy store on pool. Run Migrate once before first use.
+func NewLegacy(pool *pgxpool.Pool, opts ...Option) *Legacy {
+	return &Legacy{pool: pool, cfg: newConfig(opts)}
+}
+
+// legacyRow is a task's row: the promoted columns and the JSON body.
+type legacyRow struct {
+	owner, status []byte
+	createdAt     *int64
+	body          string
+}
+
+func newLegacyRow(t legacy.Task) (legacyRow, error) {
+	body, err := encodeJSON(map[string]any(t))
+	if err != nil {
+		return legacyRow{}, err
+	}
+	r := legacyRow{
+		owner:  ownerBytes(t.Owner()),
+		status: append([]byte{}, t.Status()...), // never nil: the column is NOT NULL
+		body:   body,
+	}
+	if c, ok := t.CreatedAt(); ok {
+		r.createdAt = &c
+	}
+	return r, nil
+}
+
+// Create stores meta stamped with task_id, status working and created_at from the store's
+// clock (L-CREATE-1); an existing id fails with reference.ErrExists and is untouched.
+func (l *Legacy) Create(ctx context.Context, id string, meta legacy.Task) (legacy.Task, error) {
+	row, err := legacy.NewRow(id, meta, l.cfg.now())
+	if err != nil {
+		return nil, err
+	}
+	r, err := newLegacyRow(row)
+	if err != nil {
+		return nil, err
+	}
+	n, err := durableExec(ctx, l.pool,
+		`INSERT INTO storecheck_legacy_tasks (task_id, owner, status, created_at, body)
+		 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (task_id) DO NOTHING`,
+		id, r.owner, r.status, r.createdAt, r.body)
+	if err != nil {
+		return nil, dbError(ctx, "create", err)
+	}
+	if n == 0 {
+		return nil, reference.ErrorFor(reference.ErrExists, id)
+	}
+	return row, nil // NewRow's copy is private: nothing else holds it
+}
+
+// Get returns the task, or reference.ErrNotFound (L-GET-1).
+func (l *Legacy) Get(ctx context.Context, id string) (legacy.Task, error) {
+	if err := reference.ValidateID(id); err != nil {
+		return nil, err
+	}
+	var body string
+	err := l.pool.QueryRow(ctx, `SELECT body FROM storecheck_legacy_tasks WHERE task_id = $1`, id).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, reference.NotFound(id)
+	}
+	if err != nil {
+		return nil, dbError(ctx, "get", err)
+	}
+	return decodeLegacy(body)
+}
+
+func decodeLegacy(body string) (legacy.Task, error) {
+	var t legacy.Task
+	if err := decodeJSON(body, &t); err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, fmt.Errorf("%w: stored task is not a JSON object", reference.ErrInternal)
+	}
+	return t, nil
+}
+
+// Update shallow-merges changes into the task (L-UPDATE-1); a missing id is
+// reference.ErrNotFound and creates nothing (L-UPDATE-2).
+func (l *Legacy) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
+	return l.modify(ctx, "update", id, nil, changes)
+}
+
+// UpdateIf is Update applied only when the task's status (working when absent) is one of
+// allowed; otherwise reference.ErrConflict and nothing is written (L-F-FIN-2). The row is
+// locked from the read to the write, so the check and the write are one atomic step.
+func (l *Legacy) UpdateIf(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
+	if allowed == nil {
+		allowed = []reference.Status{} // nil would mean "any status" to modify
+	}
+	return l.modify(ctx, "update-if", id, allowed, changes)
+}
+
+// Cancel sets status cancelled and returns the task (L-CANCEL-1). Finality is the
+// facade's: it claims the task with UpdateIf first.
+func (l *Legacy) Cancel(ctx context.Context, id string) (legacy.Task, error) {
+	return l.modify(ctx, "cancel", id, nil, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
+}
+
+// modify is the read-merge-write of Update, UpdateIf (allowed non-nil) and Cancel, in one
+// transaction holding the row lock.
+func (l *Legacy) modify(ctx context.Context, op, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
+	if err := reference.ValidateID(id); err != nil {
+		return nil, err
+	}
+	ch, err := legacy.Normalize(changes)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkUTF8(map[string]any(ch), "$"); err != nil {
+		return nil, err // refuse before taking a lock
+	}
+	var out legacy.Task
+	err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
+		var body string
+		err := tx.QueryRow(ctx, `SELECT body FROM storecheck_legacy_tasks WHERE task_id = $1 FOR UPDATE`, id).Scan(&body)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return reference.NotFound(id)
+		}
+		if err != nil {
+			return err
+		}
+		cur, err := decodeLegacy(body)
+		if err != nil {
+			return err
+		}
+		if allowed != nil && !cur.StatusIn(allowed) {
+			return fmt.Errorf("%w: task %s is %s", reference.ErrConflict, id, cur.Status())
+		}
+		next := legacy.MergeRow(cur, ch)
+		r, err := newLegacyRow(next)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx,
+			`UPDATE storecheck_legacy_tasks SET owner = $2, status = $3, created_at = $4, body = $5
+			 WHERE task_id = $1`, id, r.owner, r.status, r.createdAt, r.body); err != nil {
+			return err
+		}
+		out = next
+		return nil
+	})
+	if err != nil {
+		return nil, dbError(ctx, op, err)
+	}
+	return out, nil
+}
+
+// Delete removes the task; a missing id is not an error (L-DELETE-1).
+func (l *Legacy) Delete(ctx context.Context, id string) error {
+	if err := reference.ValidateID(id); err != nil {
+		return err
+	}
+	if _, err := l.pool.Exec(ctx, `DELETE FROM storecheck_legacy_tasks WHERE task_id = $1`, id); err != nil {
+		return dbError(ctx, "delete", err)
+	}
+	return nil
+}
+
+// The list queries, one per owner scope: status, owner and limit all in SQL (L-LIST-1..4).
+// $1 is the status filter (NULL: any), $2 the limit (NULL: unbounded), $3 the principal.
+const (
+	listAny = `SELECT body FROM storecheck_legacy_tasks
+		WHERE ($1::bytea IS NULL OR status = $1) ORDER BY task_id LIMIT $2`
+	listUnowned = `SELECT body FROM storecheck_legacy_tasks
+		WHERE ($1::bytea IS NULL OR status = $1) AND owner IS NULL ORDER BY task_id LIMIT $2`
+	listPrincipal = `SELECT body FROM storecheck_legacy_tasks
+		WHERE ($1::bytea IS NULL OR status = $1) AND (owner = $3 OR owner IS NULL) ORDER BY task_id LIMIT $2`
+	listPrincipalOnly = `SELECT body FROM storecheck_legacy_tasks
+		WHERE ($1::bytea IS NULL OR status = $1) AND owner = $3 ORDER BY task_id LIMIT $2`
+)
+
+// List returns the tasks matching opts, each once, ordered by id (L-LIST-1..4). Status,
+// owner scope and limit are one query.
+func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Task, error) {
+	out := []legacy.Task{}
+	if opts.Limit != nil && *opts.Limit <= 0 {
+		return out, nil
+	}
+	var status []byte
+	if opts.Status != nil {
+		status = append([]byte{}, *opts.Status...)
+	}
+	var limit *int64
+	if opts.Limit != nil {
+		limit = new(int64(*opts.Limit))
+	}
+	args := []any{status, limit}
+	var q string
+	switch principal, isPrincipal := opts.Owner.Principal(); {
+	case opts.Owner.IsAny():
+		q = listAny
+	case isPrincipal && opts.RequireOwner:
+		q, args = listPrincipalOnly, append(args, []byte(principal))
+	case isPrincipal:
+		q, args = listPrincipal, append(args, []byte(principal))
+	case opts.RequireOwner: // anonymous: only unowned rows, and those are excluded
+		return out, nil
+	default:
+		q = listUnowned
+	}
+	rows, err := l.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, dbError(ctx, "list", err)
+	}
+	bodies, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, dbError(ctx, "list", err)
+	}
+	for _, b := range bodies {
+		t, err := decodeLegacy(b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Cleanup removes the terminal tasks whose age now − created_at is strictly greater than
+// ttl (L-CLEAN-1), now being the store's clock, and returns how many it removed.
+func (l *Legacy) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
+	// The age is a whole number of milliseconds, so age > ttl ⇔ age > ⌊ttl⌋ms ⇔
+	// created_at ≤ now − ⌊ttl⌋ms − 1, computed exactly and clamped to bigint.
+	floor := int64(ttl / time.Millisecond)
+	if ttl%time.Millisecond < 0 {
+		floor--
+	}
+	bound := new(big.Int).Sub(big.NewInt(l.cfg.now()), big.NewInt(floor))
+	bound.Sub(bound, big.NewInt(1))
+	switch {
+	case bound.Cmp(big.NewInt(math.MinInt64)) < 0:
+		return 0, ctx.Err() // no created_at is that old
+	case bound.Cmp(big.NewInt(math.MaxInt64)) > 0:
+		bound.SetInt64(math.MaxInt64)
+	}
+	terminal := [][]byte{}
+	for _, s := range reference.Statuses() {
+		if s.Terminal() {
+			terminal = append(terminal, []byte(s))
+		}
+	}
+	tag, err := l.pool.Exec(ctx,
+		`DELETE FROM storecheck_legacy_tasks WHERE status = ANY($1) AND created_at <= $2`,
+		terminal, bound.Int64())
+	if err != nil {
+		return 0, dbError(ctx, "cleanup", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// durableExec runs one statement in a transaction that commits with synchronous_commit
+// on, whatever the server's default, so the write is on disk when it returns
+// (M-CREATE-2). It returns the rows affected.
+func durableExec(ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) (int64, error) {
+	var n int64
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit TO on`); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, sql, args...)
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, err
+}

@@ -1,0 +1,226 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// Modern is the modern-era store (SPEC.md 2.1) on the tables of Migrate in the pool's
+// search_path.
+type Modern struct {
+	pool *pgxpool.Pool
+	cfg  config
+}
+
+var _ modern.Store = (*Modern)(nil)
+
+// NewModern returns the modern store on pool. Run Migrate once before first use.
+func NewModern(pool *pgxpool.Pool, opts ...Option) *Modern {
+	return &Modern{pool: pool, cfg: newConfig(opts)}
+}
+
+// maxSwapRetries bounds Swap's retries after a read found nothing wrong with the row.
+const maxSwapRetries = 16
+
+// modernBody is the part of a task the store keeps verbatim without reading it. Nil and
+// empty maps stay apart (null vs {}), so every field round-trips as written.
+type modernBody struct {
+	Status          reference.Status `json:"status"`
+	StatusMessage   string           `json:"status_message"`
+	LastUpdatedAt   int64            `json:"last_updated_at"`
+	PollInterval    *int64           `json:"poll_interval"`
+	Result          map[string]any   `json:"result"`
+	Error           map[string]any   `json:"error"`
+	InputRequests   map[string]any   `json:"input_requests"`
+	StagedResponses map[string]any   `json:"staged_responses"`
+	InputResponses  map[string]any   `json:"input_responses"`
+	IssuedKeys      []string         `json:"issued_keys"`
+}
+
+// modernRow is a task's row.
+type modernRow struct {
+	owner     []byte
+	ttl       *int64
+	expiresAt *int64
+	body      string
+}
+
+func newModernRow(t modern.Task) (modernRow, error) {
+	b := modernBody{
+		Status: t.Status, StatusMessage: t.StatusMessage, LastUpdatedAt: t.LastUpdatedAt,
+		PollInterval: t.PollInterval, Result: t.Result, Error: t.Error,
+		InputRequests: t.InputRequests, StagedResponses: t.StagedResponses,
+		InputResponses: t.InputResponses, IssuedKeys: t.IssuedKeys,
+	}
+	for _, s := range []any{string(b.Status), b.StatusMessage, b.Result, b.Error, b.InputRequests,
+		b.StagedResponses, b.InputResponses, b.IssuedKeys} {
+		if err := checkUTF8(s, "task"); err != nil {
+			return modernRow{}, err
+		}
+	}
+	body, err := encodeJSON(b)
+	if err != nil {
+		return modernRow{}, err
+	}
+	r := modernRow{owner: ownerBytes(t.Owner), ttl: t.TTL, body: body}
+	if t.TTL != nil {
+		r.expiresAt = new(addSat(t.CreatedAt, *t.TTL))
+	}
+	return r, nil
+}
+
+// Create stores task with version 1 (M-CREATE-1); an existing id, expired or not until
+// swept, fails with reference.ErrExists. It commits with synchronous_commit on before it
+// returns, so any instance on the database finds the task at once (M-CREATE-2).
+func (m *Modern) Create(ctx context.Context, task modern.Task) (modern.Task, error) {
+	if err := reference.ValidateID(task.TaskID); err != nil {
+		return modern.Task{}, err
+	}
+	row, err := task.Normalize()
+	if err != nil {
+		return modern.Task{}, err
+	}
+	row.Version = 1
+	r, err := newModernRow(row)
+	if err != nil {
+		return modern.Task{}, err
+	}
+	n, err := durableExec(ctx, m.pool,
+		`INSERT INTO storecheck_modern_tasks (task_id, owner, created_at, ttl, expires_at, version, body)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (task_id) DO NOTHING`,
+		row.TaskID, r.owner, row.CreatedAt, r.ttl, r.expiresAt, row.Version, r.body)
+	if err != nil {
+		return modern.Task{}, dbError(ctx, "create", err)
+	}
+	if n == 0 {
+		return modern.Task{}, reference.ErrorFor(reference.ErrExists, row.TaskID)
+	}
+	return row, nil // Normalize's copy is private
+}
+
+// Get returns the task, or reference.NotFound when it is missing, expired by the store's
+// clock, or not visible to caller (M-GET-1).
+func (m *Modern) Get(ctx context.Context, id string, caller reference.Caller) (modern.Task, error) {
+	if err := reference.ValidateID(id); err != nil {
+		return modern.Task{}, err
+	}
+	now := m.cfg.now()
+	t, found, err := m.load(ctx, id, &now)
+	if err != nil {
+		return modern.Task{}, dbError(ctx, "get", err)
+	}
+	if !found || !t.VisibleAt(caller, now) {
+		return modern.Task{}, reference.NotFound(id)
+	}
+	return t, nil
+}
+
+// load reads a task; with now set, an expired task reads as missing (expiry in SQL).
+func (m *Modern) load(ctx context.Context, id string, now *int64) (modern.Task, bool, error) {
+	var (
+		t     = modern.Task{TaskID: id}
+		owner []byte
+		body  string
+	)
+	err := m.pool.QueryRow(ctx,
+		`SELECT owner, created_at, ttl, version, body FROM storecheck_modern_tasks
+		 WHERE task_id = $1 AND ($2::bigint IS NULL OR expires_at IS NULL OR expires_at > $2)`,
+		id, now).Scan(&owner, &t.CreatedAt, &t.TTL, &t.Version, &body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return modern.Task{}, false, nil
+	}
+	if err != nil {
+		return modern.Task{}, false, err
+	}
+	var b modernBody
+	if err := decodeJSON(body, &b); err != nil {
+		return modern.Task{}, false, err
+	}
+	t.Owner = string(owner)
+	t.Status, t.StatusMessage, t.LastUpdatedAt = b.Status, b.StatusMessage, b.LastUpdatedAt
+	t.PollInterval, t.Result, t.Error = b.PollInterval, b.Result, b.Error
+	t.InputRequests, t.StagedResponses, t.InputResponses = b.InputRequests, b.StagedResponses, b.InputResponses
+	t.IssuedKeys = b.IssuedKeys
+	return t, true, nil
+}
+
+// Swap replaces the task iff it exists, is unexpired, visible to caller and at
+// expectedVersion, with owner and created_at unchanged (M-SWAP-1..3): one conditional
+// UPDATE. When it matches no row, a read of the row says why (modern.CheckSwap); if the
+// read finds nothing wrong, the row changed in between and the UPDATE is tried again.
+func (m *Modern) Swap(ctx context.Context, caller reference.Caller, expectedVersion int64, next modern.Task) (modern.Task, error) {
+	id := next.TaskID
+	if err := reference.ValidateID(id); err != nil {
+		return modern.Task{}, err
+	}
+	row, err := next.Normalize()
+	if err != nil {
+		return modern.Task{}, err
+	}
+	row.Version = expectedVersion + 1
+	r, err := newModernRow(row)
+	if err != nil {
+		return modern.Task{}, err
+	}
+	for attempt := 0; ; attempt++ {
+		now := m.cfg.now()
+		// A caller that cannot see next's owner cannot see a row it may swap either
+		// (the owner is immutable): only the read below can answer it.
+		if reference.CanSee(row.Owner, caller, false) {
+			tag, err := m.pool.Exec(ctx,
+				`UPDATE storecheck_modern_tasks SET version = $3, ttl = $4, expires_at = $5, body = $6
+				 WHERE task_id = $1 AND version = $2 AND (expires_at IS NULL OR expires_at > $7)
+				   AND owner IS NOT DISTINCT FROM $8 AND created_at = $9`,
+				id, expectedVersion, row.Version, r.ttl, r.expiresAt, r.body, now, r.owner, row.CreatedAt)
+			if err != nil {
+				return modern.Task{}, dbError(ctx, "swap", err)
+			}
+			if tag.RowsAffected() == 1 {
+				return row, nil
+			}
+		}
+		cur, found, err := m.load(ctx, id, nil)
+		if err != nil {
+			return modern.Task{}, dbError(ctx, "swap", err)
+		}
+		if err := modern.CheckSwap(cur, found, caller, expectedVersion, row, now); err != nil {
+			return modern.Task{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return modern.Task{}, dbError(ctx, "swap", err)
+		}
+		if attempt == maxSwapRetries {
+			// Only a ttl so large or so negative that created_at + ttl leaves the int64
+			// range gets here (the UPDATE saturates, modern.Task.Expired wraps).
+			return modern.Task{}, fmt.Errorf("%w: swap of task %s: row keeps changing or its expiry is out of range", reference.ErrConflict, id)
+		}
+	}
+}
+
+// Delete removes the task; it is idempotent (M-DELETE-1).
+func (m *Modern) Delete(ctx context.Context, id string) error {
+	if err := reference.ValidateID(id); err != nil {
+		return err
+	}
+	if _, err := m.pool.Exec(ctx, `DELETE FROM storecheck_modern_tasks WHERE task_id = $1`, id); err != nil {
+		return dbError(ctx, "delete", err)
+	}
+	return nil
+}
+
+// Sweep deletes every task expired by the store's clock (now ≥ created_at + ttl) and
+// returns the count (M-SWEEP-1).
+func (m *Modern) Sweep(ctx context.Context) (int, error) {
+	tag, err := m.pool.Exec(ctx, `DELETE FROM storecheck_modern_tasks WHERE expires_at <= $1`, m.cfg.now())
+	if err != nil {
+		return 0, dbError(ctx, "sweep", err)
+	}
+	return int(tag.RowsAffected()), nil
+}

@@ -1,0 +1,332 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/storecheck/storecheck/adapters/postgres"
+	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// TestBattery runs the whole conformance battery, both eras, against Postgres in a
+// container (or STORECHECK_POSTGRES_URL). Every MUST must pass.
+func TestBattery(t *testing.T) {
+	h := postgres.NewHarness(server(t))
+	t.Cleanup(h.Close)
+	conformance.Run(t, h)
+}
+
+// hostile are ids and owners that would break a store that splices them into SQL or
+// LIKE patterns.
+var hostile = []string{
+	`'; DROP TABLE storecheck_legacy_tasks; --`,
+	`"; DROP TABLE storecheck_modern_tasks; --`,
+	`%`, `_`, `a%`, `a_`, `\`, `\\'`, `$1`, `'`, `''`, `a'b"c`, `:{}.*?`,
+}
+
+func TestHostileIDsAndOwnersAreOrdinaryValues(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	for i, s := range hostile {
+		id := fmt.Sprintf("%s#%d", s, i)
+		created, err := f.legacy.Create(ctx, id, legacy.Task{"owner": s, "k": s})
+		if err != nil {
+			t.Fatalf("legacy Create(%q, owner %q): %v", id, s, err)
+		}
+		if created.ID() != id || created.Owner() != s {
+			t.Errorf("legacy Create(%q): got id %q owner %q", id, created.ID(), created.Owner())
+		}
+		if _, err := f.modern.Create(ctx, modern.Task{TaskID: id, Owner: s, Status: reference.StatusWorking, CreatedAt: 1}); err != nil {
+			t.Fatalf("modern Create(%q, owner %q): %v", id, s, err)
+		}
+	}
+	for i, s := range hostile {
+		id := fmt.Sprintf("%s#%d", s, i)
+		got, err := f.legacy.Get(ctx, id)
+		if err != nil || got["k"] != s {
+			t.Errorf("legacy Get(%q) = %v, %v; want k = %q", id, got, err, s)
+		}
+		// A principal named like a pattern sees exactly its own task: no wildcard match.
+		rows, err := f.legacy.List(ctx, legacy.ListOptions{Owner: legacy.PrincipalOwner(s), RequireOwner: true})
+		if err != nil {
+			t.Fatalf("List(principal %q): %v", s, err)
+		}
+		if len(rows) != 1 || rows[0].ID() != id {
+			t.Errorf("List(principal %q, require_owner) = %d rows %v; want only %q", s, len(rows), ids(rows), id)
+		}
+		m, err := f.modern.Get(ctx, id, reference.Principal(s))
+		if err != nil || m.Owner != s {
+			t.Errorf("modern Get(%q, principal %q) = owner %q, %v", id, s, m.Owner, err)
+		}
+		if _, err := f.modern.Get(ctx, id, reference.Principal(s+"x")); !errors.Is(err, reference.ErrNotFound) {
+			t.Errorf("modern Get(%q, principal %q): want ErrNotFound, got %v", id, s+"x", err)
+		}
+	}
+	// Both tables survived.
+	rows, err := f.legacy.List(ctx, legacy.ListOptions{})
+	if err != nil || len(rows) != len(hostile) {
+		t.Errorf("List(any) after hostile writes = %d rows, %v; want %d", len(rows), err, len(hostile))
+	}
+}
+
+func ids(rows []legacy.Task) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, r.ID())
+	}
+	return out
+}
+
+// TestValuesSurviveExactly checks the representation choice of doc.go: what jsonb would
+// break (U+0000, number spelling, huge integers) round-trips through both eras.
+func TestValuesSurviveExactly(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	meta, err := legacy.DecodeTask([]byte(`{"nul":"a\u0000b","big":9223372036854775807,"neg":-9223372036854775807,
+		"tiny":1e-7,"max":1.7976931348623157e308,"":"empty key","a.b":{"$x":[null,true,{}]},"_id":"",
+		"astral":"𝄞 שלום é"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.legacy.Create(ctx, "vals", meta); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	got, err := f.legacy.Get(ctx, "vals")
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	for k, v := range meta {
+		if !jsonEqual(got[k], v) {
+			t.Errorf("legacy key %q: stored %v, got back %v", k, v, got[k])
+		}
+	}
+	if n, ok := got["big"].(json.Number); !ok || n != "9223372036854775807" {
+		t.Errorf("legacy big integer came back as %#v", got["big"])
+	}
+
+	mt := modern.Task{TaskID: "vals", Status: reference.StatusWorking, StatusMessage: "x\x00y", CreatedAt: 5,
+		Result: map[string]any(meta), InputRequests: map[string]any{}, IssuedKeys: []string{"\x00"}}
+	if _, err := f.modern.Create(ctx, mt); err != nil {
+		t.Fatalf("modern Create: %v", err)
+	}
+	back, err := f.modern.Get(ctx, "vals", reference.System())
+	if err != nil {
+		t.Fatalf("modern Get: %v", err)
+	}
+	mt.Version = 1
+	if !modern.Equal(back, mt) || back.Error != nil || back.InputRequests == nil {
+		t.Errorf("modern round trip:\n want %+v\n got  %+v", mt, back)
+	}
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+func TestInvalidUTF8IsRefusedNotAltered(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	_, err := f.legacy.Create(ctx, "bad", legacy.Task{"v": "a\xffb"})
+	if !errors.Is(err, reference.ErrInvalid) {
+		t.Fatalf("Create with invalid UTF-8: want ErrInvalid, got %v", err)
+	}
+	if _, err := f.legacy.Get(ctx, "bad"); !errors.Is(err, reference.ErrNotFound) {
+		t.Errorf("refused Create stored something: Get = %v", err)
+	}
+}
+
+// TestMigrateConcurrently runs Migrate from several clients at once on one empty schema
+// (several nodes starting together), then again on the migrated one.
+func TestMigrateConcurrently(t *testing.T) {
+	dsn := server(t)
+	ctx := t.Context()
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	schema := fmt.Sprintf("storecheck_migrate_%d", time.Now().UnixNano())
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+	})
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RuntimeParams["search_path"] = schema
+	for round := range 2 {
+		var wg sync.WaitGroup
+		errs := make([]error, 6)
+		for i := range errs {
+			wg.Go(func() {
+				conn, err := pgx.ConnectConfig(ctx, cfg)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				defer conn.Close(context.Background())
+				errs[i] = postgres.Migrate(ctx, conn)
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("round %d: Migrate #%d: %v", round, i, err)
+			}
+		}
+	}
+	var n int
+	if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = $1`, schema).Scan(&n); err != nil || n != 2 {
+		t.Errorf("tables in %s after Migrate: %d (%v); want 2", schema, n, err)
+	}
+}
+
+func TestMigrateWithoutSchemaSaysWhy(t *testing.T) {
+	dsn := server(t)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RuntimeParams["search_path"] = "storecheck_no_such_schema"
+	conn, err := pgx.ConnectConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	err = postgres.Migrate(t.Context(), conn)
+	if err == nil || !strings.Contains(err.Error(), "search_path") {
+		t.Errorf("Migrate with a search_path naming no schema: want an error naming search_path, got %v", err)
+	}
+}
+
+// TestServerIsDurable checks what the bring-up promises: fsync on, a data directory on
+// disk, synchronous commit.
+func TestServerIsDurable(t *testing.T) {
+	conn, err := pgx.Connect(t.Context(), server(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for setting, want := range map[string]string{"fsync": "on", "synchronous_commit": "on"} {
+		var got string
+		if err := conn.QueryRow(t.Context(), "SELECT current_setting($1)", setting).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("SHOW %s = %q, want %q", setting, got, want)
+		}
+	}
+}
+
+// TestStoreClockNotDatabaseClock moves the store's clock: cleanup and expiry must follow
+// it, which they cannot if the SQL reads now().
+func TestStoreClockNotDatabaseClock(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	if _, err := f.legacy.Create(ctx, "old", legacy.Task{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.legacy.Update(ctx, "old", legacy.Task{"status": "completed"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := f.legacy.Cleanup(ctx, time.Hour); err != nil || n != 0 {
+		t.Errorf("Cleanup(1h) at creation time = %d, %v; want 0", n, err)
+	}
+	f.clock.Advance(time.Hour + time.Millisecond)
+	if n, err := f.legacy.Cleanup(ctx, time.Hour); err != nil || n != 1 {
+		t.Errorf("Cleanup(1h) an hour and 1 ms later = %d, %v; want 1", n, err)
+	}
+
+	ttl := int64(1000)
+	now := reference.NowMillis(f.clock)
+	if _, err := f.modern.Create(ctx, modern.Task{TaskID: "exp", CreatedAt: now, TTL: &ttl, Status: reference.StatusWorking}); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(999 * time.Millisecond)
+	if _, err := f.modern.Get(ctx, "exp", reference.System()); err != nil {
+		t.Errorf("Get 999 ms into a 1000 ms ttl: %v", err)
+	}
+	if n, err := f.modern.Sweep(ctx); err != nil || n != 0 {
+		t.Errorf("Sweep before expiry = %d, %v; want 0", n, err)
+	}
+	f.clock.Advance(time.Millisecond)
+	if _, err := f.modern.Get(ctx, "exp", reference.System()); !errors.Is(err, reference.ErrNotFound) {
+		t.Errorf("Get at created_at + ttl: want ErrNotFound, got %v", err)
+	}
+	if n, err := f.modern.Sweep(ctx); err != nil || n != 1 {
+		t.Errorf("Sweep at expiry = %d, %v; want 1", n, err)
+	}
+}
+
+// TestSwapErrors checks how a Swap that matches no row is explained (M-SWAP-2, M-SWAP-3).
+func TestSwapErrors(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	base := modern.Task{TaskID: "s", Owner: "alice", Status: reference.StatusWorking, CreatedAt: 10}
+	if _, err := f.modern.Create(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	next := base
+	next.StatusMessage = "step"
+	cases := []struct {
+		name    string
+		caller  reference.Caller
+		version int64
+		mutate  func(*modern.Task)
+		want    error
+	}{
+		{"stale version", reference.System(), 7, nil, reference.ErrConflict},
+		{"foreign caller", reference.Principal("bob"), 1, nil, reference.ErrNotFound},
+		{"foreign caller, stale version", reference.Principal("bob"), 7, nil, reference.ErrNotFound},
+		{"owner change", reference.System(), 1, func(t *modern.Task) { t.Owner = "bob" }, reference.ErrInvalid},
+		{"created_at change", reference.Principal("alice"), 1, func(t *modern.Task) { t.CreatedAt++ }, reference.ErrInvalid},
+		{"missing", reference.System(), 1, func(t *modern.Task) { t.TaskID = "nope" }, reference.ErrNotFound},
+	}
+	for _, c := range cases {
+		n := next
+		if c.mutate != nil {
+			c.mutate(&n)
+		}
+		if _, err := f.modern.Swap(ctx, c.caller, c.version, n); !errors.Is(err, c.want) {
+			t.Errorf("%s: Swap(%s, %d): want %v, got %v", c.name, c.caller, c.version, c.want, err)
+		}
+	}
+	got, err := f.modern.Swap(ctx, reference.Principal("alice"), 1, next)
+	if err != nil || got.Version != 2 {
+		t.Fatalf("valid Swap: version %d, %v", got.Version, err)
+	}
+	stored, err := f.modern.Get(ctx, "s", reference.System())
+	if err != nil || !modern.Equal(stored, got) {
+		t.Errorf("after Swap Get = %+v, %v; want %+v", stored, err, got)
+	}
+}
+
+func TestCancelledContextReturnsPromptly(t *testing.T) {
+	f := newFixture(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	start := time.Now()
+	_, err := f.legacy.Create(ctx, "c", legacy.Task{})
+	if !errors.Is(err, context.Canceled) || time.Since(start) > time.Second {
+		t.Errorf("Create with a cancelled context: %v after %s; want context.Canceled within 1s", err, time.Since(start))
+	}
+	if _, err := f.legacy.Get(t.Context(), "c"); !errors.Is(err, reference.ErrNotFound) {
+		t.Errorf("a cancelled Create stored the task: Get = %v", err)
+	}
+}

@@ -1,0 +1,233 @@
+package redisstore
+
+import "github.com/redis/go-redis/v9"
+
+// The Lua scripts. Each one touches the keys of one bucket only (one hash slot), so it is
+// atomic on a single node and on a cluster. A script that builds key names from the
+// bucket base (ARGV) stays in the slot of its declared keys: every name starts with the
+// same "{prefix:b}" hash tag.
+//
+// No script decodes a task's JSON: cjson turns numbers into doubles (S-VAL-1). Task
+// values travel as opaque strings; the fields a script compares (status, owner, version,
+// created_at, expiry) are kept beside them as plain strings, and integers are compared
+// as decimal strings (icmp), never as Lua numbers. Sorted-set scores are doubles, so
+// they only pick candidates; the exact comparison decides.
+
+// luaLib is prepended to every script.
+const luaLib = `
+-- icmp compares two canonical decimal integers (strconv.FormatInt) exactly.
+local function icmp(a, b)
+  local na, nb = string.sub(a, 1, 1) == '-', string.sub(b, 1, 1) == '-'
+  if na ~= nb then
+    if na then return -1 else return 1 end
+  end
+  local r
+  if a == b then return 0
+  elseif #a ~= #b then if #a < #b then r = -1 else r = 1 end
+  elseif a < b then r = -1 else r = 1 end
+  if na then r = -r end
+  return r
+end
+
+local function terminal(s)
+  return s == 'completed' or s == 'failed' or s == 'cancelled'
+end
+
+-- Legacy index maintenance. A task hash has the data fields '.'..key (JSON text) and the
+-- promoted fields '#s' (status; working when absent), '#o' (owner; absent = unowned)
+-- and '#c' (created_at when an integer).
+local function lunindex(B, id, k)
+  local m = redis.call('HMGET', k, '#s', '#o')
+  if m[1] then redis.call('SREM', B .. ':l#s:' .. m[1], id) end
+  if m[2] then redis.call('SREM', B .. ':l#o:' .. m[2], id) else redis.call('SREM', B .. ':l#u', id) end
+  redis.call('ZREM', B .. ':l#done', id)
+  redis.call('SREM', B .. ':l#all', id)
+end
+
+local function lindex(B, id, k)
+  local m = redis.call('HMGET', k, '#s', '#o', '#c')
+  redis.call('SADD', B .. ':l#all', id)
+  redis.call('SADD', B .. ':l#s:' .. m[1], id)
+  if m[2] then redis.call('SADD', B .. ':l#o:' .. m[2], id) else redis.call('SADD', B .. ':l#u', id) end
+  if terminal(m[1]) and m[3] then
+    redis.call('ZADD', B .. ':l#done', m[3], id)
+  else
+    redis.call('ZREM', B .. ':l#done', id)
+  end
+end
+
+-- hsetFrom sets the field/value pairs ARGV[i..], in chunks (unpack has a stack limit).
+local function hsetFrom(k, i)
+  while i <= #ARGV do
+    local j = math.min(i + 199, #ARGV)
+    redis.call('HSET', k, unpack(ARGV, i, j))
+    i = j + 1
+  end
+end
+`
+
+// legacyCreate: KEYS[1] task. ARGV: base, id, then field/value pairs (promoted included).
+// Returns 1, or 0 when the id exists (nothing written).
+var legacyCreate = redis.NewScript(luaLib + `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+hsetFrom(KEYS[1], 3)
+lindex(ARGV[1], ARGV[2], KEYS[1])
+return 1
+`)
+
+// legacyUpdate: KEYS[1] task. ARGV: base, id, nAllowed (-1: any status), allowed…,
+// nDel, fields to delete…, then field/value pairs. Returns the task after the merge
+// (HGETALL), {'nf'} when missing, {'conflict', status} when the status is not allowed.
+var legacyUpdate = redis.NewScript(luaLib + `
+local B, id, k = ARGV[1], ARGV[2], KEYS[1]
+if redis.call('EXISTS', k) == 0 then return {'nf'} end
+local i = 3
+local na = tonumber(ARGV[i]); i = i + 1
+if na >= 0 then
+  local cur = redis.call('HGET', k, '#s')
+  local ok = false
+  for j = i, i + na - 1 do
+    if ARGV[j] == cur then ok = true end
+  end
+  if not ok then return {'conflict', cur} end
+  i = i + na
+end
+local nd = tonumber(ARGV[i]); i = i + 1
+lunindex(B, id, k)
+for j = i, i + nd - 1 do redis.call('HDEL', k, ARGV[j]) end
+i = i + nd
+hsetFrom(k, i)
+lindex(B, id, k)
+return {'ok', redis.call('HGETALL', k)}
+`)
+
+// legacyDelete: KEYS[1] task. ARGV: base, id. Returns 1 when a task was removed.
+var legacyDelete = redis.NewScript(luaLib + `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+lunindex(ARGV[1], ARGV[2], KEYS[1])
+redis.call('DEL', KEYS[1])
+return 1
+`)
+
+// legacyList: KEYS[1] the bucket's all-ids set. ARGV: base, hasStatus ('1'/'0'),
+// status, scope ('a' any, 'n' unowned only, 'p' principal + unowned, 'q' principal
+// only), principal, limit (-1: unbounded). Returns the matching tasks (HGETALL each).
+var legacyList = redis.NewScript(luaLib + `
+local B = ARGV[1]
+local st = nil
+if ARGV[2] == '1' then st = B .. ':l#s:' .. ARGV[3] end
+local function members(set)
+  if st and set then return redis.call('SINTER', st, set)
+  elseif st then return redis.call('SMEMBERS', st)
+  elseif set then return redis.call('SMEMBERS', set)
+  end
+  return redis.call('SMEMBERS', KEYS[1])
+end
+local groups
+local scope = ARGV[4]
+if scope == 'a' then groups = {members(nil)}
+elseif scope == 'n' then groups = {members(B .. ':l#u')}
+elseif scope == 'p' then groups = {members(B .. ':l#o:' .. ARGV[5]), members(B .. ':l#u')}
+else groups = {members(B .. ':l#o:' .. ARGV[5])} end
+local limit = tonumber(ARGV[6])
+local out = {}
+for _, ids in ipairs(groups) do
+  for _, id in ipairs(ids) do
+    if limit >= 0 and #out >= limit then return out end
+    out[#out + 1] = redis.call('HGETALL', B .. ':l:' .. id)
+  end
+end
+return out
+`)
+
+// legacyCleanup: KEYS[1] the bucket's terminal zset (score created_at). ARGV: base,
+// bound (remove created_at ≤ bound), batch. Returns {removed, examined}.
+var legacyCleanup = redis.NewScript(luaLib + `
+local B, bound = ARGV[1], ARGV[2]
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', bound, 'LIMIT', 0, tonumber(ARGV[3]))
+local n = 0
+for _, id in ipairs(ids) do
+  local k = B .. ':l:' .. id
+  local m = redis.call('HMGET', k, '#s', '#c')
+  if not m[1] then
+    redis.call('ZREM', KEYS[1], id)
+  elseif terminal(m[1]) and m[2] and icmp(m[2], bound) <= 0 then
+    lunindex(B, id, k)
+    redis.call('DEL', k)
+    n = n + 1
+  end
+end
+return {n, #ids}
+`)
+
+// Modern task hash: 'v' version, 'c' created_at, 'o' owner (absent = none), 'e'
+// expires_at (absent = never), 'b' the rest of the task as JSON text.
+
+// modernCreate: KEYS[1] task, KEYS[2] expiry zset. ARGV: id, created, body, hasOwner,
+// owner, hasExpiry, expiresAt, backstop ms ('' none). Returns 1, or 0 when the id exists.
+var modernCreate = redis.NewScript(luaLib + `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'v', '1', 'c', ARGV[2], 'b', ARGV[3])
+if ARGV[4] == '1' then redis.call('HSET', KEYS[1], 'o', ARGV[5]) end
+if ARGV[6] == '1' then
+  redis.call('HSET', KEYS[1], 'e', ARGV[7])
+  redis.call('ZADD', KEYS[2], ARGV[7], ARGV[1])
+end
+if ARGV[8] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[8]) end
+return 1
+`)
+
+// modernSwap: KEYS[1] task, KEYS[2] expiry zset. ARGV: id, caller kind ('s' system,
+// 'a' anonymous, 'p' principal), caller id, expected version, new version, hasOwner,
+// owner, created, now, hasExpiry, expiresAt, body, backstop ms ('' none). Returns {'ok'},
+// {'nf'} (missing, expired or invisible), {'owner', cur}, {'created', cur} or
+// {'conflict', cur version}; checks in the order of modern.CheckSwap.
+var modernSwap = redis.NewScript(luaLib + `
+local k = KEYS[1]
+local m = redis.call('HMGET', k, 'v', 'c', 'o', 'e')
+if not m[1] then return {'nf'} end
+if m[4] and icmp(ARGV[9], m[4]) >= 0 then return {'nf'} end
+if m[3] and ARGV[2] ~= 's' and not (ARGV[2] == 'p' and ARGV[3] == m[3]) then return {'nf'} end
+local owner = false
+if ARGV[6] == '1' then owner = ARGV[7] end
+if owner ~= m[3] then return {'owner', m[3] or ''} end
+if ARGV[8] ~= m[2] then return {'created', m[2]} end
+if ARGV[4] ~= m[1] then return {'conflict', m[1]} end
+redis.call('HSET', k, 'v', ARGV[5], 'b', ARGV[12])
+if ARGV[10] == '1' then
+  redis.call('HSET', k, 'e', ARGV[11])
+  redis.call('ZADD', KEYS[2], ARGV[11], ARGV[1])
+else
+  redis.call('HDEL', k, 'e')
+  redis.call('ZREM', KEYS[2], ARGV[1])
+end
+if ARGV[13] ~= '' then redis.call('PEXPIRE', k, ARGV[13]) else redis.call('PERSIST', k) end
+return {'ok'}
+`)
+
+// modernDelete: KEYS[1] task, KEYS[2] expiry zset. ARGV: id.
+var modernDelete = redis.NewScript(luaLib + `
+redis.call('ZREM', KEYS[2], ARGV[1])
+return redis.call('DEL', KEYS[1])
+`)
+
+// modernSweep: KEYS[1] the bucket's expiry zset. ARGV: base, now, batch. Returns
+// {removed, examined, stale entries dropped}.
+var modernSweep = redis.NewScript(luaLib + `
+local B, now = ARGV[1], ARGV[2]
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
+local n, stale = 0, 0
+for _, id in ipairs(ids) do
+  local k = B .. ':m:' .. id
+  local e = redis.call('HGET', k, 'e')
+  if not e then
+    redis.call('ZREM', KEYS[1], id)
+    stale = stale + 1
+  elseif icmp(now, e) >= 0 then
+    redis.call('DEL', k)
+    redis.call('ZREM', KEYS[1], id)
+    n = n + 1
+  end
+end
+return {n, #ids, stale}
+`)

@@ -1,0 +1,348 @@
+package redisstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/storecheck/storecheck/reference"
+)
+
+// DefaultPrefix is the key prefix of a store built without WithPrefix.
+const DefaultPrefix = "storecheck"
+
+// DefaultBuckets is the number of index buckets of a store built without WithBuckets.
+const DefaultBuckets = 16
+
+// MaxBuckets bounds WithBuckets: List, Cleanup and Sweep run one script per bucket.
+const MaxBuckets = 1024
+
+// batch is how many index entries one Cleanup or Sweep script examines, so that a large
+// cleanup never blocks the server for long: Go runs the script again while it is busy.
+const batch = 500
+
+// Option configures a store.
+type Option func(*config) error
+
+type config struct {
+	clock    reference.Clock
+	prefix   string
+	buckets  int
+	backstop time.Duration
+}
+
+// WithClock makes the store read time from c (created_at, cleanup, expiry, sweep); the
+// default is the real clock. The server's clock is never read for a decision.
+func WithClock(c reference.Clock) Option {
+	return func(cfg *config) error { cfg.clock = c; return nil }
+}
+
+// WithPrefix sets the key prefix: every key the store writes starts with "{" + prefix +
+// ":". Instances with the same prefix (and bucket count) share their tasks; instances
+// with different prefixes never see each other's. A prefix is 1..128 bytes of
+// [A-Za-z0-9_.:/-]: no glob or hash-tag characters, so it can be matched by SCAN and
+// sits inside a hash tag.
+func WithPrefix(p string) Option {
+	return func(cfg *config) error {
+		if err := validPrefix(p); err != nil {
+			return err
+		}
+		cfg.prefix = p
+		return nil
+	}
+}
+
+// WithBuckets sets how many index buckets the tasks are spread over (1..MaxBuckets). A
+// bucket is one hash slot: its tasks and their indexes live together, so every script
+// is atomic over them. One bucket puts a whole prefix on one cluster node; more spread it
+// over the cluster at the price of one script per bucket for List, Cleanup and Sweep.
+// Every instance of a prefix must use the same count: the first call of an instance
+// checks it against the count recorded under the prefix and refuses a mismatch.
+func WithBuckets(n int) Option {
+	return func(cfg *config) error {
+		if n < 1 || n > MaxBuckets {
+			return fmt.Errorf("%w: redis store: buckets %d not in 1..%d", reference.ErrInvalid, n, MaxBuckets)
+		}
+		cfg.buckets = n
+		return nil
+	}
+}
+
+// WithExpiryBackstop gives every modern task with a ttl a native Redis TTL of margin past
+// its logical expiry (relative to the time of the write), so that a deployment that never
+// sweeps does not keep expired tasks forever. Expiry decisions never depend on it: Get,
+// Swap and Sweep use the store's clock. 0 (the default) sets no native TTL; a margin
+// under one minute is refused, since it would not be "well beyond" the logical expiry.
+func WithExpiryBackstop(margin time.Duration) Option {
+	return func(cfg *config) error {
+		if margin != 0 && margin < time.Minute {
+			return fmt.Errorf("%w: redis store: expiry backstop %s is under a minute", reference.ErrInvalid, margin)
+		}
+		cfg.backstop = margin
+		return nil
+	}
+}
+
+func validPrefix(p string) error {
+	if p == "" || len(p) > 128 {
+		return fmt.Errorf("%w: redis store: prefix must be 1..128 bytes, got %d", reference.ErrInvalid, len(p))
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '_' || c == '.' || c == ':' || c == '/' || c == '-'
+		if !ok {
+			return fmt.Errorf("%w: redis store: prefix %q: byte %q is not one of [A-Za-z0-9_.:/-]", reference.ErrInvalid, p, c)
+		}
+	}
+	return nil
+}
+
+// Store is a task store on one Redis server or one Redis Cluster, both eras. Its
+// Legacy and Modern views share the client, the prefix and the configuration.
+type Store struct {
+	c   redis.UniversalClient
+	cfg config
+
+	mu      sync.Mutex
+	checked bool // the bucket count was checked against the prefix's
+}
+
+// New returns a store on c (a *redis.Client or *redis.ClusterClient). Give the client
+// ContextTimeoutEnabled, so that a context's deadline bounds a call that is waiting on
+// the server (S-CTX-1). The store does not close c.
+func New(c redis.UniversalClient, opts ...Option) (*Store, error) {
+	if c == nil {
+		return nil, fmt.Errorf("%w: redis store: nil client", reference.ErrInvalid)
+	}
+	cfg := config{clock: reference.SystemClock{}, prefix: DefaultPrefix, buckets: DefaultBuckets}
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.clock == nil {
+		cfg.clock = reference.SystemClock{}
+	}
+	return &Store{c: c, cfg: cfg}, nil
+}
+
+// Legacy returns the legacy-era view of the store.
+func (s *Store) Legacy() *Legacy { return &Legacy{s: s} }
+
+// Modern returns the modern-era view of the store.
+func (s *Store) Modern() *Modern { return &Modern{s: s} }
+
+func (s *Store) now() int64 { return reference.NowMillis(s.cfg.clock) }
+
+// bucketOf is the bucket of id: FNV-1a, so every instance computes the same one.
+func (s *Store) bucketOf(id string) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(id))
+	return int(h.Sum32() % uint32(s.cfg.buckets))
+}
+
+// base is the key base of bucket b: "{prefix:b}". The braces make it the hash tag of
+// every key built on it, so a bucket's keys share one slot whatever follows (ids may
+// contain braces: only the first "{...}" of a key counts).
+func (s *Store) base(b int) string { return "{" + s.cfg.prefix + ":" + strconv.Itoa(b) + "}" }
+
+func (s *Store) confKey() string { return "{" + s.cfg.prefix + ":conf}" }
+
+// Pattern is the SCAN pattern that matches every key of prefix (and nothing of another
+// valid prefix: the ":" after it ends the prefix).
+func Pattern(prefix string) string { return "{" + prefix + ":*" }
+
+// begin starts a call: it honours an already finished context (S-CTX-1) and, on an
+// instance's first call, checks that the prefix is not in use with another bucket count
+// (one SET NX GET, then never again).
+func (s *Store) begin(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("redis: %s: %w", op, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.checked {
+		return nil
+	}
+	want := "buckets=" + strconv.Itoa(s.cfg.buckets)
+	old, err := s.c.SetArgs(ctx, s.confKey(), want, redis.SetArgs{Mode: "NX", Get: true}).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+	case err != nil:
+		return dbError(ctx, op, err)
+	case old != want:
+		return fmt.Errorf("%w: redis store: prefix %q is in use with %s, this instance has %s",
+			reference.ErrInvalid, s.cfg.prefix, old, want)
+	}
+	s.checked = true
+	return nil
+}
+
+// storeSentinels are the errors a store method returns as they are; every other error
+// from Redis is internal (or the context's).
+var storeSentinels = []error{
+	reference.ErrNotFound, reference.ErrExists, reference.ErrConflict, reference.ErrInvalid,
+	reference.ErrTooLarge,
+}
+
+// dbError turns an error met during op into the store's error: sentinels pass through, a
+// finished context is wrapped so errors.Is finds it (S-CTX-1), anything else wraps
+// reference.ErrInternal.
+func dbError(ctx context.Context, op string, err error) error {
+	for _, s := range storeSentinels {
+		if errors.Is(err, s) {
+			return err
+		}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("redis: %s: %w", op, err)
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("redis: %s: %w (%v)", op, ctxErr, err)
+	}
+	return fmt.Errorf("redis: %s: %w: %v", op, reference.ErrInternal, err)
+}
+
+// run runs a script by SHA (EVALSHA), loading it on a node that lacks it.
+func (s *Store) run(ctx context.Context, sc *redis.Script, keys []string, args ...any) (any, error) {
+	v, err := sc.Run(ctx, s.c, keys, args...).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	return v, err
+}
+
+// allBuckets lists every bucket of the store.
+func (s *Store) allBuckets() []int {
+	out := make([]int, s.cfg.buckets)
+	for b := range out {
+		out[b] = b
+	}
+	return out
+}
+
+// perBucket runs sc once for each of buckets in one pipeline (one round trip per node),
+// keys and args given by the bucket; replies are in the order of buckets. A node without
+// the script gets it (SCRIPT LOAD on every node) and the pipeline runs once more.
+func (s *Store) perBucket(ctx context.Context, sc *redis.Script, buckets []int, keys func(b int) []string, args func(b int) []any) ([]any, error) {
+	for attempt := 0; ; attempt++ {
+		pipe := s.c.Pipeline()
+		cmds := make([]*redis.Cmd, len(buckets))
+		for i, b := range buckets {
+			cmds[i] = sc.EvalSha(ctx, pipe, keys(b), args(b)...)
+		}
+		_, _ = pipe.Exec(ctx)
+		out := make([]any, len(cmds))
+		var noScript bool
+		for b, cmd := range cmds {
+			v, err := cmd.Result()
+			switch {
+			case err == nil || errors.Is(err, redis.Nil):
+				out[b] = v
+				continue
+			case redis.HasErrorPrefix(err, "NOSCRIPT") && attempt == 0:
+				noScript = true
+				continue
+			}
+			return nil, err
+		}
+		if !noScript {
+			return out, nil
+		}
+		if err := sc.Load(ctx, s.c).Err(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// encodeJSON renders a canonical value as JSON text. It refuses (ErrInvalid) strings that
+// are not valid UTF-8, which encoding/json would otherwise alter silently.
+func encodeJSON(v any) (string, error) {
+	if err := checkUTF8(v, "$"); err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", fmt.Errorf("%w: %v", reference.ErrInvalid, err)
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'})), nil
+}
+
+func checkUTF8(v any, path string) error {
+	switch x := v.(type) {
+	case string:
+		if !utf8.ValidString(x) {
+			return fmt.Errorf("%w: string at %s is not valid UTF-8", reference.ErrInvalid, path)
+		}
+	case map[string]any:
+		for k, e := range x {
+			if !utf8.ValidString(k) {
+				return fmt.Errorf("%w: key %q at %s is not valid UTF-8", reference.ErrInvalid, k, path)
+			}
+			if err := checkUTF8(e, path+"."+k); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := checkUTF8(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case []string:
+		for i, e := range x {
+			if err := checkUTF8(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// reply helpers: a script's reply is nested []any of string and int64.
+
+func replyStrings(v any) ([]string, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: unexpected script reply %T", reference.ErrInternal, v)
+	}
+	out := make([]string, len(arr))
+	for i, e := range arr {
+		s, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("%w: unexpected script reply element %T", reference.ErrInternal, e)
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+func replyInts(v any) ([]int64, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: unexpected script reply %T", reference.ErrInternal, v)
+	}
+	out := make([]int64, len(arr))
+	for i, e := range arr {
+		n, ok := e.(int64)
+		if !ok {
+			return nil, fmt.Errorf("%w: unexpected script reply element %T", reference.ErrInternal, e)
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

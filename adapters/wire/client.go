@@ -1,0 +1,601 @@
+package wire
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// DefaultTimeout bounds one request when Options.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// maxLine bounds one line of a child's stdout (a 1 MiB task is far below it).
+const maxLine = 256 << 20
+
+// Options configure a Client.
+type Options struct {
+	// Timeout bounds each request from the call to its answer; 0 means DefaultTimeout.
+	// A child that misses it is considered hung: it is killed, and this and every
+	// later call fail with ErrTimeout.
+	Timeout time.Duration
+	// CloseGrace is how long Close waits for the child to exit after closing its
+	// stdin before killing it; 0 means 5 s.
+	CloseGrace time.Duration
+	// Stderr, when set, receives a live copy of the child's stderr.
+	Stderr io.Writer
+	// Dir and Env are the child's working directory and environment (empty: inherit).
+	Dir string
+	Env []string
+}
+
+func (o Options) withDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.CloseGrace <= 0 {
+		o.CloseGrace = 5 * time.Second
+	}
+	return o
+}
+
+// Hello is what the child declared in the handshake.
+type Hello struct {
+	Protocol int
+	Name     string
+	// Legacy and Modern are the eras the child implements.
+	Legacy, Modern bool
+	// The optional legacy operations the child implements.
+	Cancel, Cleanup, ConditionalUpdate bool
+	// Clock is true when the child obeys the clock op.
+	Clock bool
+}
+
+// Client is a running child process speaking the wire protocol. It is safe for
+// concurrent use; concurrent calls are pipelined.
+type Client struct {
+	opts    Options
+	argv    []string
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	stdout  *os.File
+	stderr  *tail
+	hello   Hello
+	nextID  atomic.Int64
+	out     chan []byte
+	quit    chan struct{} // closed by Close: the writer closes stdin
+	dead    chan struct{} // closed when fatal is set
+	exited  chan struct{} // closed when the process has exited; exitErr is then set
+	exitErr error
+	readEnd chan struct{} // closed when stdout reached EOF
+
+	mu      sync.Mutex
+	pending map[int64]*call
+	// unsettled are the abandoned calls still unanswered. A call whose context ended
+	// returns at once, but the child may still apply it; later requests wait for its
+	// answer first, so that nothing a returned call did can land after a later one.
+	unsettled map[int64]*call
+	fatal     error
+	closing   bool
+	killed    bool
+
+	closeOnce sync.Once
+	closeErr  error
+
+	// clockMu serialises clock forwarding: a request waits until the time it must see
+	// has been acknowledged by the child.
+	clockMu  sync.Mutex
+	clockSrc *reference.ManualClock // the clock last forwarded; nil after SetClock
+	clockGen uint64
+}
+
+type call struct {
+	op        string
+	ch        chan result   // buffered: exactly one result is ever sent
+	done      chan struct{} // closed when the call leaves pending (answered or failed)
+	abandoned bool          // the caller's context ended; the answer is discarded
+}
+
+type result struct {
+	ok  json.RawMessage
+	err error
+}
+
+// Start starts argv as a child process and does the hello handshake within ctx and the
+// request timeout. It fails when the child does not start, dies, or does not speak
+// protocol version 1; the error then shows the tail of the child's stderr.
+func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, errors.New("wire: empty command")
+	}
+	opts = opts.withDefaults()
+	c := &Client{
+		opts: opts, argv: append([]string(nil), argv...),
+		stderr:    &tail{copyTo: opts.Stderr},
+		out:       make(chan []byte, 256),
+		quit:      make(chan struct{}),
+		dead:      make(chan struct{}),
+		exited:    make(chan struct{}),
+		readEnd:   make(chan struct{}),
+		pending:   map[int64]*call{},
+		unsettled: map[int64]*call{},
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = opts.Dir, opts.Env
+	cmd.Stderr = c.stderr
+	// A grandchild holding stderr open must not keep Wait from returning.
+	cmd.WaitDelay = 2 * time.Second
+	setProcessGroup(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("wire: %w", err)
+	}
+	// stdout is a plain pipe read by our own goroutine, not cmd.StdoutPipe: Wait must
+	// not close it while answers the child wrote before exiting are still unread.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("wire: %w", err)
+	}
+	cmd.Stdout = w
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("wire: starting %s: %w", c.command(), err)
+	}
+	w.Close()
+	c.cmd, c.stdin, c.stdout = cmd, stdin, r
+	go c.readLoop()
+	go c.writeLoop()
+	go c.waitLoop()
+
+	raw, err := c.roundTrip(ctx, opHello, map[string]any{"protocol": ProtocolVersion}, nil)
+	if err == nil {
+		c.hello, err = parseHello(raw)
+		if err != nil {
+			err = &OpError{Op: opHello, Err: err}
+		}
+	}
+	if err != nil {
+		c.kill()
+		_ = c.Close()
+		return nil, fmt.Errorf("wire: handshake with %s failed: %w", c.command(), err)
+	}
+	if c.hello.Name == "" {
+		c.hello.Name = argv[0]
+	}
+	return c, nil
+}
+
+func (c *Client) command() string { return strings.Join(c.argv, " ") }
+
+// Hello returns what the child declared in the handshake.
+func (c *Client) Hello() Hello { return c.hello }
+
+// StderrTail returns the last lines (up to 200) the child wrote to stderr.
+func (c *Client) StderrTail() []string { return c.stderr.Lines() }
+
+// Err returns the fatal error that ended the session, or nil while it is healthy.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.fatal
+}
+
+// Reset asks the child to drop every task of both eras.
+func (c *Client) Reset(ctx context.Context) error {
+	_, err := c.roundTrip(ctx, opReset, map[string]any{}, nil)
+	return err
+}
+
+// SetClock sets the child's clock to ms milliseconds since the Unix epoch, or back to
+// the real clock when ms is nil. It fails with reference.ErrUnsupported when the child
+// did not declare clock control.
+func (c *Client) SetClock(ctx context.Context, ms *int64) error {
+	if !c.hello.Clock {
+		return fmt.Errorf("wire: clock: %w: the store process did not declare clock control", reference.ErrUnsupported)
+	}
+	c.clockMu.Lock()
+	defer c.clockMu.Unlock()
+	c.clockSrc = nil
+	_, err := c.roundTrip(ctx, opClock, map[string]any{"now_ms": ms}, nil)
+	return err
+}
+
+// follow forwards clk's time to the child now, and makes every later call through a
+// store bound to clk forward it again whenever clk has moved.
+func (c *Client) follow(ctx context.Context, clk *reference.ManualClock) error {
+	c.clockMu.Lock()
+	defer c.clockMu.Unlock()
+	c.clockSrc = nil
+	return c.sendClockLocked(ctx, clk)
+}
+
+// syncClock forwards clk's time when it moved since it was last forwarded.
+func (c *Client) syncClock(ctx context.Context, clk *reference.ManualClock) error {
+	c.clockMu.Lock()
+	defer c.clockMu.Unlock()
+	if c.clockSrc == clk && c.clockGen == clk.Generation() {
+		return nil
+	}
+	return c.sendClockLocked(ctx, clk)
+}
+
+func (c *Client) sendClockLocked(ctx context.Context, clk *reference.ManualClock) error {
+	// Read the generation before the time: a move in between only causes a resend.
+	gen := clk.Generation()
+	ms := clk.Now().UnixMilli()
+	if _, err := c.roundTrip(ctx, opClock, map[string]any{"now_ms": ms}, nil); err != nil {
+		return err
+	}
+	c.clockSrc, c.clockGen = clk, gen
+	return nil
+}
+
+// Legacy returns the child's legacy store. The value implements legacy.Canceler,
+// legacy.Cleaner and legacy.ConditionalUpdater exactly when the child declared them.
+func (c *Client) Legacy() legacy.Store { return c.legacyStore(nil) }
+
+// Modern returns the child's modern store.
+func (c *Client) Modern() modern.Store { return &modernStore{c: c} }
+
+// do is one call of a store operation: the caller's context is checked first (a call
+// with a dead context sends nothing, so it changes nothing), the clock is forwarded if
+// it moved, then the request goes out and decode reads the answer's ok value. An ok
+// value decode refuses fails the call with ErrProtocol, naming the op.
+func (c *Client) do(ctx context.Context, clk *reference.ManualClock, op string, args any, decode func(json.RawMessage) error) error {
+	if err := ctx.Err(); err != nil {
+		return &OpError{Op: op, Err: err}
+	}
+	if clk != nil {
+		if err := c.syncClock(ctx, clk); err != nil {
+			return err
+		}
+	}
+	var id int64
+	raw, err := c.roundTrip(ctx, op, args, &id)
+	if err != nil {
+		return err
+	}
+	if decode == nil {
+		return nil
+	}
+	if err := decode(raw); err != nil {
+		return &OpError{Op: op, ID: id, Err: fmt.Errorf("%w: bad answer: %v: ok was %s", ErrProtocol, err, quoteLine(raw))}
+	}
+	return nil
+}
+
+// roundTrip sends one request and waits for its answer, the context's end or the
+// request timeout, whichever comes first. idOut, when set, receives the request id.
+func (c *Client) roundTrip(ctx context.Context, op string, args any, idOut *int64) (json.RawMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &OpError{Op: op, Err: err}
+	}
+	rawArgs, err := json.Marshal(args)
+	if err != nil {
+		return nil, &OpError{Op: op, Err: fmt.Errorf("%w: arguments have no JSON form: %v", reference.ErrInvalid, err)}
+	}
+	timer := time.NewTimer(c.opts.Timeout)
+	defer timer.Stop()
+	if err := c.settle(ctx, timer); err != nil {
+		return nil, &OpError{Op: op, Err: err}
+	}
+	id := c.nextID.Add(1)
+	if idOut != nil {
+		*idOut = id
+	}
+	line, err := json.Marshal(request{ID: id, Op: op, Args: rawArgs})
+	if err != nil {
+		return nil, &OpError{Op: op, ID: id, Err: fmt.Errorf("%w: %v", reference.ErrInvalid, err)}
+	}
+	line = append(line, '\n')
+	cl := &call{op: op, ch: make(chan result, 1), done: make(chan struct{})}
+	c.mu.Lock()
+	if c.fatal != nil {
+		f := c.fatal
+		c.mu.Unlock()
+		return nil, &OpError{Op: op, ID: id, Err: f}
+	}
+	c.pending[id] = cl
+	c.mu.Unlock()
+
+	select {
+	case c.out <- line:
+	case r := <-cl.ch: // a fatal error came first
+		return r.ok, r.err
+	case <-c.dead:
+		r := <-cl.ch
+		return r.ok, r.err
+	case <-ctx.Done():
+		c.forget(id) // never sent: nothing to wait for
+		return nil, &OpError{Op: op, ID: id, Err: ctx.Err()}
+	case <-timer.C:
+		c.timeout(op, id)
+		r := <-cl.ch
+		return r.ok, r.err
+	}
+	select {
+	case r := <-cl.ch:
+		return r.ok, r.err
+	case <-ctx.Done():
+		c.abandon(id)
+		return nil, &OpError{Op: op, ID: id, Err: ctx.Err()}
+	case <-timer.C:
+		c.timeout(op, id)
+		r := <-cl.ch
+		return r.ok, r.err
+	}
+}
+
+// settle waits until every abandoned request has been answered (see unsettled). A
+// child that never answers one trips the timeout as if the caller had waited for it.
+func (c *Client) settle(ctx context.Context, timer *time.Timer) error {
+	for {
+		c.mu.Lock()
+		var wait *call
+		var wid int64
+		for id, cl := range c.unsettled {
+			wait, wid = cl, id
+			break
+		}
+		c.mu.Unlock()
+		if wait == nil {
+			return nil
+		}
+		select {
+		case <-wait.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+			c.timeout(wait.op, wid)
+			return nil // the session is over: the caller fails with the timeout
+		}
+	}
+}
+
+// forget drops a request that was never sent.
+func (c *Client) forget(id int64) {
+	c.mu.Lock()
+	if cl, ok := c.pending[id]; ok {
+		delete(c.pending, id)
+		close(cl.done)
+	}
+	c.mu.Unlock()
+}
+
+// abandon marks a request whose caller gave up: its answer, when it comes, is dropped
+// rather than taken for an answer to an unknown id.
+func (c *Client) abandon(id int64) {
+	c.mu.Lock()
+	if cl, ok := c.pending[id]; ok {
+		cl.abandoned = true
+		c.unsettled[id] = cl
+	}
+	c.mu.Unlock()
+}
+
+// timeout declares the child hung: every pending and later call fails, and the child is
+// killed so that it cannot answer into a session that has moved on.
+func (c *Client) timeout(op string, id int64) {
+	c.fail(fmt.Errorf("%w: no answer to %s (request %d) within %s; the store process was killed (set a longer per-request timeout if it is merely slow)%s",
+		ErrTimeout, op, id, c.opts.Timeout, c.stderr.describe()))
+	c.kill()
+}
+
+// fail records the session's fatal error (the first one wins) and fails every pending
+// call with it, each naming its own op.
+func (c *Client) fail(cause error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failLocked(cause)
+}
+
+func (c *Client) failLocked(cause error) {
+	if c.fatal != nil {
+		return
+	}
+	c.fatal = cause
+	close(c.dead)
+	clear(c.unsettled)
+	for id, cl := range c.pending {
+		delete(c.pending, id)
+		close(cl.done)
+		if !cl.abandoned {
+			cl.ch <- result{err: &OpError{Op: cl.op, ID: id, Err: cause}}
+		}
+	}
+}
+
+func (c *Client) kill() {
+	c.mu.Lock()
+	c.killed = true
+	c.mu.Unlock()
+	killProcess(c.cmd)
+}
+
+// handle dispatches one line of the child's stdout.
+func (c *Client) handle(line []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fatal != nil {
+		return // the session is over; keep draining so the child never blocks
+	}
+	a, err := DecodeAnswer(line)
+	if err != nil {
+		if cl, ok := c.pending[a.ID]; ok && a.ID != 0 {
+			err = fmt.Errorf("answer to %s (request %d): %w", cl.op, a.ID, err)
+		}
+		c.failLocked(err)
+		return
+	}
+	cl, ok := c.pending[a.ID]
+	if !ok {
+		c.failLocked(fmt.Errorf("%w: answer to unknown request id %d: %s", ErrProtocol, a.ID, quoteLine(line)))
+		return
+	}
+	delete(c.pending, a.ID)
+	close(cl.done)
+	if cl.abandoned {
+		delete(c.unsettled, a.ID)
+		return
+	}
+	r := result{ok: a.OK}
+	if a.Err != nil {
+		r.err = a.Err
+		if a.Err.err == nil {
+			r.err = &OpError{Op: cl.op, ID: a.ID, Err: fmt.Errorf("%w: unknown error code %q (message %q); the codes of WIRE.md are %s: %s",
+				ErrProtocol, a.Err.Code, a.Err.Message, codeList, quoteLine(line))}
+		}
+	}
+	cl.ch <- r
+}
+
+func (c *Client) readLoop() {
+	br := bufio.NewReaderSize(c.stdout, 64<<10)
+	for {
+		line, tooLong, err := readLine(br)
+		if tooLong {
+			c.fail(fmt.Errorf("%w: a line of the store process's stdout is longer than %d bytes: %s", ErrProtocol, maxLine, quoteLine(line)))
+		} else if len(line) > 0 || err == nil {
+			c.handle(line)
+		}
+		if err != nil {
+			break
+		}
+	}
+	close(c.readEnd)
+	select {
+	case <-c.exited:
+	case <-time.After(2 * time.Second):
+	}
+	c.fail(c.deathError(nil))
+}
+
+// readLine reads one line without its newline. A line over maxLine is consumed and
+// reported as tooLong with its beginning.
+func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(frag) > maxLine {
+				tooLong = true
+				line = line[:min(len(line), maxQuote)]
+			} else {
+				line = append(line, frag...)
+			}
+		}
+		switch {
+		case err == nil:
+			return trimNewline(line), tooLong, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			return line, tooLong, err
+		}
+	}
+}
+
+func trimNewline(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		return b[:n-1]
+	}
+	return b
+}
+
+func (c *Client) writeLoop() {
+	for {
+		select {
+		case <-c.quit:
+			_ = c.stdin.Close()
+			return
+		case line := <-c.out:
+			if _, err := c.stdin.Write(line); err != nil {
+				// The child stopped reading: report its exit if it is on its way.
+				select {
+				case <-c.exited:
+				case <-c.quit:
+				case <-time.After(time.Second):
+				}
+				c.fail(c.deathError(err))
+				return
+			}
+		}
+	}
+}
+
+func (c *Client) waitLoop() {
+	err := c.cmd.Wait()
+	c.exitErr = err
+	close(c.exited)
+	// Let the reader take the answers the child wrote before exiting.
+	select {
+	case <-c.readEnd:
+	case <-time.After(time.Second):
+	}
+	c.fail(c.deathError(nil))
+	_ = c.stdout.Close() // unblocks the reader if a grandchild still holds the pipe
+}
+
+// deathError describes why the session ended without a protocol violation.
+func (c *Client) deathError(writeErr error) error {
+	c.mu.Lock()
+	closing := c.closing
+	c.mu.Unlock()
+	if closing {
+		return ErrClosed
+	}
+	select {
+	case <-c.exited:
+		status := "exit status 0"
+		if c.exitErr != nil {
+			status = c.exitErr.Error()
+		}
+		return fmt.Errorf("%w unexpectedly (%s)%s", ErrChildExited, status, c.stderr.describe())
+	default:
+	}
+	if writeErr != nil {
+		return fmt.Errorf("%w: it stopped reading its stdin (%v)%s", ErrChildExited, writeErr, c.stderr.describe())
+	}
+	return fmt.Errorf("%w: it closed its stdout%s", ErrChildExited, c.stderr.describe())
+}
+
+// Close ends the session as WIRE.md says: it closes the child's stdin and waits for it
+// to exit, killing it after the grace period. Pending calls fail with ErrClosed. It
+// reports a child that had to be killed or exited with a non-zero status.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closing = true
+		c.mu.Unlock()
+		c.fail(ErrClosed)
+		close(c.quit)
+		_ = c.stdin.Close()
+		select {
+		case <-c.exited:
+		case <-time.After(c.opts.CloseGrace):
+			c.kill()
+			<-c.exited
+			c.closeErr = fmt.Errorf("wire: %s did not exit within %s of its stdin closing and was killed%s", c.command(), c.opts.CloseGrace, c.stderr.describe())
+			return
+		}
+		c.mu.Lock()
+		killed := c.killed
+		c.mu.Unlock()
+		if c.exitErr != nil && !killed {
+			c.closeErr = fmt.Errorf("wire: %s exited with %v after its stdin closed (WIRE.md: it must exit 0)%s", c.command(), c.exitErr, c.stderr.describe())
+		}
+	})
+	return c.closeErr
+}

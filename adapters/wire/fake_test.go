@@ -1,0 +1,122 @@
+package wire_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// fakeEnv makes this test binary a fake child (see fakeChild) instead of running tests.
+const fakeEnv = "STORECHECK_WIRE_FAKE_CHILD"
+
+const helloOK = `{"protocol":1,"name":"fake","eras":["legacy","modern"],"legacy":{"cancel":true},"clock":true}`
+
+// fakeChild is a tiny store process that misbehaves in one way, chosen by mode. It
+// answers hello honestly (unless the mode is about hello) and every request with a
+// plausible answer, except the requests its mode is about.
+func fakeChild(mode string) {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 64<<20)
+	out := bufio.NewWriter(os.Stdout)
+	send := func(format string, args ...any) {
+		fmt.Fprintf(out, format+"\n", args...)
+		out.Flush()
+	}
+	var held []int64 // for mode "reverse"
+	for in.Scan() {
+		var req struct {
+			ID   int64          `json:"id"`
+			Op   string         `json:"op"`
+			Args map[string]any `json:"args"`
+		}
+		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+			fmt.Fprintln(os.Stderr, "fake: bad request:", err)
+			os.Exit(2)
+		}
+		if req.Op == "hello" {
+			switch mode {
+			case "protocol2":
+				send(`{"id":%d,"ok":{"protocol":2,"eras":["legacy"]}}`, req.ID)
+			case "noeras":
+				send(`{"id":%d,"ok":{"protocol":1,"eras":[]}}`, req.ID)
+			case "hello-garbage":
+				send(`hello there`)
+			case "legacy-only":
+				send(`{"id":%d,"ok":{"protocol":1,"eras":["legacy"],"legacy":{"cleanup":true,"conditional_update":true}}}`, req.ID)
+			default:
+				send(`{"id":%d,"ok":%s}`, req.ID, helloOK)
+			}
+			continue
+		}
+		if req.Op == "reset" || req.Op == "clock" {
+			send(`{"id":%d,"ok":null}`, req.ID)
+			continue
+		}
+		id, _ := req.Args["task_id"].(string)
+		task := fmt.Sprintf(`{"task_id":%q,"status":"working","created_at":1}`, id)
+		switch mode {
+		case "honest":
+			if req.Op == "legacy.list" {
+				send(`{"id":%d,"ok":[%s]}`, req.ID, task)
+			} else {
+				send(`{"id":%d,"ok":%s}`, req.ID, task)
+			}
+		case "echo-clock":
+			// Answers with the last clock it was told, to show clock forwarding.
+			send(`{"id":%d,"ok":{"seen":%q}}`, req.ID, os.Getenv("X"))
+		case "malformed":
+			send(`{"id":%d,"ok":`, req.ID)
+		case "unknown-id":
+			send(`{"id":%d,"ok":%s}`, req.ID+1000, task)
+		case "both":
+			send(`{"id":%d,"ok":%s,"error":{"code":"not_found","message":"x"}}`, req.ID, task)
+		case "neither":
+			send(`{"id":%d}`, req.ID)
+		case "unknown-code":
+			send(`{"id":%d,"error":{"code":"gone_fishing","message":"out"}}`, req.ID)
+		case "not-found":
+			send(`{"id":%d,"error":{"code":"not_found","message":"task not found: %s"}}`, req.ID, req.Args["task_id"])
+		case "bad-task":
+			send(`{"id":%d,"ok":[1,2]}`, req.ID)
+		case "bad-list":
+			send(`{"id":%d,"ok":[%s, 7]}`, req.ID, task)
+		case "bad-modern":
+			send(`{"id":%d,"ok":{"task_id":"x","version":1}}`, req.ID)
+		case "die":
+			for i := range 300 {
+				fmt.Fprintf(os.Stderr, "fake log line %d\n", i)
+			}
+			fmt.Fprintln(os.Stderr, "fake: panic: the store fell over")
+			os.Exit(3)
+		case "hang":
+			// Reads on, answers nothing.
+		case "slow":
+			time.Sleep(300 * time.Millisecond)
+			send(`{"id":%d,"ok":%s}`, req.ID, task)
+		case "reverse":
+			// Holds two requests, then answers them newest first.
+			held = append(held, req.ID)
+			if len(held) == 2 {
+				for i := len(held) - 1; i >= 0; i-- {
+					send(`{"id":%d,"ok":{"task_id":"answer-to-%d"}}`, held[i], held[i])
+				}
+				held = held[:0]
+			}
+		case "exit-on-close":
+			send(`{"id":%d,"ok":%s}`, req.ID, task)
+		default:
+			fmt.Fprintln(os.Stderr, "fake: unknown mode", mode)
+			os.Exit(2)
+		}
+	}
+	if mode == "exit-on-close" {
+		fmt.Fprintln(os.Stderr, "fake: exiting 4 on purpose")
+		os.Exit(4)
+	}
+	if strings.HasPrefix(mode, "linger") {
+		time.Sleep(time.Hour)
+	}
+}

@@ -1,0 +1,99 @@
+package wire
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// Harness puts a child process under the battery. One child serves the whole run: Open
+// sends reset (and the battery's clock, when the child obeys one), so every spec starts
+// from an empty store.
+type Harness struct {
+	c *Client
+}
+
+var _ harness.Harness = (*Harness)(nil)
+
+// NewHarness starts argv and does the handshake. It starts the child at once because
+// the battery asks for Capabilities, which come from the handshake, before the first
+// spec. Close it when the run ends.
+func NewHarness(ctx context.Context, argv []string, opts Options) (*Harness, error) {
+	c, err := Start(ctx, argv, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Harness{c: c}, nil
+}
+
+// Client is the harness's session with the child.
+func (h *Harness) Client() *Client { return h.c }
+
+// Close ends the child (see Client.Close).
+func (h *Harness) Close() error { return h.c.Close() }
+
+// Name is the store's name from the handshake, marked as served over the protocol.
+func (h *Harness) Name() string { return h.c.hello.Name + " (wire)" }
+
+// Capabilities are the handshake's eras and clock flag. Instances are never shared: one
+// child is one store instance.
+func (h *Harness) Capabilities() harness.Capabilities {
+	return harness.Capabilities{Legacy: h.c.hello.Legacy, Modern: h.c.hello.Modern, Clock: h.c.hello.Clock}
+}
+
+// Open resets the child and, when it obeys a clock and clock is the battery's
+// *reference.ManualClock, forwards that clock's time now and whenever it moves later.
+// Any other clock sets the child back to its real clock.
+func (h *Harness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
+	if err := h.c.Reset(ctx); err != nil {
+		return nil, err
+	}
+	ns := &namespace{c: h.c}
+	if h.c.hello.Clock {
+		if mc, ok := clock.(*reference.ManualClock); ok {
+			if err := h.c.follow(ctx, mc); err != nil {
+				return nil, err
+			}
+			ns.clock = mc
+		} else if err := h.c.SetClock(ctx, nil); err != nil {
+			return nil, err
+		}
+	}
+	return ns, nil
+}
+
+type namespace struct {
+	c     *Client
+	clock *reference.ManualClock
+}
+
+func (n *namespace) Legacy(ctx context.Context) (legacy.Store, error) {
+	if !n.c.hello.Legacy {
+		return nil, fmt.Errorf("wire: %w: the store process does not implement the legacy era", reference.ErrUnsupported)
+	}
+	return n.c.legacyStore(n.clock), nil
+}
+
+func (n *namespace) Modern(ctx context.Context) (modern.Store, error) {
+	if !n.c.hello.Modern {
+		return nil, fmt.Errorf("wire: %w: the store process does not implement the modern era", reference.ErrUnsupported)
+	}
+	return &modernStore{c: n.c, clock: n.clock}, nil
+}
+
+// Close leaves the tasks in place: the next Open resets the child.
+func (n *namespace) Close(ctx context.Context) error { return nil }
+
+// StderrReport renders the child's stderr tail for a report after a failed run.
+func (h *Harness) StderrReport() string {
+	lines := h.c.StderrTail()
+	if len(lines) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("last %d lines of the store process's stderr:\n%s", len(lines), strings.Join(lines, "\n"))
+}

@@ -1,0 +1,178 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/storecheck/storecheck/reference"
+)
+
+// ProtocolVersion is the version of WIRE.md this package speaks.
+const ProtocolVersion = 1
+
+// Errors of the transport. None of them wraps a reference sentinel, so a broken child can
+// never pass a check that expects one.
+var (
+	// ErrProtocol is wrapped by every protocol violation.
+	ErrProtocol = errors.New("wire protocol violation")
+	// ErrChildExited is wrapped when the child process exits or closes its stdout.
+	ErrChildExited = errors.New("store process exited")
+	// ErrTimeout is wrapped when the child does not answer a request in time.
+	ErrTimeout = errors.New("store process stopped answering")
+	// ErrClosed is wrapped by calls on a closed client.
+	ErrClosed = errors.New("wire client closed")
+)
+
+// Ops of WIRE.md.
+const (
+	opHello          = "hello"
+	opReset          = "reset"
+	opClock          = "clock"
+	opLegacyCreate   = "legacy.create"
+	opLegacyGet      = "legacy.get"
+	opLegacyUpdate   = "legacy.update"
+	opLegacyDelete   = "legacy.delete"
+	opLegacyList     = "legacy.list"
+	opLegacyCancel   = "legacy.cancel"
+	opLegacyCleanup  = "legacy.cleanup"
+	opLegacyUpdateIf = "legacy.update_if"
+	opModernCreate   = "modern.create"
+	opModernGet      = "modern.get"
+	opModernSwap     = "modern.swap"
+	opModernDelete   = "modern.delete"
+	opModernSweep    = "modern.sweep"
+)
+
+// request is one line storecheck sends.
+type request struct {
+	ID   int64           `json:"id"`
+	Op   string          `json:"op"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Answer is one decoded line of a child's stdout: exactly one of OK and Err is set.
+type Answer struct {
+	ID int64
+	// OK is the raw JSON of "ok" (the bytes "null" for a null value); nil on failure.
+	OK json.RawMessage
+	// Err is the "error" object; nil on success.
+	Err *RemoteError
+}
+
+// RemoteError is an error answered by the child. It wraps the reference sentinel of its
+// code, and its message is the child's message verbatim, so that a store's error text
+// (S-OWN-2 compares them) reaches the battery unchanged.
+type RemoteError struct {
+	Code    string
+	Message string
+	err     error // the sentinel; nil for an unknown code
+}
+
+func (e *RemoteError) Error() string {
+	if e.Message != "" {
+		return e.Message
+	}
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return "error code " + strconv.Quote(e.Code)
+}
+
+func (e *RemoteError) Unwrap() error { return e.err }
+
+// maxQuote bounds how much of an offending line an error quotes.
+const maxQuote = 400
+
+// quoteLine renders a line for an error message: Go-quoted, cut at maxQuote bytes.
+func quoteLine(line []byte) string {
+	if len(line) <= maxQuote {
+		return strconv.Quote(string(line))
+	}
+	return strconv.Quote(string(line[:maxQuote])) + fmt.Sprintf("…(%d bytes)", len(line))
+}
+
+// DecodeAnswer parses one line of a child's stdout (without its newline). It fails,
+// wrapping ErrProtocol and quoting the line, when the line is not UTF-8, not a JSON
+// object, has no integer id, or has not exactly one of ok and error, or when the error
+// is not an object with a string code. An unknown error code is not a framing error:
+// the Answer carries it and the call that receives it fails (see RemoteError).
+//
+// When the id could be read it is returned with the error, so that the caller can name
+// the request the bad answer was meant for.
+func DecodeAnswer(line []byte) (Answer, error) {
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	bad := func(id int64, format string, args ...any) (Answer, error) {
+		return Answer{ID: id}, fmt.Errorf("%w: %s: %s", ErrProtocol, fmt.Sprintf(format, args...), quoteLine(line))
+	}
+	if !utf8.Valid(line) {
+		return bad(0, "line is not valid UTF-8")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(line, &fields); err != nil || fields == nil {
+		if err == nil {
+			err = errors.New("null is not an object")
+		}
+		return bad(0, "line is not a JSON object (%v)", err)
+	}
+	rawID, ok := fields["id"]
+	if !ok {
+		return bad(0, "answer has no id")
+	}
+	id, err := strconv.ParseInt(string(rawID), 10, 64)
+	if err != nil {
+		return bad(0, "answer id %s is not an integer", rawID)
+	}
+	rawOK, hasOK := fields["ok"]
+	rawErr, hasErr := fields["error"]
+	switch {
+	case hasOK && hasErr:
+		return bad(id, "answer has both ok and error")
+	case !hasOK && !hasErr:
+		return bad(id, "answer has neither ok nor error")
+	case hasOK:
+		return Answer{ID: id, OK: rawOK}, nil
+	}
+	var eo map[string]json.RawMessage
+	if err := json.Unmarshal(rawErr, &eo); err != nil || eo == nil {
+		return bad(id, "error is not an object")
+	}
+	var code, msg string
+	if err := json.Unmarshal(eo["code"], &code); err != nil || eo["code"] == nil || string(eo["code"]) == "null" {
+		return bad(id, "error has no string code")
+	}
+	if m, ok := eo["message"]; ok && string(m) != "null" {
+		if err := json.Unmarshal(m, &msg); err != nil {
+			return bad(id, "error message is not a string")
+		}
+	}
+	re := &RemoteError{Code: code, Message: msg}
+	re.err, _ = reference.FromCode(code)
+	return Answer{ID: id, Err: re}, nil
+}
+
+// codeList is the codes of WIRE.md, for error messages.
+var codeList = strings.Join([]string{"not_found", "exists", "conflict", "invalid", "too_large",
+	"terminal", "limit_reached", "unsupported", "internal"}, ", ")
+
+// OpError is the error of one call: the op, the request id and what went wrong. A
+// store's own error (a RemoteError wrapping a sentinel) is returned as is, not wrapped
+// in an OpError, so that its message stays the store's.
+type OpError struct {
+	Op  string
+	ID  int64
+	Err error
+}
+
+func (e *OpError) Error() string {
+	if e.ID == 0 {
+		return fmt.Sprintf("wire: %s: %v", e.Op, e.Err)
+	}
+	return fmt.Sprintf("wire: %s (request %d): %v", e.Op, e.ID, e.Err)
+}
+
+func (e *OpError) Unwrap() error { return e.Err }

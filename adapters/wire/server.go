@@ -1,0 +1,490 @@
+package wire
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonvalue"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// ServeOptions configure Serve.
+type ServeOptions struct {
+	// Name is the store's name in the hello answer; empty takes the harness's name.
+	Name string
+	// Log receives the server's own diagnostics (requests it cannot answer); nil
+	// discards them. `storecheck serve` passes stderr, as WIRE.md asks.
+	Log io.Writer
+}
+
+// Serve answers the wire protocol on r and w with the stores of h, until r ends. It is
+// the child side of WIRE.md for Go stores: `storecheck serve` runs it on stdin and
+// stdout.
+//
+// Each reset opens a fresh namespace of h (and closes the previous one), so a harness
+// is all a store needs to be served. The stores read a clock that Serve owns: the clock
+// op sets it (when h declares clock control) and clock null returns it to real time.
+// hello advertises the eras of h's capabilities and the optional legacy operations the
+// legacy store implements. Requests other than hello, reset and clock are handled
+// concurrently, one goroutine each, and answered as they finish.
+func Serve(ctx context.Context, r io.Reader, w io.Writer, h harness.Harness, opts ServeOptions) error {
+	s := &server{h: h, caps: h.Capabilities(), clock: &switchClock{}, bw: bufio.NewWriter(w), log: opts.Log, name: opts.Name}
+	if s.name == "" {
+		s.name = h.Name()
+	}
+	if s.log == nil {
+		s.log = io.Discard
+	}
+	if err := s.reset(ctx); err != nil {
+		return fmt.Errorf("wire: serve: opening %s: %w", s.name, err)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, tooLong, err := readLine(br)
+		switch {
+		case tooLong:
+			fmt.Fprintf(s.log, "storecheck serve: dropped a request line longer than %d bytes\n", maxLine)
+		case len(line) > 0:
+			s.request(ctx, line)
+		}
+		if err != nil {
+			s.wg.Wait()
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.ns != nil {
+				_ = s.ns.Close(context.WithoutCancel(ctx))
+			}
+			if err == io.EOF {
+				return s.writeErr()
+			}
+			return fmt.Errorf("wire: serve: reading requests: %w", err)
+		}
+		if err := s.writeErr(); err != nil {
+			return err
+		}
+	}
+}
+
+type server struct {
+	h     harness.Harness
+	caps  harness.Capabilities
+	clock *switchClock
+	name  string
+	log   io.Writer
+
+	// mu guards the current namespace: requests hold it shared while they run, reset
+	// exclusively.
+	mu     sync.RWMutex
+	ns     harness.Namespace
+	legacy legacy.Store
+	modern modern.Store
+
+	wg   sync.WaitGroup
+	wmu  sync.Mutex
+	bw   *bufio.Writer
+	werr error
+}
+
+// switchClock is the clock the served stores read: a fixed time once the clock op has
+// set one, the real time otherwise.
+type switchClock struct{ ms atomic.Pointer[int64] }
+
+func (c *switchClock) Now() time.Time {
+	if p := c.ms.Load(); p != nil {
+		return time.UnixMilli(*p)
+	}
+	return time.Now()
+}
+
+func (s *server) reset(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ns != nil {
+		_ = s.ns.Close(ctx)
+		s.ns, s.legacy, s.modern = nil, nil, nil
+	}
+	ns, err := s.h.Open(ctx, s.clock)
+	if err != nil {
+		return err
+	}
+	var l legacy.Store
+	var m modern.Store
+	if s.caps.Legacy {
+		if l, err = ns.Legacy(ctx); err != nil {
+			_ = ns.Close(ctx)
+			return err
+		}
+	}
+	if s.caps.Modern {
+		if m, err = ns.Modern(ctx); err != nil {
+			_ = ns.Close(ctx)
+			return err
+		}
+	}
+	s.ns, s.legacy, s.modern = ns, l, m
+	return nil
+}
+
+func (s *server) request(ctx context.Context, line []byte) {
+	var req struct {
+		ID   json.RawMessage `json:"id"`
+		Op   string          `json:"op"`
+		Args json.RawMessage `json:"args"`
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(line, &fields); err != nil {
+		fmt.Fprintf(s.log, "storecheck serve: cannot answer a line that is not a JSON object: %s\n", quoteLine(line))
+		return
+	}
+	_ = json.Unmarshal(line, &req)
+	var id int64
+	if err := json.Unmarshal(req.ID, &id); err != nil {
+		fmt.Fprintf(s.log, "storecheck serve: cannot answer a request without an integer id: %s\n", quoteLine(line))
+		return
+	}
+	var args map[string]any
+	if len(req.Args) > 0 && string(req.Args) != "null" {
+		v, err := jsonvalue.Decode(req.Args)
+		m, ok := v.(map[string]any)
+		if err != nil || !ok {
+			s.reply(id, nil, fmt.Errorf("%w: args must be an object", reference.ErrInvalid))
+			return
+		}
+		args = m
+	}
+	switch req.Op {
+	case opHello, opReset, opClock:
+		// Session ops run in order: nothing else is read until they are answered.
+		ok, err := s.session(ctx, req.Op, args)
+		s.reply(id, ok, err)
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.mu.RLock()
+		ok, err := s.dispatch(ctx, req.Op, args)
+		s.mu.RUnlock()
+		s.reply(id, ok, err)
+	}()
+}
+
+func (s *server) session(ctx context.Context, op string, args map[string]any) (any, error) {
+	switch op {
+	case opHello:
+		p, _ := args["protocol"].(json.Number)
+		if v, err := integer(p); err != nil || v != ProtocolVersion {
+			return nil, fmt.Errorf("%w: this store speaks protocol %d, not %v", reference.ErrUnsupported, ProtocolVersion, args["protocol"])
+		}
+		var eras []string
+		if s.caps.Legacy {
+			eras = append(eras, "legacy")
+		}
+		if s.caps.Modern {
+			eras = append(eras, "modern")
+		}
+		s.mu.RLock()
+		_, c := s.legacy.(legacy.Canceler)
+		_, l := s.legacy.(legacy.Cleaner)
+		_, u := s.legacy.(legacy.ConditionalUpdater)
+		s.mu.RUnlock()
+		return map[string]any{"protocol": ProtocolVersion, "name": s.name, "eras": eras,
+			"legacy": map[string]any{"cancel": c, "cleanup": l, "conditional_update": u}, "clock": s.caps.Clock}, nil
+	case opReset:
+		s.wg.Wait() // abandoned requests finish on the namespace they started on
+		return nil, s.reset(ctx)
+	}
+	if !s.caps.Clock {
+		return nil, fmt.Errorf("%w: %s does not obey a clock", reference.ErrUnsupported, s.name)
+	}
+	switch v := args["now_ms"].(type) {
+	case nil:
+		s.clock.ms.Store(nil)
+	case json.Number:
+		ms, err := integer(v)
+		if err != nil {
+			return nil, fmt.Errorf("%w: now_ms: %v", reference.ErrInvalid, err)
+		}
+		s.clock.ms.Store(&ms)
+	default:
+		return nil, fmt.Errorf("%w: now_ms must be an integer or null", reference.ErrInvalid)
+	}
+	return nil, nil
+}
+
+// reply writes one answer; writes are serialised so that lines never interleave.
+func (s *server) reply(id int64, ok any, err error) {
+	ans := map[string]any{"id": id}
+	if err == nil {
+		b, merr := json.Marshal(ok)
+		if merr != nil {
+			err = fmt.Errorf("%w: the store returned a value with no JSON form: %v", reference.ErrInternal, merr)
+		} else {
+			ans["ok"] = json.RawMessage(b)
+		}
+	}
+	if err != nil {
+		ans["error"] = map[string]any{"code": reference.Code(err), "message": err.Error()}
+	}
+	line, merr := json.Marshal(ans)
+	if merr != nil { // cannot happen: every part is already JSON
+		line = fmt.Appendf(nil, `{"id":%d,"error":{"code":"internal","message":"unencodable answer"}}`, id)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.werr != nil {
+		return
+	}
+	if _, err := s.bw.Write(append(line, '\n')); err != nil {
+		s.werr = err
+		return
+	}
+	s.werr = s.bw.Flush()
+}
+
+func (s *server) writeErr() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.werr != nil {
+		return fmt.Errorf("wire: serve: writing answers: %w", s.werr)
+	}
+	return nil
+}
+
+// errArgs wraps ErrInvalid for a request whose arguments do not have WIRE.md's shape.
+func errArgs(op, format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", reference.ErrInvalid, op, fmt.Sprintf(format, args...))
+}
+
+func (s *server) dispatch(ctx context.Context, op string, args map[string]any) (any, error) {
+	str := func(k string) (string, error) {
+		v, ok := args[k].(string)
+		if !ok {
+			return "", errArgs(op, "%s must be a string, got %s", k, kindOf(args[k]))
+		}
+		return v, nil
+	}
+	object := func(k string) (map[string]any, error) {
+		v, ok := args[k].(map[string]any)
+		if !ok {
+			return nil, errArgs(op, "%s must be an object, got %s", k, kindOf(args[k]))
+		}
+		return v, nil
+	}
+	num := func(k string) (int64, error) {
+		n, ok := args[k].(json.Number)
+		if !ok {
+			return 0, errArgs(op, "%s must be an integer, got %s", k, kindOf(args[k]))
+		}
+		v, err := integer(n)
+		if err != nil {
+			return 0, errArgs(op, "%s: %v", k, err)
+		}
+		return v, nil
+	}
+	if len(op) > 7 && op[:7] == "legacy." && s.legacy == nil || len(op) > 7 && op[:7] == "modern." && s.modern == nil {
+		return nil, fmt.Errorf("%w: %s does not implement the %s era", reference.ErrUnsupported, s.name, op[:6])
+	}
+	switch op {
+	case opLegacyCreate, opLegacyUpdate:
+		id, err := str("task_id")
+		if err != nil {
+			return nil, err
+		}
+		key := "metadata"
+		if op == opLegacyUpdate {
+			key = "changes"
+		}
+		m, err := object(key)
+		if err != nil {
+			return nil, err
+		}
+		if op == opLegacyCreate {
+			return s.legacy.Create(ctx, id, legacy.Task(m))
+		}
+		return s.legacy.Update(ctx, id, legacy.Task(m))
+	case opLegacyGet, opLegacyDelete, opLegacyCancel:
+		id, err := str("task_id")
+		if err != nil {
+			return nil, err
+		}
+		switch op {
+		case opLegacyGet:
+			return s.legacy.Get(ctx, id)
+		case opLegacyDelete:
+			return nil, s.legacy.Delete(ctx, id)
+		}
+		c, ok := s.legacy.(legacy.Canceler)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s has no legacy Cancel", reference.ErrUnsupported, s.name)
+		}
+		return c.Cancel(ctx, id)
+	case opLegacyList:
+		var o legacy.ListOptions
+		switch v := args["status"].(type) {
+		case nil:
+		case string:
+			o.Status = &v
+		default:
+			return nil, errArgs(op, "status must be a string or null, got %s", kindOf(v))
+		}
+		if args["limit"] != nil {
+			n, err := num("limit")
+			if err != nil {
+				return nil, err
+			}
+			l := int(n)
+			o.Limit = &l
+		}
+		scope, err := decodeScope(args["owner"])
+		if err != nil {
+			return nil, errArgs(op, "%v", err)
+		}
+		o.Owner = scope
+		switch v := args["require_owner"].(type) {
+		case nil:
+		case bool:
+			o.RequireOwner = v
+		default:
+			return nil, errArgs(op, "require_owner must be a boolean, got %s", kindOf(v))
+		}
+		rows, err := s.legacy.List(ctx, o)
+		if rows == nil && err == nil {
+			rows = []legacy.Task{}
+		}
+		return rows, err
+	case opLegacyCleanup:
+		c, ok := s.legacy.(legacy.Cleaner)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s has no legacy Cleanup", reference.ErrUnsupported, s.name)
+		}
+		ms, err := num("ttl_ms")
+		if err != nil {
+			return nil, err
+		}
+		return c.Cleanup(ctx, time.Duration(ms)*time.Millisecond)
+	case opLegacyUpdateIf:
+		u, ok := s.legacy.(legacy.ConditionalUpdater)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s has no legacy UpdateIf", reference.ErrUnsupported, s.name)
+		}
+		id, err := str("task_id")
+		if err != nil {
+			return nil, err
+		}
+		m, err := object("changes")
+		if err != nil {
+			return nil, err
+		}
+		list, ok := args["allowed_statuses"].([]any)
+		if !ok {
+			return nil, errArgs(op, "allowed_statuses must be an array of strings, got %s", kindOf(args["allowed_statuses"]))
+		}
+		allowed := make([]reference.Status, 0, len(list))
+		for _, e := range list {
+			st, ok := e.(string)
+			if !ok {
+				return nil, errArgs(op, "allowed_statuses must be an array of strings, and holds %s", kindOf(e))
+			}
+			allowed = append(allowed, reference.Status(st))
+		}
+		return u.UpdateIf(ctx, id, allowed, legacy.Task(m))
+	case opModernCreate, opModernSwap:
+		m, err := object("task")
+		if err != nil {
+			return nil, err
+		}
+		t, err := modernFromObject(m)
+		if err != nil {
+			return nil, errArgs(op, "task: %v", err)
+		}
+		if op == opModernCreate {
+			return s.modern.Create(ctx, t)
+		}
+		caller, err := decodeCaller(args["caller"])
+		if err != nil {
+			return nil, errArgs(op, "%v", err)
+		}
+		v, err := num("expected_version")
+		if err != nil {
+			return nil, err
+		}
+		return s.modern.Swap(ctx, caller, v, t)
+	case opModernGet:
+		id, err := str("task_id")
+		if err != nil {
+			return nil, err
+		}
+		caller, err := decodeCaller(args["caller"])
+		if err != nil {
+			return nil, errArgs(op, "%v", err)
+		}
+		return s.modern.Get(ctx, id, caller)
+	case opModernDelete:
+		id, err := str("task_id")
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.modern.Delete(ctx, id)
+	case opModernSweep:
+		return s.modern.Sweep(ctx)
+	}
+	return nil, fmt.Errorf("%w: unknown op %q", reference.ErrUnsupported, op)
+}
+
+// StoreHarness makes a harness of a constructor, for serving a Go store that has no
+// harness of its own: every namespace is a fresh pair from stores, reading the clock it
+// is given (clock says whether the stores obey it). A nil store means the era is absent.
+func StoreHarness(name string, clock bool, stores func(clock reference.Clock) (legacy.Store, modern.Store)) harness.Harness {
+	l, m := stores(reference.SystemClock{})
+	return &storeHarness{name: name, stores: stores, caps: harness.Capabilities{Legacy: l != nil, Modern: m != nil, Clock: clock}}
+}
+
+type storeHarness struct {
+	name   string
+	stores func(reference.Clock) (legacy.Store, modern.Store)
+	caps   harness.Capabilities
+}
+
+func (h *storeHarness) Name() string                       { return h.name }
+func (h *storeHarness) Capabilities() harness.Capabilities { return h.caps }
+func (h *storeHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	l, m := h.stores(clock)
+	return &storeNamespace{l: l, m: m}, nil
+}
+
+type storeNamespace struct {
+	l legacy.Store
+	m modern.Store
+}
+
+var errNoEra = errors.New("era not implemented")
+
+func (n *storeNamespace) Legacy(ctx context.Context) (legacy.Store, error) {
+	if n.l == nil {
+		return nil, fmt.Errorf("%w: %w", reference.ErrUnsupported, errNoEra)
+	}
+	return n.l, nil
+}
+
+func (n *storeNamespace) Modern(ctx context.Context) (modern.Store, error) {
+	if n.m == nil {
+		return nil, fmt.Errorf("%w: %w", reference.ErrUnsupported, errNoEra)
+	}
+	return n.m, nil
+}
+
+func (n *storeNamespace) Close(ctx context.Context) error { return nil }

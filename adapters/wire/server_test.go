@@ -1,0 +1,131 @@
+package wire_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/storecheck/storecheck/adapters/wire"
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/memstore"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// served runs Serve over pipes and returns a function that sends one request line and
+// returns the answer line.
+func served(t *testing.T, h harness.Harness) func(line string) map[string]any {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var log strings.Builder
+	done := make(chan error, 1)
+	go func() {
+		done <- wire.Serve(context.Background(), inR, outW, h, wire.ServeOptions{Log: &log})
+		outW.Close()
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Serve returned %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("Serve did not return after its input ended")
+		}
+	})
+	br := bufio.NewReader(outR)
+	return func(line string) map[string]any {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatalf("writing %s: %v", line, err)
+		}
+		ans, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no answer to %s: %v (server log: %s)", line, err, log.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(ans), &m); err != nil {
+			t.Fatalf("answer to %s is not JSON: %q", line, ans)
+		}
+		return m
+	}
+}
+
+func code(m map[string]any) string {
+	e, _ := m["error"].(map[string]any)
+	c, _ := e["code"].(string)
+	return c
+}
+
+func TestServe(t *testing.T) {
+	ask := served(t, memstore.Harness())
+	hello := ask(`{"id":1,"op":"hello","args":{"protocol":1}}`)
+	want := `{"clock":true,"eras":["legacy","modern"],"legacy":{"cancel":true,"cleanup":true,"conditional_update":true},"name":"memstore","protocol":1}`
+	if got, _ := json.Marshal(hello["ok"]); string(got) != want {
+		t.Errorf("hello = %s, want %s", got, want)
+	}
+	if c := code(ask(`{"id":2,"op":"hello","args":{"protocol":2}}`)); c != "unsupported" {
+		t.Errorf("hello protocol 2 answered code %q, want unsupported", c)
+	}
+	ask(`{"id":3,"op":"clock","args":{"now_ms":1764400000000}}`)
+	created := ask(`{"id":4,"op":"legacy.create","args":{"task_id":"t1","metadata":{"n":9223372036854775807,"f":1e-7}}}`)
+	task, _ := created["ok"].(map[string]any)
+	if created["id"] != 4.0 || task["created_at"] != 1764400000000.0 || task["status"] != "working" {
+		t.Errorf("legacy.create = %v", created)
+	}
+	for _, tc := range []struct{ line, code string }{
+		{`{"id":5,"op":"legacy.create","args":{"task_id":"t1","metadata":{}}}`, "exists"},
+		{`{"id":6,"op":"legacy.get","args":{"task_id":"nope"}}`, "not_found"},
+		{`{"id":7,"op":"legacy.get","args":{"task_id":7}}`, "invalid"},
+		{`{"id":8,"op":"legacy.list","args":{"owner":{"scope":"everyone"}}}`, "invalid"},
+		{`{"id":9,"op":"modern.get","args":{"task_id":"x","caller":{"scope":"principal"}}}`, "invalid"},
+		{`{"id":10,"op":"modern.create","args":{"task":{"task_id":"x"}}}`, "invalid"},
+		{`{"id":11,"op":"legacy.frobnicate","args":{}}`, "unsupported"},
+		{`{"id":12,"op":"legacy.update_if","args":{"task_id":"t1","allowed_statuses":["completed"],"changes":{}}}`, "conflict"},
+		{`{"id":13,"op":"legacy.get","args":[1]}`, "invalid"},
+	} {
+		if got := ask(tc.line); code(got) != tc.code || got["ok"] != nil {
+			t.Errorf("%s answered %v, want code %s", tc.line, got, tc.code)
+		}
+	}
+	ask(`{"id":14,"op":"reset","args":{}}`)
+	if c := code(ask(`{"id":15,"op":"legacy.get","args":{"task_id":"t1"}}`)); c != "not_found" {
+		t.Errorf("after reset, legacy.get of t1 answered code %q, want not_found", c)
+	}
+}
+
+// TestServeStoreHarness: a store without optional operations or clock control says so
+// in hello and answers those ops unsupported.
+func TestServeStoreHarness(t *testing.T) {
+	h := wire.StoreHarness("plain", false, func(clock reference.Clock) (legacy.Store, modern.Store) {
+		return plainLegacy{memstore.New(memstore.WithClock(clock)).Legacy()}, nil
+	})
+	ask := served(t, h)
+	hello, _ := json.Marshal(ask(`{"id":1,"op":"hello","args":{"protocol":1}}`)["ok"])
+	want := `{"clock":false,"eras":["legacy"],"legacy":{"cancel":false,"cleanup":false,"conditional_update":false},"name":"plain","protocol":1}`
+	if string(hello) != want {
+		t.Errorf("hello = %s, want %s", hello, want)
+	}
+	for i, op := range []string{
+		`"clock","args":{"now_ms":1}`,
+		`"legacy.cancel","args":{"task_id":"t"}`,
+		`"legacy.cleanup","args":{"ttl_ms":1}`,
+		`"modern.sweep","args":{}`,
+	} {
+		line := fmt.Sprintf(`{"id":%d,"op":%s}`, i+2, op)
+		if c := code(ask(line)); c != "unsupported" {
+			t.Errorf("%s answered code %q, want unsupported", line, c)
+		}
+	}
+}
+
+// plainLegacy hides memstore's optional operations.
+type plainLegacy struct{ legacy.Store }

@@ -1,0 +1,462 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonvalue"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// The wire forms of WIRE.md's values, both ways. Decoders are strict: a value of the
+// wrong shape is an error that says which field and what came instead, never a default.
+
+// checkUTF8 refuses strings JSON cannot carry. encoding/json would silently replace
+// invalid bytes with U+FFFD, so a store would be judged on a value it never received;
+// refusing with ErrInvalid is what an honest store does with such a value (S-ID-2).
+func checkUTF8(v any) error {
+	switch x := v.(type) {
+	case string:
+		if !utf8.ValidString(x) {
+			return fmt.Errorf("%w: the wire protocol carries UTF-8 only, and %s is not valid UTF-8", reference.ErrInvalid, brief(x))
+		}
+	case map[string]any:
+		for k, e := range x {
+			if err := checkUTF8(k); err != nil {
+				return err
+			}
+			if err := checkUTF8(e); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if err := checkUTF8(e); err != nil {
+				return err
+			}
+		}
+	case []string:
+		for _, e := range x {
+			if err := checkUTF8(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// brief quotes s for an error message, cut to a readable length.
+func brief(s string) string {
+	const max = 48
+	if len(s) <= max {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:max]) + fmt.Sprintf("…(%d bytes)", len(s))
+}
+
+// encodeLegacyTask is a legacy task's wire form: the object verbatim.
+func encodeLegacyTask(t legacy.Task) (json.RawMessage, error) {
+	n, err := legacy.Normalize(t)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkUTF8(map[string]any(n)); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(map[string]any(n))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", reference.ErrInvalid, err)
+	}
+	return b, nil
+}
+
+func decodeObject(raw json.RawMessage, what string) (map[string]any, error) {
+	v, err := jsonvalue.Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s must be a JSON object, got %s", what, kindOf(v))
+	}
+	return m, nil
+}
+
+func decodeLegacyTask(raw json.RawMessage) (legacy.Task, error) {
+	m, err := decodeObject(raw, "a legacy task")
+	if err != nil {
+		return nil, err
+	}
+	return legacy.Task(m), nil
+}
+
+func decodeLegacyList(raw json.RawMessage) ([]legacy.Task, error) {
+	v, err := jsonvalue.Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("legacy.list must answer an array of tasks, got %s", kindOf(v))
+	}
+	out := make([]legacy.Task, len(arr))
+	for i, e := range arr {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("element %d of the list must be a task (a JSON object), got %s", i, kindOf(e))
+		}
+		out[i] = legacy.Task(m)
+	}
+	return out, nil
+}
+
+// decodeCount reads the integer of cleanup and sweep.
+func decodeCount(raw json.RawMessage) (int, error) {
+	v, err := jsonvalue.Decode(raw)
+	if err != nil {
+		return 0, err
+	}
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, fmt.Errorf("want an integer count, got %s", kindOf(v))
+	}
+	i, err := integer(n)
+	if err != nil || int64(int(i)) != i {
+		return 0, fmt.Errorf("want an integer count, got %s", n)
+	}
+	return int(i), nil
+}
+
+// integer reads a JSON number with an exact int64 value. Forms like 3.0 or 3e0 are
+// accepted: the value, not its spelling, is what the protocol carries.
+func integer(n json.Number) (int64, error) {
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		return i, nil
+	}
+	r, ok := new(big.Rat).SetString(string(n))
+	if !ok || !r.IsInt() || !r.Num().IsInt64() {
+		return 0, fmt.Errorf("%s is not a 64-bit integer", n)
+	}
+	return r.Num().Int64(), nil
+}
+
+func kindOf(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case json.Number:
+		return "the number " + string(x)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// callerArg is a caller's wire form.
+func callerArg(c reference.Caller) map[string]any {
+	switch {
+	case c.IsSystem():
+		return map[string]any{"scope": "system"}
+	case c.IsAnonymous():
+		return map[string]any{"scope": "anonymous"}
+	}
+	id, _ := c.PrincipalID()
+	return map[string]any{"scope": "principal", "id": id}
+}
+
+func decodeCaller(v any) (reference.Caller, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return reference.Caller{}, fmt.Errorf("caller must be an object, got %s", kindOf(v))
+	}
+	switch m["scope"] {
+	case "system":
+		return reference.System(), nil
+	case "anonymous":
+		return reference.Anonymous(), nil
+	case "principal":
+		id, ok := m["id"].(string)
+		if !ok || id == "" {
+			return reference.Caller{}, errors.New(`a principal caller needs a non-empty string "id"`)
+		}
+		return reference.Principal(id), nil
+	}
+	return reference.Caller{}, fmt.Errorf(`caller scope must be "system", "anonymous" or "principal", got %s`, jsonvalue.Describe(m["scope"]))
+}
+
+// scopeArg is a list's owner scope in wire form.
+func scopeArg(s legacy.OwnerScope) map[string]any {
+	if id, ok := s.Principal(); ok {
+		return map[string]any{"scope": "principal", "id": id}
+	}
+	if s.IsAnonymous() {
+		return map[string]any{"scope": "anonymous"}
+	}
+	return map[string]any{"scope": "any"}
+}
+
+func decodeScope(v any) (legacy.OwnerScope, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return legacy.OwnerScope{}, fmt.Errorf("owner must be a scope object, got %s", kindOf(v))
+	}
+	switch m["scope"] {
+	case "any":
+		return legacy.AnyOwner(), nil
+	case "anonymous":
+		return legacy.AnonymousOwner(), nil
+	case "principal":
+		id, ok := m["id"].(string)
+		if !ok || id == "" {
+			return legacy.OwnerScope{}, errors.New(`a principal scope needs a non-empty string "id"`)
+		}
+		return legacy.PrincipalOwner(id), nil
+	}
+	return legacy.OwnerScope{}, fmt.Errorf(`owner scope must be "any", "anonymous" or "principal", got %s`, jsonvalue.Describe(m["scope"]))
+}
+
+// ttlMillis is a Cleanup ttl in whole milliseconds, rounded down: ages are whole
+// milliseconds, so age > ttl exactly when age > ⌊ttl⌋ms.
+func ttlMillis(d time.Duration) int64 {
+	ms := int64(d / time.Millisecond)
+	if d%time.Millisecond < 0 {
+		ms--
+	}
+	return ms
+}
+
+// encodeModernTask is a modern task's wire form (modern.Task.MarshalJSON).
+func encodeModernTask(t modern.Task) (json.RawMessage, error) {
+	n, err := t.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range []string{n.TaskID, n.Owner, string(n.Status), n.StatusMessage} {
+		if err := checkUTF8(s); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range []map[string]any{n.Result, n.Error, n.InputRequests, n.StagedResponses, n.InputResponses} {
+		if err := checkUTF8(m); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkUTF8(n.IssuedKeys); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(n)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", reference.ErrInvalid, err)
+	}
+	return b, nil
+}
+
+// modernKeys are the keys of a modern task's wire form: exactly these.
+var modernKeys = []string{"task_id", "owner", "status", "status_message", "created_at_ms",
+	"last_updated_at_ms", "ttl_ms", "poll_interval_ms", "result", "error", "input_requests",
+	"staged_responses", "input_responses", "issued_keys", "version"}
+
+func decodeModernTask(raw json.RawMessage) (modern.Task, error) {
+	m, err := decodeObject(raw, "a modern task")
+	if err != nil {
+		return modern.Task{}, err
+	}
+	return modernFromObject(m)
+}
+
+// modernFromObject reads a modern task from its decoded wire form. Null is accepted for
+// the three input maps and issued_keys as their empty value (the Go record does not
+// tell them apart); everything else must have exactly its type.
+func modernFromObject(m map[string]any) (modern.Task, error) {
+	for k := range m {
+		if !slices.Contains(modernKeys, k) {
+			return modern.Task{}, fmt.Errorf("a modern task has exactly the keys of WIRE.md, and %q is not one", k)
+		}
+	}
+	for _, k := range modernKeys {
+		if _, ok := m[k]; !ok {
+			return modern.Task{}, fmt.Errorf("a modern task must carry every key of WIRE.md, and %q is missing", k)
+		}
+	}
+	var t modern.Task
+	var err error
+	str := func(k string, nullable bool) string {
+		if err != nil {
+			return ""
+		}
+		switch x := m[k].(type) {
+		case string:
+			return x
+		case nil:
+			if nullable {
+				return ""
+			}
+		}
+		err = fmt.Errorf("%s must be a string%s, got %s", k, orNull(nullable), kindOf(m[k]))
+		return ""
+	}
+	num := func(k string, nullable bool) *int64 {
+		if err != nil {
+			return nil
+		}
+		switch x := m[k].(type) {
+		case json.Number:
+			i, e := integer(x)
+			if e == nil {
+				return &i
+			}
+		case nil:
+			if nullable {
+				return nil
+			}
+		}
+		err = fmt.Errorf("%s must be an integer%s, got %s", k, orNull(nullable), kindOf(m[k]))
+		return nil
+	}
+	obj := func(k string) map[string]any {
+		if err != nil {
+			return nil
+		}
+		switch x := m[k].(type) {
+		case map[string]any:
+			return x
+		case nil:
+			return nil
+		}
+		err = fmt.Errorf("%s must be an object or null, got %s", k, kindOf(m[k]))
+		return nil
+	}
+	t.TaskID = str("task_id", false)
+	t.Owner = str("owner", true)
+	t.Status = reference.Status(str("status", false))
+	t.StatusMessage = str("status_message", false)
+	if p := num("created_at_ms", false); p != nil {
+		t.CreatedAt = *p
+	}
+	if p := num("last_updated_at_ms", false); p != nil {
+		t.LastUpdatedAt = *p
+	}
+	t.TTL = num("ttl_ms", true)
+	t.PollInterval = num("poll_interval_ms", true)
+	if p := num("version", false); p != nil {
+		t.Version = *p
+	}
+	t.Result = obj("result")
+	t.Error = obj("error")
+	t.InputRequests = obj("input_requests")
+	t.StagedResponses = obj("staged_responses")
+	t.InputResponses = obj("input_responses")
+	if err != nil {
+		return modern.Task{}, err
+	}
+	switch x := m["issued_keys"].(type) {
+	case nil:
+	case []any:
+		t.IssuedKeys = make([]string, len(x))
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return modern.Task{}, fmt.Errorf("issued_keys must be an array of strings, and element %d is %s", i, kindOf(e))
+			}
+			t.IssuedKeys[i] = s
+		}
+	default:
+		return modern.Task{}, fmt.Errorf("issued_keys must be an array of strings, got %s", kindOf(x))
+	}
+	return t, nil
+}
+
+func orNull(nullable bool) string {
+	if nullable {
+		return " or null"
+	}
+	return ""
+}
+
+// parseHello reads the answer to hello strictly.
+func parseHello(raw json.RawMessage) (Hello, error) {
+	m, err := decodeObject(raw, "the answer to hello")
+	if err != nil {
+		return Hello{}, fmt.Errorf("%w: %v", ErrProtocol, err)
+	}
+	bad := func(format string, args ...any) (Hello, error) {
+		return Hello{}, fmt.Errorf("%w: hello: %s; answer was %s", ErrProtocol, fmt.Sprintf(format, args...), quoteLine(raw))
+	}
+	var h Hello
+	p, ok := m["protocol"].(json.Number)
+	if !ok {
+		return bad("protocol must be the integer %d, got %s", ProtocolVersion, kindOf(m["protocol"]))
+	}
+	if v, err := integer(p); err != nil || v != ProtocolVersion {
+		return bad("the store process speaks protocol %s, storecheck speaks %d", p, ProtocolVersion)
+	}
+	h.Protocol = ProtocolVersion
+	switch x := m["name"].(type) {
+	case nil:
+	case string:
+		h.Name = x
+	default:
+		return bad("name must be a string, got %s", kindOf(x))
+	}
+	eras, ok := m["eras"].([]any)
+	if !ok {
+		return bad(`eras must be an array such as ["legacy", "modern"], got %s`, kindOf(m["eras"]))
+	}
+	for _, e := range eras {
+		switch e {
+		case "legacy":
+			h.Legacy = true
+		case "modern":
+			h.Modern = true
+		default:
+			return bad(`unknown era %s (want "legacy" or "modern")`, jsonvalue.Describe(e))
+		}
+	}
+	if !h.Legacy && !h.Modern {
+		return bad("eras lists no era")
+	}
+	switch x := m["legacy"].(type) {
+	case nil:
+	case map[string]any:
+		flags := []struct {
+			key string
+			dst *bool
+		}{{"cancel", &h.Cancel}, {"cleanup", &h.Cleanup}, {"conditional_update", &h.ConditionalUpdate}}
+		for _, f := range flags {
+			switch v := x[f.key].(type) {
+			case nil:
+			case bool:
+				*f.dst = v
+			default:
+				return bad("legacy.%s must be a boolean, got %s", f.key, kindOf(v))
+			}
+		}
+	default:
+		return bad("legacy must be an object of flags, got %s", kindOf(x))
+	}
+	switch x := m["clock"].(type) {
+	case nil:
+	case bool:
+		h.Clock = x
+	default:
+		return bad("clock must be a boolean, got %s", kindOf(x))
+	}
+	if !h.Legacy {
+		h.Cancel, h.Cleanup, h.ConditionalUpdate = false, false, false
+	}
+	return h, nil
+}

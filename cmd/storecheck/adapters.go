@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+)
+
+// adapter brings up one kind of store for the battery. Each lives in its own file,
+// adapters_NAME.go, registering itself from init:
+//
+//	func init() {
+//		var dsn string
+//		addAdapter(adapter{
+//			name:    "postgres",
+//			summary: "PostgreSQL (a container, or --dsn)",
+//			flags:   func(fs *flag.FlagSet) { fs.StringVar(&dsn, "dsn", "", "postgres: connection string") },
+//			open:    func(ctx context.Context, arg string) (harness.Harness, func(), error) { ... },
+//		})
+//	}
+type adapter struct {
+	name    string
+	summary string // one line, for `storecheck help`
+	// argName, when set, says the adapter takes an argument: --adapter NAME:ARG (e.g.
+	// "mutant:NAME"). Without it an argument is a usage error.
+	argName string
+	// flags, when set, registers the adapter's own flags on a command's flag set
+	// (run, and any command that opens a store). Every adapter's flags are registered,
+	// so flag names are shared by all adapters: name them for the adapter (--dsn,
+	// --redis-addr) and say which adapter they are for in the help text.
+	flags func(fs *flag.FlagSet)
+	// open brings the store up, after flags are parsed. cleanup (may be nil) releases
+	// what open started (containers, child processes); it runs after the battery.
+	open func(ctx context.Context, arg string) (h harness.Harness, cleanup func(), err error)
+}
+
+func (a adapter) usageName() string {
+	if a.argName != "" {
+		return a.name + ":" + a.argName
+	}
+	return a.name
+}
+
+var adapters = map[string]adapter{}
+
+// addAdapter registers an adapter; call it from an init function.
+func addAdapter(a adapter) {
+	if a.name == "" || strings.Contains(a.name, ":") || a.open == nil {
+		panic("storecheck: bad adapter registration: " + a.name)
+	}
+	if _, dup := adapters[a.name]; dup {
+		panic("storecheck: adapter registered twice: " + a.name)
+	}
+	adapters[a.name] = a
+}
+
+func sortedAdapters() []adapter {
+	out := make([]adapter, 0, len(adapters))
+	for _, a := range adapters {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// addAdapterFlags registers every adapter's flags on fs.
+func addAdapterFlags(fs *flag.FlagSet) {
+	for _, a := range sortedAdapters() {
+		if a.flags != nil {
+			a.flags(fs)
+		}
+	}
+}
+
+// errUnknownAdapter is a usage error: the message lists the adapters there are.
+var errUnknownAdapter = errors.New("unknown adapter")
+
+// lookupAdapter resolves --adapter NAME or NAME:ARG.
+func lookupAdapter(spec string) (adapter, string, error) {
+	name, arg, hasArg := strings.Cut(spec, ":")
+	a, ok := adapters[name]
+	if !ok {
+		var names []string
+		for _, a := range sortedAdapters() {
+			names = append(names, a.usageName())
+		}
+		return adapter{}, "", fmt.Errorf("%w %q (adapters: %s)", errUnknownAdapter, spec, strings.Join(names, ", "))
+	}
+	switch {
+	case a.argName == "" && hasArg:
+		return adapter{}, "", fmt.Errorf("adapter %s takes no argument (got %q)", name, spec)
+	case a.argName != "" && arg == "":
+		return adapter{}, "", fmt.Errorf("adapter %s needs an argument: --adapter %s", name, a.usageName())
+	}
+	return a, arg, nil
+}

@@ -1,0 +1,280 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/onsi/gomega"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference"
+)
+
+// ExecConfig says what Execute runs. The zero value runs every era the harness
+// declares, every rule, with default Options.
+type ExecConfig struct {
+	// Eras to run; nil runs every era the harness declares. Asking for an era the
+	// harness does not declare is an error.
+	Eras []Era
+	// Options tune the specs (Strict, Seed, Budget, SpecTimeout). Seed 0 picks one,
+	// which the Report carries.
+	Options Options
+	// Rules selects rules by ID. LabelFilter selects by a Ginkgo label expression over
+	// the labels every spec carries: its rule ID, "must" or "should", "legacy" or
+	// "modern", and "area:NAME" (e.g. "S-OWN-1 || area:list"). With both, a spec must
+	// match both. Neither selects every rule.
+	Rules       []string
+	LabelFilter string
+	// FocusStrings, when set, run only the specs whose text matches one of these
+	// regular expressions.
+	FocusStrings []string
+	// Progress, when set, is called after each spec that ran, in the order they ran.
+	Progress func(SpecEvent)
+	// Timeout bounds the whole run; 0 means one hour. Each spec is bounded by
+	// Options.SpecTimeout.
+	Timeout time.Duration
+	// Context bounds the bring-up check made before the run; nil means
+	// context.Background(). (The signature of Execute predates it; the specs themselves
+	// are bounded by the timeouts above and stopped by SIGINT.)
+	Context context.Context
+}
+
+// SpecEvent reports one spec that has just finished.
+type SpecEvent struct {
+	Era     Era
+	Area    string
+	RuleID  string
+	Name    string
+	Outcome Outcome
+	Message string
+}
+
+var (
+	// ErrAlreadyRan is returned by a second Execute (or an Execute after Run*) in one
+	// process: Ginkgo runs specs once per process.
+	ErrAlreadyRan = errors.New("conformance: the battery already ran in this process (Ginkgo runs specs once per process; start a new process)")
+	// ErrBringUp wraps a harness that failed to open a namespace or a store before the
+	// run started.
+	ErrBringUp = errors.New("bring-up failed")
+	// ErrSelection wraps a bad selection: an unknown era, rule ID, label expression or
+	// focus expression.
+	ErrSelection = errors.New("bad selection")
+)
+
+// Execute runs the battery against h in this process and returns its report, for
+// programs (the storecheck CLI) rather than `go test`: it runs Ginkgo with a testing
+// stand-in and its own configuration, silences Ginkgo's console output, and reports
+// progress through cfg.Progress.
+//
+// Ginkgo can run specs only once per process, so Execute can be called once per
+// process, and not in a process that also calls Run, RunLegacy or RunModern; a second
+// call returns ErrAlreadyRan.
+//
+// An error means the run could not start (a bad selection, ErrBringUp); a run whose
+// rules fail is not an error: see Report.OK.
+func Execute(h harness.Harness, cfg ExecConfig) (*Report, error) {
+	if h == nil {
+		return nil, errors.New("conformance: Execute: nil harness")
+	}
+	eras, err := selectEras(h, cfg.Eras)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := ruleFilter(cfg.Rules, cfg.LabelFilter, eras)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := newSelection(eras, filter, cfg.FocusStrings)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSelection, err)
+	}
+	if ranInProcess {
+		return nil, ErrAlreadyRan
+	}
+	opts := cfg.Options
+	if opts.Seed == 0 {
+		opts.Seed = newSeed()
+	}
+	ctx := cfg.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := bringUp(ctx, h, eras); err != nil {
+		return nil, err
+	}
+	ranInProcess = true
+
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	captured := captureReport()
+	ginkgo.Describe("storecheck", func() {
+		if cfg.Progress != nil {
+			ginkgo.ReportAfterEach(func(sr ginkgo.SpecReport) {
+				if !sel.ran(sr) {
+					return
+				}
+				s := specResult(sr)
+				cfg.Progress(SpecEvent{Era: s.Era, Area: s.Area, RuleID: s.RuleID, Name: s.Name, Outcome: s.Outcome, Message: s.Message})
+			})
+		}
+		for _, era := range eras {
+			describe(h, era, []Options{opts})
+		}
+	})
+
+	suiteConfig := types.NewDefaultSuiteConfig()
+	suiteConfig.LabelFilter = filter
+	suiteConfig.FocusStrings = cfg.FocusStrings
+	suiteConfig.RandomSeed = opts.Seed
+	if cfg.Timeout > 0 {
+		suiteConfig.Timeout = cfg.Timeout
+	}
+	reporterConfig := types.NewDefaultReporterConfig()
+	reporterConfig.NoColor = true
+
+	// Ginkgo's default reporter writes to formatter.ColorableStdOut, read when RunSpecs
+	// starts; the caller gets the Report instead.
+	stdout := formatter.ColorableStdOut
+	formatter.ColorableStdOut = io.Discard
+	defer func() { formatter.ColorableStdOut = stdout }()
+
+	var names []string
+	for _, e := range eras {
+		names = append(names, string(e))
+	}
+	started := time.Now()
+	ginkgo.RunSpecs(&standInT{}, "storecheck battery: "+h.Name()+" ("+strings.Join(names, ", ")+")", suiteConfig, reporterConfig)
+	meta := Report{Store: h.Name(), Eras: eras, Seed: opts.Seed, Strict: opts.Strict, Focus: cfg.FocusStrings,
+		Started: started, Duration: time.Since(started)}
+	if captured.SuiteDescription == "" {
+		return nil, errors.New("conformance: Ginkgo ran no ReportAfterSuite: no report")
+	}
+	return buildReport(meta, *captured, sel), nil
+}
+
+// standInT is the testing.T stand-in RunSpecs needs; the Report says what failed.
+type standInT struct{ failed bool }
+
+func (t *standInT) Fail() { t.failed = true }
+
+// captureReport registers a ReportAfterSuite that copies Ginkgo's report of the run.
+func captureReport() *types.Report {
+	var r types.Report
+	ginkgo.ReportAfterSuite("storecheck report", func(report ginkgo.Report) { r = report })
+	return &r
+}
+
+func newSeed() int64 { return rand.Int64N(1_000_000_000) + 1 }
+
+func selectEras(h harness.Harness, asked []Era) ([]Era, error) {
+	caps := h.Capabilities()
+	declared := map[Era]bool{EraLegacy: caps.Legacy, EraModern: caps.Modern}
+	if len(asked) == 0 {
+		var eras []Era
+		for _, e := range []Era{EraLegacy, EraModern} {
+			if declared[e] {
+				eras = append(eras, e)
+			}
+		}
+		if len(eras) == 0 {
+			return nil, fmt.Errorf("%w: harness %s declares no era", ErrSelection, h.Name())
+		}
+		return eras, nil
+	}
+	var eras []Era
+	for _, e := range []Era{EraLegacy, EraModern} { // legacy first, whatever the order asked
+		for _, a := range asked {
+			if a == e && !slices.Contains(eras, e) {
+				eras = append(eras, e)
+			}
+		}
+	}
+	for _, a := range asked {
+		if a != EraLegacy && a != EraModern {
+			return nil, fmt.Errorf("%w: unknown era %q (want %q or %q)", ErrSelection, a, EraLegacy, EraModern)
+		}
+		if !declared[a] {
+			return nil, fmt.Errorf("%w: store %s does not implement the %s era", ErrSelection, h.Name(), a)
+		}
+	}
+	return eras, nil
+}
+
+// ruleFilter turns a rule-ID selection and a label expression into one Ginkgo label
+// filter, refusing IDs that are unknown or have no specs in the eras run.
+func ruleFilter(ids []string, label string, eras []Era) (string, error) {
+	var terms []string
+	for _, id := range ids {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			continue
+		}
+		rule, ok := RuleByID(id)
+		if !ok {
+			return "", fmt.Errorf("%w: unknown rule %q (storecheck list prints the rules)", ErrSelection, id)
+		}
+		applies := false
+		for _, e := range eras {
+			applies = applies || appliesTo(rule, e)
+		}
+		if !applies {
+			if rule.Era == "battery" {
+				return "", fmt.Errorf("%w: %s is a check of the battery on itself (go test ./conformance/...), not a rule a store is run against", ErrSelection, id)
+			}
+			return "", fmt.Errorf("%w: rule %s belongs to the %s era, which this run does not include", ErrSelection, id, rule.Era)
+		}
+		terms = append(terms, id)
+	}
+	var parts []string
+	if len(terms) > 0 {
+		parts = append(parts, "("+strings.Join(terms, " || ")+")")
+	}
+	if strings.TrimSpace(label) != "" {
+		// Checked alone first, so that an error quotes what the user wrote.
+		if _, err := types.ParseLabelFilter(label); err != nil {
+			return "", fmt.Errorf("%w: label filter %q: %s", ErrSelection, label, plain(err.Error()))
+		}
+		parts = append(parts, "("+label+")")
+	}
+	return strings.Join(parts, " && "), nil
+}
+
+// bringUp opens a namespace and each era's store once before the run, so that a
+// harness that cannot start is one clear error rather than every spec failing.
+func bringUp(ctx context.Context, h harness.Harness, eras []Era) (err error) {
+	var clock reference.Clock = reference.SystemClock{}
+	if h.Capabilities().Clock {
+		clock = reference.NewManualClock(Epoch)
+	}
+	ns, err := h.Open(ctx, clock)
+	if err != nil {
+		return fmt.Errorf("%w: %s: open a namespace: %w", ErrBringUp, h.Name(), err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if cerr := ns.Close(cctx); cerr != nil && err == nil {
+			err = fmt.Errorf("%w: %s: close a namespace: %w", ErrBringUp, h.Name(), cerr)
+		}
+	}()
+	for _, era := range eras {
+		switch era {
+		case EraLegacy:
+			_, err = ns.Legacy(ctx)
+		case EraModern:
+			_, err = ns.Modern(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %s: open the %s store: %w", ErrBringUp, h.Name(), era, err)
+		}
+	}
+	return nil
+}

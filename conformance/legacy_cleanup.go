@@ -1,0 +1,120 @@
+package conformance
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/storecheck/storecheck/reference/legacy"
+)
+
+func init() { register(EraLegacy, legacyCleanupSpecs) }
+
+// cleanupRun calls Cleanup(ttl) and checks that exactly gone of mine were removed, that
+// the rest of mine are still there, and that the count returned is the number of rows
+// that disappeared (judged by List before and after, so rows the spec did not create are
+// counted too). what describes the moment, for messages.
+func cleanupRun(e *Env, st legacy.Store, cl legacy.Cleaner, ttl time.Duration, mine, gone idSet, what string) {
+	before := rowIDs(listRows(e, st, legacy.ListOptions{}), nil)
+	input := fmt.Sprintf("Cleanup(%v) %s", ttl, what)
+	n, err := cl.Cleanup(e.Ctx, ttl)
+	if !e.CheckErr(err, nil, input) {
+		return
+	}
+	for _, id := range mine.sorted() {
+		_, ok := stored(e, st, id)
+		switch {
+		case gone[id]:
+			e.Check(!ok, input, Q(id)+" removed", "still there")
+		default:
+			e.Check(ok, input, Q(id)+" kept", "removed")
+		}
+	}
+	after := rowIDs(listRows(e, st, legacy.ListOptions{}), nil)
+	removed := 0
+	for id := range before {
+		if !after[id] {
+			removed++
+		}
+	}
+	e.Check(n == removed, input, fmt.Sprintf("the count of tasks removed, %d", removed), fmt.Sprintf("%d", n))
+	for id := range gone {
+		delete(mine, id)
+	}
+}
+
+func legacyCleanupSpecs(s *suite) {
+	s.It("L-CLEAN-1", "removes exactly the terminal tasks with now − created_at > ttl, counting age from created_at", func(e *Env) {
+		clk := e.ManualClock()
+		st := e.Legacy()
+		cl := requireCleaner(st)
+		const ttl = time.Hour
+		mine := idSet{}
+		task := func(name string, status any) string {
+			id := e.ID(name)
+			mustCreate(e, st, id, legacy.Task{"what": name})
+			if status != "working" {
+				mustUpdate(e, st, id, legacy.Task{legacy.KeyStatus: status})
+			}
+			mine[id] = true
+			return id
+		}
+		t0 := clk.Now()
+		done, failed, cancelled := task("completed", "completed"), task("failed", "failed"), task("cancelled", "cancelled")
+		task("working", "working")
+		task("input", "input_required")
+		task("null-status", nil) // a task without status counts as working
+		lateDone := task("late-done", "working")
+		clk.Set(t0.Add(30 * time.Minute))
+		young := task("young", "completed")
+		clk.Set(t0.Add(ttl))
+		mustStatus(e, st, lateDone, "completed") // finished just now; age still counts from t0
+
+		cleanupRun(e, st, cl, ttl, mine, idSet{}, "when the oldest tasks are exactly ttl old (age == ttl is kept)")
+		clk.Set(t0.Add(ttl + time.Millisecond))
+		cleanupRun(e, st, cl, ttl, mine, setOf(done, failed, cancelled, lateDone), "1 ms later (age ttl+1ms)")
+		clk.Set(t0.Add(30*time.Minute + ttl))
+		cleanupRun(e, st, cl, ttl, mine, idSet{}, "when the young task is exactly ttl old")
+		clk.Set(t0.Add(30*time.Minute + ttl + time.Millisecond))
+		cleanupRun(e, st, cl, ttl, mine, setOf(young), "when the young task is ttl+1ms old")
+		clk.Set(t0.Add(1000 * time.Hour))
+		cleanupRun(e, st, cl, ttl, mine, idSet{}, "1000 h later: working, input_required and status-less tasks are never removed")
+
+		// ttl 0: a task finished at its creation instant is 0 ms old, which is not > 0.
+		now := task("now", "completed")
+		cleanupRun(e, st, cl, 0, mine, idSet{}, "at the instant a completed task was created")
+		clk.Advance(time.Millisecond)
+		cleanupRun(e, st, cl, 0, mine, setOf(now), "1 ms after a completed task was created")
+		// A ttl that is not a whole number of milliseconds: age 1 ms is not > 1.5 ms.
+		half := task("half", "failed")
+		clk.Advance(time.Millisecond)
+		cleanupRun(e, st, cl, 1500*time.Microsecond, mine, idSet{}, "when a failed task is 1 ms old")
+		clk.Advance(time.Millisecond)
+		cleanupRun(e, st, cl, 1500*time.Microsecond, mine, setOf(half), "when a failed task is 2 ms old")
+	})
+
+	s.It("L-CLEAN-1", "on the store's own clock: keeps young and live tasks, removes old terminal ones, and counts them", func(e *Env) {
+		st := e.Legacy()
+		cl := requireCleaner(st)
+		mine := idSet{}
+		task := func(name string, status string) string {
+			id := e.ID(name)
+			mustCreate(e, st, id, legacy.Task{})
+			if status != "working" {
+				mustStatus(e, st, id, status)
+			}
+			mine[id] = true
+			return id
+		}
+		done, failed, cancelled := task("completed", "completed"), task("failed", "failed"), task("cancelled", "cancelled")
+		task("working", "working")
+		task("input", "input_required")
+		cleanupRun(e, st, cl, time.Hour, mine, idSet{}, "of tasks a moment old")
+		// Let time pass on whichever clock the store reads.
+		if e.HasClock() {
+			e.ManualClock().Advance(50 * time.Millisecond)
+		} else {
+			time.Sleep(50 * time.Millisecond)
+		}
+		cleanupRun(e, st, cl, 10*time.Millisecond, mine, setOf(done, failed, cancelled), "50 ms later")
+	})
+}

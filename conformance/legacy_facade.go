@@ -1,0 +1,488 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+)
+
+func init() { register(EraLegacy, legacyFacadeSpecs) }
+
+// Adversarial list wrappers for L-F-LIST-1. Each forwards to the store under test and
+// returns rows the facade must still cut down to exactly the caller's visible rows, at
+// most Limit. Each records what it returned, so that the spec can judge the facade's
+// order against it.
+
+type listRecorder struct {
+	mu   sync.Mutex
+	last []legacy.Task
+}
+
+func (r *listRecorder) set(rows []legacy.Task) []legacy.Task {
+	r.mu.Lock()
+	r.last = rows
+	r.mu.Unlock()
+	return rows
+}
+
+func (r *listRecorder) get() []legacy.Task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last
+}
+
+// scopeIgnoringStore ignores Owner, RequireOwner and Limit, returning every row that
+// matches Status: the store L-LIST-4 allows.
+type scopeIgnoringStore struct {
+	legacy.Store
+	rec *listRecorder
+}
+
+func (s scopeIgnoringStore) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Task, error) {
+	rows, err := s.Store.List(ctx, legacy.ListOptions{Status: opts.Status})
+	return s.rec.set(rows), err
+}
+
+// limitIgnoringStore honours the owner scope but ignores Limit.
+type limitIgnoringStore struct {
+	legacy.Store
+	rec *listRecorder
+}
+
+func (s limitIgnoringStore) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Task, error) {
+	opts.Limit = nil
+	rows, err := s.Store.List(ctx, opts)
+	return s.rec.set(rows), err
+}
+
+// leakyStore answers the store's own List, with every other row of the namespace (other
+// owners' rows, other statuses) mixed in between: a pushdown that leaks.
+type leakyStore struct {
+	legacy.Store
+	rec *listRecorder
+}
+
+func (s leakyStore) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Task, error) {
+	good, err := s.Store.List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.Store.List(ctx, legacy.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	in := rowIDs(good, nil)
+	var extra []legacy.Task
+	for _, r := range all {
+		if !in[r.ID()] {
+			extra = append(extra, r)
+		}
+	}
+	var out []legacy.Task
+	for i := 0; i < len(good) || i < len(extra); i++ {
+		if i < len(extra) {
+			out = append(out, extra[i])
+		}
+		if i < len(good) {
+			out = append(out, good[i])
+		}
+	}
+	return s.rec.set(out), nil
+}
+
+func legacyFacadeSpecs(s *suite) {
+	s.It("L-F-CREATE-1", "stamps meta.owner over a supplied one when given an owner, and passes meta unchanged without", func(e *Env) {
+		st := e.Legacy()
+		fac := legacy.New(st)
+		cases := []struct {
+			meta, want legacy.Task
+			owner      string
+		}{
+			{legacy.Task{"owner": "mallory", "x": json.Number("1")}, legacy.Task{"owner": "alice", "x": json.Number("1")}, "alice"},
+			{legacy.Task{"x": json.Number("1")}, legacy.Task{"owner": "Alice ", "x": json.Number("1")}, "Alice "},
+			{nil, legacy.Task{"owner": "carol"}, "carol"},
+			{legacy.Task{"owner": "bob", "x": json.Number("1")}, legacy.Task{"owner": "bob", "x": json.Number("1")}, ""},
+			{legacy.Task{"owner": nil}, legacy.Task{"owner": nil}, ""},
+			{legacy.Task{"x": json.Number("1")}, legacy.Task{"x": json.Number("1")}, ""},
+		}
+		for _, c := range cases {
+			id := e.ID("fcreate")
+			input := fmt.Sprintf("facade Create(%s, %s, owner %q)", Q(id), Q(c.meta), c.owner)
+			got, err := fac.Create(e.Ctx, id, c.meta, c.owner)
+			if !e.CheckErr(err, nil, input) {
+				continue
+			}
+			created, _ := got.CreatedAt()
+			want := legacy.Stamp(id, c.want, created)
+			checkTask(e, input+" returned", want, got)
+			checkStored(e, st, id, want, input)
+		}
+	})
+
+	s.It("L-F-SCOPE-1", "facade Get, Cancel and List apply the truth table over the store and over its fallbacks; a denied Cancel writes nothing", func(e *Env) {
+		for _, st := range []legacy.Store{e.Legacy(), plainStore{e.Legacy()}} {
+			for _, ro := range []bool{false, true} {
+				ownerGetTable(e, st, ro, false)
+				ownerCancelTable(e, st, ro, false)
+				ownerListTable(e, st, ro)
+			}
+		}
+	})
+
+	s.It("L-F-LIST-1", "facade List re-checks every row and applies Limit itself over stores that ignore or leak the scope", func(e *Env) {
+		st := e.Legacy()
+		const p, q = "flist-p", "flist-q"
+		rows := ownedRows{}
+		for i, owner := range []string{p, p, p, q, q, q, "", "", "", ""} {
+			id := e.ID("flist")
+			meta := legacy.Task{}
+			if owner != "" {
+				meta[legacy.KeyOwner] = owner
+			}
+			if i == 9 {
+				meta[legacy.KeyOwner] = nil
+			}
+			mustCreate(e, st, id, meta)
+			if i%3 == 2 {
+				mustStatus(e, st, id, "completed")
+			}
+			rows[id] = owner
+		}
+		mine := rows.ids()
+		statuses := map[string]string{}
+		for id := range rows {
+			t, _ := stored(e, st, id)
+			statuses[id] = statusOf(t)
+		}
+		rec := &listRecorder{}
+		wrappers := []struct {
+			name  string
+			store legacy.Store
+		}{
+			{"a store that ignores Owner and Limit", scopeIgnoringStore{st, rec}},
+			{"a store that ignores Limit", limitIgnoringStore{st, rec}},
+			{"a store whose pushdown leaks other owners' and other statuses' rows", leakyStore{st, rec}},
+		}
+		callers := []reference.Caller{reference.Anonymous(), reference.Principal(p), reference.Principal(q), reference.Principal("flist-nobody"), reference.System()}
+		limits := []*int{nil, new(1), new(2), new(4), new(100), new(0), new(-1)}
+		for _, w := range wrappers {
+			for _, ro := range []bool{false, true} {
+				fac := legacy.New(w.store, legacy.WithRequireOwner(ro))
+				for _, c := range callers {
+					for _, status := range []*string{nil, new("working"), new("completed")} {
+						for _, limit := range limits {
+							// opts.Owner names someone else: the facade must scope by the caller.
+							opts := legacy.ListOptions{Status: status, Limit: limit, Owner: legacy.PrincipalOwner(q)}
+							input := fmt.Sprintf("facade List(%s, %s) with %s over %s", showOpts(opts), c, settingName(ro), w.name)
+							rec.set(nil)
+							got, err := fac.List(e.Ctx, opts, c)
+							if !e.CheckErr(err, nil, input) {
+								continue
+							}
+							// The facade's answer: the store's rows the caller may see and
+							// that match Status, in the store's order, cut at Limit.
+							var want []string
+							for _, r := range rec.get() {
+								if limit != nil && len(want) >= *limit {
+									break
+								}
+								if (status == nil || statusOf(r) == *status) && callerAdmits(c, rowOwner(r), ro) {
+									want = append(want, r.ID())
+								}
+							}
+							if limit != nil && *limit <= 0 {
+								want = nil
+							}
+							var gotIDs []string
+							for _, r := range got {
+								gotIDs = append(gotIDs, r.ID())
+							}
+							if strings.Join(gotIDs, "\x00") != strings.Join(want, "\x00") {
+								e.Check(false, input, fmt.Sprintf("the store's rows the caller may see, in the store's order, at most the limit: %q", want), fmt.Sprintf("%q", gotIDs))
+								continue
+							}
+							// And against this spec's own rows: nothing foreign, nothing starved.
+							visible := 0
+							for id, owner := range rows {
+								if (status == nil || statuses[id] == *status) && callerAdmits(c, owner, ro) {
+									visible++
+								}
+							}
+							n := len(rowIDs(got, mine))
+							if limit == nil {
+								e.Check(n == visible, input, fmt.Sprintf("all %d of this spec's tasks the caller may see", visible), fmt.Sprintf("%d", n))
+							} else if *limit > 0 {
+								e.Check(len(got) >= min(*limit, visible), input, fmt.Sprintf("at least %d rows", min(*limit, visible)), fmt.Sprintf("%d", len(got)))
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+
+	s.It("L-F-CANCEL-1", "facade Cancel uses the store's Cancel when the store has one", func(e *Env) {
+		st := e.Legacy()
+		c := requireCanceler(st)
+		log := &callLog{}
+		base := cancelRecorder{recordingStore{st, log}, c}
+		stores := []struct {
+			name  string
+			store legacy.Store
+		}{{"a store with Cancel", base}}
+		if cu, ok := st.(legacy.ConditionalUpdater); ok {
+			stores = append(stores, struct {
+				name  string
+				store legacy.Store
+			}{"a store with Cancel and UpdateIf", cancelCondRecorder{base, cu}})
+		}
+		for _, w := range stores {
+			fac := legacy.New(w.store)
+			id := e.ID("fcancel")
+			mustCreate(e, st, id, legacy.Task{"job": "queued"})
+			before, _ := stored(e, st, id)
+			input := fmt.Sprintf("facade Cancel(%s, system) over %s", Q(id), w.name)
+			got, err := fac.Cancel(e.Ctx, id, reference.System())
+			want := legacy.Merge(before, legacy.Task{legacy.KeyStatus: "cancelled"})
+			if e.CheckErr(err, nil, input) {
+				checkTask(e, input+" returned", want, got)
+			}
+			checkStored(e, st, id, want, input)
+			e.Check(log.has(fmt.Sprintf("Cancel(%q)", id)), input, "a call of the store's Cancel("+Q(id)+")", fmt.Sprintf("store calls %q", log.all()))
+		}
+	})
+
+	s.It("L-F-CANCEL-1", "facade Cancel falls back to Update(id, {status: cancelled}) for a store without Cancel", func(e *Env) {
+		st := e.Legacy()
+		log := &callLog{}
+		fac := legacy.New(recordingStore{st, log})
+		id := e.ID("fallback")
+		mustCreate(e, st, id, legacy.Task{"job": "queued", "n": json.Number("1")})
+		before, _ := stored(e, st, id)
+		input := fmt.Sprintf("facade Cancel(%s, system) over the store without its optional interfaces", Q(id))
+		got, err := fac.Cancel(e.Ctx, id, reference.System())
+		want := legacy.Merge(before, legacy.Task{legacy.KeyStatus: "cancelled"})
+		if e.CheckErr(err, nil, input) {
+			checkTask(e, input+" returned", want, got)
+		}
+		checkStored(e, st, id, want, input)
+		call := fmt.Sprintf("Update(%q, %s)", id, `{"status":"cancelled"}`)
+		e.Check(log.has(call), input, "the store call "+call, fmt.Sprintf("store calls %q", log.all()))
+
+		missing := e.ID("missing")
+		_, err = fac.Cancel(e.Ctx, missing, reference.System())
+		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("facade Cancel(%s, system) of a missing id, without store Cancel", Q(missing)))
+		checkGone(e, st, missing, "facade Cancel of a missing id")
+	})
+
+	s.It("L-F-FIN-1", "facade refuses status changes of terminal tasks with ErrTerminal and unknown statuses with ErrInvalidTransition, writing nothing", func(e *Env) {
+		for _, st := range []legacy.Store{e.Legacy(), plainStore{e.Legacy()}} {
+			fac := legacy.New(st)
+			over := "the store"
+			if _, plain := st.(plainStore); plain {
+				over = "the store without its optional interfaces"
+			}
+			statuses := append(reference.Statuses(), "bogus", "Completed", "")
+			for _, from := range reference.Statuses() {
+				for _, to := range statuses {
+					if from == to && from.Terminal() {
+						continue // not a change of status
+					}
+					id := e.ID("fin")
+					mustCreate(e, st, id, legacy.Task{"job": "j"})
+					if from != reference.StatusWorking {
+						if _, err := fac.Update(e.Ctx, id, legacy.Task{legacy.KeyStatus: string(from)}); err != nil {
+							e.Fatalf("setup: facade Update(%q, {status: %q}) of a working task over %s: %s", id, from, over, describeErr(err))
+						}
+					}
+					before, _ := stored(e, st, id)
+					changes := legacy.Task{legacy.KeyStatus: string(to), "result": "r"}
+					input := fmt.Sprintf("facade Update(%s, %s) of a %s task over %s", Q(id), Q(changes), from, over)
+					got, err := fac.Update(e.Ctx, id, changes)
+					switch {
+					case from.Terminal():
+						e.CheckErr(err, reference.ErrTerminal, input)
+						checkStored(e, st, id, before, input+" (refused: nothing written)")
+					case !to.Known():
+						e.CheckErr(err, reference.ErrInvalidTransition, input)
+						checkStored(e, st, id, before, input+" (refused: nothing written)")
+					default:
+						want := legacy.Merge(before, changes)
+						if e.CheckErr(err, nil, input+": the transition table allows it") {
+							checkTask(e, input+" returned", want, got)
+						}
+						checkStored(e, st, id, want, input)
+					}
+				}
+				if !from.Terminal() {
+					continue
+				}
+				// Cancel of a terminal task is refused; a write without status is not checked.
+				id := e.ID("fin")
+				mustCreate(e, st, id, legacy.Task{"job": "j"})
+				if _, err := fac.Update(e.Ctx, id, legacy.Task{legacy.KeyStatus: string(from)}); err != nil {
+					e.Fatalf("setup: facade Update(%q, {status: %q}) over %s: %s", id, from, over, describeErr(err))
+				}
+				before, _ := stored(e, st, id)
+				input := fmt.Sprintf("facade Cancel(%s, system) of a %s task over %s", Q(id), from, over)
+				_, err := fac.Cancel(e.Ctx, id, reference.System())
+				e.CheckErr(err, reference.ErrTerminal, input)
+				checkStored(e, st, id, before, input+" (refused: nothing written)")
+				changes := legacy.Task{"note": "after the end"}
+				input = fmt.Sprintf("facade Update(%s, %s) without status of a %s task over %s", Q(id), Q(changes), from, over)
+				_, err = fac.Update(e.Ctx, id, changes)
+				e.CheckErr(err, nil, input)
+				checkStored(e, st, id, legacy.Merge(before, changes), input)
+			}
+		}
+	})
+
+	s.It("L-F-FIN-2", "the store's UpdateIf is atomic: it applies only while the status is allowed, else ErrConflict and nothing written", func(e *Env) {
+		st := e.Legacy()
+		cu := requireConditional(st)
+		live := []reference.Status{reference.StatusWorking, reference.StatusInputRequired}
+		id := e.ID("cas")
+		cur := mustCreate(e, st, id, legacy.Task{"a": json.Number("1")})
+		changes := legacy.Task{"b": json.Number("2")}
+		input := fmt.Sprintf("UpdateIf(%s, %v, %s) of a working task", Q(id), live, Q(changes))
+		got, err := cu.UpdateIf(e.Ctx, id, live, changes)
+		want := legacy.Merge(cur, changes)
+		if e.CheckErr(err, nil, input) {
+			checkTask(e, input+" returned", want, got)
+		}
+		checkStored(e, st, id, want, input)
+
+		cur = mustStatus(e, st, id, "completed")
+		changes = legacy.Task{legacy.KeyStatus: "cancelled"}
+		input = fmt.Sprintf("UpdateIf(%s, %v, %s) of a completed task", Q(id), live, Q(changes))
+		_, err = cu.UpdateIf(e.Ctx, id, live, changes)
+		e.CheckErr(err, reference.ErrConflict, input)
+		checkStored(e, st, id, cur, input+" (refused: nothing written)")
+
+		// A task whose status is null counts as working.
+		nul := e.ID("cas-null")
+		mustCreate(e, st, nul, legacy.Task{})
+		cur = mustUpdate(e, st, nul, legacy.Task{legacy.KeyStatus: nil})
+		changes = legacy.Task{"c": true}
+		input = fmt.Sprintf("UpdateIf(%s, [working], %s) of a task whose status is null", Q(nul), Q(changes))
+		_, err = cu.UpdateIf(e.Ctx, nul, []reference.Status{reference.StatusWorking}, changes)
+		e.CheckErr(err, nil, input)
+		checkStored(e, st, nul, legacy.Merge(cur, changes), input)
+		input = fmt.Sprintf("UpdateIf(%s, [completed], %s) of a task whose status is null", Q(nul), Q(changes))
+		before, _ := stored(e, st, nul)
+		_, err = cu.UpdateIf(e.Ctx, nul, []reference.Status{reference.StatusCompleted}, legacy.Task{"d": true})
+		e.CheckErr(err, reference.ErrConflict, input)
+		checkStored(e, st, nul, before, input+" (refused: nothing written)")
+
+		missing := e.ID("missing")
+		input = fmt.Sprintf("UpdateIf(%s, %v, {}) of a missing id", Q(missing), live)
+		_, err = cu.UpdateIf(e.Ctx, missing, live, legacy.Task{"a": true})
+		e.CheckErr(err, reference.ErrNotFound, input)
+		checkGone(e, st, missing, input)
+
+		// Racing claims: of 8 UpdateIf(working -> completed) exactly one wins.
+		const racers, rounds = 8, 20
+		for r := range rounds {
+			id := e.ID("claim")
+			mustCreate(e, st, id, legacy.Task{})
+			var mu sync.Mutex
+			var wins []int
+			together(racers, func(i int) {
+				_, err := cu.UpdateIf(e.Ctx, id, live, legacy.Task{legacy.KeyStatus: "completed", "winner": json.Number(fmt.Sprint(i))})
+				if err == nil {
+					mu.Lock()
+					wins = append(wins, i)
+					mu.Unlock()
+				}
+			})
+			if !e.Check(len(wins) == 1, fmt.Sprintf("%d concurrent UpdateIf(%s, %v, {status: completed, winner: i}) (round %d)", racers, Q(id), live, r),
+				"exactly one success", fmt.Sprintf("%d successes: %v", len(wins), wins)) {
+				break
+			}
+		}
+	})
+
+	s.It("L-F-FIN-2", "a facade Cancel racing a completion leaves exactly one terminal status", func(e *Env) {
+		st := e.Legacy()
+		if _, ok := st.(legacy.ConditionalUpdater); !ok {
+			e.Errorf("the store does not implement legacy.ConditionalUpdater: the facade's status check and write are two steps, so a racing Cancel and completion can both succeed")
+		}
+		fac := legacy.New(st)
+		const rounds = 40
+		for r := range rounds {
+			id := e.ID("race")
+			mustCreate(e, st, id, legacy.Task{})
+			var cancelErr, completeErr error
+			together(2, func(i int) {
+				if i == 0 {
+					_, cancelErr = fac.Cancel(e.Ctx, id, reference.System())
+				} else {
+					_, completeErr = fac.Update(e.Ctx, id, legacy.Task{legacy.KeyStatus: "completed", "result": "done"})
+				}
+			})
+			got, _ := stored(e, st, id)
+			input := fmt.Sprintf("facade Cancel(%s) racing facade Update(%s, {status: completed, result: done}) (round %d)", Q(id), Q(id), r)
+			var ok bool
+			switch {
+			case cancelErr == nil && completeErr == nil:
+				ok = false
+			case cancelErr == nil:
+				ok = statusOf(got) == "cancelled"
+			case completeErr == nil:
+				ok = statusOf(got) == "completed" && got["result"] == "done"
+			}
+			if !e.Check(ok, input, "exactly one call succeeds, the other answers ErrTerminal, and the task holds the winner's status",
+				fmt.Sprintf("Cancel: %s; Update: %s; task: %s", describeErr(cancelErr), describeErr(completeErr), show(got))) {
+				break
+			}
+		}
+	})
+
+	s.It("L-F-CLEAN-1", "facade Cleanup uses the store's Cleanup and returns its count", func(e *Env) {
+		st := e.Legacy()
+		cl := requireCleaner(st)
+		log := &callLog{}
+		fac := legacy.New(cleanRecorder{recordingStore{st, log}, cl})
+		id := e.ID("fclean")
+		mustCreate(e, st, id, legacy.Task{})
+		mustStatus(e, st, id, "completed")
+		if e.HasClock() {
+			e.ManualClock().Advance(50 * time.Millisecond)
+		} else {
+			time.Sleep(50 * time.Millisecond)
+		}
+		input := "facade Cleanup(10ms) over a store with Cleanup"
+		n, err := fac.Cleanup(e.Ctx, 10*time.Millisecond)
+		if e.CheckErr(err, nil, input) {
+			call := fmt.Sprintf("Cleanup(10ms) = %d, <nil>", n)
+			e.Check(log.has(call), input, "the store's Cleanup called, and its count returned: "+call, fmt.Sprintf("store calls %q", log.all()))
+			e.Check(n >= 1, input, "at least the one old completed task removed", fmt.Sprint(n))
+		}
+		checkGone(e, st, id, input)
+	})
+
+	s.It("L-F-CLEAN-1", "facade Cleanup returns 0 and removes nothing for a store without Cleanup", func(e *Env) {
+		st := e.Legacy()
+		fac := legacy.New(plainStore{st})
+		id := e.ID("fclean")
+		mustCreate(e, st, id, legacy.Task{})
+		want := mustStatus(e, st, id, "completed")
+		if e.HasClock() {
+			e.ManualClock().Advance(time.Hour)
+		} else {
+			time.Sleep(10 * time.Millisecond)
+		}
+		input := "facade Cleanup(1ms) over a store without Cleanup"
+		n, err := fac.Cleanup(e.Ctx, time.Millisecond)
+		if e.CheckErr(err, nil, input) {
+			e.Check(n == 0, input, "0", fmt.Sprint(n))
+		}
+		checkStored(e, st, id, want, input)
+	})
+}

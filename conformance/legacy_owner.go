@@ -1,0 +1,56 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/storecheck/storecheck/reference/legacy"
+)
+
+func init() { register(EraLegacy, legacyOwnerSpecs) }
+
+func legacyOwnerSpecs(s *suite) {
+	s.It("L-OWNER-1", "returns owner at the top level, byte-exact, from Get and List", func(e *Env) {
+		st := e.Legacy()
+		fac := legacy.New(st)
+		owners := map[string]string{} // id -> owner
+		for i, owner := range trickyOwners() {
+			id := e.ID("own")
+			meta := legacy.Task{"n": json.Number(fmt.Sprint(i)), "metadata": map[string]any{"kept": true}}
+			if i%2 == 0 {
+				meta[legacy.KeyOwner] = owner
+				mustCreate(e, st, id, meta)
+			} else if _, err := fac.Create(e.Ctx, id, meta, owner); err != nil {
+				e.Fatalf("setup: facade Create(%q, %s, owner %q): %v", id, show(meta), owner, err)
+			}
+			owners[id] = owner
+		}
+		ids := setOf()
+		for id, owner := range owners {
+			ids[id] = true
+			input := fmt.Sprintf("Get(%s) of a task created with owner %q", Q(id), owner)
+			got, ok := stored(e, st, id)
+			if e.Check(ok, input, "the task", "ErrNotFound") {
+				e.Check(got[legacy.KeyOwner] == any(owner), input, fmt.Sprintf("top-level owner %q", owner), got)
+			}
+			// A write of other keys keeps the owner.
+			changes := legacy.Task{"progress": json.Number("1")}
+			mustUpdate(e, st, id, changes)
+			input = fmt.Sprintf("Get(%s) after Update(%s, %s)", Q(id), Q(id), Q(changes))
+			if got, ok := stored(e, st, id); e.Check(ok, input, "the task", "ErrNotFound") {
+				e.Check(got[legacy.KeyOwner] == any(owner), input, fmt.Sprintf("top-level owner %q", owner), got)
+			}
+		}
+		rows := listRows(e, st, legacy.ListOptions{})
+		seen := idSet{}
+		for _, row := range rows {
+			owner, mine := owners[row.ID()]
+			if !mine {
+				continue
+			}
+			seen[row.ID()] = true
+			e.Check(row[legacy.KeyOwner] == any(owner), "List({}) row "+Q(row.ID()), fmt.Sprintf("top-level owner %q", owner), row)
+		}
+		e.Check(seen.equal(ids), "List({})", "every task created, "+ids.String(), seen)
+	})
+}

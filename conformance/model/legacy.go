@@ -1,0 +1,410 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonvalue"
+	"github.com/storecheck/storecheck/reference/legacy"
+)
+
+// Legacy models a legacy store (SPEC.md 1.1) and, through its F* methods, the legacy
+// facade over it (1.2). Tasks are JSON objects in canonical form, keyed by id.
+type Legacy struct {
+	tasks map[string]legacy.Task
+}
+
+// NewLegacy returns an empty legacy model.
+func NewLegacy() *Legacy { return &Legacy{tasks: map[string]legacy.Task{}} }
+
+// Clone returns an independent copy.
+func (m *Legacy) Clone() *Legacy {
+	c := NewLegacy()
+	for id, t := range m.tasks {
+		c.tasks[id] = copyTask(t)
+	}
+	return c
+}
+
+// IDs lists the stored ids, sorted.
+func (m *Legacy) IDs() []string {
+	ids := make([]string, 0, len(m.tasks))
+	for id := range m.tasks {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Task returns a copy of the stored task.
+func (m *Legacy) Task(id string) (legacy.Task, bool) {
+	t, ok := m.tasks[id]
+	if !ok {
+		return nil, false
+	}
+	return copyTask(t), true
+}
+
+// Put stores task under id as it is (for a store that overwrote on Create, the
+// L-CREATE-2 SHOULD reading, and for histories that learn created_at from the store).
+func (m *Legacy) Put(id string, task legacy.Task) { m.tasks[id] = copyTask(task) }
+
+// Equal reports whether two models hold the same tasks.
+func (m *Legacy) Equal(o *Legacy) bool {
+	if len(m.tasks) != len(o.tasks) {
+		return false
+	}
+	for id, t := range m.tasks {
+		u, ok := o.tasks[id]
+		if !ok || !jsonvalue.Equal(map[string]any(t), map[string]any(u)) {
+			return false
+		}
+	}
+	return true
+}
+
+func copyTask(t legacy.Task) legacy.Task { return legacy.Task(jsonvalue.CloneObject(t)) }
+
+func canonical(t legacy.Task) legacy.Task {
+	if t == nil {
+		return legacy.Task{}
+	}
+	v, err := jsonvalue.Normalize(map[string]any(t))
+	if err != nil {
+		panic(fmt.Sprintf("model: task with no JSON form: %v", err))
+	}
+	return legacy.Task(v.(map[string]any))
+}
+
+// LegacyStatus is a task's status: its status string, working when absent or not a
+// string (L-CLEAN-1).
+func LegacyStatus(t legacy.Task) reference.Status {
+	if s, ok := t[legacy.KeyStatus].(string); ok {
+		return reference.Status(s)
+	}
+	return reference.StatusWorking
+}
+
+// LegacyOwner is a task's owner: "" when absent or null (L-LIST-3); a non-string owner
+// is an owner no principal can present.
+func LegacyOwner(t legacy.Task) string {
+	switch o := t[legacy.KeyOwner].(type) {
+	case nil:
+		return ""
+	case string:
+		return o
+	}
+	return "\x00not a string"
+}
+
+// Stamped is what Create stores (L-CREATE-1): meta with task_id, status working and
+// created_at overriding the same keys.
+func Stamped(id string, meta legacy.Task, createdAt int64) legacy.Task {
+	t := canonical(meta)
+	t[legacy.KeyTaskID] = id
+	t[legacy.KeyStatus] = string(reference.StatusWorking)
+	t[legacy.KeyCreatedAt] = json.Number(strconv.FormatInt(createdAt, 10))
+	return t
+}
+
+// Create is L-CREATE-1/2 (the MUST reading and the SHOULD one: an existing id is
+// ErrExists and is left untouched).
+func (m *Legacy) Create(id string, meta legacy.Task, now int64) (legacy.Task, error) {
+	if !ValidID(id) {
+		return nil, reference.ErrorFor(reference.ErrInvalid, id)
+	}
+	if _, ok := m.tasks[id]; ok {
+		return nil, reference.ErrorFor(reference.ErrExists, id)
+	}
+	t := Stamped(id, meta, now)
+	m.tasks[id] = t
+	return copyTask(t), nil
+}
+
+// Get is L-GET-1.
+func (m *Legacy) Get(id string) (legacy.Task, error) {
+	t, ok := m.tasks[id]
+	if !ok {
+		return nil, reference.NotFound(id)
+	}
+	return copyTask(t), nil
+}
+
+// Update is the shallow merge of L-UPDATE-1/2.
+func (m *Legacy) Update(id string, changes legacy.Task) (legacy.Task, error) {
+	t, ok := m.tasks[id]
+	if !ok {
+		return nil, reference.NotFound(id)
+	}
+	for k, v := range canonical(changes) {
+		t[k] = v
+	}
+	return copyTask(t), nil
+}
+
+// UpdateIf is ConditionalUpdater.UpdateIf: Update when the status is one of allowed,
+// else ErrConflict and nothing written.
+func (m *Legacy) UpdateIf(id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
+	t, ok := m.tasks[id]
+	if !ok {
+		return nil, reference.NotFound(id)
+	}
+	if !slices.Contains(allowed, LegacyStatus(t)) {
+		return nil, reference.ErrorFor(reference.ErrConflict, id)
+	}
+	return m.Update(id, changes)
+}
+
+// Delete is L-DELETE-1.
+func (m *Legacy) Delete(id string) { delete(m.tasks, id) }
+
+// Cancel is L-CANCEL-1: status cancelled, whatever it was.
+func (m *Legacy) Cancel(id string) (legacy.Task, error) {
+	return m.Update(id, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
+}
+
+// CleanupDue reports whether Cleanup(ttl) at now removes t (L-CLEAN-1): terminal, and
+// now − created_at > ttl. A task without an integer created_at has no age and stays.
+func CleanupDue(t legacy.Task, ttl time.Duration, now int64) bool {
+	if !terminal(LegacyStatus(t)) {
+		return false
+	}
+	n, ok := t[legacy.KeyCreatedAt].(json.Number)
+	if !ok {
+		return false
+	}
+	created, err := n.Int64()
+	if err != nil {
+		return false
+	}
+	// Ages are whole milliseconds, so comparing in nanoseconds is exact; the battery's
+	// times are far from overflowing.
+	return time.Duration(now-created)*time.Millisecond > ttl
+}
+
+// Cleanup is L-CLEAN-1; it returns the removed ids, sorted.
+func (m *Legacy) Cleanup(ttl time.Duration, now int64) []string {
+	var gone []string
+	for _, id := range m.IDs() {
+		if CleanupDue(m.tasks[id], ttl, now) {
+			gone = append(gone, id)
+			delete(m.tasks, id)
+		}
+	}
+	return gone
+}
+
+// ScopeAdmits is the owner scope of L-LIST-3 for a row owned by owner.
+func ScopeAdmits(s legacy.OwnerScope, owner string, requireOwner bool) bool {
+	switch {
+	case s.IsAny():
+		return true
+	case s.IsAnonymous():
+		return owner == "" && !requireOwner
+	}
+	p, _ := s.Principal()
+	return owner == p || (owner == "" && !requireOwner)
+}
+
+func statusMatches(opts legacy.ListOptions, t legacy.Task) bool {
+	return opts.Status == nil || string(LegacyStatus(t)) == *opts.Status
+}
+
+// CheckList judges the rows a store's List(opts) returned (L-LIST-1..4). ours tells the
+// ids this check created from rows it must ignore (B-ISO-1: the backend may hold others).
+// It accepts both readings of L-LIST-4: the store honours Owner and Limit, or ignores both
+// and returns every row matching Status. It returns the rule broken and why, or "", nil.
+func (m *Legacy) CheckList(opts legacy.ListOptions, rows []legacy.Task, ours func(id string) bool) (string, error) {
+	seen := map[string]bool{}
+	foreign := false // a row of ours outside the owner scope
+	for _, r := range rows {
+		id, _ := r[legacy.KeyTaskID].(string)
+		if !ours(id) {
+			continue
+		}
+		if seen[id] {
+			return "L-LIST-1", fmt.Errorf("task %q returned twice", id)
+		}
+		seen[id] = true
+		want, ok := m.tasks[id]
+		if !ok {
+			return "L-LIST-1", fmt.Errorf("returned task %q, which does not exist", id)
+		}
+		if !jsonvalue.Equal(map[string]any(want), map[string]any(r)) {
+			return "L-LIST-1", fmt.Errorf("returned task %q as %s, stored is %s", id, jsonvalue.Describe(map[string]any(r)), jsonvalue.Describe(map[string]any(want)))
+		}
+		if !statusMatches(opts, r) {
+			return "L-LIST-1", fmt.Errorf("returned task %q with status %q for the status filter %q", id, LegacyStatus(r), *opts.Status)
+		}
+		if !ScopeAdmits(opts.Owner, LegacyOwner(r), opts.RequireOwner) {
+			foreign = true
+		}
+	}
+	var matching, admitted []string // ours, by status; and also in scope
+	for _, id := range m.IDs() {
+		if !ours(id) || !statusMatches(opts, m.tasks[id]) {
+			continue
+		}
+		matching = append(matching, id)
+		if ScopeAdmits(opts.Owner, LegacyOwner(m.tasks[id]), opts.RequireOwner) {
+			admitted = append(admitted, id)
+		}
+	}
+	all := func(ids []string) string {
+		for _, id := range ids {
+			if !seen[id] {
+				return id
+			}
+		}
+		return ""
+	}
+	// Reading "ignores both": every row matching Status, the scope and limit ignored.
+	if all(matching) == "" && len(seen) == len(matching) {
+		return "", nil
+	}
+	limited := opts.Limit != nil
+	if foreign {
+		if limited {
+			return "L-LIST-4", fmt.Errorf("rows outside the owner scope %s returned while Limit %d was honoured (%d of %d matching rows)", opts.Owner, *opts.Limit, len(seen), len(matching))
+		}
+		return "L-LIST-3", fmt.Errorf("rows outside the owner scope %s (require_owner %v) returned", opts.Owner, opts.RequireOwner)
+	}
+	// Reading "honours both".
+	if limited && *opts.Limit <= 0 && len(rows) > 0 {
+		return "L-LIST-2", fmt.Errorf("Limit %d must return no rows, returned %d", *opts.Limit, len(rows))
+	}
+	if limited && *opts.Limit > 0 && len(rows) > *opts.Limit {
+		return "L-LIST-2", fmt.Errorf("Limit %d exceeded: %d rows", *opts.Limit, len(rows))
+	}
+	if !limited || len(rows) < *opts.Limit {
+		if id := all(admitted); id != "" {
+			rule := "L-LIST-1"
+			if !opts.Owner.IsAny() {
+				rule = "L-LIST-3"
+			}
+			return rule, fmt.Errorf("task %q matches (status filter, scope %s, require_owner %v) but is missing", id, opts.Owner, opts.RequireOwner)
+		}
+	}
+	return "", nil
+}
+
+// --- facade (SPEC.md 1.2) ---
+
+// FCreate is L-F-CREATE-1: a non-empty owner is stamped over meta's.
+func (m *Legacy) FCreate(id string, meta legacy.Task, owner string, now int64) (legacy.Task, error) {
+	meta = canonical(meta)
+	if owner != "" {
+		meta[legacy.KeyOwner] = owner
+	}
+	return m.Create(id, meta, now)
+}
+
+// FGet is the facade's scoped Get (S-OWN-1/2): a denied task is not found.
+func (m *Legacy) FGet(id string, c reference.Caller, requireOwner bool) (legacy.Task, error) {
+	t, ok := m.tasks[id]
+	if !ok || !Visible(LegacyOwner(t), c, requireOwner) {
+		return nil, reference.NotFound(id)
+	}
+	return copyTask(t), nil
+}
+
+// FUpdate is the worker's Update (L-F-FIN-1): a write carrying status is refused with
+// ErrTerminal on a terminal task and with ErrInvalidTransition against the table (a
+// status that is not a known string included); other writes are not checked.
+func (m *Legacy) FUpdate(id string, changes legacy.Task) (legacy.Task, error) {
+	raw, hasStatus := changes[legacy.KeyStatus]
+	if !hasStatus {
+		return m.Update(id, changes)
+	}
+	t, ok := m.tasks[id]
+	if !ok {
+		return nil, reference.NotFound(id)
+	}
+	from := LegacyStatus(t)
+	to, _ := raw.(string)
+	if terminal(from) {
+		return nil, reference.ErrorFor(reference.ErrTerminal, id)
+	}
+	if !transition(from, reference.Status(to)) {
+		return nil, reference.ErrorFor(reference.ErrInvalidTransition, id)
+	}
+	return m.Update(id, changes)
+}
+
+// FCancel is the facade's scoped Cancel (L-F-SCOPE-1, L-F-CANCEL-1, L-F-FIN-1).
+func (m *Legacy) FCancel(id string, c reference.Caller, requireOwner bool) (legacy.Task, error) {
+	t, err := m.FGet(id, c, requireOwner)
+	if err != nil {
+		return nil, err
+	}
+	if terminal(LegacyStatus(t)) {
+		return nil, reference.ErrorFor(reference.ErrTerminal, id)
+	}
+	return m.Cancel(id)
+}
+
+// FListVisible is what the facade's List(opts, caller) may return (L-F-LIST-1): the
+// caller's visible tasks matching the status filter, sorted by id; the facade returns
+// min(Limit, len) of them in the store's order (Limit <= 0: none).
+func (m *Legacy) FListVisible(opts legacy.ListOptions, c reference.Caller, requireOwner bool) []legacy.Task {
+	var out []legacy.Task
+	for _, id := range m.IDs() {
+		t := m.tasks[id]
+		if statusMatches(opts, t) && Visible(LegacyOwner(t), c, requireOwner) {
+			out = append(out, copyTask(t))
+		}
+	}
+	return out
+}
+
+// FCleanup is L-F-CLEAN-1: the store's Cleanup when it has one, else nothing and 0.
+func (m *Legacy) FCleanup(ttl time.Duration, now int64, hasCleaner bool) int {
+	if !hasCleaner {
+		return 0
+	}
+	return len(m.Cleanup(ttl, now))
+}
+
+// CheckFList judges the rows of the facade's List(opts, caller) (L-F-LIST-1): each row
+// once, visible to the caller (a leak breaks S-OWN-1), matching the status filter, equal
+// to the stored task; at most Limit rows (none for Limit <= 0); and, while under the
+// limit, every visible matching task of ours present.
+func (m *Legacy) CheckFList(opts legacy.ListOptions, c reference.Caller, requireOwner bool, rows []legacy.Task, ours func(id string) bool) (string, error) {
+	if opts.Limit != nil && len(rows) > max(*opts.Limit, 0) {
+		return "L-F-LIST-1", fmt.Errorf("Limit %d exceeded: %d rows", *opts.Limit, len(rows))
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		id, _ := r[legacy.KeyTaskID].(string)
+		if !ours(id) {
+			continue
+		}
+		if seen[id] {
+			return "L-F-LIST-1", fmt.Errorf("task %q returned twice", id)
+		}
+		seen[id] = true
+		want, ok := m.tasks[id]
+		switch {
+		case !ok:
+			return "L-F-LIST-1", fmt.Errorf("returned task %q, which does not exist", id)
+		case !Visible(LegacyOwner(want), c, requireOwner):
+			return "S-OWN-1", fmt.Errorf("task %q owned by %q leaked to %s (require_owner %v)", id, LegacyOwner(want), c, requireOwner)
+		case !statusMatches(opts, want):
+			return "L-F-LIST-1", fmt.Errorf("returned task %q with status %q for the status filter %q", id, LegacyStatus(want), *opts.Status)
+		case !jsonvalue.Equal(map[string]any(want), map[string]any(r)):
+			return "L-F-LIST-1", fmt.Errorf("returned task %q as %s, stored is %s", id, jsonvalue.Describe(map[string]any(r)), jsonvalue.Describe(map[string]any(want)))
+		}
+	}
+	if opts.Limit == nil || len(rows) < *opts.Limit {
+		for _, t := range m.FListVisible(opts, c, requireOwner) {
+			if id := t[legacy.KeyTaskID].(string); ours(id) && !seen[id] {
+				return "L-F-LIST-1", fmt.Errorf("task %q is visible to %s and matches, but is missing", id, c)
+			}
+		}
+	}
+	return "", nil
+}

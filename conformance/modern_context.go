@@ -1,0 +1,129 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+func init() { register(EraModern, modernContextSpecs) }
+
+// modPrompt is how soon a call with an ended context must return (S-CTX-1).
+const modPrompt = time.Second
+
+func modernContextSpecs(s *suite) {
+	s.It("S-CTX-1", "every modern store method returns promptly with the context's error when the context has ended", func(e *Env) {
+		st := e.Modern()
+		for _, cc := range []struct {
+			name string
+			ctx  func() context.Context
+			want error
+		}{
+			{"cancelled", cancelledCtx, context.Canceled},
+			{"expired", expiredCtx, context.DeadlineExceeded},
+		} {
+			cur := modCreate(e, st, modOwned(e, e.ID("ctx"), "alice"))
+			// Each call runs with the ended context; afterwards the store must hold
+			// either the state before the call or the whole effect of it.
+			type call struct {
+				name  string
+				run   func(ctx context.Context) error
+				after func(call string)
+			}
+			fresh := modTask(e, e.ID("ctx-new"))
+			next := modNext(cur, "swapped with an ended context")
+			calls := []call{
+				{"Create(" + Q(fresh) + ")", func(ctx context.Context) error { _, err := st.Create(ctx, fresh); return err },
+					func(c string) {
+						if got, ok := modStored(e, st, fresh.TaskID); ok {
+							modCheckTask(e, "after "+c+" failed: Get (all or nothing)", modWithVersion(fresh, 1), got)
+						}
+					}},
+				{fmt.Sprintf("Get(%s, system)", Q(cur.TaskID)), func(ctx context.Context) error {
+					_, err := st.Get(ctx, cur.TaskID, reference.System())
+					return err
+				}, nil},
+				{fmt.Sprintf("Get(%s, principal \"alice\")", Q(cur.TaskID)), func(ctx context.Context) error {
+					_, err := st.Get(ctx, cur.TaskID, reference.Principal("alice"))
+					return err
+				}, nil},
+				{modSwapCall(reference.System(), cur.Version, next), func(ctx context.Context) error {
+					_, err := st.Swap(ctx, reference.System(), cur.Version, next)
+					return err
+				}, func(c string) {
+					got, ok := modStored(e, st, cur.TaskID)
+					if e.Check(ok, "after "+c+" failed: Get", "the task", "ErrNotFound") &&
+						!modern.Equal(got, cur) {
+						modCheckTask(e, "after "+c+" failed: Get (all or nothing: the old task or the whole new one)", modWithVersion(next, cur.Version+1), got)
+						cur = got
+					}
+				}},
+				{"Delete(" + Q(cur.TaskID) + ")", func(ctx context.Context) error { return st.Delete(ctx, cur.TaskID) },
+					func(c string) {
+						if got, ok := modStored(e, st, cur.TaskID); ok {
+							modCheckTask(e, "after "+c+" failed: Get (all or nothing)", cur, got)
+						}
+					}},
+				{"Sweep()", func(ctx context.Context) error { _, err := st.Sweep(ctx); return err }, nil},
+			}
+			for _, c := range calls {
+				input := fmt.Sprintf("%s with a %s context", c.name, cc.name)
+				var err error
+				start := time.Now()
+				if !e.Check(finishes(modPrompt, func() { err = c.run(cc.ctx()) }), input, "an answer within 1 s", "no answer within 1 s") {
+					continue
+				}
+				e.Check(err != nil && errors.Is(err, cc.want), input,
+					fmt.Sprintf("an error wrapping %q, within 1 s", cc.want), fmt.Sprintf("%s after %v", describeErr(err), time.Since(start).Round(time.Millisecond)))
+				if c.after != nil {
+					c.after(input)
+				}
+			}
+		}
+	})
+
+	s.It("S-CTX-1", "a modern Swap cut off by its deadline changed nothing or everything", func(e *Env) {
+		st := e.Modern()
+		cur := modCreate(e, st, modTask(e, e.ID("ctx-race")))
+		for i := range 300 {
+			next := modNext(cur, fmt.Sprintf("write %d", i))
+			next.Result = map[string]any{"i": fmt.Sprint(i), "pad": modLongText(4 << 10)}
+			ctx, cancel := context.WithTimeout(e.Ctx, time.Duration(i%30)*5*time.Microsecond)
+			call := modSwapCall(reference.System(), cur.Version, next) + fmt.Sprintf(" with a %v deadline", time.Duration(i%30)*5*time.Microsecond)
+			var (
+				got modern.Task
+				err error
+			)
+			ok := finishes(modPrompt, func() { got, err = st.Swap(ctx, reference.System(), cur.Version, next) })
+			cancel()
+			if !e.Check(ok, call, "an answer within 1 s", "no answer within 1 s") {
+				return
+			}
+			want := modWithVersion(next, cur.Version+1)
+			switch {
+			case err == nil:
+				modCheckTask(e, call+" returned", want, got)
+			case errors.Is(err, context.DeadlineExceeded):
+				// Cut off: judged below by what the store holds.
+			default:
+				e.Check(false, call, "success, or an error wrapping the context's", err)
+			}
+			stored, found := modStored(e, st, cur.TaskID)
+			if !e.Check(found, "after "+call+": Get", "the task", "ErrNotFound") {
+				return
+			}
+			if modern.Equal(stored, cur) {
+				e.Check(err != nil, "after "+call+" succeeded: Get", want, stored)
+				continue
+			}
+			if !modCheckTask(e, "after "+call+": Get (all or nothing: the old task or the whole new one)", want, stored) {
+				return
+			}
+			cur = stored
+		}
+	})
+}

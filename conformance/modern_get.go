@@ -1,0 +1,132 @@
+package conformance
+
+import (
+	"fmt"
+
+	"github.com/storecheck/storecheck/reference"
+)
+
+func init() { register(EraModern, modernGetSpecs) }
+
+// modCallers are the callers of the store-level truth table.
+var modCallers = []reference.Caller{
+	reference.System(), reference.Anonymous(), reference.Principal("alice"), reference.Principal("bob"),
+}
+
+func modernGetSpecs(s *suite) {
+	s.It("M-GET-1", "answers ErrNotFound for a missing id, for every caller", func(e *Env) {
+		st := e.Modern()
+		id := e.ID("missing")
+		for _, c := range modCallers {
+			got, err := st.Get(e.Ctx, id, c)
+			e.Check(err != nil, fmt.Sprintf("Get(%s, %s) of an id never created", Q(id), c), "ErrNotFound", got)
+			e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("Get(%s, %s) of an id never created", Q(id), c))
+		}
+		// A deleted task is missing too.
+		t := modCreate(e, st, modTask(e, e.ID("deleted")))
+		e.RequireErr(st.Delete(e.Ctx, t.TaskID), nil, "setup: Delete("+Q(t.TaskID)+")")
+		_, err := st.Get(e.Ctx, t.TaskID, reference.System())
+		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("Get(%s, system) after Delete", Q(t.TaskID)))
+	})
+
+	s.It("M-GET-1", "applies the owner truth table at the store; a denied task reads as missing", func(e *Env) {
+		st := e.Modern()
+		owned := modCreate(e, st, modOwned(e, e.ID("owned"), "alice"))
+		unowned := modCreate(e, st, modTask(e, e.ID("unowned")))
+		missing := e.ID("missing")
+		for _, c := range modCallers {
+			_, missErr := st.Get(e.Ctx, missing, c)
+			for _, tc := range []struct {
+				task    string
+				owner   string
+				visible bool
+			}{
+				{owned.TaskID, "alice", modIsSystemOr(c, "alice")},
+				{unowned.TaskID, "", true},
+			} {
+				input := fmt.Sprintf("Get(%s, %s) of a task owned by %q", Q(tc.task), c, tc.owner)
+				got, err := st.Get(e.Ctx, tc.task, c)
+				if tc.visible {
+					if e.CheckErr(err, nil, input) {
+						want := owned
+						if tc.task == unowned.TaskID {
+							want = unowned
+						}
+						modCheckTask(e, input, want, got)
+					}
+					continue
+				}
+				modCheckNotFoundLike(e, input, err, tc.task, missErr, missing)
+			}
+		}
+	})
+
+	s.It("M-GET-1", "a task expires exactly at created_at + ttl", func(e *Env) {
+		clock := e.ManualClock()
+		st := e.Modern()
+		// created_at is deliberately not the store's now: expiry counts from the task's
+		// created_at, not from when the store received it.
+		base := e.NowMillis()
+		cases := []struct {
+			createdAt, ttl int64
+		}{
+			{base, 1000},
+			{base, 1},
+			{base - 5000, 5500},
+			{base + 250, 750},
+		}
+		type row struct {
+			id     string
+			expiry int64
+		}
+		var rows []row
+		for _, c := range cases {
+			t := modOwned(e, e.ID("ttl"), "alice")
+			t.CreatedAt, t.LastUpdatedAt, t.TTL = c.createdAt, c.createdAt, modMS(c.ttl)
+			modCreate(e, st, t)
+			rows = append(rows, row{t.TaskID, c.createdAt + c.ttl})
+		}
+		for _, r := range rows {
+			for _, c := range []reference.Caller{reference.System(), reference.Principal("alice")} {
+				clock.SetMillis(r.expiry - 1)
+				_, err := st.Get(e.Ctx, r.id, c)
+				e.CheckErr(err, nil, fmt.Sprintf("Get(%s, %s) at expiry-1ms (clock %d, expires %d)", Q(r.id), c, r.expiry-1, r.expiry))
+				clock.SetMillis(r.expiry)
+				got, err := st.Get(e.Ctx, r.id, c)
+				input := fmt.Sprintf("Get(%s, %s) at exactly created_at+ttl (clock %d)", Q(r.id), c, r.expiry)
+				if !e.CheckErr(err, reference.ErrNotFound, input) && err == nil {
+					e.Errorf("  the store returned %s", show(got))
+				}
+				clock.SetMillis(r.expiry + 3_600_000)
+				_, err = st.Get(e.Ctx, r.id, c)
+				e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("Get(%s, %s) an hour after expiry", Q(r.id), c))
+			}
+		}
+	})
+
+	s.It("M-GET-1", "an expired task reads exactly as a missing one; a task without ttl never expires", func(e *Env) {
+		st := e.Modern()
+		exp := modOwned(e, e.ID("exp"), "alice")
+		exp.TTL = modMS(modShortTTL)
+		modCreate(e, st, exp)
+		live := modTask(e, e.ID("live"))
+		live.TTL = modMS(modLongTTL)
+		live = modCreate(e, st, live)
+		forever := modCreate(e, st, modTask(e, e.ID("forever")))
+
+		modTimeTo(e, exp.CreatedAt+*exp.TTL)
+		missing := e.ID("missing")
+		for _, c := range modCallers {
+			_, missErr := st.Get(e.Ctx, missing, c)
+			_, err := st.Get(e.Ctx, exp.TaskID, c)
+			modCheckNotFoundLike(e, fmt.Sprintf("Get(%s, %s) of an expired task", Q(exp.TaskID), c), err, exp.TaskID, missErr, missing)
+		}
+		modCheckStored(e, st, live, "time passed but less than its ttl")
+		modCheckStored(e, st, forever, "time passed (no ttl)")
+		if e.HasClock() {
+			// A hundred years later the task without ttl is still there.
+			e.ManualClock().SetMillis(forever.CreatedAt + 100*365*24*3600*1000)
+			modCheckStored(e, st, forever, "a hundred years passed (no ttl)")
+		}
+	})
+}

@@ -1,0 +1,238 @@
+// Package mutants is the battery's proof of power (B-POWER-1): a catalogue of task
+// stores, each with one deliberate defect drawn from real failures, and the honest store
+// they are all variants of. The battery must fail every mutant on the rule it breaks and
+// pass the honest store.
+//
+// Every mutant is the same small store (a mutex and two maps, store.go) with one defect
+// switched on, so that a mutant differs from an obviously correct store in exactly one
+// place.
+package mutants
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+type defect int
+
+const (
+	honest defect = iota
+	anonymousFailsOpen
+	ownerCaseInsensitive
+	ownerPrefix
+	ownerWildcard
+	ownerNotPromoted
+	deniedDiffers
+	limitIgnoresOwner
+	statusPrefix
+	cleanupGE
+	cleanupFromCompletion
+	cleanupRemovesLive
+	deepMerge
+	updateCreates
+	createMerges
+	createKeepsMetaKeys
+	deleteMissingFails
+	getMissingEmpty
+	cancelMissingSucceeds
+	lostUpdate
+	checkThenAct
+	casIgnoresVersion
+	foreignConflicts
+	swapOwnerMutable
+	swapCreatedAtMutable
+	expiredVisible
+	expiryOffByOne
+	sweepRemovesLive
+	createVersionZero
+	createOverwrites
+	dropsTTL
+	floatNumbers
+	cutsAtNUL
+	secondsTimestamps
+	aliasesValues
+	ignoresContext
+	trimsIDs
+	strictIDs
+	staleInstance
+	limitZeroUnbounded
+)
+
+// Mutant is one broken store of the catalogue.
+type Mutant struct {
+	// Name is the mutant's stable name (storecheck mutants, --adapter mutant:NAME).
+	Name string
+	// Breaks lists the rule IDs the defect breaks; the battery must fail at least one
+	// spec labelled with one of them.
+	Breaks []string
+	// Defect says what is wrong, in one line.
+	Defect string
+	// Eras are the eras the defect lives in; the battery need only run those.
+	Eras []harness.Era
+
+	d defect
+}
+
+var (
+	both       = []harness.Era{harness.EraLegacy, harness.EraModern}
+	legacyOnly = []harness.Era{harness.EraLegacy}
+	modernOnly = []harness.Era{harness.EraModern}
+)
+
+var catalogue = []Mutant{
+	{"anonymous-fails-open", []string{"S-OWN-1", "L-LIST-3", "M-GET-1"}, "a caller without a principal sees owned tasks (isolation fails open)", both, anonymousFailsOpen},
+	{"owner-case-insensitive", []string{"S-OWN-3", "S-OWN-1", "L-LIST-3", "M-GET-1"}, "owners compared case-insensitively (Alice sees alice's tasks)", both, ownerCaseInsensitive},
+	{"owner-prefix", []string{"S-OWN-3", "S-OWN-1", "L-LIST-3", "M-GET-1"}, "owners compared by prefix (alice sees alice2's tasks)", both, ownerPrefix},
+	{"owner-wildcard", []string{"S-OWN-3", "S-OWN-1", "L-LIST-3", "M-GET-1"}, "% and * in an owner act as wildcards (an unescaped LIKE)", both, ownerWildcard},
+	{"owner-not-promoted", []string{"L-OWNER-1"}, "owner comes back nested under metadata, not at the top level", legacyOnly, ownerNotPromoted},
+	{"denied-differs", []string{"S-OWN-2", "M-GET-1", "M-SWAP-2"}, "a foreign task answers 'access denied' where a missing one answers 'not found'", modernOnly, deniedDiffers},
+	{"limit-ignores-owner", []string{"L-LIST-4", "L-LIST-3"}, "List honours Limit but ignores the Owner scope", legacyOnly, limitIgnoresOwner},
+	{"limit-zero-unbounded", []string{"L-LIST-2"}, "a Limit of 0 or less means no limit (if limit > 0 { LIMIT n })", legacyOnly, limitZeroUnbounded},
+	{"status-prefix", []string{"L-LIST-1"}, "the status filter matches by prefix", legacyOnly, statusPrefix},
+	{"cleanup-ge", []string{"L-CLEAN-1"}, "Cleanup removes tasks whose age equals the ttl (>= instead of >)", legacyOnly, cleanupGE},
+	{"cleanup-from-completion", []string{"L-CLEAN-1"}, "Cleanup measures age from the last status change, not created_at", legacyOnly, cleanupFromCompletion},
+	{"cleanup-removes-working", []string{"L-CLEAN-1"}, "Cleanup removes old working and input_required tasks", legacyOnly, cleanupRemovesLive},
+	{"deep-merge", []string{"L-UPDATE-1"}, "Update merges nested objects instead of replacing them", legacyOnly, deepMerge},
+	{"update-creates", []string{"L-UPDATE-2"}, "Update of a missing id creates the task (an upsert)", legacyOnly, updateCreates},
+	{"create-merges", []string{"L-CREATE-3", "L-CREATE-2"}, "Create of an existing id merges the new metadata into the old task", legacyOnly, createMerges},
+	{"create-keeps-meta-keys", []string{"L-CREATE-1"}, "Create lets status and created_at from the metadata override its own", legacyOnly, createKeepsMetaKeys},
+	{"delete-missing-fails", []string{"L-DELETE-1", "M-DELETE-1"}, "Delete of a missing id fails with not found", both, deleteMissingFails},
+	{"get-missing-empty", []string{"L-GET-1"}, "Get of a missing id returns an empty task and no error", legacyOnly, getMissingEmpty},
+	{"cancel-missing-succeeds", []string{"L-CANCEL-1"}, "Cancel of a missing id answers success", legacyOnly, cancelMissingSucceeds},
+	{"lost-update", []string{"L-CONC-1", "S-CONC-1"}, "Update reads, unlocks, then writes (read-modify-write without a lock)", legacyOnly, lostUpdate},
+	{"check-then-act", []string{"L-F-FIN-2"}, "UpdateIf checks the status, unlocks, then writes (a check-then-act cancel)", legacyOnly, checkThenAct},
+	{"cas-ignores-version", []string{"M-SWAP-1", "M-SWAP-2", "M-SWAP-4", "S-CONC-1", "M-F-FIN-2"}, "Swap does not compare versions", modernOnly, casIgnoresVersion},
+	{"foreign-conflicts", []string{"M-SWAP-2", "S-OWN-2"}, "Swap of a foreign task with a stale version answers conflict (existence leak)", modernOnly, foreignConflicts},
+	{"swap-owner-mutable", []string{"M-SWAP-3"}, "Swap lets the owner change", modernOnly, swapOwnerMutable},
+	{"swap-created-at-mutable", []string{"M-SWAP-3"}, "Swap lets created_at change", modernOnly, swapCreatedAtMutable},
+	{"expired-visible", []string{"M-GET-1", "M-F-TTL-1", "M-SWAP-2"}, "expired tasks stay visible until swept", modernOnly, expiredVisible},
+	{"expiry-off-by-one", []string{"M-GET-1", "M-F-TTL-1"}, "a task expires one millisecond late (now > created_at + ttl)", modernOnly, expiryOffByOne},
+	{"sweep-removes-live", []string{"M-SWEEP-1"}, "Sweep removes every task with a ttl, expired or not", modernOnly, sweepRemovesLive},
+	{"create-version-zero", []string{"M-CREATE-1"}, "Create stores version 0", modernOnly, createVersionZero},
+	{"create-overwrites", []string{"M-CREATE-1"}, "Create of an existing id overwrites it", modernOnly, createOverwrites},
+	{"drops-ttl", []string{"M-FIELDS-1", "M-SWEEP-1", "M-GET-1"}, "the ttl is not stored: every task lives forever", modernOnly, dropsTTL},
+	{"float-numbers", []string{"S-VAL-1", "M-FIELDS-1"}, "numbers pass through float64 (9223372036854775807 comes back rounded)", both, floatNumbers},
+	{"cuts-at-nul", []string{"S-VAL-2"}, "strings are cut at U+0000 without an error", both, cutsAtNUL},
+	{"seconds-timestamps", []string{"L-CREATE-1", "M-FIELDS-1", "M-CREATE-1"}, "timestamps are stored in seconds, not milliseconds", both, secondsTimestamps},
+	{"aliases-values", []string{"S-VAL-4"}, "returns the store's own maps: a caller's mutation changes the stored task", both, aliasesValues},
+	{"ignores-context", []string{"S-CTX-1"}, "a cancelled context is ignored and the call goes through", both, ignoresContext},
+	{"trims-ids", []string{"S-ID-2"}, "ids are trimmed and case-folded (A and a are one task)", both, trimsIDs},
+	{"strict-ids", []string{"S-ID-2"}, "ids with : { } % _ * or over 255 bytes are refused", both, strictIDs},
+	{"stale-instance", []string{"S-SHARE-1", "M-CREATE-2"}, "a second instance reads its own stale copy of the backend", both, staleInstance},
+}
+
+// Catalogue returns every mutant, sorted by name.
+func Catalogue() []Mutant {
+	out := append([]Mutant(nil), catalogue...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// HonestName names the catalogue's store without a defect in Lookup.
+const HonestName = "honest"
+
+// Lookup finds a mutant by name; HonestName finds the honest store.
+func Lookup(name string) (Mutant, bool) {
+	if name == HonestName {
+		return Mutant{Name: HonestName, Defect: "none: the honest store every mutant is a variant of", Eras: both}, true
+	}
+	for _, m := range catalogue {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Mutant{}, false
+}
+
+// Harness puts the mutant under the battery.
+func (m Mutant) Harness() harness.Harness {
+	if m.d == honest {
+		return Honest()
+	}
+	return &storeHarness{name: "mutant " + m.Name, d: m.d}
+}
+
+// Stores returns a fresh pair of the mutant's stores reading clock, for serving it over
+// the wire protocol.
+func (m Mutant) Stores(clock reference.Clock) (legacy.Store, modern.Store) {
+	s := &store{b: newBackend(clock), d: m.d}
+	return legacyStore{s}, modernStore{s}
+}
+
+// Honest is the catalogue's store without a defect: it must pass the battery.
+func Honest() harness.Harness { return &storeHarness{name: "mutants' honest store", d: honest} }
+
+// HonestStores is Stores for the honest store.
+func HonestStores(clock reference.Clock) (legacy.Store, modern.Store) {
+	return Mutant{d: honest}.Stores(clock)
+}
+
+type storeHarness struct {
+	name string
+	d    defect
+}
+
+func (h *storeHarness) Name() string { return h.name }
+
+func (h *storeHarness) Capabilities() harness.Capabilities {
+	return harness.Capabilities{Legacy: true, Modern: true, Clock: true, Shared: true}
+}
+
+func (h *storeHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
+	return &namespace{b: newBackend(clock), d: h.d}, nil
+}
+
+// namespace hands out instances over one backend. The stale-instance mutant gives every
+// instance after the first a snapshot of the backend taken when it was opened.
+type namespace struct {
+	mu     sync.Mutex
+	b      *backend
+	d      defect
+	opened int
+}
+
+func (n *namespace) instance() *store {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.opened++
+	if n.d == staleInstance && n.opened > 1 {
+		return &store{b: n.b.snapshot(), d: honest}
+	}
+	d := n.d
+	if d == staleInstance {
+		d = honest
+	}
+	return &store{b: n.b, d: d}
+}
+
+func (n *namespace) Legacy(ctx context.Context) (legacy.Store, error) {
+	return legacyStore{n.instance()}, nil
+}
+
+func (n *namespace) Modern(ctx context.Context) (modern.Store, error) {
+	return modernStore{n.instance()}, nil
+}
+
+func (n *namespace) Close(ctx context.Context) error { return nil }
+
+func (b *backend) snapshot() *backend {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := newBackend(b.clock)
+	for k, t := range b.legacy {
+		c.legacy[k] = t.Clone()
+	}
+	for k, t := range b.modern {
+		c.modern[k] = t.Clone()
+	}
+	for k, v := range b.updated {
+		c.updated[k] = v
+	}
+	return c
+}

@@ -1,0 +1,563 @@
+package mutants
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonvalue"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// backend is the data of one namespace: a plain mutex and two maps. It is deliberately
+// the simplest honest store there is, so that each mutant differs from an obviously
+// correct store by its one defect.
+type backend struct {
+	mu     sync.Mutex
+	clock  reference.Clock
+	legacy map[string]legacy.Task
+	modern map[string]modern.Task
+	// updated records when a legacy task's status last changed, for the mutant that
+	// measures cleanup age from completion.
+	updated map[string]int64
+}
+
+func newBackend(clock reference.Clock) *backend {
+	return &backend{clock: clock, legacy: map[string]legacy.Task{}, modern: map[string]modern.Task{}, updated: map[string]int64{}}
+}
+
+// store is one instance over a backend, with at most one defect switched on.
+type store struct {
+	b *backend
+	d defect
+}
+
+func (s *store) now() int64 { return reference.NowMillis(s.b.clock) }
+
+func (s *store) ctxErr(ctx context.Context) error {
+	if s.d == ignoresContext {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("mutant store: %w", err)
+	}
+	return nil
+}
+
+func (s *store) checkID(id string) error {
+	switch s.d {
+	case trimsIDs:
+		return reference.ValidateID(id)
+	case strictIDs:
+		if strings.ContainsAny(id, ":{}%_*") || len(id) > 255 {
+			return reference.ErrorFor(reference.ErrInvalid, id)
+		}
+	}
+	return reference.ValidateID(id)
+}
+
+func (s *store) key(id string) string {
+	if s.d == trimsIDs {
+		return strings.ToLower(strings.TrimSpace(id))
+	}
+	return id
+}
+
+// in copies a value on the way in, applying the value-mangling defects.
+func (s *store) in(t legacy.Task) (legacy.Task, error) {
+	n, err := legacy.Normalize(t)
+	if err != nil {
+		return nil, err
+	}
+	return legacy.Task(s.mangle(map[string]any(n)).(map[string]any)), nil
+}
+
+func (s *store) mangle(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if s.d == floatNumbers {
+			f, _ := x.Float64()
+			b, _ := json.Marshal(f)
+			return json.Number(b)
+		}
+	case string:
+		if s.d == cutsAtNUL {
+			if i := strings.IndexByte(x, 0); i >= 0 {
+				return x[:i]
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = s.mangle(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = s.mangle(e)
+		}
+	}
+	return v
+}
+
+// out copies a stored task on the way out (or, for the aliasing mutant, does not).
+func (s *store) out(t legacy.Task) legacy.Task {
+	if s.d == aliasesValues {
+		return t
+	}
+	c := t.Clone()
+	if s.d == ownerNotPromoted {
+		if o, ok := c[legacy.KeyOwner]; ok {
+			delete(c, legacy.KeyOwner)
+			c["metadata"] = map[string]any{"owner": o}
+		}
+	}
+	return c
+}
+
+// ---- legacy era ----
+
+type legacyStore struct{ *store }
+
+func (s legacyStore) Create(ctx context.Context, id string, meta legacy.Task) (legacy.Task, error) {
+	if err := s.ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.checkID(id); err != nil {
+		return nil, err
+	}
+	m, err := s.in(meta)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	if s.d == secondsTimestamps {
+		now /= 1000
+	}
+	t := legacy.Stamp(id, m, now)
+	if s.d == createKeepsMetaKeys {
+		for _, k := range []string{legacy.KeyStatus, legacy.KeyCreatedAt} {
+			if v, ok := m[k]; ok {
+				t[k] = v
+			}
+		}
+	}
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	k := s.key(id)
+	if old, ok := s.b.legacy[k]; ok {
+		if s.d != createMerges {
+			return nil, reference.ErrorFor(reference.ErrExists, id)
+		}
+		t = legacy.Merge(old, m)
+	}
+	s.b.legacy[k] = t
+	s.b.updated[k] = now
+	return s.out(t), nil
+}
+
+func (s legacyStore) Get(ctx context.Context, id string) (legacy.Task, error) {
+	if err := s.ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	t, ok := s.b.legacy[s.key(id)]
+	if !ok {
+		if s.d == getMissingEmpty {
+			return legacy.Task{}, nil
+		}
+		return nil, reference.NotFound(id)
+	}
+	return s.out(t), nil
+}
+
+func (s legacyStore) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
+	return s.update(ctx, id, nil, changes)
+}
+
+func (s legacyStore) UpdateIf(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
+	if allowed == nil {
+		allowed = []reference.Status{}
+	}
+	return s.update(ctx, id, allowed, changes)
+}
+
+// update is Update (allowed nil) and UpdateIf. The lost-update and check-then-act
+// mutants release the lock between reading and writing.
+func (s legacyStore) update(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
+	if err := s.ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	c, err := s.in(changes)
+	if err != nil {
+		return nil, err
+	}
+	k := s.key(id)
+	s.b.mu.Lock()
+	cur, ok := s.b.legacy[k]
+	if !ok {
+		if s.d != updateCreates {
+			s.b.mu.Unlock()
+			return nil, reference.NotFound(id)
+		}
+		cur = legacy.Task{legacy.KeyTaskID: id}
+	}
+	if allowed != nil && !statusIn(cur.Status(), allowed) {
+		s.b.mu.Unlock()
+		return nil, reference.ErrorFor(reference.ErrConflict, id)
+	}
+	racy := s.d == lostUpdate || (s.d == checkThenAct && allowed != nil)
+	if racy {
+		cur = cur.Clone()
+		s.b.mu.Unlock()
+		yield()
+		s.b.mu.Lock()
+	}
+	var next legacy.Task
+	if s.d == deepMerge {
+		next = legacy.Task(deepMergeObjects(cur, c))
+	} else {
+		next = legacy.Merge(cur, c)
+	}
+	s.b.legacy[k] = next
+	if _, changed := c[legacy.KeyStatus]; changed {
+		s.b.updated[k] = s.now()
+	}
+	s.b.mu.Unlock()
+	return s.out(next), nil
+}
+
+func yield() {
+	for range 3 {
+		runtime.Gosched()
+	}
+	time.Sleep(50 * time.Microsecond)
+}
+
+func statusIn(s reference.Status, set []reference.Status) bool {
+	for _, a := range set {
+		if a == s {
+			return true
+		}
+	}
+	return false
+}
+
+func deepMergeObjects(a, b map[string]any) map[string]any {
+	out := jsonvalue.CloneObject(a)
+	for k, v := range b {
+		am, ok1 := out[k].(map[string]any)
+		bm, ok2 := v.(map[string]any)
+		if ok1 && ok2 {
+			out[k] = deepMergeObjects(am, bm)
+			continue
+		}
+		out[k] = jsonvalue.Clone(v)
+	}
+	return out
+}
+
+func (s legacyStore) Delete(ctx context.Context, id string) error {
+	if err := s.ctxErr(ctx); err != nil {
+		return err
+	}
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	k := s.key(id)
+	if _, ok := s.b.legacy[k]; !ok && s.d == deleteMissingFails {
+		return reference.NotFound(id)
+	}
+	delete(s.b.legacy, k)
+	delete(s.b.updated, k)
+	return nil
+}
+
+func (s legacyStore) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Task, error) {
+	if err := s.ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	out := []legacy.Task{}
+	for _, t := range s.b.legacy {
+		if opts.Limit != nil && len(out) >= *opts.Limit && (s.d != limitZeroUnbounded || *opts.Limit > 0) {
+			break
+		}
+		if !s.listMatches(opts, t) {
+			continue
+		}
+		out = append(out, s.out(t))
+	}
+	return out, nil
+}
+
+func (s legacyStore) listMatches(opts legacy.ListOptions, t legacy.Task) bool {
+	if opts.Status != nil {
+		st := string(t.Status())
+		if s.d == statusPrefix {
+			if !strings.HasPrefix(st, *opts.Status) {
+				return false
+			}
+		} else if st != *opts.Status {
+			return false
+		}
+	}
+	if s.d == limitIgnoresOwner {
+		return true
+	}
+	owner := t.Owner()
+	id, isPrincipal := opts.Owner.Principal()
+	switch {
+	case opts.Owner.IsAny():
+		return true
+	case owner == "":
+		return !opts.RequireOwner
+	case s.d == anonymousFailsOpen && opts.Owner.IsAnonymous():
+		return true
+	case isPrincipal:
+		return s.ownerMatches(owner, id)
+	}
+	return false
+}
+
+// ownerMatches compares an owner with a principal, with the comparison defects.
+func (s *store) ownerMatches(owner, principal string) bool {
+	switch s.d {
+	case ownerCaseInsensitive:
+		return strings.EqualFold(owner, principal)
+	case ownerPrefix:
+		return strings.HasPrefix(owner, principal) || strings.HasPrefix(principal, owner)
+	case ownerWildcard:
+		return wildcardMatch(owner, principal)
+	}
+	return owner == principal
+}
+
+// wildcardMatch treats % and * in the stored owner as "anything", as an unescaped SQL
+// LIKE or glob would.
+func wildcardMatch(pattern, s string) bool {
+	if !strings.ContainsAny(pattern, "%*") {
+		return pattern == s
+	}
+	prefix := pattern[:strings.IndexAny(pattern, "%*")]
+	return strings.HasPrefix(s, prefix)
+}
+
+func (s legacyStore) Cancel(ctx context.Context, id string) (legacy.Task, error) {
+	if s.d == cancelMissingSucceeds {
+		if err := s.ctxErr(ctx); err != nil {
+			return nil, err
+		}
+		s.b.mu.Lock()
+		_, ok := s.b.legacy[s.key(id)]
+		s.b.mu.Unlock()
+		if !ok {
+			return legacy.Task{legacy.KeyTaskID: id, legacy.KeyStatus: "cancelled"}, nil
+		}
+	}
+	return s.Update(ctx, id, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
+}
+
+func (s legacyStore) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
+	if err := s.ctxErr(ctx); err != nil {
+		return 0, err
+	}
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	now := s.now()
+	ttlMs := ttl.Milliseconds()
+	n := 0
+	for k, t := range s.b.legacy {
+		if !t.Status().Terminal() && s.d != cleanupRemovesLive {
+			continue
+		}
+		born, _ := t.CreatedAt()
+		if s.d == cleanupFromCompletion {
+			born = s.b.updated[k]
+		}
+		age := now - born
+		expired := age > ttlMs
+		if s.d == cleanupGE {
+			expired = age >= ttlMs
+		}
+		if expired {
+			delete(s.b.legacy, k)
+			delete(s.b.updated, k)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// ---- modern era ----
+
+type modernStore struct{ *store }
+
+func (s modernStore) visible(t modern.Task, caller reference.Caller) bool {
+	if t.Owner == "" || caller.IsSystem() {
+		return true
+	}
+	if caller.IsAnonymous() {
+		return s.d == anonymousFailsOpen
+	}
+	id, _ := caller.PrincipalID()
+	return s.ownerMatches(t.Owner, id)
+}
+
+func (s modernStore) expired(t modern.Task) bool {
+	if t.TTL == nil || s.d == expiredVisible {
+		return false
+	}
+	if s.d == expiryOffByOne {
+		return s.now() > t.CreatedAt+*t.TTL
+	}
+	return t.Expired(s.now())
+}
+
+// find returns the stored task visible to caller; must hold the lock.
+func (s modernStore) find(id string, caller reference.Caller) (modern.Task, error) {
+	t, ok := s.b.modern[s.key(id)]
+	if !ok || s.expired(t) {
+		return modern.Task{}, reference.NotFound(id)
+	}
+	if !s.visible(t, caller) {
+		if s.d == deniedDiffers {
+			return modern.Task{}, fmt.Errorf("task %s: access denied: %w", id, reference.ErrNotFound)
+		}
+		return modern.Task{}, reference.NotFound(id)
+	}
+	return t, nil
+}
+
+func (s modernStore) inTask(t modern.Task) (modern.Task, error) {
+	n, err := t.Normalize()
+	if err != nil {
+		return modern.Task{}, err
+	}
+	for _, m := range []map[string]any{n.Result, n.Error, n.InputRequests, n.StagedResponses, n.InputResponses} {
+		s.mangle(m)
+	}
+	if s.d == cutsAtNUL {
+		n.StatusMessage = s.mangle(n.StatusMessage).(string)
+	}
+	if s.d == dropsTTL {
+		n.TTL = nil
+	}
+	return n, nil
+}
+
+func (s modernStore) outTask(t modern.Task) modern.Task {
+	if s.d == aliasesValues {
+		return t
+	}
+	return t.Clone()
+}
+
+func (s modernStore) Create(ctx context.Context, task modern.Task) (modern.Task, error) {
+	if err := s.ctxErr(ctx); err != nil {
+		return modern.Task{}, err
+	}
+	if err := s.checkID(task.TaskID); err != nil {
+		return modern.Task{}, err
+	}
+	t, err := s.inTask(task)
+	if err != nil {
+		return modern.Task{}, err
+	}
+	t.Version = 1
+	if s.d == createVersionZero {
+		t.Version = 0
+	}
+	if s.d == secondsTimestamps {
+		t.CreatedAt /= 1000
+		t.LastUpdatedAt /= 1000
+	}
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	k := s.key(t.TaskID)
+	if _, ok := s.b.modern[k]; ok && s.d != createOverwrites {
+		return modern.Task{}, reference.ErrorFor(reference.ErrExists, t.TaskID)
+	}
+	s.b.modern[k] = t
+	return s.outTask(t), nil
+}
+
+func (s modernStore) Get(ctx context.Context, id string, caller reference.Caller) (modern.Task, error) {
+	if err := s.ctxErr(ctx); err != nil {
+		return modern.Task{}, err
+	}
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	t, err := s.find(id, caller)
+	if err != nil {
+		return modern.Task{}, err
+	}
+	return s.outTask(t), nil
+}
+
+func (s modernStore) Swap(ctx context.Context, caller reference.Caller, expected int64, next modern.Task) (modern.Task, error) {
+	if err := s.ctxErr(ctx); err != nil {
+		return modern.Task{}, err
+	}
+	n, err := s.inTask(next)
+	if err != nil {
+		return modern.Task{}, err
+	}
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	cur, ok := s.b.modern[s.key(n.TaskID)]
+	if ok && s.d == foreignConflicts && cur.Version != expected {
+		return modern.Task{}, reference.ErrorFor(reference.ErrConflict, n.TaskID)
+	}
+	cur, err = s.find(n.TaskID, caller)
+	if err != nil {
+		return modern.Task{}, err
+	}
+	if cur.Version != expected && s.d != casIgnoresVersion {
+		return modern.Task{}, reference.ErrorFor(reference.ErrConflict, n.TaskID)
+	}
+	if (n.Owner != cur.Owner && s.d != swapOwnerMutable) || (n.CreatedAt != cur.CreatedAt && s.d != swapCreatedAtMutable) {
+		return modern.Task{}, reference.ErrorFor(reference.ErrInvalid, n.TaskID)
+	}
+	n.Version = expected + 1
+	if s.d == casIgnoresVersion {
+		n.Version = cur.Version + 1
+	}
+	s.b.modern[s.key(n.TaskID)] = n
+	return s.outTask(n), nil
+}
+
+func (s modernStore) Delete(ctx context.Context, id string) error {
+	if err := s.ctxErr(ctx); err != nil {
+		return err
+	}
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	k := s.key(id)
+	if _, ok := s.b.modern[k]; !ok && s.d == deleteMissingFails {
+		return reference.NotFound(id)
+	}
+	delete(s.b.modern, k)
+	return nil
+}
+
+func (s modernStore) Sweep(ctx context.Context) (int, error) {
+	if err := s.ctxErr(ctx); err != nil {
+		return 0, err
+	}
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	n := 0
+	for k, t := range s.b.modern {
+		if s.expired(t) || (s.d == sweepRemovesLive && t.TTL != nil) {
+			delete(s.b.modern, k)
+			n++
+		}
+	}
+	return n, nil
+}

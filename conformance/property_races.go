@@ -1,0 +1,404 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/storecheck/storecheck/conformance/model"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonvalue"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// Targeted races through the facades: a few calls that contend for one task start
+// together; afterwards some sequential order of them must explain every answer and the
+// final state (a linearizability check of a tiny history, by enumerating orders).
+
+func init() {
+	register(EraModern, modernRaceSpecs)
+	register(EraLegacy, legacyRaceSpecs)
+}
+
+func modernRaceSpecs(s *suite) {
+	s.It("M-F-FIN-2", "racing Cancel, Complete, Fail, Progress, tasks/update and RequireInput through the facade: one terminal status wins and a result is never lost", func(e *Env) {
+		e.modernRaces()
+	})
+	s.It("M-SWAP-4", "8 goroutines × 50 CAS increments of one task end at exactly 400 (store), and concurrent facade writes all land", func(e *Env) {
+		e.casIncrements()
+	})
+}
+
+func legacyRaceSpecs(s *suite) {
+	s.It("L-F-FIN-2", "a facade Cancel racing a worker's completion leaves exactly one terminal status (with a ConditionalUpdater)", func(e *Env) {
+		e.legacyRaces()
+	})
+}
+
+// raceCall is one contender: run calls the store under test, sim the model.
+type raceCall[T any] struct {
+	name string
+	run  func(ctx context.Context) (T, error)
+	sim  func() (T, error)
+}
+
+type raceResult[T any] struct {
+	task T
+	err  error
+}
+
+// race starts the calls together and returns their results in call order.
+func race[T any](ctx context.Context, calls []raceCall[T]) []raceResult[T] {
+	out := make([]raceResult[T], len(calls))
+	start := make(chan struct{})
+	var ready, done sync.WaitGroup
+	for i, c := range calls {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-start
+			t, err := c.run(ctx)
+			out[i] = raceResult[T]{t, err}
+		}()
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+	return out
+}
+
+// permutations lists the orders of n calls (n <= 4).
+func permutations(n int) [][]int {
+	if n == 0 {
+		return [][]int{{}}
+	}
+	var out [][]int
+	for _, p := range permutations(n - 1) {
+		for i := 0; i <= len(p); i++ {
+			q := append(append(append([]int{}, p[:i]...), n-1), p[i:]...)
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// --- modern ---
+
+type modernRace struct {
+	name  string
+	setup string // "working" or "input" (input_required with key k1 outstanding)
+	calls []string
+}
+
+var modernRaceKinds = []modernRace{
+	{"cancel vs complete", "working", []string{"Cancel", "Complete"}},
+	{"cancel vs fail vs complete", "working", []string{"Cancel", "Fail", "Complete"}},
+	{"tasks/update vs complete", "input", []string{"Update", "Complete"}},
+	{"RequireInput vs tasks/update", "input", []string{"RequireInput", "Update"}},
+	{"progress vs cancel vs progress", "working", []string{"Progress", "Cancel", "Progress"}},
+	{"complete vs complete", "working", []string{"Complete", "Complete2"}},
+	{"tasks/update vs cancel vs complete", "input", []string{"Update", "Cancel", "Complete"}},
+}
+
+func (e *Env) modernRaces() {
+	st := e.Modern()
+	clock, _ := e.clockOrFrozen()
+	fac := modern.New(modern.Config{Store: st, Clock: clock})
+	cfg := model.Facade{}
+	owner := reference.Principal("alice")
+	rounds := e.Opts.Budget.Histories * 8
+	seed := subSeed(e.runSeed(), "modern-races")
+	for i := range rounds {
+		if e.Ctx.Err() != nil {
+			return
+		}
+		r := clientRand(seed, i, 0)
+		kind := modernRaceKinds[r.IntN(len(modernRaceKinds))]
+		task, err := fac.Create(e.Ctx, modern.CreateOptions{Owner: "alice"}, nil)
+		if err != nil {
+			e.Fatalf("race %q: setup Tasks.Create failed: %v", kind.name, err)
+		}
+		id := task.TaskID
+		if kind.setup == "input" {
+			if task, err = fac.RequireInput(e.Ctx, id, map[string]any{"k1": "question"}); err != nil {
+				e.Fatalf("race %q: setup Tasks.RequireInput failed: %v", kind.name, err)
+			}
+		}
+		m := model.NewModern()
+		m.Put(task)
+		now := clock.Now().UnixMilli()
+		result := map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("result %d", i)}}}
+		var calls []raceCall[modern.Task]
+		for _, c := range kind.calls {
+			switch c {
+			case "Cancel":
+				calls = append(calls, raceCall[modern.Task]{"Cancel(alice)",
+					func(ctx context.Context) (modern.Task, error) { return fac.Cancel(ctx, id, owner) },
+					func() (modern.Task, error) { return m.FCancel(cfg, id, owner, now) }})
+			case "Complete", "Complete2":
+				res := jsonvalue.CloneObject(result)
+				if c == "Complete2" {
+					res = map[string]any{"other": json.Number("2")}
+				}
+				calls = append(calls, raceCall[modern.Task]{"Complete(" + jsonvalue.Describe(res) + ")",
+					func(ctx context.Context) (modern.Task, error) { return fac.Complete(ctx, id, res) },
+					func() (modern.Task, error) { return m.FComplete(cfg, id, res, now) }})
+			case "Fail":
+				rpc := modern.RPCError(-32000, "worker failed", nil)
+				calls = append(calls, raceCall[modern.Task]{"Fail",
+					func(ctx context.Context) (modern.Task, error) { return fac.Fail(ctx, id, rpc) },
+					func() (modern.Task, error) { return m.FFail(cfg, id, rpc, now) }})
+			case "Update":
+				resp := map[string]any{"k1": "answer"}
+				calls = append(calls, raceCall[modern.Task]{"Update(alice, k1)",
+					func(ctx context.Context) (modern.Task, error) { return fac.Update(ctx, id, owner, resp) },
+					func() (modern.Task, error) { return m.FUpdate(cfg, id, owner, resp, now) }})
+			case "RequireInput":
+				req := map[string]any{"k2": "another question"}
+				calls = append(calls, raceCall[modern.Task]{"RequireInput(k2)",
+					func(ctx context.Context) (modern.Task, error) { return fac.RequireInput(ctx, id, req) },
+					func() (modern.Task, error) { return m.FRequireInput(cfg, id, req, now) }})
+			case "Progress":
+				msg := fmt.Sprintf("progress %d", len(calls))
+				calls = append(calls, raceCall[modern.Task]{"Progress(" + msg + ")",
+					func(ctx context.Context) (modern.Task, error) { return fac.Progress(ctx, id, msg) },
+					func() (modern.Task, error) { return m.FProgress(cfg, id, msg, now) }})
+			}
+		}
+		start := m.Clone()
+		got := race(e.Ctx, calls)
+		final, ferr := st.Get(e.Ctx, id, reference.System())
+		if explained := explainModern(start, &m, calls, got, final, ferr); !explained {
+			e.Errorf("%s", raceFault("M-F-FIN-2", kind.name, id, calls, got, show(final), e.rerun()))
+			return
+		}
+	}
+}
+
+// explainModern looks for an order of the calls that, run on the model from start,
+// gives every answer that came back and the final state. *m is the model the calls'
+// sim functions use; it is reset for each order.
+func explainModern(start *model.Modern, m **model.Modern, calls []raceCall[modern.Task], got []raceResult[modern.Task], final modern.Task, ferr error) bool {
+	for _, order := range permutations(len(calls)) {
+		**m = *start.Clone()
+		ok := true
+		for _, i := range order {
+			t, err := calls[i].sim()
+			if !model.SameKind(err, got[i].err) || !modern.Equal(t, got[i].task) {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		want, werr := (*m).Get(final.TaskID, reference.System(), 0)
+		if final.TaskID == "" || (model.SameKind(werr, ferr) && modern.Equal(want, final)) {
+			return true
+		}
+	}
+	return false
+}
+
+func raceFault[T any](rule, kind, id string, calls []raceCall[T], got []raceResult[T], final, rerun string) string {
+	r, _ := RuleByID(rule)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n  race %q on task %q: no sequential order of the concurrent calls explains what they answered and the final state.\n", r, kind, id)
+	successes := 0
+	for i, c := range calls {
+		fmt.Fprintf(&b, "    %s -> %s %s\n", c.name, outcome(got[i].err), show(got[i].task))
+		if got[i].err == nil {
+			successes++
+		}
+	}
+	fmt.Fprintf(&b, "    final state: %s\n  (%d of %d calls succeeded)\n  %s", final, successes, len(calls), rerun)
+	return b.String()
+}
+
+// casIncrements is M-SWAP-4 as the rule states it, then the same through the facade:
+// concurrent Progress calls must all land, each as one write.
+func (e *Env) casIncrements() {
+	st := e.Modern()
+	now := e.NowMillis()
+	id := e.ID("cas")
+	created, err := st.Create(e.Ctx, modern.Task{TaskID: id, Status: reference.StatusWorking, CreatedAt: now, LastUpdatedAt: now,
+		Result: map[string]any{"n": json.Number("0")}})
+	if err != nil {
+		e.Fatalf("setup Create(%q) failed: %v", id, err)
+	}
+	const goroutines, increments = 8, 50
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failures []string
+	startAll := make(chan struct{})
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-startAll
+			for range increments {
+				for {
+					if e.Ctx.Err() != nil {
+						return
+					}
+					cur, err := st.Get(e.Ctx, id, reference.System())
+					if err != nil {
+						mu.Lock()
+						failures = append(failures, fmt.Sprintf("goroutine %d: Get: %v", g, err))
+						mu.Unlock()
+						return
+					}
+					// A client far from its store yields between read and write; so does this
+					// one, or on few cores the goroutines would take turns and never race.
+					runtime.Gosched()
+					n, _ := cur.Result["n"].(json.Number).Int64()
+					next := cur.Clone()
+					next.Result = map[string]any{"n": json.Number(fmt.Sprint(n + 1))}
+					_, err = st.Swap(e.Ctx, reference.System(), cur.Version, next)
+					if err == nil {
+						break
+					}
+					if model.Kind(err) != reference.ErrConflict {
+						mu.Lock()
+						failures = append(failures, fmt.Sprintf("goroutine %d: Swap(v%d): %v", g, cur.Version, err))
+						mu.Unlock()
+						return
+					}
+				}
+			}
+		}()
+	}
+	close(startAll)
+	wg.Wait()
+	for _, f := range failures {
+		e.Errorf("%s", f)
+	}
+	end, err := st.Get(e.Ctx, id, reference.System())
+	e.RequireErr(err, nil, fmt.Sprintf("Get(%q) after the increments", id))
+	n, _ := end.Result["n"].(json.Number).Int64()
+	in := fmt.Sprintf("%d goroutines × %d CAS increments (Get, Swap(version read, n+1), retry on ErrConflict) of task %q", goroutines, increments, id)
+	e.Check(n == goroutines*increments, in, fmt.Sprintf("n = %d", goroutines*increments), fmt.Sprintf("n = %d", n))
+	e.Check(end.Version == created.Version+goroutines*increments, in, fmt.Sprintf("version %d", created.Version+goroutines*increments), fmt.Sprintf("version %d", end.Version))
+
+	// Through the facade: every Progress is one CAS loop that must land.
+	clock, _ := e.clockOrFrozen()
+	var notes sync.Mutex
+	heard := 0
+	fac := modern.New(modern.Config{Store: st, Clock: clock, Notifier: modern.NotifierFunc(func(modern.Task) {
+		notes.Lock()
+		heard++
+		notes.Unlock()
+	})})
+	task, err := fac.Create(e.Ctx, modern.CreateOptions{}, nil)
+	e.RequireErr(err, nil, "Tasks.Create")
+	g, per := e.Opts.Budget.Goroutines, max(e.Opts.Budget.Ops/e.Opts.Budget.Goroutines, 1)
+	var errs sync.Map
+	for c := range g {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range per {
+				if _, err := fac.Progress(e.Ctx, task.TaskID, fmt.Sprintf("c%d-%d", c, k)); err != nil {
+					errs.Store(fmt.Sprintf("c%d-%d", c, k), err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	errs.Range(func(k, v any) bool {
+		e.Errorf("Tasks.Progress(%q, %q) racing %d others failed: %v", task.TaskID, k, g-1, v)
+		return false
+	})
+	end, err = fac.Status(e.Ctx, task.TaskID)
+	e.RequireErr(err, nil, "Tasks.Status after the progress writes")
+	in = fmt.Sprintf("%d goroutines × %d Tasks.Progress of one task", g, per)
+	e.Check(end.Version == task.Version+int64(g*per), in, fmt.Sprintf("version %d (one write each)", task.Version+int64(g*per)), fmt.Sprintf("version %d", end.Version))
+	e.Check(heard == 1+g*per, in, fmt.Sprintf("%d notifications (M-F-NOTIFY-1)", 1+g*per), heard)
+}
+
+// --- legacy ---
+
+type legacyRace struct {
+	name  string
+	calls []string
+}
+
+var legacyRaceKinds = []legacyRace{
+	{"cancel vs complete", []string{"Cancel", "Complete"}},
+	{"cancel vs complete vs fail", []string{"Cancel", "Complete", "Fail"}},
+	{"complete vs fail", []string{"Complete", "Fail"}},
+	{"cancel vs cancel", []string{"Cancel", "Cancel"}},
+}
+
+func (e *Env) legacyRaces() {
+	st := e.Legacy()
+	if _, ok := st.(legacy.ConditionalUpdater); !ok {
+		ginkgo.Skip("not applicable: the store does not implement legacy.ConditionalUpdater, without which the facade cannot make finality hold under races")
+	}
+	fac := legacy.New(st)
+	seed := subSeed(e.runSeed(), "legacy-races")
+	rounds := e.Opts.Budget.Histories * 8
+	for i := range rounds {
+		if e.Ctx.Err() != nil {
+			return
+		}
+		r := clientRand(seed, i, 0)
+		kind := legacyRaceKinds[r.IntN(len(legacyRaceKinds))]
+		id := e.ID("race")
+		task, err := fac.Create(e.Ctx, id, legacy.Task{"job": json.Number(fmt.Sprint(i))}, "alice")
+		if err != nil {
+			e.Fatalf("race %q: setup Tasks.Create(%q) failed: %v", kind.name, id, err)
+		}
+		m := model.NewLegacy()
+		m.Put(id, task)
+		var calls []raceCall[legacy.Task]
+		for _, c := range kind.calls {
+			switch c {
+			case "Cancel":
+				calls = append(calls, raceCall[legacy.Task]{"Cancel(alice)",
+					func(ctx context.Context) (legacy.Task, error) { return fac.Cancel(ctx, id, reference.Principal("alice")) },
+					func() (legacy.Task, error) { return m.FCancel(id, reference.Principal("alice"), false) }})
+			case "Complete", "Fail":
+				ch := legacy.Task{legacy.KeyStatus: "completed", "result": map[string]any{"n": json.Number(fmt.Sprint(i))}}
+				if c == "Fail" {
+					ch = legacy.Task{legacy.KeyStatus: "failed", "error": "boom"}
+				}
+				calls = append(calls, raceCall[legacy.Task]{"Update(" + jsonvalue.Describe(map[string]any(ch)) + ")",
+					func(ctx context.Context) (legacy.Task, error) { return fac.Update(ctx, id, ch) },
+					func() (legacy.Task, error) { return m.FUpdate(id, ch) }})
+			}
+		}
+		start := m.Clone()
+		got := race(e.Ctx, calls)
+		final, ferr := st.Get(e.Ctx, id)
+		explained := false
+		for _, order := range permutations(len(calls)) {
+			*m = *start.Clone()
+			ok := true
+			for _, k := range order {
+				t, err := calls[k].sim()
+				if !model.SameKind(err, got[k].err) || (err == nil && !legacy.Equal(t, got[k].task)) {
+					ok = false
+					break
+				}
+			}
+			want, werr := m.Get(id)
+			if ok && model.SameKind(werr, ferr) && legacy.Equal(want, final) {
+				explained = true
+				break
+			}
+		}
+		if !explained {
+			e.Errorf("%s", raceFault("L-F-FIN-2", kind.name, id, calls, got, show(final), e.rerun()))
+			return
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package conformance
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// B-REPRO-1: a randomised check run twice with one seed issues the same operations.
+
+func init() {
+	register(EraLegacy, func(s *suite) {
+		s.It("B-REPRO-1", "the legacy state machine and concurrent histories replay the same operations from the same seed", func(e *Env) {
+			e.checkReplay("legacy state machine", func(trace func(string)) rapidRun { return e.runLegacyMachine(3, trace) })
+			e.checkScripts("legacy per-task history", e.legacyTaskHistory)
+		})
+	})
+	register(EraModern, func(s *suite) {
+		s.It("B-REPRO-1", "the modern state machine and concurrent histories replay the same operations from the same seed", func(e *Env) {
+			e.checkReplay("modern state machine", func(trace func(string)) rapidRun { return e.runModernMachine(3, trace) })
+			e.checkScripts("modern per-task history", e.modernTaskHistory)
+		})
+	})
+}
+
+// checkReplay runs a machine twice and compares the operations of the two runs (their
+// outcomes aside: those are the store's). A run that found a divergence stops early and
+// shrinks, so then only the common prefix is compared; the machine's own spec reports
+// the divergence.
+func (e *Env) checkReplay(what string, run func(trace func(string)) rapidRun) {
+	var a, b []string
+	op := operation
+	if !e.HasClock() {
+		// On the real clock timestamps differ from run to run; the operations do not.
+		op = func(s string) string { return millis.ReplaceAllString(operation(s), "<ms>") }
+	}
+	ra := run(func(s string) { a = append(a, op(s)) })
+	rb := run(func(s string) { b = append(b, op(s)) })
+	n := min(len(a), len(b))
+	if !ra.Failed && !rb.Failed && len(a) != len(b) {
+		e.Errorf("%s replayed with seed %d: %d operations, then %d\n  %s", what, e.runSeed(), len(a), len(b), e.rerun())
+	}
+	if n == 0 {
+		e.Errorf("%s with seed %d issued no operations", what, e.runSeed())
+		return
+	}
+	for i := range n {
+		if a[i] != b[i] {
+			e.Errorf("%s replayed with seed %d: operation %d differs:\n    first run:  %s\n    second run: %s\n  %s", what, e.runSeed(), i+1, a[i], b[i], e.rerun())
+			return
+		}
+	}
+}
+
+// millis matches a timestamp in milliseconds since the epoch.
+var millis = regexp.MustCompile(`\b1[0-9]{12}\b`)
+
+// operation is a trace line without its outcome.
+func operation(step string) string {
+	if i := strings.LastIndex(step, " -> "); i >= 0 {
+		return step[:i]
+	}
+	return step
+}
+
+// checkScripts generates history 0 twice and compares the clients' scripts.
+func (e *Env) checkScripts(what string, run historyFunc) {
+	seed := subSeed(e.runSeed(), "repro/"+what)
+	a, b := run(0, seed), run(0, seed)
+	if len(a.scripts) == 0 {
+		e.Errorf("%s: no client scripts recorded", what)
+		return
+	}
+	if fmt.Sprint(a.scripts) != fmt.Sprint(b.scripts) {
+		for c := range a.scripts {
+			if c >= len(b.scripts) || a.scripts[c] != b.scripts[c] {
+				e.Errorf("%s with seed %d: client %d followed a different script the second time\n  %s", what, e.runSeed(), c, e.rerun())
+				return
+			}
+		}
+	}
+}

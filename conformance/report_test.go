@@ -1,0 +1,394 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/reporters"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/conformance/mutants"
+	"github.com/storecheck/storecheck/reference"
+)
+
+// These tests build Reports from synthetic Ginkgo reports: Execute itself runs Ginkgo,
+// which can happen once per process, and this package's battery test already does.
+
+type fakeSpec struct {
+	rule    string
+	era     Era
+	text    string
+	state   types.SpecState
+	message string
+	panic   string
+	warning string
+	notes   map[string]string
+}
+
+func (f fakeSpec) report() types.SpecReport {
+	rule, ok := RuleByID(f.rule)
+	if !ok {
+		panic("fakeSpec: unknown rule " + f.rule)
+	}
+	sr := types.SpecReport{
+		ContainerHierarchyTexts:  []string{"storecheck", "fake [" + string(f.era) + " era]"},
+		ContainerHierarchyLabels: [][]string{{}, {string(f.era)}},
+		LeafNodeType:             types.NodeTypeIt,
+		LeafNodeText:             "[" + f.rule + "] " + f.text,
+		LeafNodeLabels:           specLabels(rule, f.era),
+		State:                    f.state,
+		RunTime:                  3 * time.Millisecond,
+		Failure:                  types.Failure{Message: f.message, ForwardedPanic: f.panic},
+	}
+	if f.message != "" && f.state != types.SpecStateSkipped {
+		sr.Failure.Location = types.CodeLocation{FileName: "conformance/fake.go", LineNumber: 42}
+	}
+	if f.warning != "" {
+		sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Name: labelWarning, Value: types.WrapEntryValue(f.warning)})
+	}
+	for name, v := range f.notes {
+		sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Name: name, Value: types.WrapEntryValue(v)})
+	}
+	return sr
+}
+
+func fakeRun(specs ...fakeSpec) types.Report {
+	tr := types.Report{SuiteDescription: "fake", StartTime: time.Unix(1_764_400_000, 0), RunTime: time.Second}
+	for _, s := range specs {
+		tr.SpecReports = append(tr.SpecReports, s.report())
+	}
+	return tr
+}
+
+var (
+	passed   = types.SpecStatePassed
+	failed   = types.SpecStateFailed
+	skipped  = types.SpecStateSkipped
+	timedout = types.SpecStateTimedout
+	panicked = types.SpecStatePanicked
+)
+
+func mustSelection(t *testing.T, eras []Era, filter string) selection {
+	t.Helper()
+	sel, err := newSelection(eras, filter, nil)
+	if err != nil {
+		t.Fatalf("newSelection(%q): %v", filter, err)
+	}
+	return sel
+}
+
+func sampleReport(t *testing.T) *Report {
+	t.Helper()
+	tr := fakeRun(
+		fakeSpec{rule: "L-LIST-2", era: EraLegacy, text: "limit", state: passed},
+		fakeSpec{rule: "S-OWN-1", era: EraLegacy, text: "truth table a", state: passed},
+		fakeSpec{rule: "S-OWN-1", era: EraLegacy, text: "truth table b", state: failed, message: "[S-OWN-1 MUST] Every scoped operation follows the owner truth table.\n  store: fake (legacy era)\n  input:    Get(\"t1\")\n  expected: ErrNotFound\n  got:      owner leak"},
+		fakeSpec{rule: "S-VAL-3", era: EraLegacy, text: "1 MiB", state: passed, warning: "[S-VAL-3 SHOULD] too slow"},
+		fakeSpec{rule: "L-CLEAN-1", era: EraLegacy, text: "cleanup", state: skipped, message: "no clock control"},
+		fakeSpec{rule: "L-CREATE-1", era: EraLegacy, text: "create", state: timedout, message: "A spec timeout occurred"},
+		fakeSpec{rule: "L-GET-1", era: EraLegacy, text: "get", state: panicked, message: "Test Panicked", panic: "nil map"},
+		fakeSpec{rule: "L-F-FIN-2", era: EraLegacy, text: "race", state: passed},
+		fakeSpec{rule: "L-F-FIN-2", era: EraLegacy, text: "race, shared", state: skipped, message: "not applicable: single instance",
+			notes: map[string]string{"cleanup error": "drop schema: boom"}},
+		fakeSpec{rule: "S-OWN-1", era: EraModern, text: "truth table", state: passed},
+		// Left out by the label filter below: Ginkgo reports it as skipped, without reason.
+		fakeSpec{rule: "M-GET-1", era: EraModern, text: "get", state: skipped},
+	)
+	meta := Report{Store: "fake", Eras: []Era{EraLegacy, EraModern}, Seed: 77}
+	return buildReport(meta, tr, mustSelection(t, meta.Eras, "!M-GET-1"))
+}
+
+func TestReportOutcomes(t *testing.T) {
+	r := sampleReport(t)
+	cases := []struct {
+		id      string
+		era     Era
+		outcome Outcome
+		reason  string // a substring of the first reason; "" for none
+	}{
+		{"L-LIST-2", EraLegacy, Passed, ""},
+		{"S-OWN-1", EraLegacy, Failed, "got:      owner leak"},
+		{"S-OWN-1", EraModern, Passed, ""},
+		{"S-VAL-3", EraLegacy, Warned, "too slow"},
+		{"L-CLEAN-1", EraLegacy, Skipped, "no clock control"},
+		{"L-CREATE-1", EraLegacy, Failed, "timed out"},
+		{"L-GET-1", EraLegacy, Failed, "panic: nil map"},
+		{"L-F-FIN-2", EraLegacy, Passed, ""},
+		{"L-UPDATE-1", EraLegacy, NotCovered, ""},
+		{"M-SWAP-1", EraModern, NotCovered, ""},
+	}
+	for _, c := range cases {
+		rr, ok := r.Rule(c.id, c.era)
+		if !ok {
+			t.Errorf("rule %s (%s): missing from the report", c.id, c.era)
+			continue
+		}
+		if rr.Outcome != c.outcome {
+			t.Errorf("rule %s (%s): outcome %q, want %q (reasons %q)", c.id, c.era, rr.Outcome, c.outcome, rr.Reasons)
+		}
+		if c.reason != "" && (len(rr.Reasons) == 0 || !strings.Contains(rr.Reasons[0], c.reason)) {
+			t.Errorf("rule %s (%s): reasons %q, want one containing %q", c.id, c.era, rr.Reasons, c.reason)
+		}
+		if c.reason == "" && len(rr.Reasons) > 0 {
+			t.Errorf("rule %s (%s): reasons %q, want none", c.id, c.era, rr.Reasons)
+		}
+	}
+	if _, ok := r.Rule("M-GET-1", EraModern); ok {
+		t.Errorf("M-GET-1 was filtered out, yet the report has a result for it")
+	}
+	if _, ok := r.Rule("L-GET-1", EraModern); ok {
+		t.Errorf("L-GET-1 is a legacy rule, yet the report has a modern result for it")
+	}
+	if _, ok := r.Rule("B-ISO-1", EraLegacy); ok {
+		t.Errorf("B-ISO-1 is a battery self-check, yet the report lists it for a store")
+	}
+	fin, _ := r.Rule("L-F-FIN-2", EraLegacy)
+	if len(fin.Notes) != 2 || !strings.Contains(strings.Join(fin.Notes, "\n"), "not applicable: single instance") ||
+		!strings.Contains(strings.Join(fin.Notes, "\n"), "drop schema: boom") {
+		t.Errorf("L-F-FIN-2 notes = %q, want the skipped spec's reason and the cleanup error", fin.Notes)
+	}
+	if len(fin.Specs) != 2 {
+		t.Errorf("L-F-FIN-2 specs = %q, want both spec names", fin.Specs)
+	}
+
+	// Totals count results: 35 legacy and 31 modern rules are selected (M-GET-1 is
+	// filtered out); 9 legacy and 1 modern have specs.
+	legacyRules, modernRules := 0, 0
+	for _, rule := range Rules() {
+		if appliesTo(rule, EraLegacy) {
+			legacyRules++
+		}
+		if appliesTo(rule, EraModern) && rule.ID != "M-GET-1" {
+			modernRules++
+		}
+	}
+	want := Totals{Passed: 3, Failed: 3, Warned: 1, Skipped: 1, NotCovered: legacyRules + modernRules - 8, Specs: 10}
+	if r.Totals != want {
+		t.Errorf("totals = %+v, want %+v", r.Totals, want)
+	}
+	if r.OK() {
+		t.Errorf("OK() = true for a run with failed MUST rules")
+	}
+}
+
+func TestReportOKWithOnlyWarningsAndSkips(t *testing.T) {
+	tr := fakeRun(
+		fakeSpec{rule: "S-VAL-3", era: EraModern, state: passed, warning: "slow"},
+		fakeSpec{rule: "M-SWEEP-1", era: EraModern, state: skipped, message: "no clock control"},
+		fakeSpec{rule: "M-GET-1", era: EraModern, state: passed},
+	)
+	r := buildReport(Report{Store: "fake", Eras: []Era{EraModern}}, tr, mustSelection(t, []Era{EraModern}, "S-VAL-3 || M-SWEEP-1 || M-GET-1"))
+	if !r.OK() {
+		t.Errorf("OK() = false for warnings and skips only; totals %+v, suite failures %q", r.Totals, r.SuiteFailures)
+	}
+	if got := len(r.Rules); got != 3 {
+		t.Errorf("%d rule results, want 3 (the selection): %+v", got, r.Rules)
+	}
+	tr.SpecialSuiteFailureReasons = []string{"Interrupted by User"}
+	r = buildReport(Report{Store: "fake", Eras: []Era{EraModern}}, tr, mustSelection(t, []Era{EraModern}, ""))
+	if r.OK() || len(r.SuiteFailures) != 1 {
+		t.Errorf("an interrupted run: OK() = %v, suite failures %q; want false and the reason", r.OK(), r.SuiteFailures)
+	}
+}
+
+func TestReportStrictShouldFails(t *testing.T) {
+	// Under Strict the spec itself fails (suite.run calls Fail for a SHOULD fault).
+	tr := fakeRun(fakeSpec{rule: "L-CREATE-2", era: EraLegacy, state: failed, message: "[L-CREATE-2 SHOULD] overwrote"})
+	r := buildReport(Report{Store: "fake", Eras: []Era{EraLegacy}, Strict: true}, tr, mustSelection(t, []Era{EraLegacy}, "L-CREATE-2"))
+	rr, _ := r.Rule("L-CREATE-2", EraLegacy)
+	if rr.Outcome != Failed || r.OK() {
+		t.Errorf("strict SHOULD failure: outcome %q, OK %v; want failed, false", rr.Outcome, r.OK())
+	}
+}
+
+func TestReportJSON(t *testing.T) {
+	r := sampleReport(t)
+	var buf bytes.Buffer
+	if err := r.JSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Store  string
+		Seed   int64
+		Rules  []RuleResult
+		Specs  []SpecResult
+		Totals Totals
+	}
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("JSON report does not decode: %v\n%s", err, buf.String())
+	}
+	if got.Store != "fake" || got.Seed != 77 || got.Totals != r.Totals || len(got.Rules) != len(r.Rules) || len(got.Specs) != 10 {
+		t.Errorf("decoded JSON = store %q seed %d totals %+v, %d rules, %d specs; want fake, 77, %+v, %d, 10",
+			got.Store, got.Seed, got.Totals, len(got.Rules), len(got.Specs), r.Totals, len(r.Rules))
+	}
+	if !strings.Contains(buf.String(), `"outcome": "not covered"`) {
+		t.Errorf("JSON report lacks the not-covered outcome:\n%s", buf.String())
+	}
+}
+
+func TestReportJUnit(t *testing.T) {
+	r := sampleReport(t)
+	var buf bytes.Buffer
+	if err := r.JUnit(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var suites reporters.JUnitTestSuites
+	if err := xml.Unmarshal(buf.Bytes(), &suites); err != nil {
+		t.Fatalf("JUnit report is not valid XML: %v\n%s", err, buf.String())
+	}
+	if len(suites.TestSuites) != 2 {
+		t.Fatalf("%d testsuites, want one per era (2)", len(suites.TestSuites))
+	}
+	legacySuite := suites.TestSuites[0]
+	if legacySuite.Properties.WithName("era") != "legacy" || legacySuite.Properties.WithName("seed") != "77" {
+		t.Errorf("first testsuite properties = %+v, want era legacy, seed 77", legacySuite.Properties)
+	}
+	var failures, skips, warnings int
+	for _, tc := range legacySuite.TestCases {
+		if tc.Failure != nil {
+			failures++
+		}
+		if tc.Skipped != nil {
+			skips++
+		}
+		if strings.Contains(tc.SystemOut, "too slow") {
+			warnings++
+		}
+	}
+	legacyNotCovered := 0
+	for _, rr := range r.Rules {
+		if rr.Era == EraLegacy && rr.Outcome == NotCovered {
+			legacyNotCovered++
+		}
+	}
+	if failures != 3 || skips != 2+legacyNotCovered || warnings != 1 {
+		t.Errorf("legacy testsuite: %d failures, %d skipped, %d warnings; want 3, %d, 1", failures, skips, 2+legacyNotCovered, warnings)
+	}
+	if legacySuite.Failures != failures || legacySuite.Tests != len(legacySuite.TestCases) || suites.Failures != 3 {
+		t.Errorf("counters: suite failures %d tests %d (cases %d), total failures %d", legacySuite.Failures, legacySuite.Tests, len(legacySuite.TestCases), suites.Failures)
+	}
+}
+
+func TestReportSummary(t *testing.T) {
+	r := sampleReport(t)
+	var buf bytes.Buffer
+	if err := r.Summary(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	t.Log(out)
+	for _, want := range []string{
+		"storecheck: fake, eras legacy+modern, seed 77",
+		"S-OWN-1", "FAILED", "input:    Get(\"t1\")", "got:      owner leak",
+		"L-CLEAN-1", "no clock control",
+		"Warnings", "too slow",
+		"Not covered", "L-UPDATE-1 (legacy)", "S-TRANS-1 (legacy, modern)",
+		"FAIL: 3 passed, 3 failed, 1 warned, 1 skipped",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestRuleFilter(t *testing.T) {
+	both := []Era{EraLegacy, EraModern}
+	got, err := ruleFilter([]string{"S-OWN-1", " L-LIST-2"}, "must", both)
+	if err != nil || got != "(S-OWN-1 || L-LIST-2) && (must)" {
+		t.Errorf("ruleFilter = %q, %v; want %q", got, err, "(S-OWN-1 || L-LIST-2) && (must)")
+	}
+	for _, c := range []struct {
+		ids  []string
+		eras []Era
+		want string
+	}{
+		{[]string{"X-NOPE-1"}, both, "unknown rule"},
+		{[]string{"B-POWER-1"}, both, "battery"},
+		{[]string{"M-GET-1"}, []Era{EraLegacy}, "modern era"},
+	} {
+		_, err := ruleFilter(c.ids, "", c.eras)
+		if !errors.Is(err, ErrSelection) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ruleFilter(%q, eras %v) error = %v; want ErrSelection mentioning %q", c.ids, c.eras, err, c.want)
+		}
+	}
+	if _, err := newSelection(both, "((must", nil); err == nil || strings.Contains(err.Error(), "\x1b") {
+		t.Errorf("newSelection with a bad filter: error %q, want one without terminal colours", err)
+	}
+	if _, err := newSelection(both, "", []string{"("}); err == nil {
+		t.Errorf("newSelection with a bad focus regexp: no error")
+	}
+}
+
+func TestSelectionMatchesSpecLabels(t *testing.T) {
+	sel := mustSelection(t, []Era{EraLegacy, EraModern}, "S-OWN-1 || area:list")
+	own, _ := RuleByID("S-OWN-1")
+	list, _ := RuleByID("L-LIST-4")
+	get, _ := RuleByID("L-GET-1")
+	if !sel.wants(own, EraModern) || !sel.wants(list, EraLegacy) || sel.wants(get, EraLegacy) || sel.wants(list, EraModern) {
+		t.Errorf("selection %q: wants(S-OWN-1 modern)=%v wants(L-LIST-4 legacy)=%v wants(L-GET-1 legacy)=%v wants(L-LIST-4 modern)=%v; want true true false false",
+			sel.filter, sel.wants(own, EraModern), sel.wants(list, EraLegacy), sel.wants(get, EraLegacy), sel.wants(list, EraModern))
+	}
+}
+
+type erasHarness struct{ caps harness.Capabilities }
+
+func (h erasHarness) Name() string                       { return "eras" }
+func (h erasHarness) Capabilities() harness.Capabilities { return h.caps }
+func (h erasHarness) Open(context.Context, reference.Clock) (harness.Namespace, error) {
+	return nil, errors.New("not openable")
+}
+
+func TestSelectEras(t *testing.T) {
+	legacyOnly := erasHarness{harness.Capabilities{Legacy: true}}
+	if got, err := selectEras(legacyOnly, nil); err != nil || len(got) != 1 || got[0] != EraLegacy {
+		t.Errorf("selectEras(legacy-only, nil) = %v, %v; want [legacy]", got, err)
+	}
+	if _, err := selectEras(legacyOnly, []Era{EraModern}); !errors.Is(err, ErrSelection) {
+		t.Errorf("selectEras(legacy-only, [modern]) error = %v, want ErrSelection", err)
+	}
+	if _, err := selectEras(erasHarness{}, nil); !errors.Is(err, ErrSelection) {
+		t.Errorf("selectEras(no eras) error = %v, want ErrSelection", err)
+	}
+	both := erasHarness{harness.Capabilities{Legacy: true, Modern: true}}
+	if got, err := selectEras(both, []Era{EraModern, EraLegacy, EraModern}); err != nil || len(got) != 2 || got[0] != EraLegacy {
+		t.Errorf("selectEras(both, [modern legacy modern]) = %v, %v; want [legacy modern]", got, err)
+	}
+	if err := bringUp(context.Background(), legacyOnly, []Era{EraLegacy}); !errors.Is(err, ErrBringUp) || !strings.Contains(err.Error(), "not openable") {
+		t.Errorf("bringUp of a harness that cannot open: %v, want ErrBringUp with the cause", err)
+	}
+}
+
+// TestRunLogsSummaryOnFailure runs RunLegacy against a store breaking L-LIST-1 in a
+// child process (RunSpecs runs once per process) and looks for the per-rule summary
+// in the test log.
+func TestRunLogsSummaryOnFailure(t *testing.T) {
+	const child = "STORECHECK_REPORT_TEST_CHILD"
+	if os.Getenv(child) == "1" {
+		m, ok := mutants.Lookup("status-prefix")
+		if !ok {
+			t.Fatal("mutant status-prefix is gone from the catalogue")
+		}
+		RunLegacy(t, m.Harness())
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRunLogsSummaryOnFailure$", "-test.v", "-ginkgo.label-filter=L-LIST-1 || L-GET-1")
+	cmd.Env = append(os.Environ(), child+"=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("RunLegacy against a store breaking L-LIST-1 passed:\n%s", out)
+	}
+	for _, want := range []string{"storecheck summary:", "L-LIST-1", "FAILED", "L-GET-1", "passed", "seed "} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the failing run's log lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,277 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+)
+
+// Legacy-era bodies of the owner rules (S-OWN-1/2/3): the truth table through the
+// reference facade over the store under test, and owner comparison at the store's List.
+
+func init() { register(EraLegacy, legacyOwnerRuleSpecs) }
+
+// facadeCreate creates a task through the facade as setup: owner "" for none.
+func facadeCreate(e *Env, fac *legacy.Tasks, prefix, owner string) string {
+	id := e.ID(prefix)
+	meta := legacy.Task{"payload": "p-" + id}
+	if _, err := fac.Create(e.Ctx, id, meta, owner); err != nil {
+		e.Fatalf("setup: facade Create(%q, %s, owner %q): %v", id, show(meta), owner, err)
+	}
+	return id
+}
+
+// checkDeniedLikeMissing checks that err, the answer for a denied task id, is the answer
+// for a missing one (S-OWN-2): it wraps ErrNotFound and its message is missErr's with
+// missID replaced by id.
+func checkDeniedLikeMissing(e *Env, input string, err error, id string, missErr error, missID string) bool {
+	if !e.Check(errors.Is(err, reference.ErrNotFound), input, "an error wrapping ErrNotFound, as for a missing task", err) {
+		return false
+	}
+	if missErr == nil {
+		return e.Check(false, input, "the answer for a missing id to be an error too", "no error for missing id "+Q(missID))
+	}
+	want := strings.ReplaceAll(missErr.Error(), missID, id)
+	return e.Check(err.Error() == want, input,
+		fmt.Sprintf("the message of a missing task, %q (the answer for missing id %q with the id substituted)", want, missID),
+		fmt.Sprintf("%q", err.Error()))
+}
+
+// ownerGetTable walks the truth table with the facade's Get in one setting; with
+// messages it also compares each denial with the answer for a missing id (S-OWN-2).
+func ownerGetTable(e *Env, st legacy.Store, requireOwner, messages bool) {
+	fac := legacy.New(st, legacy.WithRequireOwner(requireOwner))
+	ids := map[bool]string{false: facadeCreate(e, fac, "unowned", ""), true: facadeCreate(e, fac, "owned", ownerY)}
+	missing := e.ID("missing")
+	for _, row := range ownerTable() {
+		id := ids[row.owned]
+		want, _ := stored(e, st, id)
+		input := fmt.Sprintf("facade Get(%s, %s) with %s [%s]", Q(id), row.caller, settingName(requireOwner), row.name)
+		got, err := fac.Get(e.Ctx, id, row.caller)
+		if row.allowed(requireOwner) {
+			if e.CheckErr(err, nil, input+": allowed by the truth table") {
+				checkTask(e, input, want, got)
+			}
+			continue
+		}
+		if !e.CheckErr(err, reference.ErrNotFound, input+": denied by the truth table") {
+			continue
+		}
+		e.Check(got == nil, input, "no task with the denial", got)
+		if messages {
+			_, missErr := fac.Get(e.Ctx, missing, row.caller)
+			checkDeniedLikeMissing(e, input, err, id, missErr, missing)
+		}
+	}
+}
+
+// ownerCancelTable walks the truth table with the facade's Cancel in one setting: an
+// allowed Cancel cancels, a denied one answers as for a missing id and writes nothing.
+func ownerCancelTable(e *Env, st legacy.Store, requireOwner, messages bool) {
+	fac := legacy.New(st, legacy.WithRequireOwner(requireOwner))
+	missing := e.ID("missing")
+	for _, row := range ownerTable() {
+		id := facadeCreate(e, fac, "cancel", row.owner())
+		before, _ := stored(e, st, id)
+		input := fmt.Sprintf("facade Cancel(%s, %s) with %s [%s]", Q(id), row.caller, settingName(requireOwner), row.name)
+		got, err := fac.Cancel(e.Ctx, id, row.caller)
+		if row.allowed(requireOwner) {
+			want := legacy.Merge(before, legacy.Task{legacy.KeyStatus: "cancelled"})
+			if e.CheckErr(err, nil, input+": allowed by the truth table") {
+				checkTask(e, input+" returned", want, got)
+			}
+			checkStored(e, st, id, want, input)
+			continue
+		}
+		if e.CheckErr(err, reference.ErrNotFound, input+": denied by the truth table") && messages {
+			_, missErr := fac.Cancel(e.Ctx, missing, row.caller)
+			checkDeniedLikeMissing(e, input, err, id, missErr, missing)
+		}
+		checkStored(e, st, id, before, input+" (denied: nothing written)")
+	}
+	checkGone(e, st, missing, "facade Cancel of a missing id")
+}
+
+// ownerListTable checks that the facade's List shows each caller exactly the tasks the
+// truth table allows, in one setting.
+func ownerListTable(e *Env, st legacy.Store, requireOwner bool) {
+	fac := legacy.New(st, legacy.WithRequireOwner(requireOwner))
+	unowned := setOf(facadeCreate(e, fac, "unowned", ""), facadeCreate(e, fac, "unowned", ""))
+	owned := setOf(facadeCreate(e, fac, "owned", ownerY), facadeCreate(e, fac, "owned", ownerY))
+	other := setOf(facadeCreate(e, fac, "other", ownerX))
+	mine := idSet{}
+	for _, s := range []idSet{unowned, owned, other} {
+		for id := range s {
+			mine[id] = true
+		}
+	}
+	callers := []reference.Caller{reference.System(), reference.Anonymous(), reference.Principal(ownerX), reference.Principal(ownerY), reference.Principal("owner-z")}
+	for _, c := range callers {
+		want := idSet{}
+		for id := range mine {
+			owner := ""
+			switch {
+			case owned[id]:
+				owner = ownerY
+			case other[id]:
+				owner = ownerX
+			}
+			if callerAdmits(c, owner, requireOwner) {
+				want[id] = true
+			}
+		}
+		input := fmt.Sprintf("facade List({}, %s) with %s", c, settingName(requireOwner))
+		rows, err := fac.List(e.Ctx, legacy.ListOptions{}, c)
+		if !e.CheckErr(err, nil, input) {
+			continue
+		}
+		got := rowIDs(rows, mine)
+		e.Check(got.equal(want), input, "of this spec's tasks exactly "+want.String(), got)
+	}
+}
+
+// callerAdmits is the truth table as the battery states it (SPEC.md section 0), for a
+// task owned by owner ("" for none).
+func callerAdmits(c reference.Caller, owner string, requireOwner bool) bool {
+	if c.IsSystem() {
+		return true
+	}
+	id, isPrincipal := c.PrincipalID()
+	if !isPrincipal {
+		return anonymousScope().admits(owner, requireOwner)
+	}
+	return principalScope(id).admits(owner, requireOwner)
+}
+
+func legacyOwnerRuleSpecs(s *suite) {
+	s.It("S-OWN-1", "facade Get, Cancel and List follow the owner truth table in both settings", func(e *Env) {
+		st := e.Legacy()
+		for _, ro := range []bool{false, true} {
+			ownerGetTable(e, st, ro, false)
+			ownerCancelTable(e, st, ro, false)
+			ownerListTable(e, st, ro)
+		}
+	})
+
+	s.It("S-OWN-1", "the store's List scopes rows by the owner truth table in both settings", func(e *Env) {
+		st := e.Legacy()
+		if listIgnoresOwner(e, st) {
+			skipIgnoresBoth()
+		}
+		rows := ownedRows{}
+		for _, owner := range []string{"", "", ownerX, ownerY, ownerY} {
+			id := e.ID("row")
+			meta := legacy.Task{}
+			if owner != "" {
+				meta[legacy.KeyOwner] = owner
+			}
+			mustCreate(e, st, id, meta)
+			rows[id] = owner
+		}
+		mine := rows.ids()
+		for _, ro := range []bool{false, true} {
+			for _, c := range []reference.Caller{reference.System(), reference.Anonymous(), reference.Principal(ownerX), reference.Principal(ownerY)} {
+				opts := legacy.ListOptions{Owner: legacy.ScopeOf(c), RequireOwner: ro}
+				want := idSet{}
+				for id, owner := range rows {
+					if callerAdmits(c, owner, ro) {
+						want[id] = true
+					}
+				}
+				input := fmt.Sprintf("List(%s) for %s", showOpts(opts), c)
+				got := rowIDs(listRows(e, st, opts), mine)
+				e.Check(got.equal(want), input, "of this spec's rows exactly "+describeRows(rows, want), describeRows(rows, got))
+			}
+		}
+	})
+
+	s.It("S-OWN-2", "a denied task answers exactly as a missing one, and a denied Cancel writes nothing", func(e *Env) {
+		st := e.Legacy()
+		for _, ro := range []bool{false, true} {
+			ownerGetTable(e, st, ro, true)
+			ownerCancelTable(e, st, ro, true)
+		}
+	})
+
+	s.It("S-OWN-3", "compares owners exactly: case, spaces, homoglyphs, numbers, wildcards and NFC/NFD are all distinct", func(e *Env) {
+		st := e.Legacy()
+		fac := legacy.New(st)
+		owners := trickyOwners()
+		ids := map[string]string{} // owner -> task id
+		for _, o := range owners {
+			ids[o] = facadeCreate(e, fac, "tricky", o)
+		}
+		unowned := facadeCreate(e, fac, "unowned", "")
+		mine := setOf(unowned)
+		for _, id := range ids {
+			mine[id] = true
+		}
+		var leaks, refusals []string
+		for _, c := range owners {
+			for _, o := range owners {
+				_, err := fac.Get(e.Ctx, ids[o], reference.Principal(c))
+				switch {
+				case c == o && err != nil:
+					refusals = append(refusals, fmt.Sprintf("Get as %q of its own task: %s", c, describeErr(err)))
+				case c != o && !errors.Is(err, reference.ErrNotFound):
+					leaks = append(leaks, fmt.Sprintf("Get as %q of the task of %q: %s", c, o, describeErr(err)))
+				}
+			}
+		}
+		for _, c := range owners {
+			want := setOf(ids[c], unowned)
+			rows, err := fac.List(e.Ctx, legacy.ListOptions{}, reference.Principal(c))
+			if !e.CheckErr(err, nil, fmt.Sprintf("facade List({}, principal %q)", c)) {
+				continue
+			}
+			if got := rowIDs(rows, mine); !got.equal(want) {
+				leaks = append(leaks, fmt.Sprintf("facade List as %q returned %s, want %s", c, got, want))
+			}
+		}
+		// The store's own List, where owner comparison is pushed down into a query.
+		if !listIgnoresOwner(e, st) {
+			for _, c := range owners {
+				want := setOf(ids[c], unowned)
+				opts := legacy.ListOptions{Owner: legacy.PrincipalOwner(c)}
+				got := rowIDs(listRows(e, st, opts), mine)
+				if !got.equal(want) {
+					var who []string
+					for _, o := range owners {
+						if got[ids[o]] != want[ids[o]] {
+							who = append(who, fmt.Sprintf("%q", o))
+						}
+					}
+					leaks = append(leaks, fmt.Sprintf("store List(%s) differs from the rows of %q plus unowned ones in the tasks of: %s", showOpts(opts), c, strings.Join(who, ", ")))
+				}
+			}
+		}
+		// Denied Cancels write nothing; then each owner cancels its own task.
+		for _, c := range owners {
+			for _, o := range owners {
+				if c == o {
+					continue
+				}
+				if _, err := fac.Cancel(e.Ctx, ids[o], reference.Principal(c)); !errors.Is(err, reference.ErrNotFound) {
+					leaks = append(leaks, fmt.Sprintf("Cancel as %q of the task of %q: %s", c, o, describeErr(err)))
+				}
+			}
+		}
+		for _, o := range owners {
+			if t, ok := stored(e, st, ids[o]); !ok || statusOf(t) != "working" {
+				leaks = append(leaks, fmt.Sprintf("the task of %q after only foreign Cancels: %s", o, show(t)))
+			}
+			if _, err := fac.Cancel(e.Ctx, ids[o], reference.Principal(o)); err != nil {
+				refusals = append(refusals, fmt.Sprintf("Cancel as %q of its own task: %s", o, describeErr(err)))
+			}
+		}
+		const most = 15
+		e.Check(len(leaks) == 0, fmt.Sprintf("%d tasks owned by %q, each read, listed and cancelled by every one of those principals", len(owners), owners),
+			"each principal sees and cancels only its own task (and unowned ones)",
+			fmt.Sprintf("%d crossings, e.g.\n    %s", len(leaks), strings.Join(leaks[:min(len(leaks), most)], "\n    ")))
+		e.Check(len(refusals) == 0, "the same tasks, each read and cancelled by its own owner",
+			"success", fmt.Sprintf("%d refusals, e.g.\n    %s", len(refusals), strings.Join(refusals[:min(len(refusals), most)], "\n    ")))
+	})
+}

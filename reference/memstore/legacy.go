@@ -1,0 +1,136 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+)
+
+// Legacy is the legacy era of a Store (SPEC.md 1.1).
+type Legacy struct {
+	s    *Store
+	rows table[legacy.Task]
+}
+
+var (
+	_ legacy.Store              = (*Legacy)(nil)
+	_ legacy.Canceler           = (*Legacy)(nil)
+	_ legacy.Cleaner            = (*Legacy)(nil)
+	_ legacy.ConditionalUpdater = (*Legacy)(nil)
+)
+
+// Create stores meta stamped with id, status working and the store clock's created_at
+// (L-CREATE-1); an existing id fails with reference.ErrExists and is left as it was.
+func (l *Legacy) Create(ctx context.Context, id string, meta legacy.Task) (legacy.Task, error) {
+	if err := live(ctx); err != nil {
+		return nil, err
+	}
+	row, err := legacy.NewRow(id, meta, l.s.now())
+	if err != nil {
+		return nil, err
+	}
+	if !l.rows.insert(id, row) {
+		return nil, reference.ErrorFor(reference.ErrExists, id)
+	}
+	return row.Clone(), nil
+}
+
+// Get returns a copy of the task, or reference.ErrNotFound.
+func (l *Legacy) Get(ctx context.Context, id string) (legacy.Task, error) {
+	if err := live(ctx); err != nil {
+		return nil, err
+	}
+	row, ok := l.rows.get(id)
+	if !ok {
+		return nil, reference.NotFound(id)
+	}
+	return row.Clone(), nil // rows are immutable: copying outside the lock is safe
+}
+
+// Update shallow-merges changes into the task (L-UPDATE-1); a missing id is
+// reference.ErrNotFound and creates nothing.
+func (l *Legacy) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
+	return l.UpdateIf(ctx, id, nil, changes)
+}
+
+// UpdateIf is Update applied only when the task's status (working when absent) is one of
+// allowed; otherwise reference.ErrConflict and nothing is written. A nil allowed admits
+// every status (that is Update).
+func (l *Legacy) UpdateIf(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
+	if err := live(ctx); err != nil {
+		return nil, err
+	}
+	// Normalise before taking the lock: it is the expensive part and needs no lock.
+	ch, err := legacy.Normalize(changes)
+	if err != nil {
+		return nil, err
+	}
+	row, err := l.rows.update(id, func(cur legacy.Task, ok bool) (legacy.Task, error) {
+		if !ok {
+			return nil, reference.NotFound(id)
+		}
+		if allowed != nil && !cur.StatusIn(allowed) {
+			return nil, fmt.Errorf("%w: task %s is %s", reference.ErrConflict, id, cur.Status())
+		}
+		return legacy.MergeRow(cur, ch), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return row.Clone(), nil
+}
+
+// Cancel sets status cancelled (L-CANCEL-1). It is a plain write: finality is the
+// facade's (L-F-FIN-1), which claims the task with UpdateIf first.
+func (l *Legacy) Cancel(ctx context.Context, id string) (legacy.Task, error) {
+	return l.UpdateIf(ctx, id, nil, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
+}
+
+// Delete removes the task; a missing id is not an error (L-DELETE-1).
+func (l *Legacy) Delete(ctx context.Context, id string) error {
+	if err := live(ctx); err != nil {
+		return err
+	}
+	l.rows.delete(id)
+	return nil
+}
+
+// List returns copies of the tasks matching opts (L-LIST-1..4): it honours Status, Owner
+// and Limit, one shard at a time, so each task appears once.
+func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Task, error) {
+	if err := live(ctx); err != nil {
+		return nil, err
+	}
+	if opts.Limit != nil && *opts.Limit <= 0 {
+		return []legacy.Task{}, nil
+	}
+	n := 0
+	rows, err := l.rows.scan(ctx, func(t legacy.Task) (bool, bool) {
+		if !opts.Matches(t) {
+			return false, false
+		}
+		n++
+		return true, !opts.LimitAllows(n)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]legacy.Task, len(rows))
+	for i, r := range rows {
+		out[i] = r.Clone()
+	}
+	return out, nil
+}
+
+// Cleanup removes the terminal tasks older than ttl by created_at (L-CLEAN-1) and returns
+// how many it removed.
+func (l *Legacy) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
+	if err := live(ctx); err != nil {
+		return 0, err
+	}
+	now := l.s.now()
+	return l.rows.purge(func(t legacy.Task) bool { return t.CleanupDue(now, ttl) }), nil
+}
