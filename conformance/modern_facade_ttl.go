@@ -41,8 +41,11 @@ func modernFacadeTTLSpecs(s *suite) {
 		st := e.Modern()
 		f := modFacade(e)
 		ttl := time.Duration(modShortTTL) * time.Millisecond
+		if !e.HasClock() {
+			ttl = 300 * time.Millisecond // the setup below must finish before it runs out
+		}
 		t, err := f.Create(e.Ctx, modern.CreateOptions{Owner: "alice", TTL: &ttl}, nil)
-		e.RequireErr(err, nil, "setup: facade Create({Owner: alice, TTL: 20ms})")
+		e.RequireErr(err, nil, fmt.Sprintf("setup: facade Create({Owner: alice, TTL: %v})", ttl))
 		_, err = f.RequireInput(e.Ctx, t.TaskID, map[string]any{"k": "?"})
 		e.RequireErr(err, nil, "setup: facade RequireInput")
 		keep := modFCreate(e, f, modern.CreateOptions{Owner: "alice"})

@@ -205,7 +205,7 @@ func drawMeta(t *rapid.T) legacy.Task {
 	case 2:
 		meta[legacy.KeyOwner] = nil
 	}
-	if rapid.IntRange(0, 4).Draw(t, "framework keys in meta") == 0 {
+	if rapid.IntRange(0, 4).Draw(t, "framework keys in meta") == 4 {
 		// Create must override these (L-CREATE-1).
 		meta[legacy.KeyStatus] = "completed"
 		meta[legacy.KeyCreatedAt] = json.Number("5")
@@ -219,7 +219,7 @@ func drawChanges(t *rapid.T) legacy.Task {
 	if rapid.Bool().Draw(t, "status change?") {
 		c[legacy.KeyStatus] = string(rapid.SampledFrom(statuses()).Draw(t, "status"))
 	}
-	if rapid.IntRange(0, 5).Draw(t, "owner change?") == 0 {
+	if rapid.IntRange(0, 5).Draw(t, "owner change?") == 5 {
 		c[legacy.KeyOwner] = drawOwner(t)
 	}
 	return c
@@ -361,7 +361,7 @@ func (lm *legacyMachine) list(t *rapid.T) {
 }
 
 func (lm *legacyMachine) drawFacade(t *rapid.T) (*legacy.Tasks, bool) {
-	ro := rapid.IntRange(0, 3).Draw(t, "require_owner facade?") == 0
+	ro := rapid.IntRange(0, 3).Draw(t, "require_owner facade?") == 3
 	if ro {
 		return lm.fac[1], true
 	}
@@ -417,7 +417,7 @@ func (lm *legacyMachine) sameNotFound(t *rapid.T, in, id string, err error) {
 func (lm *legacyMachine) fUpdate(t *rapid.T) {
 	id := lm.drawID(t)
 	changes := drawChanges(t)
-	if rapid.IntRange(0, 5).Draw(t, "bogus status?") == 0 {
+	if rapid.IntRange(0, 5).Draw(t, "bogus status?") == 5 {
 		changes[legacy.KeyStatus] = rapid.SampledFrom([]any{"Working", "done", json.Number("1")}).Draw(t, "bogus status")
 	}
 	got, err := lm.fac[0].Update(lm.ctx, id, changes)

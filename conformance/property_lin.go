@@ -64,16 +64,16 @@ func (o linOut) ok() bool               { return o.errKind == nil }
 
 // linIn is one call: Op names the method; the other fields are its arguments.
 type linIn struct {
-	Op       string          `json:"op"`
-	ID       string          `json:"id,omitempty"`
-	Meta     legacy.Task     `json:"meta,omitempty"`
-	Changes  legacy.Task     `json:"changes,omitempty"`
-	Allowed  []string        `json:"allowed,omitempty"`
-	Expected int64           `json:"expected,omitempty"`
-	Next     *modern.Task    `json:"next,omitempty"`
-	List     *listArgs       `json:"list,omitempty"`
-	TTL      time.Duration   `json:"ttl,omitempty"`
-	Caller   string          `json:"caller,omitempty"`
+	Op       string        `json:"op"`
+	ID       string        `json:"id,omitempty"`
+	Meta     legacy.Task   `json:"meta,omitempty"`
+	Changes  legacy.Task   `json:"changes,omitempty"`
+	Allowed  []string      `json:"allowed,omitempty"`
+	Expected int64         `json:"expected,omitempty"`
+	Next     *modern.Task  `json:"next,omitempty"`
+	List     *listArgs     `json:"list,omitempty"`
+	TTL      time.Duration `json:"ttl,omitempty"`
+	Caller   string        `json:"caller,omitempty"`
 	caller   reference.Caller
 }
 

@@ -249,7 +249,7 @@ func (mm *modernMachine) drawTask(t *rapid.T, id string) modern.Task {
 	if rapid.Bool().Draw(t, "result?") {
 		task.Result = drawObject(t, 0, 2)
 	}
-	if rapid.IntRange(0, 3).Draw(t, "error?") == 0 {
+	if rapid.IntRange(0, 3).Draw(t, "error?") == 3 {
 		task.Error = modern.RPCError(-32000, "boom", drawValue(t))
 	}
 	task.InputRequests = drawKeysObject(t, "requests", inputKeys, 0, 2)
@@ -305,10 +305,10 @@ func (mm *modernMachine) swap(t *rapid.T) {
 	rule := "M-SWAP-1"
 	if ev == base.Version && ok {
 		switch rapid.IntRange(0, 7).Draw(t, "immutable change") {
-		case 0:
+		case 6:
 			next.Owner = rapid.SampledFrom(append([]string{""}, owners...)).Draw(t, "new owner")
 			rule = "M-SWAP-3"
-		case 1:
+		case 7:
 			next.CreatedAt++
 			rule = "M-SWAP-3"
 		}
@@ -346,7 +346,7 @@ func (mm *modernMachine) sweep(t *rapid.T) {
 }
 
 func (mm *modernMachine) facade(t *rapid.T) (*modern.Tasks, model.Facade, bool) {
-	if rapid.IntRange(0, 3).Draw(t, "require_owner facade?") == 0 {
+	if rapid.IntRange(0, 3).Draw(t, "require_owner facade?") == 3 {
 		return mm.fac[1], mm.cfg[1], true
 	}
 	return mm.fac[0], mm.cfg[0], false
@@ -370,11 +370,11 @@ func (mm *modernMachine) fCreate(t *rapid.T) {
 		}
 		opts.TTL = &d
 	}
-	if rapid.IntRange(0, 2).Draw(t, "poll?") == 0 {
+	if rapid.IntRange(0, 2).Draw(t, "poll?") == 2 {
 		opts.PollInterval = new(rapid.SampledFrom(createPolls).Draw(t, "poll"))
 	}
 	opts.StatusMessage = rapid.SampledFrom(messages).Draw(t, "message")
-	fails := rapid.IntRange(0, 4).Draw(t, "hook fails?") == 0
+	fails := rapid.IntRange(0, 4).Draw(t, "hook fails?") == 4
 	var hookSaw error
 	start := func(ctx context.Context, id string) error {
 		// M-F-CREATE-1: the worker started here finds its task.
@@ -502,7 +502,7 @@ func (mm *modernMachine) fUpdate(t *rapid.T) {
 func (mm *modernMachine) fComplete(t *rapid.T) {
 	id := mm.drawID(t)
 	var result map[string]any
-	if rapid.IntRange(0, 3).Draw(t, "result?") > 0 {
+	if rapid.IntRange(0, 3).Draw(t, "result?") < 3 {
 		result = drawObject(t, 0, 2)
 	}
 	now := mm.now()
@@ -515,7 +515,7 @@ func (mm *modernMachine) fComplete(t *rapid.T) {
 func (mm *modernMachine) fFail(t *rapid.T) {
 	id := mm.drawID(t)
 	var e map[string]any
-	if rapid.IntRange(0, 4).Draw(t, "error object?") > 0 {
+	if rapid.IntRange(0, 4).Draw(t, "error object?") < 4 {
 		e = modern.RPCError(-32001, "worker failed", drawValue(t))
 	}
 	now := mm.now()

@@ -364,7 +364,9 @@ func (e *Env) legacyRaces() {
 			switch c {
 			case "Cancel":
 				calls = append(calls, raceCall[legacy.Task]{"Cancel(alice)",
-					func(ctx context.Context) (legacy.Task, error) { return fac.Cancel(ctx, id, reference.Principal("alice")) },
+					func(ctx context.Context) (legacy.Task, error) {
+						return fac.Cancel(ctx, id, reference.Principal("alice"))
+					},
 					func() (legacy.Task, error) { return m.FCancel(id, reference.Principal("alice"), false) }})
 			case "Complete", "Fail":
 				ch := legacy.Task{legacy.KeyStatus: "completed", "result": map[string]any{"n": json.Number(fmt.Sprint(i))}}

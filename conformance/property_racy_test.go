@@ -19,9 +19,9 @@ import (
 type racyKind int
 
 const (
-	racyLostUpdate racyKind = iota // legacy Update: read, yield, write the merged task
-	racyCheckThenAct               // legacy UpdateIf: read, check the status, yield, write
-	racyCASNoCompare               // modern Swap: read the version, yield, swap against it
+	racyLostUpdate   racyKind = iota // legacy Update: read, yield, write the merged task
+	racyCheckThenAct                 // legacy UpdateIf: read, check the status, yield, write
+	racyCASNoCompare                 // modern Swap: read the version, yield, swap against it
 )
 
 var racyNames = map[racyKind]string{
@@ -109,4 +109,18 @@ func (m racyModern) Swap(ctx context.Context, caller reference.Caller, expected 
 	}
 	yieldWindow()
 	return m.Modern.Swap(ctx, caller, cur.Version, next)
+}
+
+// realClockHarness is memstore on the real clock, declaring no clock control: the
+// property checks must then draw only what real time cannot break.
+type realClockHarness struct{}
+
+func (realClockHarness) Name() string { return "memstore on the real clock" }
+func (realClockHarness) Capabilities() harness.Capabilities {
+	c := memstore.Harness().Capabilities()
+	c.Clock = false
+	return c
+}
+func (realClockHarness) Open(ctx context.Context, _ reference.Clock) (harness.Namespace, error) {
+	return memstore.Harness().Open(ctx, reference.SystemClock{})
 }

@@ -21,12 +21,15 @@ import (
 // seedEnv lets `go test` runs pick the seed without code (Options.Seed wins).
 const seedEnv = "STORECHECK_SEED"
 
-var processSeed = sync.OnceValue(func() int64 {
+var processSeed = sync.OnceValue(seedOrEnv)
+
+// seedOrEnv is the seed of a run that was given none: $STORECHECK_SEED, else a new one.
+func seedOrEnv() int64 {
 	if v, err := strconv.ParseInt(os.Getenv(seedEnv), 10, 64); err == nil && v != 0 {
 		return v
 	}
-	return time.Now().UnixNano()%1_000_000_000 + 1
-})
+	return newSeed()
+}
 
 // runSeed is the seed of the run: Options.Seed, else $STORECHECK_SEED, else one picked
 // once per process.

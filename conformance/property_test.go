@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,5 +220,45 @@ func TestRacyStoresKilled(t *testing.T) {
 		if kills*100 < runs*95 {
 			t.Errorf("%s: killed in only %d of %d runs", racyNames[kind], kills, runs)
 		}
+	}
+}
+
+// TestFailureReplaysWithSeed: a failure found with a seed is found again, with the same
+// minimal sequence, by a rerun with that seed (B-REPRO-1).
+func TestFailureReplaysWithSeed(t *testing.T) {
+	run := func() []string {
+		e := newPropEnv(t, racyHarness{racyCASNoCompare}, "S-CONC-1", Options{Seed: 424242})
+		return runProp(e, func(e *Env) { e.reportRapid("modern", e.runModernMachine(e.Opts.Budget.Checks, nil)) })
+	}
+	a, b := run(), run()
+	if len(a) == 0 {
+		t.Fatal("the machine did not catch a Swap that ignores versions")
+	}
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("a rerun with the same seed reported differently:\n%s\n---\n%s", a, b)
+	}
+	if !strings.Contains(a[0], "seed 424242") || !strings.Contains(a[0], "minimal failing sequence") {
+		t.Fatalf("the failure must print the seed and the sequence:\n%s", a[0])
+	}
+	t.Logf("reported:\n%s", a[0])
+}
+
+func TestPropertyChecksPassWithoutClockControl(t *testing.T) {
+	for _, era := range []Era{EraLegacy, EraModern} {
+		for name, body := range propertyChecks(era) {
+			for seed := int64(1); seed <= 3; seed++ {
+				e := newPropEnv(t, realClockHarness{}, "S-CONC-1", Options{Seed: seed})
+				for _, f := range runProp(e, body) {
+					t.Errorf("%s %s: %s", era, name, f)
+				}
+			}
+		}
+	}
+	e := newPropEnv(t, realClockHarness{}, "B-REPRO-1", Options{Seed: 3})
+	for _, f := range runProp(e, func(e *Env) {
+		e.checkReplay("modern", func(trace func(string)) rapidRun { return e.runModernMachine(5, trace) })
+		e.checkReplay("legacy", func(trace func(string)) rapidRun { return e.runLegacyMachine(5, trace) })
+	}) {
+		t.Error(f)
 	}
 }

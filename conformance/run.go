@@ -65,7 +65,7 @@ func runEras(t *testing.T, h harness.Harness, eras []Era, opts []Options) {
 		o = opts[0]
 	}
 	if o.Seed == 0 {
-		o.Seed = newSeed() // picked here so that the summary can print it (B-REPRO-1)
+		o.Seed = seedOrEnv() // $STORECHECK_SEED, else new; picked here so that the summary can print it (B-REPRO-1)
 	}
 	captured := captureReport()
 	for _, era := range eras {

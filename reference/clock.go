@@ -25,8 +25,8 @@ func NowMillis(c Clock) int64 {
 	return c.Now().UnixMilli()
 }
 
-// ManualClock is a Clock that moves only when told to. The zero value reads the Unix
-// epoch; it is safe for concurrent use.
+// ManualClock is a Clock that moves only when told to; it is safe for concurrent use.
+// Make one with NewManualClock (the zero value reads the zero time.Time).
 type ManualClock struct {
 	mu  sync.Mutex
 	now time.Time

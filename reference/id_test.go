@@ -13,12 +13,17 @@ func TestGenerateID(t *testing.T) {
 	prefixes := make(map[string]string, n)
 	ascending := 0
 	prev := ""
+	var perPos [22]map[rune]int
+	for i := range perPos {
+		perPos[i] = map[rune]int{}
+	}
 	for i := range n {
 		id := GenerateID()
 		if len(id) != 22 {
 			t.Fatalf("S-ID-1: GenerateID() = %q: want 22 characters, got %d", id, len(id))
 		}
-		for _, r := range id {
+		for i, r := range id {
+			perPos[i][r]++
 			if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
 				t.Fatalf("S-ID-1: GenerateID() = %q: character %q is not in [A-Za-z0-9_-]", id, r)
 			}
@@ -39,6 +44,23 @@ func TestGenerateID(t *testing.T) {
 			ascending++
 		}
 		prev = id
+	}
+	// 128 random bits fill 21 characters with 6 bits each and the last with 2: every
+	// position must show all its values, each about equally often (no fixed or counting
+	// part). Expected count per value at positions 0..20 is 100000/64 ≈ 1563, σ ≈ 39.
+	for i, counts := range perPos {
+		want := 64
+		if i == 21 {
+			want = 4
+		}
+		if len(counts) != want {
+			t.Errorf("S-ID-1: position %d of 100 000 ids shows %d distinct characters, want %d", i, len(counts), want)
+		}
+		for r, c := range counts {
+			if exp := n / want; c < exp*3/4 || c > exp*5/4 {
+				t.Errorf("S-ID-1: position %d holds %q in %d of 100 000 ids, want about %d", i, r, c, exp)
+			}
+		}
 	}
 	// Random ids ascend about half the time; a counter or a clock prefix ascends always.
 	if frac := float64(ascending) / (n - 1); frac < 0.45 || frac > 0.55 {

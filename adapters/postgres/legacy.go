@@ -68,14 +68,15 @@ func (l *Legacy) Create(ctx context.Context, id string, meta legacy.Task) (legac
 	if err != nil {
 		return nil, err
 	}
-	n, err := durableExec(ctx, l.pool,
+	tag, err := l.pool.Exec(ctx,
 		`INSERT INTO storecheck_legacy_tasks (task_id, owner, status, created_at, body)
-		 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (task_id) DO NOTHING`,
+		 SELECT $1::text, $2::bytea, $3::bytea, $4::bigint, $5::text `+durable+`
+		 ON CONFLICT (task_id) DO NOTHING`,
 		id, r.owner, r.status, r.createdAt, r.body)
 	if err != nil {
 		return nil, dbError(ctx, "create", err)
 	}
-	if n == 0 {
+	if tag.RowsAffected() == 0 {
 		return nil, reference.ErrorFor(reference.ErrExists, id)
 	}
 	return row, nil // NewRow's copy is private: nothing else holds it
@@ -282,18 +283,8 @@ func (l *Legacy) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
 	return int(tag.RowsAffected()), nil
 }
 
-// durableExec runs one statement in a transaction that commits with synchronous_commit
-// on, whatever the server's default, so the write is on disk when it returns
-// (M-CREATE-2). It returns the rows affected.
-func durableExec(ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) (int64, error) {
-	var n int64
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit TO on`); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, sql, args...)
-		n = tag.RowsAffected()
-		return err
-	})
-	return n, err
-}
+// durable is the FROM clause of the INSERTs of Create: it turns synchronous_commit on
+// for the statement's own transaction, whatever the server's or the session's setting,
+// so the row is flushed to disk when the statement returns (M-CREATE-2), in one round
+// trip. The commit reads the setting before transaction-local settings are undone.
+const durable = `FROM (SELECT set_config('synchronous_commit', 'on', true)) AS durable`

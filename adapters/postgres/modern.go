@@ -92,14 +92,15 @@ func (m *Modern) Create(ctx context.Context, task modern.Task) (modern.Task, err
 	if err != nil {
 		return modern.Task{}, err
 	}
-	n, err := durableExec(ctx, m.pool,
+	tag, err := m.pool.Exec(ctx,
 		`INSERT INTO storecheck_modern_tasks (task_id, owner, created_at, ttl, expires_at, version, body)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (task_id) DO NOTHING`,
+		 SELECT $1::text, $2::bytea, $3::bigint, $4::bigint, $5::bigint, $6::bigint, $7::text `+durable+`
+		 ON CONFLICT (task_id) DO NOTHING`,
 		row.TaskID, r.owner, row.CreatedAt, r.ttl, r.expiresAt, row.Version, r.body)
 	if err != nil {
 		return modern.Task{}, dbError(ctx, "create", err)
 	}
-	if n == 0 {
+	if tag.RowsAffected() == 0 {
 		return modern.Task{}, reference.ErrorFor(reference.ErrExists, row.TaskID)
 	}
 	return row, nil // Normalize's copy is private

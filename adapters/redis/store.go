@@ -49,8 +49,8 @@ func WithClock(c reference.Clock) Option {
 // WithPrefix sets the key prefix: every key the store writes starts with "{" + prefix +
 // ":". Instances with the same prefix (and bucket count) share their tasks; instances
 // with different prefixes never see each other's. A prefix is 1..128 bytes of
-// [A-Za-z0-9_.:/-]: no glob or hash-tag characters, so it can be matched by SCAN and
-// sits inside a hash tag.
+// [A-Za-z0-9_./-]: no glob or hash-tag characters, so it can be matched by SCAN and sits
+// inside a hash tag, and no ":", so that no prefix's keys match another's pattern.
 func WithPrefix(p string) Option {
 	return func(cfg *config) error {
 		if err := validPrefix(p); err != nil {
@@ -99,9 +99,9 @@ func validPrefix(p string) error {
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-			c == '_' || c == '.' || c == ':' || c == '/' || c == '-'
+			c == '_' || c == '.' || c == '/' || c == '-'
 		if !ok {
-			return fmt.Errorf("%w: redis store: prefix %q: byte %q is not one of [A-Za-z0-9_.:/-]", reference.ErrInvalid, p, c)
+			return fmt.Errorf("%w: redis store: prefix %q: byte %q is not one of [A-Za-z0-9_./-]", reference.ErrInvalid, p, c)
 		}
 	}
 	return nil

@@ -61,7 +61,7 @@ func TestHubDuplicateIDsAndClose(t *testing.T) {
 		t.Errorf("M-F-LISTEN-1: a subscription naming a twice and b: want one delivery each in order, got %d", len(got))
 	}
 	s.Close()
-	s.Close() // idempotent
+	s.Close()                                             // idempotent
 	hub.TaskChanged(modern.Task{TaskID: "a", Owner: "o"}) // must not send on a closed channel
 	select {
 	case _, open := <-s.C():
@@ -104,8 +104,13 @@ func TestHubSlowSubscriber(t *testing.T) {
 	fast.Close()
 	// The fast reader may itself lose some if it is descheduled, but every change is
 	// either received or counted.
-	if n := <-received; uint64(n)+fast.Dropped() != 5 {
-		t.Errorf("M-F-LISTEN-1: reader: %d received + %d dropped, want 5", n, fast.Dropped())
+	select {
+	case n := <-received:
+		if uint64(n)+fast.Dropped() != 5 {
+			t.Errorf("M-F-LISTEN-1: reader: %d received + %d dropped, want 5", n, fast.Dropped())
+		}
+	case <-time.After(5 * time.Second):
+		t.Errorf("Close must close C (the reader never finished)")
 	}
 }
 

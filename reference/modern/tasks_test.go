@@ -329,8 +329,10 @@ func TestFinality(t *testing.T) {
 			"Fail":         func() (modern.Task, error) { return f.tasks.Fail(ctx, id, modern.RPCError(-2, "late", nil)) },
 			"Progress":     func() (modern.Task, error) { return f.tasks.Progress(ctx, id, "late") },
 			"RequireInput": func() (modern.Task, error) { return f.tasks.RequireInput(ctx, id, map[string]any{"k": 1}) },
-			"Update":       func() (modern.Task, error) { return f.tasks.Update(ctx, id, reference.Principal("o"), map[string]any{"k": 1}) },
-			"Cancel":       func() (modern.Task, error) { return f.tasks.Cancel(ctx, id, reference.Principal("o")) },
+			"Update": func() (modern.Task, error) {
+				return f.tasks.Update(ctx, id, reference.Principal("o"), map[string]any{"k": 1})
+			},
+			"Cancel": func() (modern.Task, error) { return f.tasks.Cancel(ctx, id, reference.Principal("o")) },
 		}
 		for name, op := range ops {
 			f.clock.Advance(time.Second)
@@ -515,9 +517,15 @@ func TestNotifier(t *testing.T) {
 		{"Progress", func() (modern.Task, error) { return f.tasks.Progress(ctx, id, "p") }, true},
 		{"RequireInput", func() (modern.Task, error) { return f.tasks.RequireInput(ctx, id, map[string]any{"k": 1}) }, true},
 		{"RequireInput reused", func() (modern.Task, error) { return f.tasks.RequireInput(ctx, id, map[string]any{"k": 1}) }, false},
-		{"Update unknown key", func() (modern.Task, error) { return f.tasks.Update(ctx, id, reference.Principal("o"), map[string]any{"x": 1}) }, false},
-		{"Update denied", func() (modern.Task, error) { return f.tasks.Update(ctx, id, reference.Principal("p"), map[string]any{"k": 1}) }, false},
-		{"Update", func() (modern.Task, error) { return f.tasks.Update(ctx, id, reference.Principal("o"), map[string]any{"k": 1}) }, true},
+		{"Update unknown key", func() (modern.Task, error) {
+			return f.tasks.Update(ctx, id, reference.Principal("o"), map[string]any{"x": 1})
+		}, false},
+		{"Update denied", func() (modern.Task, error) {
+			return f.tasks.Update(ctx, id, reference.Principal("p"), map[string]any{"k": 1})
+		}, false},
+		{"Update", func() (modern.Task, error) {
+			return f.tasks.Update(ctx, id, reference.Principal("o"), map[string]any{"k": 1})
+		}, true},
 		{"Cancel denied", func() (modern.Task, error) { return f.tasks.Cancel(ctx, id, reference.Anonymous()) }, false},
 		{"Complete", func() (modern.Task, error) { return f.tasks.Complete(ctx, id, map[string]any{"r": 1}) }, true},
 		{"Complete again", func() (modern.Task, error) { return f.tasks.Complete(ctx, id, map[string]any{"r": 2}) }, false},

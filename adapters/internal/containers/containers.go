@@ -27,6 +27,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 )
 
@@ -134,4 +135,78 @@ func SkipOrFail(tb testing.TB, what string, err error) {
 		return
 	}
 	tb.Fatalf("%s: bring-up failed: %v", what, err)
+}
+
+// Labels that tie a container to the process that started it (see Owned, ReapOrphans).
+const (
+	labelHost  = "org.storecheck.host"
+	labelPID   = "org.storecheck.pid"
+	labelStart = "org.storecheck.pid-start"
+)
+
+// Owned returns the labels a bring-up package puts on its containers: this host, this
+// process and the process's start time. With Ryuk disabled, a test binary killed by its
+// timeout never calls stop; ReapOrphans removes what such a process left behind.
+func Owned() map[string]string {
+	host, _ := os.Hostname()
+	return map[string]string{
+		labelHost:  host,
+		labelPID:   strconv.Itoa(os.Getpid()),
+		labelStart: processStart(os.Getpid()),
+	}
+}
+
+// ReapOrphans removes the containers labelled by Owned whose process, on this host, is
+// gone (its pid is free or now names a process started at another time). It removes
+// nothing where process start times cannot be read (no /proc) and never touches other
+// hosts' or live processes' containers. It returns how many it removed.
+func ReapOrphans(ctx context.Context) (int, error) {
+	host, _ := os.Hostname()
+	if processStart(os.Getpid()) == "" {
+		return 0, nil
+	}
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrNoDocker, err)
+	}
+	defer cli.Close()
+	list, err := cli.ContainerList(ctx, client.ContainerListOptions{
+		All:     true,
+		Filters: make(client.Filters).Add("label", labelHost+"="+host),
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, c := range list.Items {
+		pid, err := strconv.Atoi(c.Labels[labelPID])
+		if err != nil || c.Labels[labelStart] == "" || processStart(pid) == c.Labels[labelStart] {
+			continue
+		}
+		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err == nil {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// processStart is the start time of process pid in clock ticks since boot (field 22 of
+// /proc/PID/stat), or "" when it cannot be read.
+func processStart(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	// The command name (field 2) may hold spaces and parentheses: fields after it are
+	// counted from the last ')'.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return ""
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	const startField = 22 - 3 // fields[0] is field 3 (state)
+	if len(fields) <= startField {
+		return ""
+	}
+	return fields[startField]
 }

@@ -3,8 +3,13 @@ package containers
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
 )
 
 func TestInCI(t *testing.T) {
@@ -59,4 +64,61 @@ func containsAll(s string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+func TestProcessStart(t *testing.T) {
+	self := processStart(os.Getpid())
+	if self == "" {
+		t.Skip("no /proc here: orphan reaping is off")
+	}
+	if again := processStart(os.Getpid()); again != self {
+		t.Errorf("processStart(self) changed: %q then %q", self, again)
+	}
+	if got := processStart(1 << 30); got != "" {
+		t.Errorf("processStart of a pid that cannot exist = %q, want empty", got)
+	}
+	if l := Owned(); l[labelPID] != strconv.Itoa(os.Getpid()) || l[labelStart] != self {
+		t.Errorf("Owned() = %v", l)
+	}
+}
+
+// TestReapOrphans starts a container labelled as started by a process that is gone and
+// one labelled as ours: the first is removed, the second kept.
+func TestReapOrphans(t *testing.T) {
+	ctx := t.Context()
+	if err := DockerAvailable(ctx); err != nil {
+		SkipOrFail(t, "docker", err)
+	}
+	if processStart(os.Getpid()) == "" {
+		t.Skip("no /proc here: orphan reaping is off")
+	}
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	if _, err := cli.ImageInspect(ctx, LocalImage); err != nil {
+		t.Skipf("image %s absent (scripts/ready-machine builds it): %v", LocalImage, err)
+	}
+	orphan := Owned()
+	orphan[labelStart] = "1" // the pid is ours, the start time is not: a dead process's
+	start := func(labels map[string]string) string {
+		c, err := testcontainers.Run(ctx, LocalImage, testcontainers.WithCmd("sleep", "60"),
+			testcontainers.WithLabels(labels))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = testcontainers.TerminateContainer(c, testcontainers.StopTimeout(0)) })
+		return c.GetContainerID()
+	}
+	dead, live := start(orphan), start(Owned())
+	if _, err := ReapOrphans(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.ContainerInspect(ctx, dead, client.ContainerInspectOptions{}); err == nil {
+		t.Errorf("container of a dead process survived ReapOrphans")
+	}
+	if _, err := cli.ContainerInspect(ctx, live, client.ContainerInspectOptions{}); err != nil {
+		t.Errorf("container of this live process was removed: %v", err)
+	}
 }

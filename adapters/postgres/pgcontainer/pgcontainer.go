@@ -51,6 +51,9 @@ func Start(ctx context.Context) (dsn string, stop func(context.Context) error, e
 	if err := containers.DockerAvailable(ctx); err != nil {
 		return "", nil, fmt.Errorf("pgcontainer: %w", err)
 	}
+	// Containers of test binaries killed by their timeout (nothing reaps them with Ryuk
+	// off) would pile up run after run.
+	_, _ = containers.ReapOrphans(ctx)
 	img, err := containers.ResolveImage(ctx, EnvImage, DefaultImage)
 	if err != nil {
 		return "", nil, fmt.Errorf("pgcontainer: %w", err)
@@ -83,6 +86,7 @@ func runOfficial(ctx context.Context, image string) (testcontainers.Container, s
 		tcpostgres.WithUsername("storecheck"),
 		tcpostgres.WithPassword(password()),
 		tcpostgres.BasicWaitStrategies(),
+		testcontainers.WithLabels(containers.Owned()),
 		// The module turns fsync off for speed; durability is part of what is tested.
 		testcontainers.WithCmd("postgres", "-c", "fsync=on", "-c", "max_connections="+maxConnections),
 	)
@@ -137,6 +141,7 @@ func runLocal(ctx context.Context, image string) (testcontainers.Container, stri
 		testcontainers.WithCmd("sh", "-c", localScript),
 		testcontainers.WithEnv(map[string]string{"STORECHECK_PGPASSWORD": pw}),
 		testcontainers.WithExposedPorts("5432/tcp"),
+		testcontainers.WithLabels(containers.Owned()),
 		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
 			hc.Binds = append(hc.Binds, sockHost+":"+socketDir)
 		}),
