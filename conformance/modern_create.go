@@ -59,7 +59,7 @@ func modernCreateSpecs(s *suite) {
 		for _, again := range []modern.Task{
 			modTask(e, orig.TaskID), // same id, other content, no owner
 			func() modern.Task { t := modOwned(e, orig.TaskID, "bob"); t.StatusMessage = "second"; return t }(),
-			func() modern.Task { t := orig.Clone(); return t }(), // the very same task
+			orig.Clone(), // the very same task
 		} {
 			call := "Create(" + Q(again) + ") of an existing id"
 			_, err := st.Create(e.Ctx, again)

@@ -116,3 +116,25 @@ func TestDecodeAndClone(t *testing.T) {
 		t.Errorf("CloneObject(nil): want nil")
 	}
 }
+
+func TestValidNumberAgreesWithEncodingJSON(t *testing.T) {
+	for _, s := range []string{"0", "-0", "1", "-1", "10", "01", "1.", ".1", "1.5", "1e5", "1E+5", "1e-5",
+		"1e", "1e+", "-", "+1", "1.5e3", "0.0", "00", "9223372036854775807", "1x", "", "0x10", "NaN", "1.e3"} {
+		var v any
+		want := json.Unmarshal([]byte(s), &v) == nil
+		if _, isNum := v.(float64); !isNum {
+			want = false
+		}
+		if got := validNumber(s); got != want {
+			t.Errorf("validNumber(%q) = %v, want %v (encoding/json)", s, got, want)
+		}
+	}
+}
+
+func TestNormalizeRefusesPaddedNumber(t *testing.T) {
+	// " 1" is valid JSON text but not a number literal: stored as json.Number it would
+	// not survive a re-encode byte for byte.
+	if _, err := Normalize(json.Number(" 1")); err == nil {
+		t.Error(`Normalize(json.Number(" 1")) succeeded, want ErrNotJSON`)
+	}
+}
