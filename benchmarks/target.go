@@ -75,8 +75,12 @@ type Env struct {
 	// PostgresDSN names an existing server; empty starts a container (or reads
 	// STORECHECK_POSTGRES_URL).
 	PostgresDSN string
-	// RedisAddr names an existing server (host:port); empty starts a container.
-	RedisAddr string
+	// RedisURL names an existing server (redis://…); empty starts a container (or
+	// reads STORECHECK_REDIS_URL).
+	RedisURL string
+	// RedisClusterURL names an existing cluster (redis://… with addr= seeds); empty
+	// starts containers (or reads STORECHECK_REDIS_CLUSTER_URL).
+	RedisClusterURL string
 	// WireCommand is the child the wire target runs: a process that serves memstore
 	// over the wire protocol on stdin/stdout (`storecheck serve --adapter memstore`).
 	// Empty makes the wire target unavailable.

@@ -177,7 +177,7 @@ func (e *Env) modernRaces() {
 		got := race(e.Ctx, calls)
 		final, ferr := st.Get(e.Ctx, id, reference.System())
 		if explained := explainModern(start, &m, calls, got, final, ferr); !explained {
-			e.Errorf("%s", raceFault("M-F-FIN-2", kind.name, id, calls, got, show(final), e.rerun()))
+			e.Errorf("%s", raceFault(kind.name, id, calls, got, show(final), e.rerun()))
 			return
 		}
 	}
@@ -208,10 +208,10 @@ func explainModern(start *model.Modern, m **model.Modern, calls []raceCall[moder
 	return false
 }
 
-func raceFault[T any](rule, kind, id string, calls []raceCall[T], got []raceResult[T], final, rerun string) string {
-	r, _ := RuleByID(rule)
+// raceFault describes a race no order explains (the spec's header names the rule).
+func raceFault[T any](kind, id string, calls []raceCall[T], got []raceResult[T], final, rerun string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n  race %q on task %q: no sequential order of the concurrent calls explains what they answered and the final state.\n", r, kind, id)
+	fmt.Fprintf(&b, "race %q on task %q: no sequential order of the concurrent calls explains what they answered and the final state.\n", kind, id)
 	successes := 0
 	for i, c := range calls {
 		fmt.Fprintf(&b, "    %s -> %s %s\n", c.name, outcome(got[i].err), show(got[i].task))
@@ -399,7 +399,7 @@ func (e *Env) legacyRaces() {
 			}
 		}
 		if !explained {
-			e.Errorf("%s", raceFault("L-F-FIN-2", kind.name, id, calls, got, show(final), e.rerun()))
+			e.Errorf("%s", raceFault(kind.name, id, calls, got, show(final), e.rerun()))
 			return
 		}
 	}

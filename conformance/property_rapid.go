@@ -69,7 +69,7 @@ type rapidRun struct {
 }
 
 // rapidShrinkTime bounds the minimisation of a failing sequence.
-const rapidShrinkTime = 10 * time.Second
+var rapidShrinkTime = 10 * time.Second
 
 // runRapid runs prop for checks cases from seed, with rapid's usual shrinking, outside
 // a *testing.T: rapid.Check takes any rapid.TB, and its seed and number of checks are

@@ -191,6 +191,13 @@ func (l *Legacy) modify(ctx context.Context, op, id string, allowed []reference.
 	}
 	args = append(args, itoa(int64(len(del))))
 	args = append(args, del...)
+	promoted := "0"
+	for _, k := range []string{legacy.KeyStatus, legacy.KeyOwner, legacy.KeyCreatedAt} {
+		if _, ok := ch[k]; ok {
+			promoted = "1"
+		}
+	}
+	args = append(args, promoted)
 	args = append(args, pairs...)
 	v, err := l.s.run(ctx, legacyUpdate, []string{key}, args...)
 	if err != nil {

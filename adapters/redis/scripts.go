@@ -56,6 +56,36 @@ local function lindex(B, id, k)
   end
 end
 
+-- lmeta reads a task's promoted fields: {status, owner, created_at}, false when absent.
+local function lmeta(k)
+  return redis.call('HMGET', k, '#s', '#o', '#c')
+end
+
+-- doneScore is the score of a task in the terminal zset, or false when it is not there.
+local function doneScore(m)
+  if m[1] and terminal(m[1]) and m[3] then return m[3] end
+  return false
+end
+
+-- lreindex moves id between index entries for a change of promoted fields from o to n,
+-- touching only what changed.
+local function lreindex(B, id, o, n)
+  if o[1] ~= n[1] then
+    if o[1] then redis.call('SREM', B .. ':l#s:' .. o[1], id) end
+    redis.call('SADD', B .. ':l#s:' .. n[1], id)
+  end
+  if o[2] ~= n[2] then
+    if o[2] then redis.call('SREM', B .. ':l#o:' .. o[2], id) else redis.call('SREM', B .. ':l#u', id) end
+    if n[2] then redis.call('SADD', B .. ':l#o:' .. n[2], id) else redis.call('SADD', B .. ':l#u', id) end
+  end
+  local od, nd = doneScore(o), doneScore(n)
+  if nd then
+    if nd ~= od then redis.call('ZADD', B .. ':l#done', nd, id) end
+  elseif od then
+    redis.call('ZREM', B .. ':l#done', id)
+  end
+end
+
 -- hsetFrom sets the field/value pairs ARGV[i..], in chunks (unpack has a stack limit).
 local function hsetFrom(k, i)
   while i <= #ARGV do
@@ -76,7 +106,8 @@ return 1
 `)
 
 // legacyUpdate: KEYS[1] task. ARGV: base, id, nAllowed (-1: any status), allowed…,
-// nDel, fields to delete…, then field/value pairs. Returns the task after the merge
+// nDel, fields to delete…, promoted ('1' when a promoted field may change: the indexes
+// are then brought up to date), then field/value pairs. Returns the task after the merge
 // (HGETALL), {'nf'} when missing, {'conflict', status} when the status is not allowed.
 var legacyUpdate = redis.NewScript(luaLib + `
 local B, id, k = ARGV[1], ARGV[2], KEYS[1]
@@ -93,11 +124,13 @@ if na >= 0 then
   i = i + na
 end
 local nd = tonumber(ARGV[i]); i = i + 1
-lunindex(B, id, k)
+local promoted = ARGV[i]; i = i + 1
+local old
+if promoted == '1' then old = lmeta(k) end
 for j = i, i + nd - 1 do redis.call('HDEL', k, ARGV[j]) end
 i = i + nd
 hsetFrom(k, i)
-lindex(B, id, k)
+if promoted == '1' then lreindex(B, id, old, lmeta(k)) end
 return {'ok', redis.call('HGETALL', k)}
 `)
 

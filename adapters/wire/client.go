@@ -31,6 +31,10 @@ type Options struct {
 	// A child that misses it is considered hung: it is killed, and this and every
 	// later call fail with ErrTimeout.
 	Timeout time.Duration
+	// StartTimeout bounds the handshake, which includes the child's start-up (a `mix
+	// run` or a JVM may compile or warm up first); 0 means 60 s, and never less than
+	// Timeout.
+	StartTimeout time.Duration
 	// CloseGrace is how long Close waits for the child to exit after closing its
 	// stdin before killing it; 0 means 5 s.
 	CloseGrace time.Duration
@@ -45,6 +49,10 @@ func (o Options) withDefaults() Options {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = 60 * time.Second
+	}
+	o.StartTimeout = max(o.StartTimeout, o.Timeout)
 	if o.CloseGrace <= 0 {
 		o.CloseGrace = 5 * time.Second
 	}
@@ -160,7 +168,7 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 	go c.writeLoop()
 	go c.waitLoop()
 
-	raw, err := c.roundTrip(ctx, opHello, map[string]any{"protocol": ProtocolVersion}, nil)
+	raw, err := c.send(ctx, opHello, map[string]any{"protocol": ProtocolVersion}, nil, opts.StartTimeout)
 	if err == nil {
 		c.hello, err = parseHello(raw)
 		if err != nil {
@@ -280,6 +288,10 @@ func (c *Client) do(ctx context.Context, clk *reference.ManualClock, op string, 
 // roundTrip sends one request and waits for its answer, the context's end or the
 // request timeout, whichever comes first. idOut, when set, receives the request id.
 func (c *Client) roundTrip(ctx context.Context, op string, args any, idOut *int64) (json.RawMessage, error) {
+	return c.send(ctx, op, args, idOut, c.opts.Timeout)
+}
+
+func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, timeout time.Duration) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &OpError{Op: op, Err: err}
 	}
@@ -287,7 +299,7 @@ func (c *Client) roundTrip(ctx context.Context, op string, args any, idOut *int6
 	if err != nil {
 		return nil, &OpError{Op: op, Err: fmt.Errorf("%w: arguments have no JSON form: %v", reference.ErrInvalid, err)}
 	}
-	timer := time.NewTimer(c.opts.Timeout)
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	if err := c.settle(ctx, timer); err != nil {
 		return nil, &OpError{Op: op, Err: err}
@@ -322,7 +334,7 @@ func (c *Client) roundTrip(ctx context.Context, op string, args any, idOut *int6
 		c.forget(id) // never sent: nothing to wait for
 		return nil, &OpError{Op: op, ID: id, Err: ctx.Err()}
 	case <-timer.C:
-		c.timeout(op, id)
+		c.timeout(op, id, timeout)
 		r := <-cl.ch
 		return r.ok, r.err
 	}
@@ -333,7 +345,7 @@ func (c *Client) roundTrip(ctx context.Context, op string, args any, idOut *int6
 		c.abandon(id)
 		return nil, &OpError{Op: op, ID: id, Err: ctx.Err()}
 	case <-timer.C:
-		c.timeout(op, id)
+		c.timeout(op, id, timeout)
 		r := <-cl.ch
 		return r.ok, r.err
 	}
@@ -359,7 +371,7 @@ func (c *Client) settle(ctx context.Context, timer *time.Timer) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-timer.C:
-			c.timeout(wait.op, wid)
+			c.timeout(wait.op, wid, c.opts.Timeout)
 			return nil // the session is over: the caller fails with the timeout
 		}
 	}
@@ -388,9 +400,9 @@ func (c *Client) abandon(id int64) {
 
 // timeout declares the child hung: every pending and later call fails, and the child is
 // killed so that it cannot answer into a session that has moved on.
-func (c *Client) timeout(op string, id int64) {
+func (c *Client) timeout(op string, id int64, d time.Duration) {
 	c.fail(fmt.Errorf("%w: no answer to %s (request %d) within %s; the store process was killed (set a longer per-request timeout if it is merely slow)%s",
-		ErrTimeout, op, id, c.opts.Timeout, c.stderr.describe()))
+		ErrTimeout, op, id, d, c.stderr.describe()))
 	c.kill()
 }
 

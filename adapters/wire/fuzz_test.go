@@ -69,3 +69,16 @@ func FuzzDecodeAnswer(f *testing.F) {
 		}
 	})
 }
+
+func TestDecodeAnswerIDs(t *testing.T) {
+	for line, want := range map[string]int64{`{"id":7,"ok":1}`: 7, `{"id":7.0,"ok":1}`: 7, `{"id":-2,"ok":1}`: -2} {
+		if a, err := DecodeAnswer([]byte(line)); err != nil || a.ID != want {
+			t.Errorf("DecodeAnswer(%s) = id %d, %v; want id %d", line, a.ID, err, want)
+		}
+	}
+	for _, line := range []string{`{"id":"7","ok":1}`, `{"id":7.5,"ok":1}`, `{"id":null,"ok":1}`, `{"id":1e30,"ok":1}`, `{"ok":1}`} {
+		if _, err := DecodeAnswer([]byte(line)); !errors.Is(err, ErrProtocol) {
+			t.Errorf("DecodeAnswer(%s) = %v, want ErrProtocol", line, err)
+		}
+	}
+}

@@ -123,7 +123,11 @@ func DecodeAnswer(line []byte) (Answer, error) {
 	if !ok {
 		return bad(0, "answer has no id")
 	}
-	id, err := strconv.ParseInt(string(rawID), 10, 64)
+	var num json.Number
+	if len(rawID) == 0 || rawID[0] == '"' || json.Unmarshal(rawID, &num) != nil {
+		return bad(0, "answer id %s is not an integer", rawID)
+	}
+	id, err := integer(num)
 	if err != nil {
 		return bad(0, "answer id %s is not an integer", rawID)
 	}

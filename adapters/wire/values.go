@@ -279,8 +279,8 @@ func decodeModernTask(raw json.RawMessage) (modern.Task, error) {
 }
 
 // modernFromObject reads a modern task from its decoded wire form. Null is accepted for
-// the three input maps and issued_keys as their empty value (the Go record does not
-// tell them apart); everything else must have exactly its type.
+// status_message, the three input maps and issued_keys as their empty value (the Go
+// record does not tell them apart); everything else must have exactly its type.
 func modernFromObject(m map[string]any) (modern.Task, error) {
 	for k := range m {
 		if !slices.Contains(modernKeys, k) {
@@ -343,7 +343,7 @@ func modernFromObject(m map[string]any) (modern.Task, error) {
 	t.TaskID = str("task_id", false)
 	t.Owner = str("owner", true)
 	t.Status = reference.Status(str("status", false))
-	t.StatusMessage = str("status_message", false)
+	t.StatusMessage = str("status_message", true) // null reads as empty, as for the maps
 	if p := num("created_at_ms", false); p != nil {
 		t.CreatedAt = *p
 	}

@@ -1,0 +1,120 @@
+package benchmarks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/storecheck/storecheck/adapters/wire"
+	"github.com/storecheck/storecheck/reference/memstore"
+)
+
+// wireChildEnv makes this test binary the wire target's child: it serves memstore over
+// the wire protocol on stdin and stdout instead of running tests.
+const wireChildEnv = "STORECHECK_BENCH_WIRE_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(wireChildEnv) == "memstore" {
+		if err := wire.Serve(context.Background(), os.Stdin, os.Stdout, memstore.Harness(), wire.ServeOptions{Log: os.Stderr}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// testEnv is the bring-up environment of the Go benchmarks: servers from the usual
+// environment variables or containers, and this binary as the wire child.
+func testEnv() Env {
+	return Env{WireCommand: []string{os.Args[0]}, WireEnv: append(os.Environ(), wireChildEnv+"=memstore")}
+}
+
+func BenchmarkMemstore(b *testing.B)     { benchTarget(b, "memstore") }
+func BenchmarkEtsLike(b *testing.B)      { benchTarget(b, "ets-like") }
+func BenchmarkPostgres(b *testing.B)     { benchTarget(b, "postgres") }
+func BenchmarkRedis(b *testing.B)        { benchTarget(b, "redis") }
+func BenchmarkRedisCluster(b *testing.B) { benchTarget(b, "redis-cluster") }
+func BenchmarkWire(b *testing.B)         { benchTarget(b, "wire") }
+
+// benchTarget runs every case of a target as sub-benchmarks named like Result.Name:
+// op=…/mode=…/subject=store|baseline, the store and the baseline alternating.
+func benchTarget(b *testing.B, name string) {
+	t, err := Lookup(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	be, err := t.Start(ctx, testEnv())
+	if errors.Is(err, ErrUnavailable) {
+		b.Skipf("%s: skipped: %v (set CI=true to make this a failure)", name, err)
+	}
+	if err != nil {
+		b.Fatalf("%s: bring-up: %v", name, err)
+	}
+	if be.Stop != nil {
+		b.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := be.Stop(ctx); err != nil {
+				b.Errorf("%s: stop: %v", name, err)
+			}
+		})
+	}
+	for _, c := range Cases() {
+		b.Run("op="+c.Op, func(b *testing.B) {
+			fixtures := []*fixture{newFixture(be.Store, c), newFixture(be.Baseline, c)}
+			defer func() {
+				for _, f := range fixtures {
+					if err := f.close(context.Background()); err != nil {
+						b.Errorf("closing %s: %v", f.subj.What, err)
+					}
+				}
+			}()
+			for _, mode := range c.Modes {
+				b.Run("mode="+string(mode), func(b *testing.B) {
+					for _, f := range fixtures {
+						b.Run("subject="+f.subj.Label, f.bench(mode))
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestEveryCaseRunsOnce runs every benchmark body once (b.N = 1) against the in-process
+// targets and the wire target, both subjects, so the benchmark code cannot rot unseen:
+// every case checks what it gets (list sizes, cleanup counts, errors).
+func TestEveryCaseRunsOnce(t *testing.T) {
+	targets := []string{"memstore", "ets-like", "wire"}
+	if testing.Short() {
+		targets = targets[:1]
+	}
+	for _, name := range targets {
+		t.Run(name, func(t *testing.T) {
+			target, err := Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			results, err := Run(t.Context(), target, Options{Env: testEnv(), Benchtime: "1x", CleanupBenchtime: "1x"})
+			if err != nil {
+				t.Fatalf("Run(%s, 1x): %v", name, err)
+			}
+			want := 0
+			for _, c := range Cases() {
+				want += 2 * len(c.Modes)
+			}
+			if len(results) != want {
+				t.Errorf("Run(%s) gave %d results, want %d (every case × mode × {store, baseline})", name, len(results), want)
+			}
+			for _, r := range results {
+				if r.Failed != "" || r.N != 1 || r.NsPerOp <= 0 {
+					t.Errorf("%s: N = %d, %.0f ns/op, failure %q; want one timed op and no failure", r.Name(), r.N, r.NsPerOp, r.Failed)
+				}
+			}
+		})
+	}
+}
