@@ -192,4 +192,3 @@ func mapSubject() Subject {
 		},
 	}
 }
-

@@ -2,14 +2,16 @@ package benchmarks
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 )
 
 // Row is a case in a mode for one target: its store and its baseline side by side.
@@ -30,9 +32,12 @@ func (r Row) Ratio() float64 {
 	return r.Base.NsPerOp / r.Store.NsPerOp
 }
 
-// Rows pairs results by target, op and mode, in the order they came.
+// Rows pairs results by target, op and mode, in the order they came. Where a benchmark
+// ran several times (Options.Count), the row holds the run with the median ns/op.
 func Rows(results []Result) []Row {
+	type pair struct{ store, base []Result }
 	var rows []Row
+	var runs []pair
 	index := map[string]int{}
 	for _, r := range results {
 		key := r.Target + "\x00" + r.Op + "\x00" + string(r.Mode)
@@ -41,47 +46,65 @@ func Rows(results []Result) []Row {
 			i = len(rows)
 			index[key] = i
 			rows = append(rows, Row{Target: r.Target, Op: r.Op, Mode: r.Mode})
+			runs = append(runs, pair{})
 		}
 		if r.Failed != "" {
 			continue
 		}
 		switch r.Subject {
 		case "store":
-			rows[i].Store, rows[i].HasStore = r, true
+			runs[i].store = append(runs[i].store, r)
 		case "baseline":
-			rows[i].Base, rows[i].HasB = r, true
+			runs[i].base = append(runs[i].base, r)
 		}
 	}
+	for i := range rows {
+		rows[i].Store, rows[i].HasStore = median(runs[i].store)
+		rows[i].Base, rows[i].HasB = median(runs[i].base)
+	}
 	return rows
+}
+
+// median is the run with the median ns/op (the lower middle one of an even count).
+func median(rs []Result) (Result, bool) {
+	if len(rs) == 0 {
+		return Result{}, false
+	}
+	s := slices.Clone(rs)
+	slices.SortFunc(s, func(a, b Result) int { return cmp.Compare(a.NsPerOp, b.NsPerOp) })
+	return s[(len(s)-1)/2], true
 }
 
 // WriteTable prints one table per target: ns/op, ops/s and allocs/op of the store and of
 // its baseline, and their ratio.
 func WriteTable(w io.Writer, results []Result) error {
 	rows := Rows(results)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	target := ""
-	for _, r := range rows {
-		if r.Target != target {
-			if target != "" {
-				fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t")
-			}
-			target = r.Target
-			store, base := whatOf(rows, target)
-			fmt.Fprintf(tw, "%s vs %s — ratio = baseline ns/op ÷ store ns/op (> 1: faster than the baseline)\t\t\t\t\t\t\t\t\t\n", store, base)
-			fmt.Fprintln(tw, "op\tmode\tstore ns/op\tops/s\tallocs/op\tbaseline ns/op\tops/s\tallocs/op\tratio\t")
+	var b strings.Builder
+	for k, target := range targetOrder(rows) {
+		if k > 0 {
+			b.WriteString("\n")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Op, r.Mode,
-			cell(r.HasStore, r.Store.NsPerOp, fmtNs), cell(r.HasStore, r.Store.OpsPerSec(), fmtOps), cell(r.HasStore, float64(r.Store.AllocsPerOp), fmtCount),
-			cell(r.HasB, r.Base.NsPerOp, fmtNs), cell(r.HasB, r.Base.OpsPerSec(), fmtOps), cell(r.HasB, float64(r.Base.AllocsPerOp), fmtCount),
-			ratioCell(r))
+		store, base := whatOf(rows, target)
+		fmt.Fprintf(&b, "%s vs %s; ratio = baseline ns/op ÷ store ns/op (> 1: the store is faster)\n", store, base)
+		t := [][]string{{"op", "mode", "store ns/op", "ops/s", "allocs/op", "baseline ns/op", "ops/s", "allocs/op", "ratio"}}
+		for _, r := range rows {
+			if r.Target != target {
+				continue
+			}
+			t = append(t, []string{r.Op, string(r.Mode),
+				cell(r.HasStore, r.Store.NsPerOp, fmtNs), cell(r.HasStore, r.Store.OpsPerSec(), fmtOps), cell(r.HasStore, float64(r.Store.AllocsPerOp), fmtCount),
+				cell(r.HasB, r.Base.NsPerOp, fmtNs), cell(r.HasB, r.Base.OpsPerSec(), fmtOps), cell(r.HasB, float64(r.Base.AllocsPerOp), fmtCount),
+				ratioCell(r)})
+		}
+		writeColumns(&b, t, 2)
 	}
 	for _, r := range results {
 		if r.Failed != "" {
-			fmt.Fprintf(tw, "FAILED %s: %s\t\t\t\t\t\t\t\t\t\n", r.Name(), r.Failed)
+			fmt.Fprintf(&b, "FAILED %s: %s\n", r.Name(), r.Failed)
 		}
 	}
-	return tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // WriteSideBySide prints the stores of two targets against each other: ns/op of each
@@ -91,10 +114,10 @@ func WriteSideBySide(w io.Writer, a, b []Result) error {
 	if len(ra) == 0 || len(rb) == 0 {
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	an, bn := ra[0].Target, rb[0].Target
-	fmt.Fprintf(tw, "%s vs %s — ratio = %s ns/op ÷ %s ns/op (> 1: %s is faster)\t\t\t\t\t\n", an, bn, bn, an, an)
-	fmt.Fprintf(tw, "op\tmode\t%s ns/op\t%s ns/op\tratio\t\n", an, bn)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s vs %s; ratio = %s ns/op ÷ %s ns/op (> 1: %s is faster)\n", an, bn, bn, an, an)
+	t := [][]string{{"op", "mode", an + " ns/op", bn + " ns/op", "ratio"}}
 	for _, x := range ra {
 		for _, y := range rb {
 			if x.Op != y.Op || x.Mode != y.Mode {
@@ -104,10 +127,48 @@ func WriteSideBySide(w io.Writer, a, b []Result) error {
 			if x.HasStore && y.HasStore && x.Store.NsPerOp > 0 {
 				ratio = fmt.Sprintf("%.2f×", y.Store.NsPerOp/x.Store.NsPerOp)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", x.Op, x.Mode, cell(x.HasStore, x.Store.NsPerOp, fmtNs), cell(y.HasStore, y.Store.NsPerOp, fmtNs), ratio)
+			t = append(t, []string{x.Op, string(x.Mode), cell(x.HasStore, x.Store.NsPerOp, fmtNs), cell(y.HasStore, y.Store.NsPerOp, fmtNs), ratio})
 		}
 	}
-	return tw.Flush()
+	writeColumns(&sb, t, 2)
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+// writeColumns lays out t in columns two spaces apart: the first left columns aligned
+// left, the rest (numbers) right.
+func writeColumns(b *strings.Builder, t [][]string, left int) {
+	widths := map[int]int{}
+	for _, row := range t {
+		for i, c := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, row := range t {
+		line := ""
+		for i, c := range row {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				line += "  "
+			}
+			if i < left {
+				line += c + pad
+			} else {
+				line += pad + c
+			}
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+}
+
+func targetOrder(rows []Row) []string {
+	var out []string
+	for _, r := range rows {
+		if !slices.Contains(out, r.Target) {
+			out = append(out, r.Target)
+		}
+	}
+	return out
 }
 
 func whatOf(rows []Row, target string) (store, base string) {

@@ -62,6 +62,10 @@ type Options struct {
 	// CleanupBenchtime is the cleanup case's: every op reloads 5 000 tasks untimed, so
 	// a duration would spend most of the run loading. Empty is "5x".
 	CleanupBenchtime string
+	// Count is how many times each benchmark runs (store and baseline alternating
+	// round by round, so that a burst of load hits both); the table shows the median.
+	// 0 is 1.
+	Count int
 	// Ops keeps only these cases (by Op); empty keeps all.
 	Ops []string
 	// Progress, when set, gets a line per finished benchmark.
@@ -144,29 +148,31 @@ func runCase(ctx context.Context, target string, be *Backend, c Case, opts Optio
 	}
 	var out []Result
 	for _, mode := range c.Modes {
-		for i, f := range fixtures {
-			// Setup outside testing.Benchmark, so that its failure is reported as is.
-			if err := f.ensure(ctx); err != nil {
-				return out, err
-			}
-			r := Result{Target: target, Op: c.Op, Mode: mode, Subject: subjects[i].Label, What: subjects[i].What}
-			res, failure := benchmark(f, mode)
-			if failure != "" {
-				r.Failed = failure
-			} else {
-				r.N, r.NsPerOp = res.N, float64(res.T.Nanoseconds())/float64(max(res.N, 1))
-				r.BytesPerOp, r.AllocsPerOp = res.AllocedBytesPerOp(), res.AllocsPerOp()
-			}
-			out = append(out, r)
-			if opts.Progress != nil {
-				if r.Failed != "" {
-					fmt.Fprintf(opts.Progress, "%s  FAILED: %s\n", r.Name(), r.Failed)
-				} else {
-					fmt.Fprintf(opts.Progress, "%-70s %10d %14.0f ns/op\n", r.Name(), r.N, r.NsPerOp)
+		for range max(opts.Count, 1) {
+			for i, f := range fixtures {
+				// Setup outside testing.Benchmark, so that its failure is reported as is.
+				if err := f.ensure(ctx); err != nil {
+					return out, err
 				}
-			}
-			if r.Failed != "" {
-				return out, fmt.Errorf("%s: %s", r.Name(), r.Failed)
+				r := Result{Target: target, Op: c.Op, Mode: mode, Subject: subjects[i].Label, What: subjects[i].What}
+				res, failure := benchmark(f, mode)
+				if failure != "" {
+					r.Failed = failure
+				} else {
+					r.N, r.NsPerOp = res.N, float64(res.T.Nanoseconds())/float64(max(res.N, 1))
+					r.BytesPerOp, r.AllocsPerOp = res.AllocedBytesPerOp(), res.AllocsPerOp()
+				}
+				out = append(out, r)
+				if opts.Progress != nil {
+					if r.Failed != "" {
+						fmt.Fprintf(opts.Progress, "%s  FAILED: %s\n", r.Name(), r.Failed)
+					} else {
+						fmt.Fprintf(opts.Progress, "%-70s %10d %14.0f ns/op\n", r.Name(), r.N, r.NsPerOp)
+					}
+				}
+				if r.Failed != "" {
+					return out, fmt.Errorf("%s: %s", r.Name(), r.Failed)
+				}
 			}
 		}
 	}

@@ -188,8 +188,16 @@ func forEach(ctx context.Context, ids []string, f func(ctx context.Context, id s
 }
 
 // manualClock is a store clock for a Space: it starts at the real time and moves only
-// when Seed and Cleanup move it.
-func manualClock() (*reference.ManualClock, func(ctx context.Context, ms int64) error) {
-	c := reference.NewManualClock(time.Now())
-	return c, func(ctx context.Context, ms int64) error { c.SetMillis(ms); return ctx.Err() }
+// when Seed and Cleanup move it. It is read without a lock (reference.ManualClock takes
+// a mutex on every read, which would be a global point of contention that no store has
+// with the real clock, and would hide what sharding buys under RunParallel).
+func manualClock() (*atomicClock, func(ctx context.Context, ms int64) error) {
+	c := &atomicClock{}
+	c.ms.Store(time.Now().UnixMilli())
+	return c, func(ctx context.Context, ms int64) error { c.ms.Store(ms); return ctx.Err() }
 }
+
+// atomicClock is a settable clock read with one atomic load.
+type atomicClock struct{ ms atomic.Int64 }
+
+func (c *atomicClock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }

@@ -124,11 +124,12 @@ if na >= 0 then
   i = i + na
 end
 local nd = tonumber(ARGV[i]); i = i + 1
+local del = i
+i = i + nd
 local promoted = ARGV[i]; i = i + 1
 local old
 if promoted == '1' then old = lmeta(k) end
-for j = i, i + nd - 1 do redis.call('HDEL', k, ARGV[j]) end
-i = i + nd
+for j = del, del + nd - 1 do redis.call('HDEL', k, ARGV[j]) end
 hsetFrom(k, i)
 if promoted == '1' then lreindex(B, id, old, lmeta(k)) end
 return {'ok', redis.call('HGETALL', k)}

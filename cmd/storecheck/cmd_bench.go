@@ -38,10 +38,12 @@ Targets: `+targetNames()+`
 	})
 	var (
 		spec, vs, benchtime, cleanupTime, ops, out, svg string
+		count                                           int
 	)
 	fs.StringVar(&spec, "adapter", "memstore", "the store to benchmark")
 	fs.StringVar(&vs, "vs", "", "a second store to benchmark and compare side by side")
 	fs.StringVar(&benchtime, "benchtime", "1s", "each benchmark's run time (or Nx for N ops), as go test -benchtime")
+	fs.IntVar(&count, "count", 3, "run each benchmark this many times, store and baseline alternating; the table shows the median")
 	fs.StringVar(&cleanupTime, "cleanup-benchtime", "5x", "the legacy-cleanup benchmark's (each op reloads 5 000 tasks untimed)")
 	fs.StringVar(&ops, "ops", "", "comma-separated operations to run (default: all): "+strings.Join(opNames(), ","))
 	fs.StringVar(&out, "o", "", "write the results in go test -bench format, for benchstat, to `FILE`")
@@ -67,6 +69,7 @@ Targets: `+targetNames()+`
 		Env:              benchEnv(fs),
 		Benchtime:        benchtime,
 		CleanupBenchtime: cleanupTime,
+		Count:            count,
 		Progress:         c.stderr,
 	}
 	if ops != "" {
@@ -87,7 +90,7 @@ Targets: `+targetNames()+`
 	for _, rs := range all {
 		flat = append(flat, rs...)
 	}
-	fmt.Fprintf(c.stdout, "storecheck bench, %s, GOMAXPROCS %d, benchtime %s\n\n", cpuOrUnknown(), benchmarks.Procs(), benchtime)
+	fmt.Fprintf(c.stdout, "storecheck bench, %s, GOMAXPROCS %d, benchtime %s, median of %d\n\n", cpuOrUnknown(), benchmarks.Procs(), benchtime, max(count, 1))
 	if err := benchmarks.WriteTable(c.stdout, flat); err != nil {
 		fmt.Fprintf(c.stderr, "storecheck bench: %v\n", err)
 		return exitFailed

@@ -1,0 +1,270 @@
+package benchmarks
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/storecheck/storecheck/adapters/postgres"
+	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+)
+
+// pgConns is the pool size of both subjects: room for the seeding workers.
+const pgConns = seedWorkers
+
+func init() {
+	addTarget(Target{
+		Name: "postgres",
+		Summary: "the PostgreSQL adapter vs the equivalent raw pgx statements (insert, select, " +
+			"conditional update by primary key) on the same tables, each in a schema of its own",
+		Start: startPostgres,
+	})
+}
+
+func startPostgres(ctx context.Context, env Env) (*Backend, error) {
+	if err := needDocker(ctx, env.PostgresDSN, pgcontainer.EnvURL); err != nil {
+		return nil, err
+	}
+	dsn, stop := env.PostgresDSN, func(context.Context) error { return nil }
+	if dsn == "" {
+		var err error
+		if dsn, stop, err = pgcontainer.Start(ctx); err != nil {
+			return nil, err
+		}
+	}
+	admin, err := pgxpool.New(ctx, dsn)
+	if err == nil {
+		err = admin.Ping(ctx)
+	}
+	if err != nil {
+		_ = stop(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	open := func(ctx context.Context) (*pgxpool.Pool, func(context.Context) error, error) {
+		return pgSchema(ctx, admin, dsn)
+	}
+	store := Subject{Label: "store", What: "postgres adapter", Open: func(ctx context.Context) (*Space, error) {
+		pool, closeSchema, err := open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		clock, set := manualClock()
+		return &Space{
+			Legacy: &storeLegacy{st: postgres.NewLegacy(pool, postgres.WithClock(clock)), setClock: set, seed: pgSeeder(pool)},
+			Modern: newStoreModern(postgres.NewModern(pool, postgres.WithClock(clock)), clock),
+			Close:  closeSchema,
+		}, nil
+	}}
+	base := Subject{Label: "baseline", What: "raw pgx", Open: func(ctx context.Context) (*Space, error) {
+		pool, closeSchema, err := open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r := &pgRaw{pool: pool, createdAt: time.Now().UnixMilli()}
+		return &Space{Legacy: r, Modern: (*pgRawModern)(r), Close: closeSchema}, nil
+	}}
+	return &Backend{Store: store, Baseline: base, Stop: func(ctx context.Context) error {
+		admin.Close()
+		return stop(ctx)
+	}}, nil
+}
+
+// pgSchema makes a schema with a random name holding the adapter's tables (Migrate) and
+// a pool whose connections land in it; the returned function drops it.
+func pgSchema(ctx context.Context, admin *pgxpool.Pool, dsn string) (*pgxpool.Pool, func(context.Context) error, error) {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	schema := pgx.Identifier{"storecheck_bench_" + hex.EncodeToString(b[:])}.Sanitize()
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		return nil, nil, fmt.Errorf("postgres: create schema: %w", err)
+	}
+	drop := func(ctx context.Context) error {
+		_, err := admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+		return err
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, nil, errors.Join(err, drop(ctx))
+	}
+	cfg.MaxConns = pgConns
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err == nil {
+		err = postgres.Migrate(ctx, pool)
+	}
+	if err != nil {
+		if pool != nil {
+			pool.Close()
+		}
+		return nil, nil, errors.Join(err, drop(ctx))
+	}
+	return pool, func(ctx context.Context) error { pool.Close(); return drop(ctx) }, nil
+}
+
+// pgSeeder loads the cleanup case's completed tasks with one COPY, rows exactly as the
+// adapter writes them (its documented schema: promoted columns and the task as JSON
+// text), so that reloading 5 000 tasks before every timed Cleanup takes milliseconds.
+// Both subjects load this way.
+func pgSeeder(pool *pgxpool.Pool) func(ctx context.Context, ids []string, owner string, atMillis int64) error {
+	return func(ctx context.Context, ids []string, owner string, atMillis int64) error {
+		rows := make([][]any, len(ids))
+		for i, id := range ids {
+			meta := legacyMeta(owner, 0)
+			meta[legacy.KeyStatus] = string(reference.StatusCompleted)
+			row, err := legacy.NewRow(id, meta, atMillis)
+			if err != nil {
+				return err
+			}
+			row[legacy.KeyStatus] = string(reference.StatusCompleted) // NewRow stamps working
+			body, err := json.Marshal(row)
+			if err != nil {
+				return err
+			}
+			rows[i] = []any{id, []byte(owner), []byte(reference.StatusCompleted), atMillis, string(body)}
+		}
+		_, err := pool.CopyFrom(ctx, pgx.Identifier{"storecheck_legacy_tasks"},
+			[]string{"task_id", "owner", "status", "created_at", "body"}, pgx.CopyFromRows(rows))
+		return err
+	}
+}
+
+// pgRaw is the baseline: the statements a store on these tables cannot do without, one
+// round trip each, values already encoded.
+type pgRaw struct {
+	pool      *pgxpool.Pool
+	createdAt int64
+}
+
+// legacyBody is a legacy task's JSON text, built by concatenation: the baseline pays for
+// the statement, not for encoding.
+func legacyBody(id, owner string, progress int) string {
+	return `{"args":{"page":0,"q":"task stores"},"created_at":0,"owner":` + strconv.Quote(owner) +
+		`,"progress":` + strconv.Itoa(progress) + `,"status":"working","task_id":` + strconv.Quote(id) + `,"tool":"search"}`
+}
+
+func (r *pgRaw) Create(ctx context.Context, id, owner string) error {
+	_, err := r.pool.Exec(ctx,
+		`INSERT INTO storecheck_legacy_tasks (task_id, owner, status, created_at, body) VALUES ($1, $2, $3, $4, $5)`,
+		id, []byte(owner), []byte("working"), r.createdAt, legacyBody(id, owner, 0))
+	return err
+}
+
+func (r *pgRaw) Get(ctx context.Context, id string) error {
+	var body string
+	return r.pool.QueryRow(ctx, `SELECT body FROM storecheck_legacy_tasks WHERE task_id = $1`, id).Scan(&body)
+}
+
+func (r *pgRaw) Update(ctx context.Context, id string, n int) error {
+	tag, err := r.pool.Exec(ctx, `UPDATE storecheck_legacy_tasks SET body = $2 WHERE task_id = $1`, id, legacyBody(id, "", n))
+	if err == nil && tag.RowsAffected() != 1 {
+		err = reference.NotFound(id)
+	}
+	return err
+}
+
+func (r *pgRaw) List(ctx context.Context, owner string, limit int) (int, error) {
+	rows, err := r.pool.Query(ctx, `SELECT body FROM storecheck_legacy_tasks
+		WHERE (owner = $1 OR owner IS NULL) ORDER BY task_id LIMIT $2`, []byte(owner), limit)
+	if err != nil {
+		return 0, err
+	}
+	bodies, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return len(bodies), err
+}
+
+func (r *pgRaw) Seed(ctx context.Context, ids []string, owner string, atMillis int64) error {
+	return pgSeeder(r.pool)(ctx, ids, owner, atMillis)
+}
+
+func (r *pgRaw) Cleanup(ctx context.Context, nowMillis int64, ttl time.Duration) (int, error) {
+	tag, err := r.pool.Exec(ctx, `DELETE FROM storecheck_legacy_tasks WHERE status = ANY($1) AND created_at <= $2`,
+		[][]byte{[]byte("completed"), []byte("failed"), []byte("cancelled")}, nowMillis-ttl.Milliseconds()-1)
+	return int(tag.RowsAffected()), err
+}
+
+// pgRawModern is the modern half of the baseline.
+type pgRawModern pgRaw
+
+const modernBodyJSON = `{"status":"working","status_message":"step","last_updated_at":0,"poll_interval":1000,` +
+	`"result":null,"error":null,"input_requests":null,"staged_responses":null,"input_responses":null,"issued_keys":null}`
+
+func (r *pgRawModern) Create(ctx context.Context, id, owner string) error {
+	ttl := taskTTL.Milliseconds()
+	_, err := r.pool.Exec(ctx,
+		`INSERT INTO storecheck_modern_tasks (task_id, owner, created_at, ttl, expires_at, version, body)
+		 VALUES ($1, $2, $3, $4, $5, 1, $6)`,
+		id, []byte(owner), r.createdAt, ttl, r.createdAt+ttl, modernBodyJSON)
+	return err
+}
+
+// get is the select of a Get: the row, unexpired; it returns the version.
+func (r *pgRawModern) get(ctx context.Context, id string) (int64, error) {
+	var (
+		owner   []byte
+		body    string
+		created int64
+		ttl     *int64
+		version int64
+	)
+	err := r.pool.QueryRow(ctx,
+		`SELECT owner, created_at, ttl, version, body FROM storecheck_modern_tasks
+		 WHERE task_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
+		id, time.Now().UnixMilli()).Scan(&owner, &created, &ttl, &version, &body)
+	return version, err
+}
+
+func (r *pgRawModern) Get(ctx context.Context, id string) error {
+	_, err := r.get(ctx, id)
+	return err
+}
+
+// swap is the conditional update by primary key; ok is false when the version moved.
+func (r *pgRawModern) swap(ctx context.Context, id string, version int64) (bool, error) {
+	tag, err := r.pool.Exec(ctx,
+		`UPDATE storecheck_modern_tasks SET version = $3, body = $4 WHERE task_id = $1 AND version = $2`,
+		id, version, version+1, modernBodyJSON)
+	return tag.RowsAffected() == 1, err
+}
+
+func (r *pgRawModern) Swap(ctx context.Context, id, owner string, version int64) error {
+	ok, err := r.swap(ctx, id, version)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: %s not at version %d", reference.ErrConflict, id, version)
+	}
+	return err
+}
+
+func (r *pgRawModern) Lifecycle(ctx context.Context, owner string) error {
+	id := reference.GenerateID()
+	if err := r.Create(ctx, id, owner); err != nil {
+		return err
+	}
+	for range 2 { // progress, complete: each a read and a conditional update
+		if err := r.Increment(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *pgRawModern) Increment(ctx context.Context, id string) error {
+	for {
+		v, err := r.get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if ok, err := r.swap(ctx, id, v); ok || err != nil {
+			return err
+		}
+	}
+}
