@@ -17,3 +17,22 @@ vet:
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
+
+# Benchmarks (not part of test): every adapter against its baseline, measured in the same
+# run (storecheck bench). Each adapter writes a table, benchstat input and an SVG chart to
+# $(BENCH_OUT). An adapter whose backend cannot be brought up (no Docker) is skipped.
+BENCH_OUT ?= benchmarks/results
+BENCH_ADAPTERS ?= memstore ets-like wire postgres redis redis-cluster
+BENCHTIME ?= 200ms
+BENCHCOUNT ?= 3
+
+bench:
+	@mkdir -p $(BENCH_OUT)
+	$(GO) build -o $(BENCH_OUT)/storecheck ./cmd/storecheck
+	@for a in $(BENCH_ADAPTERS); do \
+		$(BENCH_OUT)/storecheck bench --adapter $$a --benchtime $(BENCHTIME) --count $(BENCHCOUNT) \
+			-o $(BENCH_OUT)/$$a.txt --svg $(BENCH_OUT)/$$a.svg > $(BENCH_OUT)/$$a.table 2> $(BENCH_OUT)/$$a.log; \
+		code=$$?; cat $(BENCH_OUT)/$$a.table; echo; \
+		if [ $$code -eq 2 ]; then echo "bench: $$a skipped: $$(tail -1 $(BENCH_OUT)/$$a.log)"; \
+		elif [ $$code -ne 0 ]; then tail -5 $(BENCH_OUT)/$$a.log; exit $$code; fi; \
+	done

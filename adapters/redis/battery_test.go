@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"testing"
+	"time"
 
 	redisstore "github.com/storecheck/storecheck/adapters/redis"
 	"github.com/storecheck/storecheck/conformance"
@@ -13,5 +14,12 @@ import (
 func TestBattery(t *testing.T) {
 	h := redisstore.NewHarness("redis", newClientFunc(t), 4)
 	t.Cleanup(h.Close)
-	conformance.Run(t, h)
+	conformance.Run(t, h, batteryOptions)
 }
+
+// batteryOptions raise the bound on one spec from 30 s to 2 min. The bound is there to
+// catch a store call that hangs; the rapid state machines make about ten thousand
+// sequential round trips, which under -race on the shared 2-core CI machine (load 5–10,
+// with the other packages' tests) took 17–30 s against a Redis container. Every call's
+// own promptness is still checked by S-CTX-1 (1 s).
+var batteryOptions = conformance.Options{SpecTimeout: 2 * time.Minute}

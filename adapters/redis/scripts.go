@@ -198,7 +198,7 @@ return {n, #ids}
 // expires_at (absent = never), 'b' the rest of the task as JSON text.
 
 // modernCreate: KEYS[1] task, KEYS[2] expiry zset. ARGV: id, created, body, hasOwner,
-// owner, hasExpiry, expiresAt, backstop ms ('' none). Returns 1, or 0 when the id exists.
+// owner, hasExpiry, expiresAt, backstop ms (empty: none). Returns 1, or 0 when the id exists.
 var modernCreate = redis.NewScript(luaLib + `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'v', '1', 'c', ARGV[2], 'b', ARGV[3])
@@ -213,7 +213,7 @@ return 1
 
 // modernSwap: KEYS[1] task, KEYS[2] expiry zset. ARGV: id, caller kind ('s' system,
 // 'a' anonymous, 'p' principal), caller id, expected version, new version, hasOwner,
-// owner, created, now, hasExpiry, expiresAt, body, backstop ms ('' none). Returns {'ok'},
+// owner, created, now, hasExpiry, expiresAt, body, backstop ms (empty: none). Returns {'ok'},
 // {'nf'} (missing, expired or invisible), {'owner', cur}, {'created', cur} or
 // {'conflict', cur version}; checks in the order of modern.CheckSwap.
 var modernSwap = redis.NewScript(luaLib + `

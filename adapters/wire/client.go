@@ -178,7 +178,11 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 	if err != nil {
 		c.kill()
 		_ = c.Close()
-		return nil, fmt.Errorf("wire: handshake with %s failed: %w", c.command(), err)
+		tail := ""
+		if !errors.Is(err, ErrChildExited) && !errors.Is(err, ErrTimeout) { // those show it already
+			tail = c.stderr.describe()
+		}
+		return nil, fmt.Errorf("wire: handshake with %s failed: %w%s", c.command(), err, tail)
 	}
 	if c.hello.Name == "" {
 		c.hello.Name = argv[0]
@@ -186,7 +190,17 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 	return c, nil
 }
 
-func (c *Client) command() string { return strings.Join(c.argv, " ") }
+// command renders argv for messages, quoting words the way SplitCommand reads them.
+func (c *Client) command() string {
+	words := make([]string, len(c.argv))
+	for i, a := range c.argv {
+		words[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`|&;<>(){}*?#~") {
+			words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(words, " ")
+}
 
 // Hello returns what the child declared in the handshake.
 func (c *Client) Hello() Hello { return c.hello }
@@ -590,6 +604,9 @@ func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closing = true
+		// A session that already ended (the child died, hung or broke the protocol)
+		// has reported why; its exit is not a second fault.
+		ended := c.fatal != nil
 		c.mu.Unlock()
 		c.fail(ErrClosed)
 		close(c.quit)
@@ -605,7 +622,7 @@ func (c *Client) Close() error {
 		c.mu.Lock()
 		killed := c.killed
 		c.mu.Unlock()
-		if c.exitErr != nil && !killed {
+		if c.exitErr != nil && !killed && !ended {
 			c.closeErr = fmt.Errorf("wire: %s exited with %v after its stdin closed (WIRE.md: it must exit 0)%s", c.command(), c.exitErr, c.stderr.describe())
 		}
 	})

@@ -171,7 +171,10 @@ func TestViolations(t *testing.T) {
 			if c.Err() == nil {
 				t.Error("Err() is nil after a fatal violation")
 			}
-			within(t, 5*time.Second, "Close", func() { _ = c.Close() })
+			within(t, 5*time.Second, "Close", func() { err = c.Close() })
+			if err != nil {
+				t.Errorf("Close after a fatal violation reported it again: %v", err)
+			}
 		})
 	}
 }

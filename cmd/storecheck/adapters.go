@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/storecheck/storecheck/conformance/harness"
 )
@@ -37,6 +38,10 @@ type adapter struct {
 	// open brings the store up, after flags are parsed. cleanup (may be nil) releases
 	// what open started (containers, child processes); it runs after the battery.
 	open func(ctx context.Context, arg string) (h harness.Harness, cleanup func(), err error)
+	// specTimeout, when set, replaces the battery's default bound on one spec (--timeout
+	// still wins): a store behind a process boundary answers each call in a round trip,
+	// so its race checks take far longer than an in-process store's.
+	specTimeout time.Duration
 }
 
 func (a adapter) usageName() string {

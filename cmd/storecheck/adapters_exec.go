@@ -30,7 +30,8 @@ func init() {
 			fs.DurationVar(&execTimeout, "exec-timeout", wire.DefaultTimeout, "exec: how long one request may wait for its answer; a store process that misses it is\nconsidered hung, killed, and every later call fails")
 			fs.BoolVar(&execStderr, "exec-stderr", false, "exec: copy the store process's stderr to storecheck's stderr as it is written")
 		},
-		open: openExec,
+		open:        openExec,
+		specTimeout: 5 * time.Minute,
 	})
 }
 
@@ -54,17 +55,23 @@ func openExec(ctx context.Context, _ string) (harness.Harness, func(), error) {
 		return nil, nil, err
 	}
 	return h, func() {
-		// WIRE.md: the store's stderr is shown when the child misbehaved; a quiet child
-		// shows nothing. Errors of calls already carry the tail when the child died.
+		// WIRE.md: the store's stderr is shown when it misbehaved. Errors of calls
+		// already carried the tail when the child died or hung; it is shown once more
+		// here, after the summary, with why the session ended.
 		closeErr := h.Close()
-		if report := h.StderrReport(); report != "" && !execStderr {
-			fmt.Fprintf(os.Stderr, "storecheck: %s\n", report)
-		}
-		if err := h.Client().Err(); err != nil && !errors.Is(err, wire.ErrClosed) {
-			fmt.Fprintf(os.Stderr, "storecheck: the wire session with %q ended early: %v\n", execCommand, err)
-		}
-		if closeErr != nil {
+		sessionErr := h.Client().Err()
+		switch {
+		case sessionErr != nil && !errors.Is(sessionErr, wire.ErrClosed):
+			fmt.Fprintf(os.Stderr, "storecheck: the wire session with %s ended early: %v\n", execCommand, sessionErr)
+			if report := h.StderrReport(); report != "" && errors.Is(sessionErr, wire.ErrProtocol) && !execStderr {
+				fmt.Fprintf(os.Stderr, "storecheck: %s\n", report)
+			}
+		case closeErr != nil:
 			fmt.Fprintf(os.Stderr, "storecheck: %v\n", closeErr)
+		case !execStderr:
+			if report := h.StderrReport(); report != "" {
+				fmt.Fprintf(os.Stderr, "storecheck: %s\n", report)
+			}
 		}
 	}, nil
 }

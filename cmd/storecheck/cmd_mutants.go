@@ -101,6 +101,17 @@ breaks fails on an assertion; a crash, a timeout or an unrelated rule does not c
 	}
 	defer os.RemoveAll(dir)
 
+	if f.wire {
+		var overWire []mutants.Mutant
+		for _, m := range catalogue {
+			if m.InProcessOnly() != "" {
+				fmt.Fprintf(c.stdout, "not judged over the wire: %s (%s)\n", m.Name, m.InProcessOnly())
+				continue
+			}
+			overWire = append(overWire, m)
+		}
+		catalogue = overWire
+	}
 	honest, _ := mutants.Lookup(mutants.HonestName)
 	all := append([]mutants.Mutant{honest}, catalogue...)
 	runs := make([]mutantRun, len(all))

@@ -57,7 +57,7 @@ Exit status: 0 every MUST rule passed; 1 a rule failed (a SHOULD rule only under
 	fs.IntVar(&f.goroutines, "goroutines", 0, "concurrent clients per race history (0 = 4)")
 	fs.IntVar(&f.ops, "ops", 0, "operations per race history (0 = 200)")
 	fs.IntVar(&f.hists, "histories", 0, "concurrent histories per linearizability check (0 = 8)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "bound on one spec; a store call that hangs fails its spec (0 = 30s)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "bound on one spec; a store call that hangs fails its spec (0 = 30s, 5m for --exec)")
 	fs.DurationVar(&f.runTimeout, "run-timeout", 0, "bound on the whole run (0 = 1h)")
 	addAdapterFlags(fs)
 	return fs
@@ -84,6 +84,9 @@ func runBattery(c *cli, args []string) int {
 		code, _ := c.usageError(fs, err.Error())
 		return code
 	}
+	if f.timeout == 0 && a.specTimeout != 0 {
+		cfg.Options.SpecTimeout = a.specTimeout
+	}
 	// Reports are opened first: a path that cannot be written should not cost a run.
 	outputs, err := openOutputs(f.json, f.junit)
 	if err != nil {
@@ -94,7 +97,7 @@ func runBattery(c *cli, args []string) int {
 
 	h, cleanup, err := a.open(c.ctx, arg)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "storecheck run: bring-up of adapter %s failed: %v\n", f.adapter, err)
+		fmt.Fprintf(c.stderr, "storecheck run: bring-up of adapter %s failed: %v\n", spec, err)
 		outputs.discard()
 		return exitUsage
 	}

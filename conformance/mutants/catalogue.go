@@ -127,9 +127,21 @@ var catalogue = []Mutant{
 	{"stale-instance", []string{"S-SHARE-1", "M-CREATE-2"}, "a second instance reads its own stale copy of the backend", both, staleInstance},
 }
 
+// inProcessOnly are the defects the wire protocol cannot carry, and why.
+var inProcessOnly = map[defect]string{
+	aliasesValues:  "values are serialised on the wire, so the caller never shares the store's memory",
+	ignoresContext: "the protocol has no cancellation: the Go client enforces contexts itself",
+	staleInstance:  "one child process is one store instance",
+}
+
+// InProcessOnly, when not empty, says why the defect cannot show through a process
+// boundary (the wire protocol): such a mutant is not judged over the wire.
+func (m Mutant) InProcessOnly() string { return inProcessOnly[m.d] }
+
 // Catalogue returns every mutant, sorted by name.
 func Catalogue() []Mutant {
 	out := append([]Mutant(nil), catalogue...)
+
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }

@@ -19,8 +19,8 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// buckets spreads each namespace over the cluster: with 12 hash tags every master of
-// three holds some buckets (checked by TestBucketsSpanEveryMaster).
+// buckets spreads each namespace over the cluster: 12 random hash tags miss one of three
+// masters in about 2% of namespaces, which costs nothing but a less even spread.
 const buckets = 12
 
 var (
@@ -70,7 +70,9 @@ func newClientFunc(t *testing.T) func() redis.UniversalClient {
 func TestBattery(t *testing.T) {
 	h := redisstore.NewHarness("redis-cluster", newClientFunc(t), buckets)
 	t.Cleanup(h.Close)
-	conformance.Run(t, h)
+	// The bound on one spec is raised from 30 s to 2 min for the reason given in
+	// adapters/redis/battery_test.go: round trips under -race on a shared machine.
+	conformance.Run(t, h, conformance.Options{SpecTimeout: 2 * time.Minute})
 }
 
 // TestBucketsSpanEveryMaster checks that the store really spreads a prefix over the
@@ -82,7 +84,10 @@ func TestBucketsSpanEveryMaster(t *testing.T) {
 	ctx := t.Context()
 	prefix := fmt.Sprintf("spread-%d", time.Now().UnixNano())
 	clock := reference.NewManualClock(time.UnixMilli(1_764_400_000_000))
-	s, err := redisstore.New(c, redisstore.WithPrefix(prefix), redisstore.WithBuckets(buckets), redisstore.WithClock(clock))
+	// 64 buckets: the chance that a random prefix leaves a master without one is
+	// 3·(2/3)^64 ≈ 2e-11, so the check below cannot flake.
+	const spread = 64
+	s, err := redisstore.New(c, redisstore.WithPrefix(prefix), redisstore.WithBuckets(spread), redisstore.WithClock(clock))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +129,7 @@ func TestBucketsSpanEveryMaster(t *testing.T) {
 	}
 	rows, err := l.List(ctx, legacy.ListOptions{})
 	if err != nil || len(rows) != n {
-		t.Errorf("List(any) over %d buckets = %d rows, %v; want %d", buckets, len(rows), err, n)
+		t.Errorf("List(any) over %d buckets = %d rows, %v; want %d", spread, len(rows), err, n)
 	}
 	clock.Advance(time.Second + time.Millisecond)
 	if got, err := l.Cleanup(ctx, time.Second); err != nil || got != n {

@@ -1,0 +1,114 @@
+// Package redisstore is a task store on Redis (go-redis v9) for both eras of SPEC.md, on
+// one server or on a Redis Cluster: Legacy implements legacy.Store plus the optional
+// Canceler, Cleaner and ConditionalUpdater; Modern implements modern.Store.
+//
+//	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true})
+//	s, err := redisstore.New(c, redisstore.WithPrefix("myapp-tasks"), redisstore.WithBuckets(16))
+//	tasks := legacy.New(s.Legacy()) // or modern.New(modern.Config{Store: s.Modern()})
+//
+// # Keys
+//
+// Every key of a store starts with "{prefix:b}", b being the task's bucket: FNV-1a of
+// the id modulo the bucket count (WithBuckets, default 16). The braces make "prefix:b" the
+// key's hash tag, so a bucket's keys share one slot whatever the id contains (an id's own
+// braces come after the tag and do not count).
+//
+//	{P:b}:l:<id>        hash  legacy task: "."+key → JSON text of the value, plus the
+//	                          promoted fields #s (status), #o (owner), #c (created_at)
+//	{P:b}:l#all         set   legacy ids of the bucket
+//	{P:b}:l#s:<status>  set   legacy ids by status (working when absent or not a string)
+//	{P:b}:l#o:<owner>   set   legacy ids by owner;  {P:b}:l#u  set  unowned ids
+//	{P:b}:l#done        zset  terminal legacy ids with an integer created_at, by created_at
+//	{P:b}:m:<id>        hash  modern task: v version, c created_at, o owner, e expires_at,
+//	                          b the rest as JSON text
+//	{P:b}:m#exp         zset  modern ids with a ttl, by created_at + ttl
+//	{P:conf}            string the bucket count, checked by each instance's first call
+//
+// A prefix (WithPrefix) is 1..128 bytes of [A-Za-z0-9_./-]; no prefix's keys match
+// another's pattern "{P:*", so DeletePrefix and the harness's cleanup (SCAN on every
+// master, one UNLINK per key) touch nothing else.
+//
+// # Atomicity, and no cjson
+//
+// Every read-modify-write is one Lua script, loaded once per node and run by SHA
+// (EVALSHA; a node that lost its script cache gets it again). A script touches the keys
+// of one bucket only, so it is atomic on a server and on a cluster: the task and its
+// index entries change together or not at all. Reads are one HGETALL.
+//
+// Lua's cjson decodes numbers as doubles, so no script ever decodes a task's JSON
+// (S-VAL-1): values travel as opaque strings encoded by Go's encoding/json from
+// jsonvalue's canonical form (json.Number keeps every digit). A legacy task is a hash
+// with one field per top-level key, so the shallow merge of Update (L-UPDATE-1) is an
+// HSET of the changed fields inside the script: concurrent updates of disjoint keys all
+// survive (L-CONC-1) and an Update racing a Delete finds no task and writes nothing. What
+// scripts compare (status, owner, version, created_at, expiry) is kept beside the JSON
+// as plain strings computed in Go; integers are compared as decimal strings (exact to
+// ±(2^63−1)); sorted-set scores are doubles, so they only pick candidates and the exact
+// comparison decides. JSON text cannot carry a string that is not valid UTF-8, so such a
+// value is refused with reference.ErrInvalid rather than altered; a legacy task's
+// top-level keys are hash fields and are kept byte for byte.
+//
+// # Indexes on a cluster
+//
+// List, Cleanup and Sweep need structures that span tasks. They are sharded with the
+// tasks: each bucket has its own status, owner, terminal and expiry indexes in its own
+// slot, written by the same script as the task. An index entry therefore never
+// disagrees with its task, under any concurrency, on one node or on a cluster: there is
+// no cross-slot write, no repair pass and no window in which an entry is stale. List,
+// Cleanup and Sweep run one script per bucket, all buckets in one pipeline (go-redis
+// sends each node its buckets' scripts at once, nodes in parallel), and merge the
+// answers. Each bucket's answer is an atomic snapshot of that bucket; buckets are read at
+// slightly different moments, as rows are by a database without a global snapshot. A
+// task lives in exactly one bucket, so List returns it at most once (L-LIST-1).
+//
+// The bucket count is the trade-off. One bucket is one slot: the whole prefix lives on
+// one master, and List, Cleanup and Sweep are one script each. More buckets spread a
+// prefix over the cluster's masters (12 buckets reach all three masters of the test
+// cluster), at one script per bucket for those three calls; single-task calls never pay
+// for buckets. Every instance of a prefix must use the same count; the first call of an
+// instance compares its count with the one recorded under the prefix ({P:conf}) and
+// refuses a mismatch with reference.ErrInvalid.
+//
+// # Cost per call
+//
+// In round trips (RT) and Redis commands, N being the tasks of the prefix, B the bucket
+// count, M the masters holding buckets (1 on a server), r the rows returned, k the tasks
+// removed:
+//
+//	legacy Create                 1 RT: EVALSHA running 7 commands (EXISTS, HSET, HMGET, 4 index writes)
+//	legacy Get                    1 RT: HGETALL
+//	legacy Update/UpdateIf/Cancel 1 RT: EVALSHA running EXISTS, [HGET], HSET/HDEL, HGETALL, and when
+//	                              status, owner or created_at is written HMGET×2 plus ≤ 6 index writes
+//	legacy Delete                 1 RT: EVALSHA running 7 commands (1 when the id is missing)
+//	legacy List                   M RTs in parallel: B EVALSHA, each 1–2 SMEMBERS/SINTER plus one
+//	                              HGETALL per row; work O(B + candidates + r), the candidates
+//	                              being the smaller of the status and owner sets (all ids only for
+//	                              an unfiltered list). A limit L is applied per bucket and again to
+//	                              the union, so up to B·L rows are read.
+//	legacy Cleanup                M RTs: B EVALSHA (one more per bucket per 500 candidates), each a
+//	                              ZRANGEBYSCORE then 7 commands per removed task: O(B + k·log N)
+//	modern Create/Swap/Delete     1 RT: EVALSHA running 2–6 commands
+//	modern Get                    1 RT: HGETALL
+//	modern Sweep                  M RTs: B EVALSHA (one more per bucket per 500), O(B + k·log N)
+//	first call of an instance     +1 RT: SET {P:conf} NX GET
+//
+// So single-task calls cost the same at any N; List grows with what matches, not with N
+// (except an unfiltered list, which returns everything anyway); Cleanup and Sweep grow
+// with what they remove. Neither scans the keyspace.
+//
+// # Time
+//
+// Expiry, Sweep and Cleanup decisions use the store's reference.Clock (WithClock),
+// passed to the scripts as an argument; no script reads the server's TIME, so tests can
+// move time. WithExpiryBackstop adds a native TTL of margin past the logical expiry as a
+// memory backstop for deployments that never sweep; it never decides visibility.
+//
+// # Clients and durability
+//
+// Give clients ContextTimeoutEnabled so that a context's deadline bounds a call waiting
+// on the server (S-CTX-1); every call also refuses an already finished context before
+// sending anything. Read from masters only (no ReadOnly/RouteByLatency): a replica lags,
+// and S-SHARE-1 needs the next read on any instance to see an acknowledged write. An
+// acknowledged write is applied in the server's memory; what survives a crash is the
+// server's persistence setting (the test bring-up runs AOF, fsync every second).
+package redisstore
