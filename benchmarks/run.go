@@ -148,8 +148,15 @@ func runCase(ctx context.Context, target string, be *Backend, c Case, opts Optio
 	}
 	var out []Result
 	for _, mode := range c.Modes {
-		for range max(opts.Count, 1) {
-			for i, f := range fixtures {
+		for round := range max(opts.Count, 1) {
+			// Alternate who goes first, so that neither side always runs on the
+			// heels of the other's garbage.
+			order := []int{0, 1}
+			if round%2 == 1 {
+				order = []int{1, 0}
+			}
+			for _, i := range order {
+				f := fixtures[i]
 				// Setup outside testing.Benchmark, so that its failure is reported as is.
 				if err := f.ensure(ctx); err != nil {
 					return out, err

@@ -71,30 +71,37 @@
 //
 // # Cost per call
 //
-// In round trips (RT) and Redis commands, N being the tasks of the prefix, B the bucket
-// count, M the masters holding buckets (1 on a server), r the rows returned, k the tasks
-// removed:
+// Round trips (RT) and server commands as INFO commandstats counts them (the EVALSHA and
+// the commands its script runs), measured by TestCostDoesNotGrowWithTasks with 4 buckets
+// on one node, identical with 10 and with 1000 other tasks in the prefix. B is the bucket
+// count, M the masters holding buckets (1 on one server), r the rows returned, k the
+// tasks removed:
 //
-//	legacy Create                 1 RT: EVALSHA running 7 commands (EXISTS, HSET, HMGET, 4 index writes)
-//	legacy Get                    1 RT: HGETALL
-//	legacy Update/UpdateIf/Cancel 1 RT: EVALSHA running EXISTS, [HGET], HSET/HDEL, HGETALL, and when
-//	                              status, owner or created_at is written HMGET×2 plus ≤ 6 index writes
-//	legacy Delete                 1 RT: EVALSHA running 7 commands (1 when the id is missing)
-//	legacy List                   M RTs in parallel: B EVALSHA, each 1–2 SMEMBERS/SINTER plus one
-//	                              HGETALL per row; work O(B + candidates + r), the candidates
-//	                              being the smaller of the status and owner sets (all ids only for
-//	                              an unfiltered list). A limit L is applied per bucket and again to
-//	                              the union, so up to B·L rows are read.
-//	legacy Cleanup                M RTs: B EVALSHA (one more per bucket per 500 candidates), each a
-//	                              ZRANGEBYSCORE then 7 commands per removed task: O(B + k·log N)
-//	modern Create/Swap/Delete     1 RT: EVALSHA running 2–6 commands
-//	modern Get                    1 RT: HGETALL
-//	modern Sweep                  M RTs: B EVALSHA (one more per bucket per 500), O(B + k·log N)
-//	first call of an instance     +1 RT: SET {P:conf} NX GET
+//	legacy Create                 1 RT, 8 (EXISTS, HSET, HMGET, 4 index writes)
+//	legacy Get                    1 RT, 1 (HGETALL)
+//	legacy Update of data keys    1 RT, 4 (EXISTS, HSET, HGETALL)
+//	legacy Update of status/owner 1 RT, 8–13 (plus HMGET before and after, HDEL, ≤ 6 index writes)
+//	legacy UpdateIf, Cancel       1 RT, 9 (UpdateIf adds an HGET of the status)
+//	legacy Delete                 1 RT, 8 (2 when the id is missing)
+//	legacy List                   M RTs in parallel (one pipeline): B scripts, each 1–2
+//	                              SINTER/SMEMBERS plus one HGETALL per row: B + B·(1..2) + r
+//	                              (9 for the measured one-row list); the work is the candidates
+//	                              (the smaller of the status and owner sets; all ids only for an
+//	                              unfiltered list) plus r. A limit L is applied per bucket and
+//	                              again to the union, so up to B·L rows are read.
+//	legacy Cleanup                M RTs: 2B commands when nothing is due, plus 7 per removed task
+//	                              and another script per bucket per 500 candidates: O(B + k·log N)
+//	modern Create                 1 RT, 3–7 (owner, ttl and its index, backstop TTL when present)
+//	modern Get                    1 RT, 1 (HGETALL)
+//	modern Swap                   1 RT, 6
+//	modern Delete                 1 RT, 3
+//	modern Sweep                  M RTs: 2B commands when nothing is due, plus 3 per removed task
+//	first call of an instance     +1 RT, 1 (SET {P:conf} NX GET)
+//	a node without the scripts    +1 RT per script once (EVAL after NOSCRIPT, or SCRIPT LOAD)
 //
-// So single-task calls cost the same at any N; List grows with what matches, not with N
-// (except an unfiltered list, which returns everything anyway); Cleanup and Sweep grow
-// with what they remove. Neither scans the keyspace.
+// So single-task calls cost the same at any number of tasks N; List grows with what it
+// matches, not with N (except an unfiltered list, which returns everything anyway);
+// Cleanup and Sweep grow with B and with what they remove. None scans the keyspace.
 //
 // # Time
 //
