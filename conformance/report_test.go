@@ -363,4 +363,3 @@ func TestSelectEras(t *testing.T) {
 		t.Errorf("bringUp of a harness that cannot open: %v, want ErrBringUp with the cause", err)
 	}
 }
-
