@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"unicode/utf8"
 
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonvalue"
 )
 
 // Option configures a store.
@@ -86,33 +86,10 @@ func decodeJSON(text string, dst any) error {
 	return nil
 }
 
+// checkUTF8 refuses a value JSON text cannot carry exactly (jsonvalue.CheckUTF8).
 func checkUTF8(v any, path string) error {
-	switch x := v.(type) {
-	case string:
-		if !utf8.ValidString(x) {
-			return fmt.Errorf("%w: string at %s is not valid UTF-8", reference.ErrInvalid, path)
-		}
-	case map[string]any:
-		for k, e := range x {
-			if !utf8.ValidString(k) {
-				return fmt.Errorf("%w: key %q at %s is not valid UTF-8", reference.ErrInvalid, k, path)
-			}
-			if err := checkUTF8(e, path+"."+k); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for i, e := range x {
-			if err := checkUTF8(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-	case []string:
-		for i, e := range x {
-			if err := checkUTF8(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
+	if err := jsonvalue.CheckUTF8(v); err != nil {
+		return fmt.Errorf("%w: %s: %v", reference.ErrInvalid, path, err)
 	}
 	return nil
 }

@@ -10,11 +10,11 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonvalue"
 )
 
 // DefaultPrefix is the key prefix of a store built without WithPrefix.
@@ -280,33 +280,10 @@ func encodeJSON(v any) (string, error) {
 	return string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'})), nil
 }
 
+// checkUTF8 refuses a value JSON text cannot carry exactly (jsonvalue.CheckUTF8).
 func checkUTF8(v any, path string) error {
-	switch x := v.(type) {
-	case string:
-		if !utf8.ValidString(x) {
-			return fmt.Errorf("%w: string at %s is not valid UTF-8", reference.ErrInvalid, path)
-		}
-	case map[string]any:
-		for k, e := range x {
-			if !utf8.ValidString(k) {
-				return fmt.Errorf("%w: key %q at %s is not valid UTF-8", reference.ErrInvalid, k, path)
-			}
-			if err := checkUTF8(e, path+"."+k); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for i, e := range x {
-			if err := checkUTF8(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-	case []string:
-		for i, e := range x {
-			if err := checkUTF8(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
+	if err := jsonvalue.CheckUTF8(v); err != nil {
+		return fmt.Errorf("%w: %s: %v", reference.ErrInvalid, path, err)
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
@@ -22,33 +21,11 @@ import (
 // checkUTF8 refuses strings JSON cannot carry. encoding/json would silently replace
 // invalid bytes with U+FFFD, so a store would be judged on a value it never received;
 // refusing with ErrInvalid is what an honest store does with such a value (S-ID-2).
+// checkUTF8 refuses what the wire cannot carry: JSON text is UTF-8 only, and
+// encoding/json would silently turn invalid bytes into U+FFFD (jsonvalue.CheckUTF8).
 func checkUTF8(v any) error {
-	switch x := v.(type) {
-	case string:
-		if !utf8.ValidString(x) {
-			return fmt.Errorf("%w: the wire protocol carries UTF-8 only, and %s is not valid UTF-8", reference.ErrInvalid, brief(x))
-		}
-	case map[string]any:
-		for k, e := range x {
-			if err := checkUTF8(k); err != nil {
-				return err
-			}
-			if err := checkUTF8(e); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if err := checkUTF8(e); err != nil {
-				return err
-			}
-		}
-	case []string:
-		for _, e := range x {
-			if err := checkUTF8(e); err != nil {
-				return err
-			}
-		}
+	if err := jsonvalue.CheckUTF8(v); err != nil {
+		return fmt.Errorf("%w: the wire protocol carries UTF-8 only: %v", reference.ErrInvalid, err)
 	}
 	return nil
 }

@@ -61,6 +61,27 @@ func TestCatalogueIsKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the battery once per mutant; skipped with -short")
 	}
+	judgeCatalogue(t, len(mutants.Catalogue()))
+}
+
+// TestCatalogueIsKilledOverTheWire serves every mutant with `storecheck serve` and checks
+// it through the wire protocol (--exec): a store in another language gets the same
+// battery. Mutants whose defect cannot cross a process boundary are left out.
+func TestCatalogueIsKilledOverTheWire(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the battery once per mutant; skipped with -short")
+	}
+	n := 0
+	for _, m := range mutants.Catalogue() {
+		if m.InProcessOnly() == "" {
+			n++
+		}
+	}
+	judgeCatalogue(t, n, "--wire")
+}
+
+func judgeCatalogue(t *testing.T, want int, flags ...string) {
+	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "storecheck")
 	build := exec.Command("go", "build", "-o", bin, "github.com/storecheck/storecheck/cmd/storecheck")
@@ -68,7 +89,7 @@ func TestCatalogueIsKilled(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	verdicts := filepath.Join(dir, "verdicts.json")
-	cmd := exec.Command(bin, "mutants", "--json", verdicts)
+	cmd := exec.Command(bin, append([]string{"mutants", "--json", verdicts}, flags...)...)
 	out, err := cmd.CombinedOutput()
 	t.Logf("storecheck mutants:\n%s", out)
 	data, rerr := os.ReadFile(verdicts)
@@ -88,8 +109,8 @@ func TestCatalogueIsKilled(t *testing.T) {
 	if err := json.Unmarshal(data, &got); err != nil {
 		t.Fatalf("verdicts: %v", err)
 	}
-	if got.Total != len(mutants.Catalogue()) {
-		t.Errorf("judged %d mutants, the catalogue has %d", got.Total, len(mutants.Catalogue()))
+	if got.Total != want {
+		t.Errorf("judged %d mutants, want %d", got.Total, want)
 	}
 	for _, v := range got.Verdicts {
 		switch {

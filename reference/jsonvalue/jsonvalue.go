@@ -16,6 +16,7 @@ import (
 	"io"
 	"math/big"
 	"strconv"
+	"unicode/utf8"
 )
 
 // ErrNotJSON is wrapped by Normalize for values that have no JSON form.
@@ -300,4 +301,44 @@ func kind(v any) string {
 		return "an array"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// ErrNotUTF8 is wrapped by CheckUTF8.
+var ErrNotUTF8 = errors.New("string is not valid UTF-8")
+
+// CheckUTF8 reports the first string or key in v (a canonical value, or a []string) that
+// is not valid UTF-8, with its path ("$.a[2]"). JSON text cannot carry such a string:
+// encoding/json would turn it into U+FFFD without a word, so stores that keep JSON text
+// refuse it instead of changing it.
+func CheckUTF8(v any) error { return checkUTF8(v, "$") }
+
+func checkUTF8(v any, path string) error {
+	switch x := v.(type) {
+	case string:
+		if !utf8.ValidString(x) {
+			return fmt.Errorf("%w: the string at %s", ErrNotUTF8, path)
+		}
+	case map[string]any:
+		for k, e := range x {
+			if !utf8.ValidString(k) {
+				return fmt.Errorf("%w: the key %q at %s", ErrNotUTF8, k, path)
+			}
+			if err := checkUTF8(e, path+"."+k); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := checkUTF8(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case []string:
+		for i, e := range x {
+			if err := checkUTF8(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -136,5 +137,25 @@ func TestNormalizeRefusesPaddedNumber(t *testing.T) {
 	// not survive a re-encode byte for byte.
 	if _, err := Normalize(json.Number(" 1")); err == nil {
 		t.Error(`Normalize(json.Number(" 1")) succeeded, want ErrNotJSON`)
+	}
+}
+
+func TestCheckUTF8(t *testing.T) {
+	good := map[string]any{"a": []any{"x", map[string]any{"é": "😀"}}, "n": json.Number("1")}
+	if err := CheckUTF8(good); err != nil {
+		t.Errorf("CheckUTF8(valid) = %v", err)
+	}
+	for _, bad := range []struct {
+		v    any
+		path string
+	}{
+		{map[string]any{"a": []any{"x", "\xff"}}, "$.a[1]"},
+		{map[string]any{"b": map[string]any{"\xfe": 1}}, "$.b"},
+		{[]string{"ok", "\xc3"}, "$[1]"},
+	} {
+		err := CheckUTF8(bad.v)
+		if !errors.Is(err, ErrNotUTF8) || !strings.Contains(err.Error(), bad.path) {
+			t.Errorf("CheckUTF8(%#v) = %v, want ErrNotUTF8 at %s", bad.v, err, bad.path)
+		}
 	}
 }
