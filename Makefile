@@ -28,11 +28,11 @@ BENCHCOUNT ?= 3
 
 bench:
 	@mkdir -p $(BENCH_OUT)
-	$(GO) build -o $(BENCH_OUT)/storecheck ./cmd/storecheck
-	@for a in $(BENCH_ADAPTERS); do \
-		$(BENCH_OUT)/storecheck bench --adapter $$a --benchtime $(BENCHTIME) --count $(BENCHCOUNT) \
+	@bin=$$(mktemp -d)/storecheck && $(GO) build -o $$bin ./cmd/storecheck && \
+	for a in $(BENCH_ADAPTERS); do \
+		$$bin bench --adapter $$a --benchtime $(BENCHTIME) --count $(BENCHCOUNT) \
 			-o $(BENCH_OUT)/$$a.txt --svg $(BENCH_OUT)/$$a.svg > $(BENCH_OUT)/$$a.table 2> $(BENCH_OUT)/$$a.log; \
 		code=$$?; cat $(BENCH_OUT)/$$a.table; echo; \
 		if [ $$code -eq 2 ]; then echo "bench: $$a skipped: $$(tail -1 $(BENCH_OUT)/$$a.log)"; \
-		elif [ $$code -ne 0 ]; then tail -5 $(BENCH_OUT)/$$a.log; exit $$code; fi; \
-	done
+		elif [ $$code -ne 0 ]; then tail -5 $(BENCH_OUT)/$$a.log; rm -rf $$(dirname $$bin); exit $$code; fi; \
+	done; rm -rf $$(dirname $$bin)
