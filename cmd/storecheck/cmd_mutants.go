@@ -36,6 +36,7 @@ type mutantsFlags struct {
 	ops      int
 	wire     bool
 	json     string
+	focus    string
 }
 
 // mutantRun is one mutant's battery run, in a child storecheck process: Ginkgo runs
@@ -66,6 +67,7 @@ breaks fails on an assertion; a crash, a timeout or an unrelated rule does not c
 	fs.IntVar(&f.ops, "ops", 0, "operations per race history (0 = the battery's default)")
 	fs.BoolVar(&f.wire, "wire", false, "serve each mutant over the wire protocol (storecheck serve) and check it through --exec")
 	fs.StringVar(&f.json, "json", "", "also write the verdicts as JSON to `FILE`")
+	fs.StringVar(&f.focus, "focus", "", "judge with only the specs whose text matches this regular expression\n(e.g. the property checks: 'state machine|linearizable|racing|increments')")
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
@@ -143,6 +145,9 @@ func runMutant(ctx context.Context, self, dir string, m mutants.Mutant, f mutant
 	}
 	if len(m.Eras) == 1 {
 		args = append(args, "--era", string(m.Eras[0]))
+	}
+	if f.focus != "" {
+		args = append(args, "--focus", f.focus)
 	}
 	for flagName, v := range map[string]int64{"seed": f.seed, "checks": int64(f.checks), "ops": int64(f.ops)} {
 		if v != 0 {
