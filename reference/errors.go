@@ -32,7 +32,7 @@ func (e *IDError) Unwrap() error { return e.Err }
 // NotFound is the one error for a missing, expired or invisible task (S-OWN-2, M-SWAP-2).
 func NotFound(id string) error { return &IDError{Err: ErrNotFound, ID: id} }
 
-// Errorf-style helper kept tiny on purpose: a sentinel plus the id it concerns.
+// ErrorFor wraps sentinel with the id it concerns: "<sentinel text>: <id>".
 func ErrorFor(sentinel error, id string) error { return &IDError{Err: sentinel, ID: id} }
 
 var codes = []struct {
