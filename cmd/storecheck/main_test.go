@@ -16,7 +16,6 @@ import (
 
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/conformance/harness"
-	"github.com/storecheck/storecheck/conformance/mutants"
 	"github.com/storecheck/storecheck/reference"
 )
 
@@ -31,21 +30,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// Test-only adapters (this file is not part of the binary): a store with a known defect,
-// to see a failing store exit 1, and a harness that cannot open, to see bring-up fail.
+// A test-only adapter (this file is not part of the binary): a harness that cannot open,
+// to see bring-up fail. A failing store is the product's own mutant:NAME adapter.
 func init() {
-	addAdapter(adapter{
-		name:    "test-mutant",
-		summary: "test only: a store of the mutant catalogue",
-		argName: "NAME",
-		open: func(_ context.Context, name string) (harness.Harness, func(), error) {
-			m, ok := mutants.Lookup(name)
-			if !ok {
-				return nil, nil, errors.New("no mutant " + name)
-			}
-			return m.Harness(), nil, nil
-		},
-	})
 	addAdapter(adapter{
 		name:    "test-unopenable",
 		summary: "test only: a harness whose Open fails",
@@ -133,7 +120,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 	}{
 		{[]string{"run", "--adapter", "nope"}, `unknown adapter "nope"`},
 		{[]string{"run", "--adapter", "memstore:x"}, "takes no argument"},
-		{[]string{"run", "--adapter", "test-mutant"}, "needs an argument"},
+		{[]string{"run", "--adapter", "mutant"}, "needs an argument"},
 		{[]string{"run", "--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"run", "stray"}, `unexpected argument "stray"`},
@@ -144,7 +131,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"run", "--rules", "B-POWER-1"}, "battery on itself"},
 		{[]string{"run", "--label", "((must"}, "label filter"},
 		{[]string{"run", "--focus", "("}, "focus"},
-		{[]string{"run", "--adapter", "test-mutant:no-such-mutant"}, "bring-up of adapter test-mutant:no-such-mutant failed: no mutant"},
+		{[]string{"run", "--adapter", "mutant:no-such-mutant"}, "bring-up of adapter mutant:no-such-mutant failed: no mutant"},
 		{[]string{"run", "--adapter", "test-unopenable"}, "connection refused"},
 		{[]string{"run", "--json", filepath.Join(t.TempDir(), "missing-dir", "r.json")}, "cannot write the report"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
@@ -227,7 +214,7 @@ func TestRunMemstoreWritesReports(t *testing.T) {
 
 func TestRunFailingStoreExits1(t *testing.T) {
 	// status-prefix matches the List status filter by prefix: it breaks L-LIST-1.
-	code, out, errOut := cliProcess(t, "--adapter", "test-mutant:status-prefix", "--era", "legacy", "--rules", "L-LIST-1,L-GET-1")
+	code, out, errOut := cliProcess(t, "--adapter", "mutant:status-prefix", "--era", "legacy", "--rules", "L-LIST-1,L-GET-1")
 	if code != exitFailed {
 		t.Fatalf("storecheck run against a store breaking L-LIST-1: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
