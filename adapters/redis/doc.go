@@ -93,7 +93,7 @@
 //	                              and another script per bucket per 500 candidates: O(B + k·log N)
 //	modern Create                 1 RT, 3–7 (owner, ttl and its index, backstop TTL when present)
 //	modern Get                    1 RT, 1 (HGETALL)
-//	modern Swap                   1 RT, 6
+//	modern Swap                   1 RT, 3–6 (3 when the expiry stays and there is no backstop)
 //	modern Delete                 1 RT, 3
 //	modern Sweep                  M RTs: 2B commands when nothing is due, plus 3 per removed task
 //	first call of an instance     +1 RT, 1 (SET {P:conf} NX GET)

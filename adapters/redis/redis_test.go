@@ -326,6 +326,64 @@ func TestExpiryBackstop(t *testing.T) {
 	}
 }
 
+// TestSwapKeepsExpiry: a Swap that keeps the expiry writes no expiry field, index entry
+// or native TTL (modernSwap's short path); the ones written before must still hold, so
+// Sweep removes the task at its expiry, not before, and the backstop stays, and a later
+// change of the ttl still moves both (M-GET-1, M-SWEEP-1).
+func TestSwapKeepsExpiry(t *testing.T) {
+	ctx := t.Context()
+	margin := time.Hour
+	f := newFixture(t, redisstore.WithExpiryBackstop(margin))
+	now := reference.NowMillis(f.clock)
+	short, long := int64(60_000), int64(120_000)
+	task := modern.Task{TaskID: "k", CreatedAt: now, Status: reference.StatusWorking}
+	if _, err := f.modern.Create(ctx, task); err != nil {
+		t.Fatal(err)
+	}
+	key := findKey(t, f, ":m:k")
+	swap := func(v int64, ttl *int64, what string) {
+		t.Helper()
+		next := task
+		next.TTL, next.StatusMessage = ttl, what
+		if _, err := f.modern.Swap(ctx, reference.System(), v, next); err != nil {
+			t.Fatalf("Swap %s: %v", what, err)
+		}
+	}
+	pttl := func(ttl int64, what string) {
+		t.Helper()
+		got := f.client.PTTL(ctx, key).Val()
+		want := time.Duration(ttl)*time.Millisecond + margin
+		if got > want || got < want-time.Minute {
+			t.Errorf("native PTTL %s after %s; want about %s", got, what, want)
+		}
+	}
+	swap(1, nil, "no ttl kept")
+	if got := f.client.PTTL(ctx, key).Val(); got >= 0 {
+		t.Errorf("native PTTL %s after a Swap without a ttl; want none", got)
+	}
+	swap(2, &short, "ttl set")
+	swap(3, &short, "ttl kept")
+	pttl(short, "a Swap that kept the ttl")
+	swap(4, &long, "ttl raised")
+	pttl(long, "a Swap that raised the ttl")
+	swap(5, &long, "raised ttl kept")
+	pttl(long, "a second Swap that kept the ttl")
+	f.clock.Advance(time.Duration(short) * time.Millisecond)
+	if n, err := f.modern.Sweep(ctx); err != nil || n != 0 {
+		t.Errorf("Sweep at the old expiry = %d, %v; want 0 (the ttl was raised)", n, err)
+	}
+	if got, err := f.modern.Get(ctx, "k", reference.System()); err != nil || got.StatusMessage != "raised ttl kept" {
+		t.Errorf("Get at the old expiry = %+v, %v; want the last Swap's task", got, err)
+	}
+	f.clock.Advance(time.Duration(long-short) * time.Millisecond)
+	if n, err := f.modern.Sweep(ctx); err != nil || n != 1 {
+		t.Errorf("Sweep at the raised expiry = %d, %v; want 1", n, err)
+	}
+	if n, _ := f.client.Exists(ctx, key).Result(); n != 0 {
+		t.Errorf("task key still there after Sweep removed it")
+	}
+}
+
 func findKey(t *testing.T, f *fixture, suffix string) string {
 	t.Helper()
 	keys, err := f.client.Keys(t.Context(), redisstore.Pattern(f.prefix)).Result()

@@ -13,8 +13,10 @@ import "github.com/redis/go-redis/v9"
 // as decimal strings (icmp), never as Lua numbers. Sorted-set scores are doubles, so
 // they only pick candidates; the exact comparison decides.
 
-// luaLib is prepended to every script.
-const luaLib = `
+// luaICmp is prepended to every script that compares integers. It is apart from luaLib
+// because a script pays for every function it defines on every run: the hot modern
+// scripts define only this one.
+const luaICmp = `
 -- icmp compares two canonical decimal integers (strconv.FormatInt) exactly.
 local function icmp(a, b)
   local na, nb = string.sub(a, 1, 1) == '-', string.sub(b, 1, 1) == '-'
@@ -28,6 +30,10 @@ local function icmp(a, b)
   if na then r = -r end
   return r
 end
+`
+
+// luaLib is prepended to every legacy script.
+const luaLib = luaICmp + `
 
 local function terminal(s)
   return s == 'completed' or s == 'failed' or s == 'cancelled'
@@ -199,7 +205,7 @@ return {n, #ids}
 
 // modernCreate: KEYS[1] task, KEYS[2] expiry zset. ARGV: id, created, body, hasOwner,
 // owner, hasExpiry, expiresAt, backstop ms (empty: none). Returns 1, or 0 when the id exists.
-var modernCreate = redis.NewScript(luaLib + `
+var modernCreate = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'v', '1', 'c', ARGV[2], 'b', ARGV[3])
 if ARGV[4] == '1' then redis.call('HSET', KEYS[1], 'o', ARGV[5]) end
@@ -216,7 +222,15 @@ return 1
 // owner, created, now, hasExpiry, expiresAt, body, backstop ms (empty: none). Returns {'ok'},
 // {'nf'} (missing, expired or invisible), {'owner', cur}, {'created', cur} or
 // {'conflict', cur version}; checks in the order of modern.CheckSwap.
-var modernSwap = redis.NewScript(luaLib + `
+//
+// created_at cannot change, so the expiry changes only with the ttl: a Swap that keeps
+// it (the common case: progress, completion) writes only 'v' and 'b', and renews the
+// backstop when this store has one. That leans on invariants every write keeps: a hash
+// with 'e' has its zset entry at score 'e', and a native TTL, if any, of 'e' plus a
+// margin (a point in time: still right for the same 'e'); a hash without 'e' has no
+// native TTL, and its zset entry, if any, is stale (a backstop removed an earlier task
+// of the id), which Sweep drops.
+var modernSwap = redis.NewScript(luaICmp + `
 local k = KEYS[1]
 local m = redis.call('HMGET', k, 'v', 'c', 'o', 'e')
 if not m[1] then return {'nf'} end
@@ -227,11 +241,18 @@ if ARGV[6] == '1' then owner = ARGV[7] end
 if owner ~= m[3] then return {'owner', m[3] or ''} end
 if ARGV[8] ~= m[2] then return {'created', m[2]} end
 if ARGV[4] ~= m[1] then return {'conflict', m[1]} end
-redis.call('HSET', k, 'v', ARGV[5], 'b', ARGV[12])
-if ARGV[10] == '1' then
-  redis.call('HSET', k, 'e', ARGV[11])
-  redis.call('ZADD', KEYS[2], ARGV[11], ARGV[1])
+local e = false
+if ARGV[10] == '1' then e = ARGV[11] end
+if e == m[4] then
+  redis.call('HSET', k, 'v', ARGV[5], 'b', ARGV[12])
+  if ARGV[13] ~= '' then redis.call('PEXPIRE', k, ARGV[13]) end
+  return {'ok'}
+end
+if e then
+  redis.call('HSET', k, 'v', ARGV[5], 'b', ARGV[12], 'e', e)
+  redis.call('ZADD', KEYS[2], e, ARGV[1])
 else
+  redis.call('HSET', k, 'v', ARGV[5], 'b', ARGV[12])
   redis.call('HDEL', k, 'e')
   redis.call('ZREM', KEYS[2], ARGV[1])
 end
@@ -240,14 +261,14 @@ return {'ok'}
 `)
 
 // modernDelete: KEYS[1] task, KEYS[2] expiry zset. ARGV: id.
-var modernDelete = redis.NewScript(luaLib + `
+var modernDelete = redis.NewScript(`
 redis.call('ZREM', KEYS[2], ARGV[1])
 return redis.call('DEL', KEYS[1])
 `)
 
 // modernSweep: KEYS[1] the bucket's expiry zset. ARGV: base, now, batch. Returns
 // {removed, examined, stale entries dropped}.
-var modernSweep = redis.NewScript(luaLib + `
+var modernSweep = redis.NewScript(luaICmp + `
 local B, now = ARGV[1], ARGV[2]
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
 local n, stale = 0, 0

@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -113,8 +114,8 @@ type Store struct {
 	c   redis.UniversalClient
 	cfg config
 
-	mu      sync.Mutex
-	checked bool // the bucket count was checked against the prefix's
+	mu      sync.Mutex  // serialises the first call's check
+	checked atomic.Bool // the bucket count was checked against the prefix's
 }
 
 // New returns a store on c (a *redis.Client or *redis.ClusterClient). Give the client
@@ -169,9 +170,12 @@ func (s *Store) begin(ctx context.Context, op string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("redis: %s: %w", op, err)
 	}
+	if s.checked.Load() { // every call but the first: no lock shared by all callers
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.checked {
+	if s.checked.Load() {
 		return nil
 	}
 	want := "buckets=" + strconv.Itoa(s.cfg.buckets)
@@ -184,7 +188,7 @@ func (s *Store) begin(ctx context.Context, op string) error {
 		return fmt.Errorf("%w: redis store: prefix %q is in use with %s, this instance has %s",
 			reference.ErrInvalid, s.cfg.prefix, old, want)
 	}
-	s.checked = true
+	s.checked.Store(true)
 	return nil
 }
 

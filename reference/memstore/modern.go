@@ -9,8 +9,10 @@ import (
 
 // Modern is the modern era of a Store (SPEC.md 2.1).
 type Modern struct {
-	s    *Store
-	rows table[modern.Task]
+	s *Store
+	// rows point to immutable tasks: a write stores a new one, so a reader clones the
+	// row it found once, outside the lock, instead of copying it out and then cloning.
+	rows table[*modern.Task]
 }
 
 var _ modern.Store = (*Modern)(nil)
@@ -29,7 +31,7 @@ func (m *Modern) Create(ctx context.Context, task modern.Task) (modern.Task, err
 		return modern.Task{}, err
 	}
 	row.Version = 1
-	if !m.rows.insert(row.TaskID, row) {
+	if !m.rows.insert(row.TaskID, &row) {
 		return modern.Task{}, reference.ErrorFor(reference.ErrExists, row.TaskID)
 	}
 	return row.Clone(), nil
@@ -42,7 +44,9 @@ func (m *Modern) Get(ctx context.Context, id string, caller reference.Caller) (m
 		return modern.Task{}, err
 	}
 	row, ok := m.rows.get(id)
-	if !ok || !row.VisibleAt(caller, m.s.now()) {
+	// row is immutable: it is read and cloned without the lock. This is row.VisibleAt
+	// spelled out, which does not copy the whole task to call a method on it.
+	if !ok || row.Expired(m.s.now()) || !reference.CanSee(row.Owner, caller, false) {
 		return modern.Task{}, reference.NotFound(id)
 	}
 	return row.Clone(), nil
@@ -60,16 +64,20 @@ func (m *Modern) Swap(ctx context.Context, caller reference.Caller, expectedVers
 	}
 	row.Version = expectedVersion + 1
 	now := m.s.now()
-	stored, err := m.rows.update(row.TaskID, func(cur modern.Task, ok bool) (modern.Task, error) {
-		if err := modern.CheckSwap(cur, ok, caller, expectedVersion, row, now); err != nil {
-			return modern.Task{}, err
+	_, err = m.rows.update(row.TaskID, func(cur *modern.Task, ok bool) (*modern.Task, error) {
+		var c modern.Task
+		if ok {
+			c = *cur
 		}
-		return row, nil
+		if err := modern.CheckSwap(c, ok, caller, expectedVersion, row, now); err != nil {
+			return nil, err
+		}
+		return &row, nil
 	})
 	if err != nil {
 		return modern.Task{}, err
 	}
-	return stored.Clone(), nil
+	return row.Clone(), nil
 }
 
 // Delete removes the task; it is idempotent (M-DELETE-1).
@@ -87,5 +95,5 @@ func (m *Modern) Sweep(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	now := m.s.now()
-	return m.rows.purge(func(t modern.Task) bool { return t.Expired(now) }), nil
+	return m.rows.purge(func(t *modern.Task) bool { return t.Expired(now) }), nil
 }

@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"sync"
+	"unsafe"
 
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -57,7 +58,7 @@ func New(opts ...Option) *Store {
 	cfg.shards = min(cfg.shards, MaxShards)
 	s := &Store{clock: cfg.clock}
 	s.legacy = Legacy{s: s, rows: newTable[legacy.Task](cfg.shards)}
-	s.modern = Modern{s: s, rows: newTable[modern.Task](cfg.shards)}
+	s.modern = Modern{s: s, rows: newTable[*modern.Task](cfg.shards)}
 	return s
 }
 
@@ -89,9 +90,13 @@ type table[R any] struct {
 type shard[R any] struct {
 	mu   sync.RWMutex
 	rows map[string]R
-	// Pad to a cache line of its own so that two busy shards do not share one.
-	_ [64 - 32]byte
+	// Pad to 128 bytes so that two busy shards never share a cache line, nor a pair of
+	// lines that the adjacent-line prefetcher pulls in together.
+	_ [shardSize - unsafe.Sizeof(sync.RWMutex{}) - unsafe.Sizeof(map[string]int(nil))]byte
 }
+
+// shardSize is the size of a shard: two 64-byte cache lines.
+const shardSize = 128
 
 func newTable[R any](n int) table[R] {
 	n = 1 << bits.Len(uint(n-1)) // round up to a power of two
