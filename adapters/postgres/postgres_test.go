@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/storecheck/storecheck/adapters/internal/storetest"
 	"github.com/storecheck/storecheck/adapters/postgres"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/reference"
@@ -237,44 +238,11 @@ func TestServerIsDurable(t *testing.T) {
 	}
 }
 
-// TestStoreClockNotDatabaseClock moves the store's clock: cleanup and expiry must follow
-// it, which they cannot if the SQL reads now().
+// TestStoreClockNotDatabaseClock moves the store's clock: cleanup and expiry must follow it, which they
+// cannot if the SQL reads now().
 func TestStoreClockNotDatabaseClock(t *testing.T) {
 	f := newFixture(t)
-	ctx := t.Context()
-	if _, err := f.legacy.Create(ctx, "old", legacy.Task{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.legacy.Update(ctx, "old", legacy.Task{"status": "completed"}); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := f.legacy.Cleanup(ctx, time.Hour); err != nil || n != 0 {
-		t.Errorf("Cleanup(1h) at creation time = %d, %v; want 0", n, err)
-	}
-	f.clock.Advance(time.Hour + time.Millisecond)
-	if n, err := f.legacy.Cleanup(ctx, time.Hour); err != nil || n != 1 {
-		t.Errorf("Cleanup(1h) an hour and 1 ms later = %d, %v; want 1", n, err)
-	}
-
-	ttl := int64(1000)
-	now := reference.NowMillis(f.clock)
-	if _, err := f.modern.Create(ctx, modern.Task{TaskID: "exp", CreatedAt: now, TTL: &ttl, Status: reference.StatusWorking}); err != nil {
-		t.Fatal(err)
-	}
-	f.clock.Advance(999 * time.Millisecond)
-	if _, err := f.modern.Get(ctx, "exp", reference.System()); err != nil {
-		t.Errorf("Get 999 ms into a 1000 ms ttl: %v", err)
-	}
-	if n, err := f.modern.Sweep(ctx); err != nil || n != 0 {
-		t.Errorf("Sweep before expiry = %d, %v; want 0", n, err)
-	}
-	f.clock.Advance(time.Millisecond)
-	if _, err := f.modern.Get(ctx, "exp", reference.System()); !errors.Is(err, reference.ErrNotFound) {
-		t.Errorf("Get at created_at + ttl: want ErrNotFound, got %v", err)
-	}
-	if n, err := f.modern.Sweep(ctx); err != nil || n != 1 {
-		t.Errorf("Sweep at expiry = %d, %v; want 1", n, err)
-	}
+	storetest.ClockFollowed(t, t.Context(), f.legacy, f.modern, f.clock)
 }
 
 // TestSwapErrors checks how a Swap that matches no row is explained (M-SWAP-2, M-SWAP-3).

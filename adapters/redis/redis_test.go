@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/storecheck/storecheck/adapters/internal/storetest"
 	redisstore "github.com/storecheck/storecheck/adapters/redis"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -250,51 +251,11 @@ func TestPrefixesAreIsolated(t *testing.T) {
 	}
 }
 
-// TestStoreClockNotServerClock moves the store's clock: cleanup and expiry must follow
-// it, which they cannot if a script reads the server's TIME.
+// TestStoreClockNotServerClock moves the store's clock: cleanup and expiry must follow it, which they
+// cannot if a script reads the server's TIME.
 func TestStoreClockNotServerClock(t *testing.T) {
 	f := newFixture(t)
-	ctx := t.Context()
-	if _, err := f.legacy.Create(ctx, "old", legacy.Task{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.legacy.Update(ctx, "old", legacy.Task{"status": "completed"}); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := f.legacy.Cleanup(ctx, time.Hour); err != nil || n != 0 {
-		t.Errorf("Cleanup(1h) at creation time = %d, %v; want 0", n, err)
-	}
-	f.clock.Advance(time.Hour + time.Millisecond)
-	if n, err := f.legacy.Cleanup(ctx, time.Hour); err != nil || n != 1 {
-		t.Errorf("Cleanup(1h) an hour and 1 ms later = %d, %v; want 1", n, err)
-	}
-
-	ttl := int64(1000)
-	now := reference.NowMillis(f.clock)
-	if _, err := f.modern.Create(ctx, modern.Task{TaskID: "exp", CreatedAt: now, TTL: &ttl, Status: reference.StatusWorking}); err != nil {
-		t.Fatal(err)
-	}
-	f.clock.Advance(999 * time.Millisecond)
-	if _, err := f.modern.Get(ctx, "exp", reference.System()); err != nil {
-		t.Errorf("Get 999 ms into a 1000 ms ttl: %v", err)
-	}
-	if n, err := f.modern.Sweep(ctx); err != nil || n != 0 {
-		t.Errorf("Sweep before expiry = %d, %v; want 0", n, err)
-	}
-	next := modern.Task{TaskID: "exp", CreatedAt: now, TTL: &ttl, Status: reference.StatusWorking, StatusMessage: "m"}
-	if _, err := f.modern.Swap(ctx, reference.System(), 1, next); err != nil {
-		t.Errorf("Swap 999 ms into a 1000 ms ttl: %v", err)
-	}
-	f.clock.Advance(time.Millisecond)
-	if _, err := f.modern.Get(ctx, "exp", reference.System()); !errors.Is(err, reference.ErrNotFound) {
-		t.Errorf("Get at created_at + ttl: want ErrNotFound, got %v", err)
-	}
-	if _, err := f.modern.Swap(ctx, reference.System(), 2, next); !errors.Is(err, reference.ErrNotFound) {
-		t.Errorf("Swap at created_at + ttl: want ErrNotFound, got %v", err)
-	}
-	if n, err := f.modern.Sweep(ctx); err != nil || n != 1 {
-		t.Errorf("Sweep at expiry = %d, %v; want 1", n, err)
-	}
+	storetest.ClockFollowed(t, t.Context(), f.legacy, f.modern, f.clock)
 }
 
 // TestExpiryBackstop: with a margin, a task with a ttl gets a native TTL of its logical
