@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,43 +13,19 @@ import (
 	"github.com/storecheck/storecheck/reference"
 )
 
-// One server for the whole test binary: started by the first test that needs it, stopped
-// by TestMain.
-var (
-	srvOnce sync.Once
-	srvDSN  string
-	srvStop func(context.Context) error
-	srvErr  error
-)
+// srv is one server for the whole test binary: started by the first test that needs it,
+// stopped by TestMain.
+var srv = containers.NewShared("postgres", pgcontainer.Start)
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if srvStop != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		_ = srvStop(ctx)
-		cancel()
-	}
+	srv.Stop()
 	os.Exit(code)
 }
 
 // server returns the DSN of the shared server, skipping the test when Docker is absent
 // outside CI and failing it otherwise (containers.SkipOrFail).
-func server(t *testing.T) string {
-	t.Helper()
-	srvOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		start := time.Now()
-		srvDSN, srvStop, srvErr = pgcontainer.Start(ctx)
-		if srvErr == nil {
-			t.Logf("postgres up in %s", time.Since(start).Round(time.Millisecond))
-		}
-	})
-	if srvErr != nil {
-		containers.SkipOrFail(t, "postgres", srvErr)
-	}
-	return srvDSN
-}
+func server(t *testing.T) string { return srv.Get(t) }
 
 // fixture is a fresh namespace on the shared server with both stores, closed with the test.
 type fixture struct {

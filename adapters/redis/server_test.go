@@ -15,43 +15,19 @@ import (
 	"github.com/storecheck/storecheck/reference"
 )
 
-// One server for the whole test binary: started by the first test that needs it, stopped
-// by TestMain.
-var (
-	srvOnce sync.Once
-	srvOpts *redis.Options
-	srvStop func(context.Context) error
-	srvErr  error
-)
+// srv is one server for the whole test binary: started by the first test that needs it,
+// stopped by TestMain.
+var srv = containers.NewShared("redis", rediscontainer.Start)
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if srvStop != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		_ = srvStop(ctx)
-		cancel()
-	}
+	srv.Stop()
 	os.Exit(code)
 }
 
 // server returns the options of the shared server, skipping the test when Docker is
 // absent outside CI and failing it otherwise (containers.SkipOrFail).
-func server(t *testing.T) *redis.Options {
-	t.Helper()
-	srvOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		start := time.Now()
-		srvOpts, srvStop, srvErr = rediscontainer.Start(ctx)
-		if srvErr == nil {
-			t.Logf("redis up in %s", time.Since(start).Round(time.Millisecond))
-		}
-	})
-	if srvErr != nil {
-		containers.SkipOrFail(t, "redis", srvErr)
-	}
-	return srvOpts
-}
+func server(t *testing.T) *redis.Options { return srv.Get(t) }
 
 // newClientFunc makes a new client on the shared server per call.
 func newClientFunc(t *testing.T) func() redis.UniversalClient {

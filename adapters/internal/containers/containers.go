@@ -25,7 +25,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
@@ -209,4 +211,50 @@ func processStart(pid int) string {
 		return ""
 	}
 	return fields[startField]
+}
+
+// Shared is one backend for a whole test binary: started by the first test that needs
+// it, stopped by TestMain through Stop. A bring-up failure is remembered, so every later
+// test skips or fails the same way (SkipOrFail) without starting it again.
+type Shared[T any] struct {
+	what  string
+	start func(context.Context) (T, func(context.Context) error, error)
+
+	once sync.Once
+	val  T
+	stop func(context.Context) error
+	err  error
+}
+
+// NewShared names the backend (for messages) and how to start it.
+func NewShared[T any](what string, start func(context.Context) (T, func(context.Context) error, error)) *Shared[T] {
+	return &Shared[T]{what: what, start: start}
+}
+
+// Get starts the backend on first use (within 5 minutes) and returns what start gave.
+func (s *Shared[T]) Get(tb testing.TB) T {
+	tb.Helper()
+	s.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		began := time.Now()
+		s.val, s.stop, s.err = s.start(ctx)
+		if s.err == nil {
+			tb.Logf("%s up in %s", s.what, time.Since(began).Round(time.Millisecond))
+		}
+	})
+	if s.err != nil {
+		SkipOrFail(tb, s.what, s.err)
+	}
+	return s.val
+}
+
+// Stop stops the backend if it was started; call it from TestMain after m.Run.
+func (s *Shared[T]) Stop() {
+	if s.stop == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_ = s.stop(ctx)
 }

@@ -23,39 +23,16 @@ import (
 // masters in about 2% of namespaces, which costs nothing but a less even spread.
 const buckets = 12
 
-var (
-	clOnce sync.Once
-	clOpts *redis.ClusterOptions
-	clStop func(context.Context) error
-	clErr  error
-)
+// cl is one cluster for the whole test binary, stopped by TestMain.
+var cl = containers.NewShared("redis cluster", rediscontainer.StartCluster)
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if clStop != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		_ = clStop(ctx)
-		cancel()
-	}
+	cl.Stop()
 	os.Exit(code)
 }
 
-func cluster(t *testing.T) *redis.ClusterOptions {
-	t.Helper()
-	clOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		start := time.Now()
-		clOpts, clStop, clErr = rediscontainer.StartCluster(ctx)
-		if clErr == nil {
-			t.Logf("redis cluster up in %s", time.Since(start).Round(time.Millisecond))
-		}
-	})
-	if clErr != nil {
-		containers.SkipOrFail(t, "redis cluster", clErr)
-	}
-	return clOpts
-}
+func cluster(t *testing.T) *redis.ClusterOptions { return cl.Get(t) }
 
 func newClientFunc(t *testing.T) func() redis.UniversalClient {
 	opts := cluster(t)
