@@ -237,3 +237,36 @@ func modIsSystemOr(c reference.Caller, owner string) bool {
 	id, ok := c.PrincipalID()
 	return c.IsSystem() || (ok && id == owner)
 }
+
+// modCreateOrRefused judges a Create the store may refuse with refusal: accepted, it
+// returned and stored exactly in, at version 1; refused, it stored nothing. want says
+// what was acceptable, for the failure message.
+func modCreateOrRefused(e *Env, st modern.Store, in modern.Task, call string, refusal error, want string) {
+	got, err := st.Create(e.Ctx, in)
+	switch {
+	case err == nil:
+		stored := modWithVersion(in, 1)
+		modCheckTask(e, call+" returned", stored, got)
+		modCheckStored(e, st, stored, call)
+	case errors.Is(err, refusal):
+		modCheckAbsent(e, st, in.TaskID, call+" refused")
+	default:
+		e.Check(false, call, want, err)
+	}
+}
+
+// modSwapOrRefused is modCreateOrRefused for a Swap of cur to next as the system:
+// accepted, next is stored at cur.Version+1; refused, cur is untouched.
+func modSwapOrRefused(e *Env, st modern.Store, cur, next modern.Task, call string, refusal error, want string) {
+	got, err := st.Swap(e.Ctx, reference.System(), cur.Version, next)
+	switch {
+	case err == nil:
+		stored := modWithVersion(next, cur.Version+1)
+		modCheckTask(e, call+" returned", stored, got)
+		modCheckStored(e, st, stored, call)
+	case errors.Is(err, refusal):
+		modCheckStored(e, st, cur, call+" refused")
+	default:
+		e.Check(false, call, want, err)
+	}
+}

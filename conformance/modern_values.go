@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -116,33 +115,13 @@ func modernValueSpecs(s *suite) {
 			in := modTask(e, e.ID("nul"))
 			c.set(&in)
 			call := "Create(" + Q(in) + ") with U+0000 in " + c.what
-			got, err := st.Create(e.Ctx, in)
-			switch {
-			case err == nil:
-				want := modWithVersion(in, 1)
-				modCheckTask(e, call+" returned", want, got)
-				modCheckStored(e, st, want, call)
-			case errors.Is(err, reference.ErrInvalid):
-				modCheckAbsent(e, st, in.TaskID, call+" refused")
-			default:
-				e.Check(false, call, "success with the value intact, or ErrInvalid", err)
-			}
+			modCreateOrRefused(e, st, in, call, reference.ErrInvalid, "success with the value intact, or ErrInvalid")
 			// Swap into a clean task.
 			cur := modCreate(e, st, modTask(e, e.ID("nul-swap")))
 			next := modNext(cur, "")
 			c.set(&next)
 			call = modSwapCall(reference.System(), cur.Version, next) + " with U+0000 in " + c.what
-			got, err = st.Swap(e.Ctx, reference.System(), cur.Version, next)
-			switch {
-			case err == nil:
-				want := modWithVersion(next, cur.Version+1)
-				modCheckTask(e, call+" returned", want, got)
-				modCheckStored(e, st, want, call)
-			case errors.Is(err, reference.ErrInvalid):
-				modCheckStored(e, st, cur, call+" refused")
-			default:
-				e.Check(false, call, "success with the value intact, or ErrInvalid", err)
-			}
+			modSwapOrRefused(e, st, cur, next, call, reference.ErrInvalid, "success with the value intact, or ErrInvalid")
 		}
 	})
 
@@ -152,32 +131,12 @@ func modernValueSpecs(s *suite) {
 		in := modTask(e, e.ID("big"))
 		in.Result = big
 		call := "Create(" + Q(in) + ") of 1 MiB"
-		got, err := st.Create(e.Ctx, in)
-		switch {
-		case err == nil:
-			want := modWithVersion(in, 1)
-			modCheckTask(e, call+" returned", want, got)
-			modCheckStored(e, st, want, call)
-		case errors.Is(err, reference.ErrTooLarge):
-			modCheckAbsent(e, st, in.TaskID, call+" refused")
-		default:
-			e.Check(false, call, "success, or ErrTooLarge", err)
-		}
+		modCreateOrRefused(e, st, in, call, reference.ErrTooLarge, "success, or ErrTooLarge")
 		cur := modCreate(e, st, modTask(e, e.ID("grow")))
 		next := modNext(cur, "grown")
 		next.Result = big
 		call = modSwapCall(reference.System(), cur.Version, next) + " growing the task to 1 MiB"
-		got, err = st.Swap(e.Ctx, reference.System(), cur.Version, next)
-		switch {
-		case err == nil:
-			want := modWithVersion(next, cur.Version+1)
-			modCheckTask(e, call+" returned", want, got)
-			modCheckStored(e, st, want, call)
-		case errors.Is(err, reference.ErrTooLarge):
-			modCheckStored(e, st, cur, call+" refused")
-		default:
-			e.Check(false, call, "success, or ErrTooLarge", err)
-		}
+		modSwapOrRefused(e, st, cur, next, call, reference.ErrTooLarge, "success, or ErrTooLarge")
 	})
 
 	s.It("S-VAL-4", "the modern store copies values in and out", func(e *Env) {
