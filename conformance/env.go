@@ -42,6 +42,10 @@ type Env struct {
 	modern modern.Store
 	seq    atomic.Int64
 	tag    string
+
+	inSpec       bool // report entries go to Ginkgo (false when a test drives the Env by hand)
+	inconclusive []string
+	overlaps     []OverlapStats
 }
 
 // errFatal stops a spec body after a fault it cannot go on from.

@@ -261,12 +261,14 @@ func statusOf(t legacy.Task) string {
 // is left running: the spec goes on and reports the hang instead of hanging itself.
 func finishes(d time.Duration, f func()) bool {
 	done := make(chan struct{})
-	go func() {
+	var cs clients
+	cs.run(0, func() {
 		defer close(done)
 		f()
-	}()
+	})
 	select {
 	case <-done:
+		cs.wait() // re-raises a panic of f here
 		return true
 	case <-time.After(d):
 		return false

@@ -2,97 +2,289 @@ package conformance
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"sync"
 
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/storecheck/storecheck/conformance/model"
+	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
+// Legacy races with exact outcomes. Each runs many short rounds: in a round a fresh
+// task is contended by more clients than there are processors, all released at once
+// by a barrier (concurrency.go), and the round's outcome is judged as soon as it ends.
+// Every round's calls are timed, and the check reports how much they overlapped
+// (overlap.go).
+
 func init() { register(EraLegacy, legacyConcurrencySpecs) }
 
-// together runs fn(0..n-1) in n goroutines released at once, and waits for them all.
-func together(n int, fn func(i int)) {
-	var ready, done sync.WaitGroup
-	start := make(chan struct{})
-	ready.Add(n)
-	done.Add(n)
-	for i := range n {
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-start
-			fn(i)
-		}()
-	}
-	ready.Wait()
-	close(start)
-	done.Wait()
-}
+// raceClients is how many clients contend in a round: the budget's goroutines, which
+// default to more than there are processors.
+func (e *Env) raceClients() int { return max(e.Opts.Budget.Goroutines, 1) }
+
+// raceRounds is how many rounds a race check runs.
+func (e *Env) raceRounds() int { return max(e.Opts.Budget.Histories*32, 1) }
+
+// defaultGoroutines is the default number of concurrent clients: more than there are
+// processors, so that clients are preempted mid-call as well as run side by side.
+func defaultGoroutines() int { return max(8, runtime.GOMAXPROCS(0)+2) }
 
 func legacyConcurrencySpecs(s *suite) {
 	s.It("L-CONC-1", "keeps every one of concurrent Updates of disjoint keys (no lost update)", func(e *Env) {
 		st := e.Legacy()
-		const writers, rounds, tasks = 8, 20, 3
-		for range tasks {
+		writers, rounds := e.raceClients(), e.raceRounds()
+		const per = 3
+		m := e.meter()
+		defer m.done()
+		for r := range rounds {
+			if e.Ctx.Err() != nil {
+				return
+			}
 			id := e.ID("conc")
 			mustCreate(e, st, id, legacy.Task{"base": true})
-			var mu sync.Mutex
-			var errs []string
+			var faults faultList
+			tl := newTimeline()
 			together(writers, func(w int) {
-				for r := range rounds {
-					changes := legacy.Task{fmt.Sprintf("k%d", w): json.Number(fmt.Sprint(r))}
-					if _, err := st.Update(e.Ctx, id, changes); err != nil {
-						mu.Lock()
-						errs = append(errs, fmt.Sprintf("Update(%q, %s): %s", id, show(changes), describeErr(err)))
-						mu.Unlock()
+				for n := range per {
+					changes := legacy.Task{fmt.Sprintf("k%d", w): json.Number(fmt.Sprint(n))}
+					var err error
+					tl.do(w, id, func() { _, err = st.Update(e.Ctx, id, changes) })
+					if err != nil {
+						faults.add("Update(%q, %s): %s", id, show(changes), describeErr(err))
 						return
 					}
 				}
 			})
-			e.Check(len(errs) == 0, fmt.Sprintf("%d goroutines × %d Updates of disjoint keys of %s", writers, rounds, Q(id)), "every Update to succeed", errs)
+			m.add(tl.take())
+			in := fmt.Sprintf("round %d: %d clients released together, each Updating its own key of %s %d times", r, writers, Q(id), per)
+			faults.report(e, in, "every Update to succeed")
 			got, ok := stored(e, st, id)
-			if !e.Check(ok, "Get("+Q(id)+") after the concurrent Updates", "the task", "ErrNotFound") {
-				continue
+			if !e.Check(ok, "Get("+Q(id)+") after "+in, "the task", "ErrNotFound") {
+				return
 			}
 			var lost []string
 			for w := range writers {
 				k := fmt.Sprintf("k%d", w)
-				if !legacy.Equal(legacy.Task{k: got[k]}, legacy.Task{k: json.Number(fmt.Sprint(rounds - 1))}) {
+				if !legacy.Equal(legacy.Task{k: got[k]}, legacy.Task{k: json.Number(fmt.Sprint(per - 1))}) {
 					lost = append(lost, fmt.Sprintf("%s=%s", k, show(got[k])))
 				}
 			}
 			sort.Strings(lost)
-			e.Check(len(lost) == 0 && got["base"] == true,
-				fmt.Sprintf("Get(%s) after %d goroutines each wrote their own key %d times", Q(id), writers, rounds),
-				fmt.Sprintf("base=true and every key k0..k%d at its last value %d", writers-1, rounds-1),
-				fmt.Sprintf("lost or stale: %v in %s", lost, show(got)))
+			if !e.Check(len(lost) == 0 && got["base"] == true, "Get("+Q(id)+") after "+in,
+				fmt.Sprintf("base=true and every key k0..k%d at its last value %d", writers-1, per-1),
+				fmt.Sprintf("lost or stale: %v in %s\n  %s", lost, show(got), e.rerun())) {
+				return
+			}
+			_ = st.Delete(e.Ctx, id)
 		}
 	})
 
-	s.It("L-CONC-1", "never resurrects a task deleted while an Update runs", func(e *Env) {
+	s.It("L-CONC-1", "a task deleted while Updates, Cancels and UpdateIfs race it never comes back (an acknowledged Delete is not undone)", func(e *Env) {
 		st := e.Legacy()
-		const rounds = 40
-		var resurrected []string
+		canc, _ := st.(legacy.Canceler)
+		cu, _ := st.(legacy.ConditionalUpdater)
+		clients, rounds := e.raceClients(), e.raceRounds()
+		m := e.meter()
+		defer m.done()
 		for r := range rounds {
+			if e.Ctx.Err() != nil {
+				return
+			}
 			id := e.ID("resurrect")
 			mustCreate(e, st, id, legacy.Task{"round": json.Number(fmt.Sprint(r))})
+			deleter := r % clients
 			var delErr error
-			together(2, func(i int) {
-				if i == 0 {
-					_, _ = st.Update(e.Ctx, id, legacy.Task{"late": true}) // success or ErrNotFound: both fine
-				} else {
-					delErr = st.Delete(e.Ctx, id)
+			var calls []string
+			var mu sync.Mutex
+			tl := newTimeline()
+			together(clients, func(c int) {
+				if c == deleter {
+					tl.do(c, id, func() { delErr = st.Delete(e.Ctx, id) })
+					return
+				}
+				for n := range 2 {
+					var name string
+					var err error
+					switch k := (c + n) % 4; {
+					case k == 1 && canc != nil:
+						name = "Cancel"
+						tl.do(c, id, func() { _, err = canc.Cancel(e.Ctx, id) })
+					case k == 2 && cu != nil:
+						name = "UpdateIf([working, input_required], {status: completed})"
+						tl.do(c, id, func() {
+							_, err = cu.UpdateIf(e.Ctx, id, []reference.Status{reference.StatusWorking, reference.StatusInputRequired},
+								legacy.Task{legacy.KeyStatus: "completed"})
+						})
+					default:
+						name = fmt.Sprintf("Update({c%d: %d})", c, n)
+						tl.do(c, id, func() { _, err = st.Update(e.Ctx, id, legacy.Task{fmt.Sprintf("c%d", c): json.Number(fmt.Sprint(n))}) })
+					}
+					mu.Lock()
+					calls = append(calls, name+" -> "+outcome(err))
+					mu.Unlock()
 				}
 			})
-			e.CheckErr(delErr, nil, fmt.Sprintf("Delete(%s) concurrent with Update", Q(id)))
+			m.add(tl.take())
+			in := fmt.Sprintf("round %d: Delete(%s) released together with %d clients each making two of Update, Cancel, UpdateIf on it", r, Q(id), clients-1)
+			e.CheckErr(delErr, nil, in+": the Delete")
 			if got, ok := stored(e, st, id); ok {
-				resurrected = append(resurrected, show(got))
+				sort.Strings(calls)
+				e.Check(false, "Get("+Q(id)+") after "+in, "ErrNotFound: once Delete has returned, a racing write either ran before it or finds nothing",
+					fmt.Sprintf("the task is back: %s\n  the racing calls answered: %v\n  %s", show(got), calls, e.rerun()))
+				return
+			}
+			rows, err := st.List(e.Ctx, legacy.ListOptions{})
+			if e.CheckErr(err, nil, "List({}) after "+in) && rowIDs(rows, nil)[id] {
+				e.Check(false, "List({}) after "+in, "no row for the deleted task", "a row for it")
+				return
 			}
 		}
-		e.Check(len(resurrected) == 0,
-			fmt.Sprintf("%d rounds of Update(id, {\"late\":true}) concurrent with Delete(id), then Get(id)", rounds),
-			"ErrNotFound every time: once Delete has returned, an Update either ran before it or finds nothing",
-			fmt.Sprintf("%d tasks back from the dead, e.g. %v", len(resurrected), resurrected[:min(len(resurrected), 3)]))
 	})
+
+	s.It("L-CONC-1", "a Cancel racing Updates of other keys keeps every write: status cancelled and each key written", func(e *Env) {
+		st := e.Legacy()
+		canc, ok := st.(legacy.Canceler)
+		if !ok {
+			ginkgo.Skip("not applicable: the store does not implement legacy.Canceler (the facade's fallback is an Update, checked by the disjoint-keys spec)")
+		}
+		clients, rounds := e.raceClients(), e.raceRounds()
+		m := e.meter()
+		defer m.done()
+		for r := range rounds {
+			if e.Ctx.Err() != nil {
+				return
+			}
+			id := e.ID("race-cancel")
+			mustCreate(e, st, id, legacy.Task{})
+			cancelers := 1 + r%2
+			var faults faultList
+			tl := newTimeline()
+			together(clients, func(c int) {
+				var err error
+				if c < cancelers {
+					tl.do(c, id, func() { _, err = canc.Cancel(e.Ctx, id) })
+				} else {
+					tl.do(c, id, func() { _, err = st.Update(e.Ctx, id, legacy.Task{fmt.Sprintf("p%d", c): json.Number("1")}) })
+				}
+				if err != nil {
+					faults.add("client %d: %s", c, describeErr(err))
+				}
+			})
+			m.add(tl.take())
+			in := fmt.Sprintf("round %d: %d Cancel(%s) released together with %d Update(%s, {pN: 1}) of distinct keys", r, cancelers, Q(id), clients-cancelers, Q(id))
+			faults.report(e, in, "every call to succeed")
+			got, _ := stored(e, st, id)
+			var lost []string
+			if statusOf(got) != "cancelled" {
+				lost = append(lost, "status "+show(got[legacy.KeyStatus]))
+			}
+			for c := cancelers; c < clients; c++ {
+				if got[fmt.Sprintf("p%d", c)] == nil {
+					lost = append(lost, fmt.Sprintf("p%d", c))
+				}
+			}
+			if !e.Check(len(lost) == 0, "Get("+Q(id)+") after "+in, "status cancelled and every pN = 1: no write lost",
+				fmt.Sprintf("lost %v in %s\n  %s", lost, show(got), e.rerun())) {
+				return
+			}
+		}
+	})
+
+	createRace := func(e *Env, judge func(e *Env, in string, id string, winners map[int]legacy.Task, final legacy.Task, found bool) bool) {
+		st := e.Legacy()
+		clients, rounds := e.raceClients(), e.raceRounds()
+		m := e.meter()
+		defer m.done()
+		for r := range rounds {
+			if e.Ctx.Err() != nil {
+				return
+			}
+			id := e.ID("race-create")
+			var mu sync.Mutex
+			winners := map[int]legacy.Task{}
+			var faults faultList
+			tl := newTimeline()
+			together(clients, func(c int) {
+				meta := createMeta(c)
+				var got legacy.Task
+				var err error
+				tl.do(c, id, func() { got, err = st.Create(e.Ctx, id, meta) })
+				switch {
+				case err == nil:
+					mu.Lock()
+					winners[c] = got
+					mu.Unlock()
+				case !errors.Is(err, reference.ErrExists):
+					faults.add("Create(%q, %s): %s", id, show(meta), describeErr(err))
+				}
+			})
+			m.add(tl.take())
+			in := fmt.Sprintf("round %d: %d concurrent Create(%s, {creator: N, onlyN: true}) released together", r, clients, Q(id))
+			faults.report(e, in, "success or ErrExists")
+			final, found := stored(e, st, id)
+			if !judge(e, in, id, winners, final, found) {
+				return
+			}
+		}
+	}
+
+	s.It("L-CREATE-2", "of concurrent Creates of one id exactly one succeeds; the others fail with ErrExists", func(e *Env) {
+		createRace(e, func(e *Env, in, id string, winners map[int]legacy.Task, final legacy.Task, found bool) bool {
+			return e.Check(len(winners) == 1, in, "exactly one success, every other Create ErrExists",
+				fmt.Sprintf("%d successes (creators %v)\n  %s", len(winners), sortedKeys(winners), e.rerun()))
+		})
+	})
+
+	s.It("L-CREATE-3", "concurrent Creates of one id never merge: every later read sees exactly the task of the Create that won", func(e *Env) {
+		createRace(e, func(e *Env, in, id string, winners map[int]legacy.Task, final legacy.Task, found bool) bool {
+			if !e.Check(found && len(winners) > 0, in, "at least one success, and the task stored", fmt.Sprintf("%d successes, stored: %v", len(winners), found)) {
+				return false
+			}
+			for c, w := range winners {
+				at, _ := createdAtOf(w)
+				want := model.Stamped(id, createMeta(c), at)
+				if !e.Check(legacy.Equal(w, want), in+fmt.Sprintf(": creator %d's answer", c), want, w) {
+					return false
+				}
+			}
+			match := false
+			for _, w := range winners {
+				match = match || legacy.Equal(final, w)
+			}
+			if !e.Check(match, "Get("+Q(id)+") after "+in, "exactly the task a successful Create returned (the one that won)",
+				fmt.Sprintf("%s; the successful Creates returned %v\n  %s", show(final), winners, e.rerun())) {
+				return false
+			}
+			rows, err := e.Legacy().List(e.Ctx, legacy.ListOptions{})
+			if !e.CheckErr(err, nil, "List({}) after "+in) {
+				return false
+			}
+			for _, row := range rows {
+				if row.ID() == id && !e.Check(legacy.Equal(row, final), "List({}) after "+in, final, row) {
+					return false
+				}
+			}
+			return true
+		})
+	})
+}
+
+// createMeta is the metadata creator c races with: its own marker key, so that a
+// merge of two creators' tasks shows.
+func createMeta(c int) legacy.Task {
+	return legacy.Task{"creator": json.Number(fmt.Sprint(c)), fmt.Sprintf("only%d", c): true}
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
 }

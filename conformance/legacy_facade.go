@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -387,20 +388,27 @@ func legacyFacadeSpecs(s *suite) {
 		checkGone(e, st, missing, input)
 
 		// Racing claims: of 8 UpdateIf(working -> completed) exactly one wins.
-		const racers, rounds = 8, 20
+		racers, rounds := e.raceClients(), e.raceRounds()
+		meter := e.meter()
+		defer meter.done()
 		for r := range rounds {
 			id := e.ID("claim")
 			mustCreate(e, st, id, legacy.Task{})
 			var mu sync.Mutex
 			var wins []int
+			tl := newTimeline()
 			together(racers, func(i int) {
-				_, err := cu.UpdateIf(e.Ctx, id, live, legacy.Task{legacy.KeyStatus: "completed", "winner": json.Number(fmt.Sprint(i))})
+				var err error
+				tl.do(i, id, func() {
+					_, err = cu.UpdateIf(e.Ctx, id, live, legacy.Task{legacy.KeyStatus: "completed", "winner": json.Number(fmt.Sprint(i))})
+				})
 				if err == nil {
 					mu.Lock()
 					wins = append(wins, i)
 					mu.Unlock()
 				}
 			})
+			meter.add(tl.take())
 			if !e.Check(len(wins) == 1, fmt.Sprintf("%d concurrent UpdateIf(%s, %v, {status: completed, winner: i}) (round %d)", racers, Q(id), live, r),
 				"exactly one success", fmt.Sprintf("%d successes: %v", len(wins), wins)) {
 				break
@@ -414,31 +422,50 @@ func legacyFacadeSpecs(s *suite) {
 			e.Errorf("the store does not implement legacy.ConditionalUpdater: the facade's status check and write are two steps, so a racing Cancel and completion can both succeed")
 		}
 		fac := legacy.New(st)
-		const rounds = 40
+		clients, rounds := e.raceClients(), e.raceRounds()
+		meter := e.meter()
+		defer meter.done()
 		for r := range rounds {
 			id := e.ID("race")
 			mustCreate(e, st, id, legacy.Task{})
-			var cancelErr, completeErr error
-			together(2, func(i int) {
-				if i == 0 {
-					_, cancelErr = fac.Cancel(e.Ctx, id, reference.System())
-				} else {
-					_, completeErr = fac.Update(e.Ctx, id, legacy.Task{legacy.KeyStatus: "completed", "result": "done"})
-				}
+			// Half the clients cancel, half complete (each with its own result): the
+			// first terminal write wins, every other call answers ErrTerminal.
+			errs := make([]error, clients)
+			tl := newTimeline()
+			together(clients, func(i int) {
+				tl.do(i, id, func() {
+					if i%2 == 0 {
+						_, errs[i] = fac.Cancel(e.Ctx, id, reference.System())
+					} else {
+						_, errs[i] = fac.Update(e.Ctx, id, legacy.Task{legacy.KeyStatus: "completed", "result": json.Number(fmt.Sprint(i))})
+					}
+				})
 			})
+			meter.add(tl.take())
 			got, _ := stored(e, st, id)
-			input := fmt.Sprintf("facade Cancel(%s) racing facade Update(%s, {status: completed, result: done}) (round %d)", Q(id), Q(id), r)
-			var ok bool
-			switch {
-			case cancelErr == nil && completeErr == nil:
-				ok = false
-			case cancelErr == nil:
-				ok = statusOf(got) == "cancelled"
-			case completeErr == nil:
-				ok = statusOf(got) == "completed" && got["result"] == "done"
+			input := fmt.Sprintf("round %d: %d facade Cancel(%s) released together with %d facade Update(%s, {status: completed, result: N})", r, (clients+1)/2, Q(id), clients/2, Q(id))
+			winner, wins := -1, 0
+			var answers []string
+			ok := true
+			for i, err := range errs {
+				answers = append(answers, fmt.Sprintf("%d: %s", i, outcome(err)))
+				switch {
+				case err == nil:
+					winner, wins = i, wins+1
+				case !errors.Is(err, reference.ErrTerminal):
+					ok = false
+				}
 			}
-			if !e.Check(ok, input, "exactly one call succeeds, the other answers ErrTerminal, and the task holds the winner's status",
-				fmt.Sprintf("Cancel: %s; Update: %s; task: %s", describeErr(cancelErr), describeErr(completeErr), show(got))) {
+			switch {
+			case wins != 1:
+				ok = false
+			case winner%2 == 0:
+				ok = ok && statusOf(got) == "cancelled" && got["result"] == nil
+			default:
+				ok = ok && statusOf(got) == "completed" && legacy.Equal(legacy.Task{"r": got["result"]}, legacy.Task{"r": json.Number(fmt.Sprint(winner))})
+			}
+			if !e.Check(ok, input, "exactly one call succeeds, every other answers ErrTerminal, and the task holds the winner's status (and result)",
+				fmt.Sprintf("answers %v; task: %s\n  %s", answers, show(got), e.rerun())) {
 				break
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/storecheck/storecheck/reference"
@@ -112,6 +111,8 @@ func modernFacadeFinSpecs(s *suite) {
 		client := modFacade(e, func(c *modern.Config) { c.Store = slow })
 		worker := modFacade(e, func(c *modern.Config) { c.Store = slow })
 		const rounds = 25
+		meter := e.meter()
+		defer meter.done()
 		type racer struct {
 			name     string
 			terminal reference.Status // "" when the call does not finish the task
@@ -153,19 +154,14 @@ func modernFacadeFinSpecs(s *suite) {
 				base, err := worker.RequireInput(e.Ctx, t.TaskID, map[string]any{"k": "?"})
 				e.RequireErr(err, nil, "setup: worker RequireInput("+Q(t.TaskID)+", {k})")
 				var (
-					wg    sync.WaitGroup
-					start = make(chan struct{})
-					errs  = make([]error, len(race))
-					gots  = make([]modern.Task, len(race))
+					errs = make([]error, len(race))
+					gots = make([]modern.Task, len(race))
 				)
-				for i, r := range race {
-					wg.Go(func() {
-						<-start
-						gots[i], errs[i] = r.run(t.TaskID, round)
-					})
-				}
-				close(start)
-				wg.Wait()
+				tl := newTimeline()
+				together(len(race), func(i int) {
+					tl.do(i, t.TaskID, func() { gots[i], errs[i] = race[i].run(t.TaskID, round) })
+				})
+				meter.add(tl.take())
 				input := fmt.Sprintf("round %d: %v racing on task %s", round, names, Q(t.TaskID))
 				final, ok := modStored(e, st, t.TaskID)
 				if !e.Check(ok, input, "the task", "ErrNotFound") {

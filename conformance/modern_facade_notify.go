@@ -134,9 +134,7 @@ func modernFacadeNotifySpecs(s *suite) {
 		}, reference.ErrInvalid)
 
 		// The writer's goroutine is whichever goroutine wrote.
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
+		together(1, func(int) {
 			writer := goid()
 			t, err := f.Create(e.Ctx, modern.CreateOptions{}, nil)
 			if !e.CheckErr(err, nil, "facade Create from another goroutine") {
@@ -146,8 +144,7 @@ func modernFacadeNotifySpecs(s *suite) {
 			e.Check(len(notes) == 1 && notes[0].goroutine == writer && notes[0].task.TaskID == t.TaskID,
 				"facade Create from goroutine "+fmt.Sprint(writer), "one TaskChanged in that goroutine",
 				fmt.Sprintf("%d notes %s", len(notes), modNoteGoroutines(notes)))
-		}()
-		<-done
+		})
 	})
 
 	s.It("M-F-NOTIFY-1", "a panic in TaskChanged is recovered and logged, and the write still succeeds", func(e *Env) {

@@ -254,25 +254,24 @@ func modernSwapSpecs(s *suite) {
 
 	s.It("M-SWAP-4", "of N concurrent Swaps with the same expected version exactly one succeeds", func(e *Env) {
 		st := e.Modern()
-		const n, rounds = 16, 10
+		n, rounds := max(2*e.raceClients(), 2), e.raceRounds()
+		m := e.meter()
+		defer m.done()
 		cur := modCreate(e, st, modTask(e, e.ID("race")))
 		for round := range rounds {
 			var (
-				wg    sync.WaitGroup
-				start = make(chan struct{})
 				errs  = make([]error, n)
 				gots  = make([]modern.Task, n)
 				nexts = make([]modern.Task, n)
 			)
 			for i := range n {
 				nexts[i] = modNext(cur, fmt.Sprintf("round %d writer %d", round, i))
-				wg.Go(func() {
-					<-start
-					gots[i], errs[i] = st.Swap(e.Ctx, reference.System(), cur.Version, nexts[i])
-				})
 			}
-			close(start)
-			wg.Wait()
+			tl := newTimeline()
+			together(n, func(i int) {
+				tl.do(i, cur.TaskID, func() { gots[i], errs[i] = st.Swap(e.Ctx, reference.System(), cur.Version, nexts[i]) })
+			})
+			m.add(tl.take())
 			winner := -1
 			var wins []int
 			for i, err := range errs {
@@ -304,45 +303,53 @@ func modernSwapSpecs(s *suite) {
 		in.StatusMessage = "0"
 		modCreate(e, st, in)
 		var (
-			wg       sync.WaitGroup
 			mu       sync.Mutex
 			versions []int64
-			start    = make(chan struct{})
 		)
-		for w := range workers {
-			wg.Go(func() {
-				<-start
-				for done := 0; done < incs; {
-					if e.Ctx.Err() != nil {
-						return
-					}
-					cur, err := st.Get(e.Ctx, in.TaskID, reference.System())
-					if !e.CheckErr(err, nil, fmt.Sprintf("worker %d: Get(%s, system)", w, Q(in.TaskID))) {
-						return
-					}
-					n, err := strconv.Atoi(cur.StatusMessage)
-					if !e.Check(err == nil, fmt.Sprintf("worker %d: Get(%s, system)", w, Q(in.TaskID)), "a counter in status_message", cur) {
-						return
-					}
-					next := modNext(cur, strconv.Itoa(n+1))
-					got, err := st.Swap(e.Ctx, reference.System(), cur.Version, next)
-					switch {
-					case err == nil:
-						done++
-						mu.Lock()
-						versions = append(versions, got.Version)
-						mu.Unlock()
-					case errors.Is(err, reference.ErrConflict):
-						// Lost the race: read again and retry.
-					default:
-						e.CheckErr(err, nil, fmt.Sprintf("worker %d: %s", w, modSwapCall(reference.System(), cur.Version, next)))
-						return
-					}
+		m := e.meter()
+		defer m.done()
+		tl := newTimeline()
+		rounds := newBarrier(workers)
+		together(workers, func(w int) {
+			retries := 0
+			defer rounds.leave()
+			for done := 0; done < incs; {
+				if done > 0 && retries == 0 {
+					rounds.wait() // one increment per round: every round starts together
 				}
-			})
-		}
-		close(start)
-		wg.Wait()
+				retries++
+				if e.Ctx.Err() != nil {
+					return
+				}
+				var cur modern.Task
+				var err error
+				tl.do(w, in.TaskID, func() { cur, err = st.Get(e.Ctx, in.TaskID, reference.System()) })
+				if !e.CheckErr(err, nil, fmt.Sprintf("worker %d: Get(%s, system)", w, Q(in.TaskID))) {
+					return
+				}
+				n, err := strconv.Atoi(cur.StatusMessage)
+				if !e.Check(err == nil, fmt.Sprintf("worker %d: Get(%s, system)", w, Q(in.TaskID)), "a counter in status_message", cur) {
+					return
+				}
+				next := modNext(cur, strconv.Itoa(n+1))
+				var got modern.Task
+				tl.do(w, in.TaskID, func() { got, err = st.Swap(e.Ctx, reference.System(), cur.Version, next) })
+				switch {
+				case err == nil:
+					done++
+					retries = 0
+					mu.Lock()
+					versions = append(versions, got.Version)
+					mu.Unlock()
+				case errors.Is(err, reference.ErrConflict):
+					// Lost the race: read again and retry.
+				default:
+					e.CheckErr(err, nil, fmt.Sprintf("worker %d: %s", w, modSwapCall(reference.System(), cur.Version, next)))
+					return
+				}
+			}
+		})
+		m.add(tl.take())
 		final, ok := modStored(e, st, in.TaskID)
 		input := fmt.Sprintf("%d goroutines × %d CAS increments (Get, Swap, retry on ErrConflict) of status_message", workers, incs)
 		e.Require(ok, input, "the counter task", "ErrNotFound")

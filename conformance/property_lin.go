@@ -116,6 +116,11 @@ func (r *recorder) fanOut(client int, ids []string, call func() (view func(id st
 	}
 }
 
+// roundOps is how many operations each client makes in one round of a history: the
+// clients wait for each other at a barrier before every round, so that the calls of
+// different clients overlap all through the history rather than only at its start.
+const roundOps = 4
+
 // history is what one randomised run produced: the model to check it with, the
 // operations and the scripts the clients followed (for B-REPRO-1).
 type history struct {
@@ -129,63 +134,95 @@ type historyFunc func(i int, seed uint64) history
 
 // checkHistories runs Budget.Histories histories and checks each for linearizability.
 // A failure writes porcupine's visualisation and the history as JSON to a directory
-// named in the fault.
+// named in the fault. A history porcupine cannot decide in time makes the check
+// inconclusive (never passed), as does too little overlap between the clients.
 func (e *Env) checkHistories(name string, run historyFunc) {
 	seed := subSeed(e.runSeed(), name)
 	timeout := 20 * time.Second
+	m := e.meter()
+	defer m.done()
 	for i := range e.Opts.Budget.Histories {
 		if e.Ctx.Err() != nil {
 			return
 		}
 		h := run(i, seed)
+		m.add(spansOf(h.ops))
 		res, info := porcupine.CheckOperationsVerbose(h.model, h.ops, timeout)
 		switch res {
 		case porcupine.Ok:
 			continue
 		case porcupine.Unknown:
-			inconclusive(fmt.Sprintf("%s: history %d of %d operations: linearizability check timed out after %v (inconclusive)", name, i, len(h.ops), timeout))
+			e.Inconclusive(fmt.Sprintf("%s: history %d of %d operations: the linearizability search did not finish within %v, so it neither found an order nor proved there is none", name, i, len(h.ops), timeout))
 			continue
 		}
 		dir := writeHistory(name, i, h, info)
-		e.Errorf("history %d (%d operations, %d clients) is not linearizable against the sequential model: %s.\n  the operations on the failing task and porcupine's visualisation are in %s (open history.html)\n  %s",
+		e.Errorf("history %d (%d operations, %d clients) is not linearizable against the sequential model: %s\n  the operations on the failing task and porcupine's visualisation are in %s (open history.html)\n  %s",
 			i, len(h.ops), e.Opts.Budget.Goroutines, e.nonLinearSummary(h, info), dir, e.rerun())
 		return
 	}
 }
 
-// inconclusive notes a check porcupine could not finish; it fails nothing.
-func inconclusive(msg string) { fmt.Fprintln(os.Stderr, "storecheck:", msg) }
-
-// nonLinearSummary names the task whose calls porcupine could not order, so that the
-// fault reads without the visualisation.
+// nonLinearSummary names the task whose calls porcupine could not order and the calls
+// it could not place after the longest order it found, so that the fault reads without
+// the visualisation.
 func (e *Env) nonLinearSummary(h history, info porcupine.LinearizationInfo) string {
 	parts := info.PartialLinearizationsOperations()
-	sizes := []int{len(h.ops)}
+	partitions := [][]porcupine.Operation{h.ops}
 	if h.model.Partition != nil {
-		sizes = sizes[:0]
-		for _, p := range h.model.Partition(h.ops) {
-			sizes = append(sizes, len(p))
-		}
+		partitions = h.model.Partition(h.ops)
 	}
 	for i, p := range parts {
-		longest := 0
-		for _, l := range p {
-			longest = max(longest, len(l))
+		if i >= len(partitions) {
+			break
 		}
-		if i < len(sizes) && longest >= sizes[i] {
+		ops := partitions[i]
+		var longest []porcupine.Operation
+		for _, l := range p {
+			if len(l) > len(longest) {
+				longest = l
+			}
+		}
+		if len(longest) >= len(ops) {
 			continue // this partition is linearizable
 		}
 		what := "the history"
-		for _, l := range p {
-			for _, op := range l {
-				if in, ok := op.Input.(linIn); ok && in.ID != "" && h.model.Partition != nil {
-					what = fmt.Sprintf("task %q", in.ID)
-				}
+		if in, ok := ops[0].Input.(linIn); ok && in.ID != "" && h.model.Partition != nil {
+			what = fmt.Sprintf("task %q", in.ID)
+		}
+		placed := map[string]bool{}
+		for _, op := range longest {
+			placed[opKey(op)] = true
+		}
+		// The calls left over, earliest first: the first of them is where every order
+		// the search tried broke down.
+		var left []porcupine.Operation
+		for _, op := range ops {
+			if !placed[opKey(op)] {
+				left = append(left, op)
 			}
 		}
-		return fmt.Sprintf("no order of the calls on %s is accepted: at most %d of its %d calls could be ordered", what, longest, sizes[min(i, len(sizes)-1)])
+		sort.Slice(left, func(a, b int) bool { return left[a].Call < left[b].Call })
+		var b strings.Builder
+		fmt.Fprintf(&b, "no order of the %d calls on %s is accepted: at most %d could be ordered; the calls it could not place (client, call–return in µs from the history's start):", len(ops), what, len(longest))
+		for k, op := range left {
+			if k == 6 {
+				fmt.Fprintf(&b, "\n      … and %d more", len(left)-k)
+				break
+			}
+			fmt.Fprintf(&b, "\n      client %d, %d–%d µs: %s", op.ClientId, op.Call/1000, op.Return/1000, describeLin(op.Input, op.Output))
+		}
+		if len(longest) > 0 {
+			last := longest[len(longest)-1]
+			fmt.Fprintf(&b, "\n    the longest accepted order ended with: %s", describeLin(last.Input, last.Output))
+		}
+		return b.String()
 	}
 	return "no order of the calls is accepted"
+}
+
+// opKey identifies an operation of a history (client, call and return times).
+func opKey(op porcupine.Operation) string {
+	return fmt.Sprintf("%d/%d/%d", op.ClientId, op.Call, op.Return)
 }
 
 // artifactsEnv names the directory failing histories go to (default: a new directory
@@ -407,8 +444,8 @@ func (e *Env) legacyTaskHistory(i int, seed uint64) history {
 	g := e.Opts.Budget.Goroutines
 	per := max(e.Opts.Budget.Ops/g, 1)
 	scripts := make([]string, g)
-	var wg sync.WaitGroup
-	gate := make(chan struct{}) // clients start together
+	var cs clients
+	b := newBarrier(g) // clients start each round together
 	for c := range g {
 		r := clientRand(seed, i, c)
 		var plan []linIn
@@ -437,20 +474,20 @@ func (e *Env) legacyTaskHistory(i int, seed uint64) history {
 			fmt.Fprintf(&sb, "%s %d %s %s|", in.Op, slicesIndex(ids, id), jsonvalue.Describe(map[string]any(in.Changes)), jsonvalue.Describe(map[string]any(in.Meta)))
 		}
 		scripts[c] = sb.String()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-gate
-			for _, in := range plan {
+		cs.run(c, func() {
+			defer b.leave()
+			for n, in := range plan {
+				if n%roundOps == 0 {
+					b.wait()
+				}
 				if e.Ctx.Err() != nil {
 					return
 				}
 				rec.do(c, in, func() linOut { return e.legacyCall(st, cu, canc, in) })
 			}
-		}()
+		})
 	}
-	close(gate)
-	wg.Wait()
+	cs.wait()
 	// A final read of each task pins down the end state.
 	for _, id := range ids {
 		in := linIn{Op: "Get", ID: id}
@@ -517,8 +554,8 @@ func (e *Env) legacyCrossHistory(i int, seed uint64) history {
 	writers := max(e.Opts.Budget.Goroutines-1, 1)
 	per := max(min(e.Opts.Budget.Ops, 40)/(writers+1), 2)
 	scripts := make([]string, writers+1)
-	var wg sync.WaitGroup
-	gate := make(chan struct{}) // clients start together
+	var cs clients
+	b := newBarrier(writers + 1) // clients start each round together
 	for c := range writers + 1 {
 		r := clientRand(seed, i, c)
 		var plan []linIn
@@ -552,11 +589,12 @@ func (e *Env) legacyCrossHistory(i int, seed uint64) history {
 			plan = append(plan, in)
 		}
 		scripts[c] = scrub(fmt.Sprint(plan), prefix)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-gate
-			for _, in := range plan {
+		cs.run(c, func() {
+			defer b.leave()
+			for n, in := range plan {
+				if n%roundOps == 0 {
+					b.wait()
+				}
 				switch in.Op {
 				case "List":
 					rec.fanOut(c, ids, func() func(id string) (linIn, linOut) {
@@ -585,10 +623,9 @@ func (e *Env) legacyCrossHistory(i int, seed uint64) history {
 					rec.do(c, in, func() linOut { return e.legacyCall(st, nil, nil, in) })
 				}
 			}
-		}()
+		})
 	}
-	close(gate)
-	wg.Wait()
+	cs.wait()
 	return history{model: legacyTaskModel(now()), ops: rec.ops, scripts: scripts}
 }
 
@@ -669,8 +706,8 @@ func (e *Env) modernTaskHistory(i int, seed uint64) history {
 	g := e.Opts.Budget.Goroutines
 	per := max(e.Opts.Budget.Ops/g, 1)
 	scripts := make([]string, g)
-	var wg sync.WaitGroup
-	gate := make(chan struct{}) // clients start together
+	var cs clients
+	b := newBarrier(g) // clients start each round together
 	for c := range g {
 		r := clientRand(seed, i, c)
 		type step struct {
@@ -701,11 +738,12 @@ func (e *Env) modernTaskHistory(i int, seed uint64) history {
 			fmt.Fprintf(&sb, "%s %d %d %v|", s.op, slicesIndex(ids, s.id), s.skew, s.other)
 		}
 		scripts[c] = sb.String()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-gate
+		cs.run(c, func() {
+			defer b.leave()
 			for n, s := range plan {
+				if n%(roundOps/2) == 0 {
+					b.wait()
+				}
 				if e.Ctx.Err() != nil {
 					return
 				}
@@ -741,10 +779,9 @@ func (e *Env) modernTaskHistory(i int, seed uint64) history {
 					rec.do(c, sin, func() linOut { t, err := st.Swap(e.Ctx, reference.System(), ev, next); return newOut(t, err) })
 				}
 			}
-		}()
+		})
 	}
-	close(gate)
-	wg.Wait()
+	cs.wait()
 	for _, id := range ids {
 		in := linIn{Op: "Get", ID: id, Caller: "system", caller: reference.System()}
 		rec.do(0, in, func() linOut { t, err := st.Get(e.Ctx, id, reference.System()); return newOut(t, err) })

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -53,25 +52,18 @@ type raceResult[T any] struct {
 	err  error
 }
 
-// race starts the calls together and returns their results in call order.
-func race[T any](ctx context.Context, calls []raceCall[T]) []raceResult[T] {
+// race starts the calls together and returns their results in call order; tl, when
+// set, records each call's span as client i on task.
+func race[T any](ctx context.Context, calls []raceCall[T], tl *timeline, tasks []string) []raceResult[T] {
 	out := make([]raceResult[T], len(calls))
-	start := make(chan struct{})
-	var ready, done sync.WaitGroup
-	for i, c := range calls {
-		ready.Add(1)
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-start
-			t, err := c.run(ctx)
-			out[i] = raceResult[T]{t, err}
-		}()
-	}
-	ready.Wait()
-	close(start)
-	done.Wait()
+	together(len(calls), func(i int) {
+		run := func() { t, err := calls[i].run(ctx); out[i] = raceResult[T]{t, err} }
+		if tl == nil {
+			run()
+			return
+		}
+		tl.do(i, tasks[i], run)
+	})
 	return out
 }
 
@@ -114,12 +106,20 @@ func (e *Env) modernRaces() {
 	fac := modern.New(modern.Config{Store: st, Clock: clock})
 	cfg := model.Facade{}
 	owner := reference.Principal("alice")
-	rounds := e.Opts.Budget.Histories * 8
+	rounds := e.raceRounds()
 	seed := subSeed(e.runSeed(), "modern-races")
-	for i := range rounds {
-		if e.Ctx.Err() != nil {
-			return
-		}
+	meter := e.meter()
+	defer meter.done()
+	type instance struct {
+		kind  modernRace
+		id    string
+		calls []raceCall[modern.Task]
+		start *model.Modern
+		m     *model.Modern
+	}
+	// setup makes race number i of a round: a fresh task and the calls that contend
+	// for it, each with its model twin.
+	setup := func(i int) instance {
 		r := clientRand(seed, i, 0)
 		kind := modernRaceKinds[r.IntN(len(modernRaceKinds))]
 		task, err := fac.Create(e.Ctx, modern.CreateOptions{Owner: "alice"}, nil)
@@ -173,12 +173,38 @@ func (e *Env) modernRaces() {
 					func() (modern.Task, error) { return m.FProgress(cfg, id, msg, now) }})
 			}
 		}
-		start := m.Clone()
-		got := race(e.Ctx, calls)
-		final, ferr := st.Get(e.Ctx, id, reference.System())
-		if explained := explainModern(start, &m, calls, got, final, ferr); !explained {
-			e.Errorf("%s", raceFault(kind.name, id, calls, got, show(final), e.rerun()))
+		return instance{kind, id, calls, m.Clone(), m}
+	}
+	for round := range rounds {
+		if e.Ctx.Err() != nil {
 			return
+		}
+		// Two races at once: more clients than processors, two on each task.
+		insts := []instance{setup(2 * round), setup(2*round + 1)}
+		var calls []raceCall[modern.Task]
+		var tasks []string
+		for _, in := range insts {
+			calls = append(calls, in.calls...)
+			for range in.calls {
+				tasks = append(tasks, in.id)
+			}
+		}
+		tl := newTimeline()
+		got := race(e.Ctx, calls, tl, tasks)
+		meter.add(tl.take())
+		off := 0
+		for _, in := range insts {
+			mine := got[off : off+len(in.calls)]
+			off += len(in.calls)
+			final, ferr := st.Get(e.Ctx, in.id, reference.System())
+			if ferr != nil {
+				e.Errorf("%s", raceFault(in.kind.name, in.id, in.calls, mine, "Get(system) answered "+describeErr(ferr)+" (the task was never deleted: a read after the race must find it)", e.rerun()))
+				return
+			}
+			if !explainModern(in.start, &in.m, in.calls, mine, final, ferr) {
+				e.Errorf("%s", raceFault(in.kind.name, in.id, in.calls, mine, show(final), e.rerun()))
+				return
+			}
 		}
 	}
 }
@@ -235,49 +261,48 @@ func (e *Env) casIncrements() {
 		e.Fatalf("setup Create(%q) failed: %v", id, err)
 	}
 	const goroutines, increments = 8, 50
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var failures []string
-	startAll := make(chan struct{})
-	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-startAll
-			for range increments {
-				for {
-					if e.Ctx.Err() != nil {
-						return
-					}
-					cur, err := st.Get(e.Ctx, id, reference.System())
-					if err != nil {
-						mu.Lock()
-						failures = append(failures, fmt.Sprintf("goroutine %d: Get: %v", g, err))
-						mu.Unlock()
-						return
-					}
-					// A client far from its store yields between read and write; so does this
-					// one, or on few cores the goroutines would take turns and never race.
-					runtime.Gosched()
-					n, _ := cur.Result["n"].(json.Number).Int64()
-					next := cur.Clone()
-					next.Result = map[string]any{"n": json.Number(fmt.Sprint(n + 1))}
-					_, err = st.Swap(e.Ctx, reference.System(), cur.Version, next)
-					if err == nil {
-						break
-					}
-					if model.Kind(err) != reference.ErrConflict {
-						mu.Lock()
-						failures = append(failures, fmt.Sprintf("goroutine %d: Swap(v%d): %v", g, cur.Version, err))
-						mu.Unlock()
-						return
-					}
+	m := e.meter()
+	defer m.done()
+	tl := newTimeline()
+	rounds := newBarrier(goroutines)
+	together(goroutines, func(g int) {
+		defer rounds.leave()
+		for k := range increments {
+			if k > 0 {
+				rounds.wait() // one increment per round: every round starts together
+			}
+			for {
+				if e.Ctx.Err() != nil {
+					return
+				}
+				var cur modern.Task
+				var err error
+				tl.do(g, id, func() { cur, err = st.Get(e.Ctx, id, reference.System()) })
+				if err != nil {
+					mu.Lock()
+					failures = append(failures, fmt.Sprintf("goroutine %d: Get: %v", g, err))
+					mu.Unlock()
+					return
+				}
+				n, _ := cur.Result["n"].(json.Number).Int64()
+				next := cur.Clone()
+				next.Result = map[string]any{"n": json.Number(fmt.Sprint(n + 1))}
+				tl.do(g, id, func() { _, err = st.Swap(e.Ctx, reference.System(), cur.Version, next) })
+				if err == nil {
+					break
+				}
+				if model.Kind(err) != reference.ErrConflict {
+					mu.Lock()
+					failures = append(failures, fmt.Sprintf("goroutine %d: Swap(v%d): %v", g, cur.Version, err))
+					mu.Unlock()
+					return
 				}
 			}
-		}()
-	}
-	close(startAll)
-	wg.Wait()
+		}
+	})
+	m.add(tl.take())
 	for _, f := range failures {
 		e.Errorf("%s", f)
 	}
@@ -301,18 +326,21 @@ func (e *Env) casIncrements() {
 	e.RequireErr(err, nil, "Tasks.Create")
 	g, per := e.Opts.Budget.Goroutines, max(e.Opts.Budget.Ops/e.Opts.Budget.Goroutines, 1)
 	var errs sync.Map
-	for c := range g {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range per {
-				if _, err := fac.Progress(e.Ctx, task.TaskID, fmt.Sprintf("c%d-%d", c, k)); err != nil {
-					errs.Store(fmt.Sprintf("c%d-%d", c, k), err)
-				}
+	progressRounds := newBarrier(g)
+	together(g, func(c int) {
+		defer progressRounds.leave()
+		for k := range per {
+			if k > 0 && k%roundOps == 0 {
+				progressRounds.wait()
 			}
-		}()
-	}
-	wg.Wait()
+			var err error
+			tl.do(c, task.TaskID, func() { _, err = fac.Progress(e.Ctx, task.TaskID, fmt.Sprintf("c%d-%d", c, k)) })
+			if err != nil {
+				errs.Store(fmt.Sprintf("c%d-%d", c, k), err)
+			}
+		}
+	})
+	m.add(tl.take())
 	errs.Range(func(k, v any) bool {
 		e.Errorf("Tasks.Progress(%q, %q) racing %d others failed: %v", task.TaskID, k, g-1, v)
 		return false
@@ -345,11 +373,17 @@ func (e *Env) legacyRaces() {
 	}
 	fac := legacy.New(st)
 	seed := subSeed(e.runSeed(), "legacy-races")
-	rounds := e.Opts.Budget.Histories * 8
-	for i := range rounds {
-		if e.Ctx.Err() != nil {
-			return
-		}
+	rounds := e.raceRounds()
+	meter := e.meter()
+	defer meter.done()
+	type instance struct {
+		kind  legacyRace
+		id    string
+		calls []raceCall[legacy.Task]
+		start *model.Legacy
+		m     *model.Legacy
+	}
+	setup := func(i int) instance {
 		r := clientRand(seed, i, 0)
 		kind := legacyRaceKinds[r.IntN(len(legacyRaceKinds))]
 		id := e.ID("race")
@@ -378,29 +412,55 @@ func (e *Env) legacyRaces() {
 					func() (legacy.Task, error) { return m.FUpdate(id, ch) }})
 			}
 		}
-		start := m.Clone()
-		got := race(e.Ctx, calls)
-		final, ferr := st.Get(e.Ctx, id)
-		explained := false
-		for _, order := range permutations(len(calls)) {
-			*m = *start.Clone()
-			ok := true
-			for _, k := range order {
-				t, err := calls[k].sim()
-				if !model.SameKind(err, got[k].err) || (err == nil && !legacy.Equal(t, got[k].task)) {
-					ok = false
+		return instance{kind, id, calls, m.Clone(), m}
+	}
+	for round := range rounds {
+		if e.Ctx.Err() != nil {
+			return
+		}
+		// Two races at once: more clients than processors, two or three on each task.
+		insts := []instance{setup(2 * round), setup(2*round + 1)}
+		var calls []raceCall[legacy.Task]
+		var tasks []string
+		for _, in := range insts {
+			calls = append(calls, in.calls...)
+			for range in.calls {
+				tasks = append(tasks, in.id)
+			}
+		}
+		tl := newTimeline()
+		got := race(e.Ctx, calls, tl, tasks)
+		meter.add(tl.take())
+		off := 0
+		for _, in := range insts {
+			mine := got[off : off+len(in.calls)]
+			off += len(in.calls)
+			final, ferr := st.Get(e.Ctx, in.id)
+			explained := false
+			for _, order := range permutations(len(in.calls)) {
+				*in.m = *in.start.Clone()
+				ok := true
+				for _, k := range order {
+					t, err := in.calls[k].sim()
+					if !model.SameKind(err, mine[k].err) || (err == nil && !legacy.Equal(t, mine[k].task)) {
+						ok = false
+						break
+					}
+				}
+				want, werr := in.m.Get(in.id)
+				if ok && model.SameKind(werr, ferr) && legacy.Equal(want, final) {
+					explained = true
 					break
 				}
 			}
-			want, werr := m.Get(id)
-			if ok && model.SameKind(werr, ferr) && legacy.Equal(want, final) {
-				explained = true
-				break
+			if !explained {
+				got := show(final)
+				if ferr != nil {
+					got = "Get answered " + describeErr(ferr)
+				}
+				e.Errorf("%s", raceFault(in.kind.name, in.id, in.calls, mine, got, e.rerun()))
+				return
 			}
-		}
-		if !explained {
-			e.Errorf("%s", raceFault(kind.name, id, calls, got, show(final), e.rerun()))
-			return
 		}
 	}
 }

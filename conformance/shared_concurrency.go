@@ -27,12 +27,17 @@ func (f *faultList) add(format string, args ...any) {
 	f.mu.Unlock()
 }
 
-func (f *faultList) report(e *Env, input, want string) {
+func (f *faultList) report(e *Env, input, want string) { f.check(e, input, want) }
+
+// check records the faults collected, if any, as one, and reports whether there were
+// none.
+func (f *faultList) check(e *Env, input, want string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.msgs) > 0 {
-		e.Check(false, input, want, fmt.Sprintf("%d faults, e.g. %q", len(f.msgs), f.msgs[:min(len(f.msgs), 5)]))
+		return e.Check(false, input, want, fmt.Sprintf("%d faults, e.g. %q\n  %s", len(f.msgs), f.msgs[:min(len(f.msgs), 5)], e.rerun()))
 	}
+	return true
 }
 
 func legacyConcurrencyRuleSpecs(s *suite) {
@@ -73,106 +78,79 @@ func legacyConcurrencyRuleSpecs(s *suite) {
 			"every call to answer as it would alone")
 	})
 
-	s.It("S-CONC-1", "Updates are atomic: concurrent Gets and Lists never see half of one", func(e *Env) {
+	s.It("S-CONC-1", "multi-key Updates are atomic: concurrent Gets and Lists never see half of one", func(e *Env) {
 		st := e.Legacy()
-		id := e.ID("torn")
-		mustCreate(e, st, id, legacy.Task{"a": json.Number("0"), "b": json.Number("0")})
-		const writes, readers = 150, 4
-		var faults faultList
-		torn := func(t legacy.Task, what string) {
-			if !legacy.Equal(legacy.Task{"v": t["a"]}, legacy.Task{"v": t["b"]}) {
-				faults.add("%s saw a=%s b=%s", what, show(t["a"]), show(t["b"]))
-			}
-		}
-		together(readers+1, func(g int) {
-			for i := 1; i <= writes; i++ {
-				if g == 0 {
-					v := json.Number(fmt.Sprint(i))
-					if _, err := st.Update(e.Ctx, id, legacy.Task{"a": v, "b": v}); err != nil {
-						faults.add("Update: %s", describeErr(err))
-					}
-					continue
-				}
-				if g%2 == 0 {
-					rows, err := st.List(e.Ctx, legacy.ListOptions{})
-					for _, r := range rows {
-						if r.ID() == id {
-							torn(r, "List")
-						}
-					}
-					if err != nil {
-						faults.add("List: %s", describeErr(err))
-					}
-					continue
-				}
-				t, err := st.Get(e.Ctx, id)
-				if err != nil {
-					faults.add("Get: %s", describeErr(err))
-					continue
-				}
-				torn(t, "Get")
-			}
-		})
-		faults.report(e, fmt.Sprintf("Update(%s, {a: i, b: i}) for i = 1..%d, with %d goroutines reading it meanwhile", Q(id), writes, readers),
-			"every read to see a == b")
-	})
-
-	s.It("S-CONC-1", "concurrent Creates of one id leave exactly one of them; Cancel and Update of other keys both survive", func(e *Env) {
-		st := e.Legacy()
-		const creators, rounds = 6, 10
+		clients, rounds := e.raceClients(), e.raceRounds()
+		writers := max(clients/4, 1)
+		const per = 4
+		keys := []string{"a", "b", "c", "d"}
+		m := e.meter()
+		defer m.done()
 		for r := range rounds {
-			id := e.ID("race-create")
-			var mu sync.Mutex
-			winners := map[int]legacy.Task{}
+			if e.Ctx.Err() != nil {
+				return
+			}
+			id := e.ID("torn")
+			mustCreate(e, st, id, multiKey(keys, "0"))
 			var faults faultList
-			together(creators, func(i int) {
-				meta := legacy.Task{"creator": json.Number(fmt.Sprint(i))}
-				got, err := st.Create(e.Ctx, id, meta)
-				switch {
-				case err == nil:
-					mu.Lock()
-					winners[i] = got
-					mu.Unlock()
-				case !errors.Is(err, reference.ErrExists):
-					faults.add("Create(%q, %s): %s", id, show(meta), describeErr(err))
+			torn := func(t legacy.Task, what string) {
+				for _, k := range keys[1:] {
+					if !legacy.Equal(legacy.Task{"v": t[keys[0]]}, legacy.Task{"v": t[k]}) {
+						faults.add("%s saw %s", what, show(t))
+						return
+					}
+				}
+			}
+			tl := newTimeline()
+			together(clients, func(c int) {
+				for n := range per {
+					switch {
+					case c < writers:
+						v := fmt.Sprintf("%d%02d", c+1, n+1)
+						var err error
+						tl.do(c, id, func() { _, err = st.Update(e.Ctx, id, multiKey(keys, v)) })
+						if err != nil {
+							faults.add("Update: %s", describeErr(err))
+						}
+					case (c+n)%3 == 0:
+						var rows []legacy.Task
+						var err error
+						tl.do(c, id, func() { rows, err = st.List(e.Ctx, legacy.ListOptions{}) })
+						if err != nil {
+							faults.add("List: %s", describeErr(err))
+						}
+						for _, row := range rows {
+							if row.ID() == id {
+								torn(row, "List")
+							}
+						}
+					default:
+						var t legacy.Task
+						var err error
+						tl.do(c, id, func() { t, err = st.Get(e.Ctx, id) })
+						if err != nil {
+							faults.add("Get: %s", describeErr(err))
+							continue
+						}
+						torn(t, "Get")
+					}
 				}
 			})
-			input := fmt.Sprintf("%d concurrent Create(%s, {creator: i}) (round %d)", creators, Q(id), r)
-			faults.report(e, input, "success or ErrExists")
-			got, ok := stored(e, st, id)
-			if !e.Check(ok && len(winners) > 0, input, "at least one success, and the task stored", fmt.Sprintf("%d successes, stored: %v", len(winners), ok)) {
-				break
+			m.add(tl.take())
+			in := fmt.Sprintf("round %d: %d writers each Update(%s, {a: v, b: v, c: v, d: v}) %d times, released together with %d clients reading it by Get and List", r, writers, Q(id), per, clients-writers)
+			if !faults.check(e, in, "every read to see a == b == c == d (one whole Update or another)") {
+				return
 			}
-			match := false
-			for _, w := range winners {
-				match = match || legacy.Equal(got, w)
-			}
-			if !e.Check(match, "Get("+Q(id)+") after "+input, "exactly the task one successful Create returned", got) {
-				break
-			}
+			_ = st.Delete(e.Ctx, id)
 		}
-
-		c, ok := st.(legacy.Canceler)
-		if !ok {
-			return
-		}
-		var lost []string
-		for r := range rounds * 2 {
-			id := e.ID("race-cancel")
-			mustCreate(e, st, id, legacy.Task{})
-			together(2, func(i int) {
-				if i == 0 {
-					_, _ = c.Cancel(e.Ctx, id)
-				} else {
-					_, _ = st.Update(e.Ctx, id, legacy.Task{"progress": json.Number("1")})
-				}
-			})
-			got, _ := stored(e, st, id)
-			if statusOf(got) != "cancelled" || got["progress"] == nil {
-				lost = append(lost, fmt.Sprintf("round %d: %s", r, show(got)))
-			}
-		}
-		e.Check(len(lost) == 0, "Cancel(id) concurrent with Update(id, {progress: 1})", "status cancelled and progress 1: both writes survive",
-			fmt.Sprintf("%d lost writes, e.g. %q", len(lost), lost[:min(len(lost), 3)]))
 	})
+}
+
+// multiKey is a change (or task) giving every key the same value.
+func multiKey(keys []string, v string) legacy.Task {
+	t := legacy.Task{}
+	for _, k := range keys {
+		t[k] = json.Number(v)
+	}
+	return t
 }

@@ -32,7 +32,7 @@ type Options struct {
 // Budget bounds the randomised checks; zero fields take the defaults.
 type Budget struct {
 	Checks     int // rapid checks per state machine (default 100)
-	Goroutines int // concurrent clients per history (default 4)
+	Goroutines int // concurrent clients per history and race round (default 8, or GOMAXPROCS+2 when more)
 	Ops        int // operations per history (default 200)
 	Histories  int // concurrent histories per linearizability check (default 8)
 }
@@ -45,7 +45,7 @@ func (o Options) withDefaults() Options {
 		o.Budget.Checks = 100
 	}
 	if o.Budget.Goroutines == 0 {
-		o.Budget.Goroutines = 4
+		o.Budget.Goroutines = defaultGoroutines()
 	}
 	if o.Budget.Ops == 0 {
 		o.Budget.Ops = 200
@@ -116,7 +116,7 @@ func (s *suite) run(ctx ginkgo.SpecContext, rule Rule, body func(e *Env)) {
 	})
 	var tag [4]byte
 	_, _ = rand.Read(tag[:])
-	e := &Env{Ctx: ctx, Rule: rule, Caps: s.caps, Opts: s.opts, h: s.h, ns: ns, clock: clock, tag: hex.EncodeToString(tag[:])}
+	e := &Env{Ctx: ctx, Rule: rule, Caps: s.caps, Opts: s.opts, h: s.h, ns: ns, clock: clock, tag: hex.EncodeToString(tag[:]), inSpec: true}
 
 	func() {
 		defer func() {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +38,7 @@ type mutantsFlags struct {
 	wire     bool
 	json     string
 	focus    string
+	runs     int
 }
 
 // mutantRun is one mutant's battery run, in a child storecheck process: Ginkgo runs
@@ -45,6 +47,7 @@ type mutantRun struct {
 	verdict mutants.Verdict
 	passed  bool   // the whole run passed (what the honest store must do)
 	err     string // the run itself failed (exit 2, no report)
+	seed    int64  // the battery's seed (from its report)
 	took    time.Duration
 }
 
@@ -67,6 +70,7 @@ breaks fails on an assertion; a crash, a timeout or an unrelated rule does not c
 	fs.IntVar(&f.ops, "ops", 0, "operations per race history (0 = the battery's default)")
 	fs.BoolVar(&f.wire, "wire", false, "serve each mutant over the wire protocol (storecheck serve) and check it through --exec")
 	fs.StringVar(&f.json, "json", "", "also write the verdicts as JSON to `FILE`")
+	fs.IntVar(&f.runs, "runs", 1, "run the battery against each mutant `N` times, each with its own seed, and print k/N killed;\nthe overall figure is the least k/N (the honest store must pass all N)")
 	fs.StringVar(&f.focus, "focus", "", "judge with only the specs whose text matches this regular expression\n(e.g. the property checks: 'state machine|linearizable|racing|increments')")
 	if code, ok := c.parse(fs, args); !ok {
 		return code
@@ -83,9 +87,15 @@ breaks fails on an assertion; a crash, a timeout or an unrelated rule does not c
 				code, _ := c.usageError(fs, fmt.Sprintf("--only: no mutant %q", name))
 				return code
 			}
-			picked = append(picked, m)
+			if m.Name != mutants.HonestName { // the honest store always runs
+				picked = append(picked, m)
+			}
 		}
 		catalogue = picked
+	}
+	if f.runs < 1 {
+		code, _ := c.usageError(fs, "--runs must be at least 1")
+		return code
 	}
 	if f.parallel < 1 {
 		code, _ := c.usageError(fs, "--parallel must be at least 1")
@@ -116,27 +126,38 @@ breaks fails on an assertion; a crash, a timeout or an unrelated rule does not c
 	}
 	honest, _ := mutants.Lookup(mutants.HonestName)
 	all := append([]mutants.Mutant{honest}, catalogue...)
-	runs := make([]mutantRun, len(all))
+	runs := make([][]mutantRun, len(all))
+	for i := range runs {
+		runs[i] = make([]mutantRun, f.runs)
+	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, f.parallel)
-	for i, m := range all {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			runs[i] = runMutant(c.ctx, self, dir, m, f)
-			if c.progress {
-				fmt.Fprintf(c.stderr, "  %-26s %s\n", m.Name, verdictWord(m, runs[i]))
-			}
-		}()
+	for k := range f.runs {
+		for i, m := range all {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				r := runMutant(c.ctx, self, dir, m, f, k)
+				runs[i][k] = r
+				if c.progress {
+					fmt.Fprintf(c.stderr, "  %-26s run %d/%d: %s\n", m.Name, k+1, f.runs, verdictWord(m, r))
+				}
+			}()
+		}
 	}
 	wg.Wait()
 	return reportMutants(c, all, runs, f.json)
 }
 
-func runMutant(ctx context.Context, self, dir string, m mutants.Mutant, f mutantsFlags) mutantRun {
-	out := filepath.Join(dir, m.Name+".json")
+// runMutant runs the battery against m once: run k of --runs, with seed --seed+k when
+// a seed is given and a fresh one otherwise.
+func runMutant(ctx context.Context, self, dir string, m mutants.Mutant, f mutantsFlags, k int) mutantRun {
+	out := filepath.Join(dir, fmt.Sprintf("%s-%d.json", m.Name, k))
+	if f.seed != 0 {
+		f.seed += int64(k)
+	}
 	args := []string{"run", "--strict", "--json", out, "--run-timeout", "10m"}
 	if f.wire {
 		args = append(args, "--adapter", "exec", "--exec", strconv.Quote(self)+" serve --adapter mutant:"+m.Name)
@@ -171,6 +192,7 @@ func runMutant(ctx context.Context, self, dir string, m mutants.Mutant, f mutant
 		return run
 	}
 	run.verdict = mutants.Judge(m, &report)
+	run.seed = report.Seed
 	return run
 }
 
@@ -188,64 +210,140 @@ func verdictWord(m mutants.Mutant, r mutantRun) string {
 	return "SURVIVED"
 }
 
-func reportMutants(c *cli, all []mutants.Mutant, runs []mutantRun, jsonPath string) int {
+func reportMutants(c *cli, all []mutants.Mutant, runs [][]mutantRun, jsonPath string) int {
+	n := len(runs[0])
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MUTANT\tBREAKS\tKILLED\tKILLED BY / NOTE\tTIME")
 	killed, total := 0, 0
 	ok := true
-	type jsonVerdict struct {
-		Mutant      string   `json:"mutant"`
-		Defect      string   `json:"defect"`
-		Breaks      []string `json:"breaks"`
+	minKills, minName := n, ""
+	type jsonRun struct {
+		Seed        int64    `json:"seed"`
 		Killed      bool     `json:"killed"`
+		Passed      bool     `json:"passed"`
 		KilledBy    []string `json:"killed_by,omitempty"`
 		FailedRules []string `json:"failed_rules,omitempty"`
 		Crashes     []string `json:"crashes,omitempty"`
 		Error       string   `json:"error,omitempty"`
 	}
+	type jsonVerdict struct {
+		Mutant      string    `json:"mutant"`
+		Defect      string    `json:"defect"`
+		Breaks      []string  `json:"breaks"`
+		Killed      bool      `json:"killed"` // in every run
+		Kills       int       `json:"kills"`
+		Runs        int       `json:"runs"`
+		KilledBy    []string  `json:"killed_by,omitempty"`
+		FailedRules []string  `json:"failed_rules,omitempty"`
+		Crashes     []string  `json:"crashes,omitempty"`
+		Error       string    `json:"error,omitempty"`
+		EachRun     []jsonRun `json:"each_run,omitempty"`
+	}
 	var verdicts []jsonVerdict
 	for i, m := range all {
-		r := runs[i]
-		v := r.verdict
-		verdicts = append(verdicts, jsonVerdict{m.Name, m.Defect, m.Breaks, v.Killed, v.KilledBy, v.FailedRules, v.Crashes, r.err})
+		kills, passes := 0, 0
+		var took time.Duration
+		var errs, survivedSeeds []string
+		jv := jsonVerdict{Mutant: m.Name, Defect: m.Defect, Breaks: m.Breaks, Runs: n}
+		for _, r := range runs[i] {
+			v := r.verdict
+			took += r.took
+			if v.Killed {
+				kills++
+			}
+			if r.passed && r.err == "" {
+				passes++
+			}
+			if r.err != "" {
+				errs = append(errs, r.err)
+			} else if !v.Killed && m.Name != mutants.HonestName {
+				survivedSeeds = append(survivedSeeds, fmt.Sprint(r.seed))
+			}
+			if jv.KilledBy == nil {
+				jv.KilledBy = v.KilledBy
+			}
+			jv.FailedRules = union(jv.FailedRules, v.FailedRules)
+			jv.Crashes = union(jv.Crashes, v.Crashes)
+			if n > 1 {
+				jv.EachRun = append(jv.EachRun, jsonRun{r.seed, v.Killed, r.passed, v.KilledBy, v.FailedRules, v.Crashes, r.err})
+			}
+		}
+		jv.Kills, jv.Killed = kills, kills == n
+		if len(errs) > 0 {
+			jv.Error = errs[0]
+		}
+		verdicts = append(verdicts, jv)
+		took /= time.Duration(n)
 		if m.Name == mutants.HonestName {
-			if !r.passed || r.err != "" {
+			note := verdictWord(m, runs[i][0])
+			if n > 1 {
+				note = fmt.Sprintf("passes %d/%d (must pass all)", passes, n)
+				if passes < n {
+					note = fmt.Sprintf("FAILS: passes only %d/%d; failed rules %s", passes, n, strings.Join(jv.FailedRules, ", "))
+				}
+			}
+			if passes < n {
 				ok = false
 			}
-			fmt.Fprintf(tw, "%s\t-\t-\t%s\t%s\n", m.Name, verdictWord(m, r), r.took.Round(time.Millisecond))
+			fmt.Fprintf(tw, "%s\t-\t-\t%s\t%s\n", m.Name, truncate(note, 90), took.Round(time.Millisecond))
 			continue
 		}
 		total++
-		note := verdictWord(m, r)
-		if v.Killed {
-			killed++
-			note = v.KilledBy[0]
-			if len(v.KilledBy) > 1 {
-				note += fmt.Sprintf(" (+%d more)", len(v.KilledBy)-1)
+		if kills < minKills || minName == "" {
+			minKills, minName = kills, m.Name
+		}
+		var note string
+		switch {
+		case kills > 0:
+			note = jv.KilledBy[0]
+			if len(jv.KilledBy) > 1 {
+				note += fmt.Sprintf(" (+%d more)", len(jv.KilledBy)-1)
 			}
+		case len(errs) > 0:
+			note = "ERROR " + errs[0]
+		default:
+			note = "SURVIVED"
+			if len(jv.FailedRules) > 0 {
+				note += ": failed only " + strings.Join(jv.FailedRules, ", ")
+			}
+			if len(jv.Crashes) > 0 {
+				note += fmt.Sprintf("; %d crashed or timed out", len(jv.Crashes))
+			}
+		}
+		if kills < n && kills > 0 {
+			note = fmt.Sprintf("survived seeds %s; %s", strings.Join(survivedSeeds, ","), note)
+		}
+		if kills == n {
+			killed++
 		} else {
 			ok = false
-			if len(v.FailedRules) > 0 {
-				note += ": failed only " + strings.Join(v.FailedRules, ", ")
-			}
-			if len(v.Crashes) > 0 {
-				note += fmt.Sprintf("; %d crashed or timed out", len(v.Crashes))
-			}
 		}
-		yes := "no"
-		if v.Killed {
-			yes = "yes"
+		word := "yes"
+		switch {
+		case n > 1:
+			word = fmt.Sprintf("%d/%d", kills, n)
+		case kills == 0:
+			word = "no"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, strings.Join(m.Breaks, ","), yes, truncate(note, 90), r.took.Round(time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, strings.Join(m.Breaks, ","), word, truncate(note, 90), took.Round(time.Millisecond))
 	}
 	tw.Flush()
 	rate := 100.0
 	if total > 0 {
 		rate = 100 * float64(killed) / float64(total)
 	}
-	fmt.Fprintf(c.stdout, "\nkill rate: %d/%d (%.1f%%)\n", killed, total, rate)
+	if n > 1 {
+		fmt.Fprintf(c.stdout, "\nkilled in every one of %d runs: %d/%d mutants (%.1f%%); least kills: %d/%d (%s)\n", n, killed, total, rate, minKills, n, minName)
+	} else {
+		fmt.Fprintf(c.stdout, "\nkill rate: %d/%d (%.1f%%)\n", killed, total, rate)
+	}
 	if jsonPath != "" {
-		data, _ := json.MarshalIndent(map[string]any{"killed": killed, "total": total, "verdicts": verdicts}, "", "  ")
+		out := map[string]any{"killed": killed, "total": total, "runs": n, "verdicts": verdicts}
+		if total > 0 {
+			out["least_kills"] = minKills
+			out["least_killed"] = minName
+		}
+		data, _ := json.MarshalIndent(out, "", "  ")
 		if err := os.WriteFile(jsonPath, append(data, '\n'), 0o644); err != nil {
 			fmt.Fprintf(c.stderr, "storecheck mutants: %v\n", err)
 			return exitUsage
@@ -255,6 +353,16 @@ func reportMutants(c *cli, all []mutants.Mutant, runs []mutantRun, jsonPath stri
 		return exitFailed
 	}
 	return exitOK
+}
+
+// union adds the strings of b missing from a, keeping a's order.
+func union(a, b []string) []string {
+	for _, s := range b {
+		if !slices.Contains(a, s) {
+			a = append(a, s)
+		}
+	}
+	return a
 }
 
 func listMutants(w io.Writer, catalogue []mutants.Mutant) int {

@@ -62,6 +62,9 @@ const (
 	strictIDs
 	staleInstance
 	limitZeroUnbounded
+	toctouCAS
+	checkThenInsert
+	updateResurrects
 )
 
 // Mutant is one broken store of the catalogue.
@@ -105,8 +108,11 @@ var catalogue = []Mutant{
 	{"delete-missing-fails", []string{"L-DELETE-1", "M-DELETE-1"}, "Delete of a missing id fails with not found", both, deleteMissingFails},
 	{"get-missing-empty", []string{"L-GET-1"}, "Get of a missing id returns an empty task and no error", legacyOnly, getMissingEmpty},
 	{"cancel-missing-succeeds", []string{"L-CANCEL-1"}, "Cancel of a missing id answers success", legacyOnly, cancelMissingSucceeds},
-	{"lost-update", []string{"L-CONC-1", "S-CONC-1"}, "Update reads, unlocks, then writes (read-modify-write without a lock)", legacyOnly, lostUpdate},
-	{"check-then-act", []string{"L-F-FIN-2"}, "UpdateIf checks the status, unlocks, then writes (a check-then-act cancel)", legacyOnly, checkThenAct},
+	{"lost-update", []string{"L-CONC-1", "S-CONC-1"}, "Update reads under a read lock, merges, then writes the merged task under the write lock (natural race: no sleep)", legacyOnly, lostUpdate},
+	{"check-then-act", []string{"L-F-FIN-2"}, "UpdateIf checks the status under a read lock, then writes under the write lock (natural race: no sleep)", legacyOnly, checkThenAct},
+	{"toctou-cas", []string{"M-SWAP-4", "M-SWAP-1", "S-CONC-1", "M-F-FIN-2"}, "Swap checks the version under a read lock, then writes under the write lock (natural race: no sleep)", modernOnly, toctouCAS},
+	{"check-then-insert", []string{"M-CREATE-1", "L-CREATE-2"}, "Create looks for the id under a read lock, then inserts under the write lock: concurrent Creates of one id both succeed (natural race)", both, checkThenInsert},
+	{"update-resurrects", []string{"L-CONC-1", "S-CONC-1"}, "read-modify-write calls hold their own lock, Delete only the map lock: a task deleted mid-update is written back (natural race)", both, updateResurrects},
 	{"cas-ignores-version", []string{"M-SWAP-1", "M-SWAP-2", "M-SWAP-4", "S-CONC-1", "M-F-FIN-2"}, "Swap does not compare versions", modernOnly, casIgnoresVersion},
 	{"foreign-conflicts", []string{"M-SWAP-2", "S-OWN-2"}, "Swap of a foreign task with a stale version answers conflict (existence leak)", modernOnly, foreignConflicts},
 	{"swap-owner-mutable", []string{"M-SWAP-3"}, "Swap lets the owner change", modernOnly, swapOwnerMutable},

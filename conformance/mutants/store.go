@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -19,7 +18,11 @@ import (
 // the simplest honest store there is, so that each mutant differs from an obviously
 // correct store by its one defect.
 type backend struct {
-	mu     sync.Mutex
+	// mu guards the maps. The honest store takes it exclusively for every call; the
+	// natural race mutants take it shared to read, then exclusively to write.
+	mu sync.RWMutex
+	// wmu serialises the read-modify-write calls of the update-resurrects mutant.
+	wmu    sync.Mutex
 	clock  reference.Clock
 	legacy map[string]legacy.Task
 	modern map[string]modern.Task
@@ -130,6 +133,16 @@ func (s legacyStore) Create(ctx context.Context, id string, meta legacy.Task) (l
 	if err := s.checkID(id); err != nil {
 		return nil, err
 	}
+	if s.d == checkThenInsert {
+		// Check-then-insert: a cheap existence check first, under the read lock; the
+		// insert (createIfAbsent) takes the write lock without looking again.
+		s.b.mu.RLock()
+		_, exists := s.b.legacy[s.key(id)]
+		s.b.mu.RUnlock()
+		if exists {
+			return nil, reference.ErrorFor(reference.ErrExists, id)
+		}
+	}
 	m, err := s.in(meta)
 	if err != nil {
 		return nil, err
@@ -146,9 +159,12 @@ func (s legacyStore) Create(ctx context.Context, id string, meta legacy.Task) (l
 			}
 		}
 	}
+	k := s.key(id)
+	if s.d == checkThenInsert {
+		return s.createIfAbsent(id, k, t)
+	}
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
-	k := s.key(id)
 	if old, ok := s.b.legacy[k]; ok {
 		if s.d != createMerges {
 			return nil, reference.ErrorFor(reference.ErrExists, id)
@@ -187,11 +203,14 @@ func (s legacyStore) UpdateIf(ctx context.Context, id string, allowed []referenc
 	return s.update(ctx, id, allowed, changes)
 }
 
-// update is Update (allowed nil) and UpdateIf. The lost-update and check-then-act
-// mutants release the lock between reading and writing.
+// update is Update (allowed nil) and UpdateIf.
 func (s legacyStore) update(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
 	if err := s.ctxErr(ctx); err != nil {
 		return nil, err
+	}
+	switch {
+	case s.d == lostUpdate, s.d == updateResurrects, s.d == checkThenAct && allowed != nil:
+		return s.updateInSteps(id, allowed, changes)
 	}
 	c, err := s.in(changes)
 	if err != nil {
@@ -199,24 +218,16 @@ func (s legacyStore) update(ctx context.Context, id string, allowed []reference.
 	}
 	k := s.key(id)
 	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
 	cur, ok := s.b.legacy[k]
 	if !ok {
 		if s.d != updateCreates {
-			s.b.mu.Unlock()
 			return nil, reference.NotFound(id)
 		}
 		cur = legacy.Task{legacy.KeyTaskID: id}
 	}
 	if allowed != nil && !statusIn(cur.Status(), allowed) {
-		s.b.mu.Unlock()
 		return nil, reference.ErrorFor(reference.ErrConflict, id)
-	}
-	racy := s.d == lostUpdate || (s.d == checkThenAct && allowed != nil)
-	if racy {
-		cur = cur.Clone()
-		s.b.mu.Unlock()
-		yield()
-		s.b.mu.Lock()
 	}
 	var next legacy.Task
 	if s.d == deepMerge {
@@ -228,15 +239,63 @@ func (s legacyStore) update(ctx context.Context, id string, allowed []reference.
 	if _, changed := c[legacy.KeyStatus]; changed {
 		s.b.updated[k] = s.now()
 	}
-	s.b.mu.Unlock()
 	return s.out(next), nil
 }
 
-func yield() {
-	for range 3 {
-		runtime.Gosched()
+// updateInSteps is the update of the natural race mutants: ordinary code that reads
+// under the shared lock, works outside it, and writes under the exclusive lock. No
+// sleep or yield widens the window; only the battery's concurrency can show it.
+//   - lost-update: the merged task is computed from the read and written back, so an
+//     Update that ran in between is lost.
+//   - check-then-act: UpdateIf checks the status on the read, then merges into the
+//     task as it is at the write, so a racing status change slips past the check.
+//   - update-resurrects: read-modify-write calls are serialised among themselves by
+//     their own lock (no update is lost), but Delete takes only the map lock, so a
+//     task deleted between the read and the write is written back.
+func (s legacyStore) updateInSteps(id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
+	if s.d == updateResurrects {
+		s.b.wmu.Lock()
+		defer s.b.wmu.Unlock()
 	}
-	time.Sleep(50 * time.Microsecond)
+	k := s.key(id)
+	s.b.mu.RLock()
+	cur, ok := s.b.legacy[k]
+	s.b.mu.RUnlock()
+	if !ok {
+		return nil, reference.NotFound(id)
+	}
+	if allowed != nil && !statusIn(cur.Status(), allowed) {
+		return nil, reference.ErrorFor(reference.ErrConflict, id)
+	}
+	c, err := s.in(changes)
+	if err != nil {
+		return nil, err
+	}
+	next := legacy.Merge(cur, c)
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	if s.d == checkThenAct {
+		if cur, ok = s.b.legacy[k]; !ok {
+			return nil, reference.NotFound(id)
+		}
+		next = legacy.Merge(cur, c)
+	}
+	s.b.legacy[k] = next
+	if _, changed := c[legacy.KeyStatus]; changed {
+		s.b.updated[k] = s.now()
+	}
+	return s.out(next), nil
+}
+
+// createIfAbsent is the insert of the check-then-insert create: Create looked for the
+// id under the shared lock; this inserts under the exclusive lock without looking
+// again, so two Creates of one id can both find it absent and both succeed.
+func (s legacyStore) createIfAbsent(id, k string, t legacy.Task) (legacy.Task, error) {
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	s.b.legacy[k] = t
+	s.b.updated[k] = s.now()
+	return s.out(t), nil
 }
 
 func statusIn(s reference.Status, set []reference.Status) bool {
@@ -465,6 +524,16 @@ func (s modernStore) Create(ctx context.Context, task modern.Task) (modern.Task,
 	if err := s.checkID(task.TaskID); err != nil {
 		return modern.Task{}, err
 	}
+	if s.d == checkThenInsert {
+		// Check-then-insert: a cheap existence check first, under the read lock; the
+		// insert below takes the write lock without looking again.
+		s.b.mu.RLock()
+		_, exists := s.b.modern[s.key(task.TaskID)]
+		s.b.mu.RUnlock()
+		if exists {
+			return modern.Task{}, reference.ErrorFor(reference.ErrExists, task.TaskID)
+		}
+	}
 	t, err := s.inTask(task)
 	if err != nil {
 		return modern.Task{}, err
@@ -477,9 +546,15 @@ func (s modernStore) Create(ctx context.Context, task modern.Task) (modern.Task,
 		t.CreatedAt /= 1000
 		t.LastUpdatedAt /= 1000
 	}
+	k := s.key(t.TaskID)
+	if s.d == checkThenInsert {
+		s.b.mu.Lock()
+		defer s.b.mu.Unlock()
+		s.b.modern[k] = t
+		return s.outTask(t), nil
+	}
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
-	k := s.key(t.TaskID)
 	if _, ok := s.b.modern[k]; ok && s.d != createOverwrites {
 		return modern.Task{}, reference.ErrorFor(reference.ErrExists, t.TaskID)
 	}
@@ -503,6 +578,9 @@ func (s modernStore) Get(ctx context.Context, id string, caller reference.Caller
 func (s modernStore) Swap(ctx context.Context, caller reference.Caller, expected int64, next modern.Task) (modern.Task, error) {
 	if err := s.ctxErr(ctx); err != nil {
 		return modern.Task{}, err
+	}
+	if s.d == toctouCAS || s.d == updateResurrects {
+		return s.swapInSteps(caller, expected, next)
 	}
 	n, err := s.inTask(next)
 	if err != nil {
@@ -528,6 +606,41 @@ func (s modernStore) Swap(ctx context.Context, caller reference.Caller, expected
 	if s.d == casIgnoresVersion {
 		n.Version = cur.Version + 1
 	}
+	s.b.modern[s.key(n.TaskID)] = n
+	return s.outTask(n), nil
+}
+
+// swapInSteps is the Swap of the natural race mutants: it checks the version under the
+// shared lock, prepares the new row outside it and stores it under the exclusive lock.
+//   - toctou-cas: two Swaps with the same expected version can both pass the check, and
+//     both succeed.
+//   - update-resurrects: Swaps are serialised among themselves by their own lock (the
+//     compare-and-swap holds), but Delete takes only the map lock, so a task deleted
+//     between the check and the write is written back.
+func (s modernStore) swapInSteps(caller reference.Caller, expected int64, next modern.Task) (modern.Task, error) {
+	if s.d == updateResurrects {
+		s.b.wmu.Lock()
+		defer s.b.wmu.Unlock()
+	}
+	s.b.mu.RLock()
+	cur, err := s.find(next.TaskID, caller)
+	s.b.mu.RUnlock()
+	if err != nil {
+		return modern.Task{}, err
+	}
+	if cur.Version != expected {
+		return modern.Task{}, reference.ErrorFor(reference.ErrConflict, next.TaskID)
+	}
+	if next.Owner != cur.Owner || next.CreatedAt != cur.CreatedAt {
+		return modern.Task{}, reference.ErrorFor(reference.ErrInvalid, next.TaskID)
+	}
+	n, err := s.inTask(next)
+	if err != nil {
+		return modern.Task{}, err
+	}
+	n.Version = expected + 1
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
 	s.b.modern[s.key(n.TaskID)] = n
 	return s.outTask(n), nil
 }

@@ -1,0 +1,212 @@
+package conformance
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+)
+
+// How much a concurrent check really overlapped. A race check only has power when its
+// clients' calls were at the store at the same time: a fast store on few cores can
+// serve a "concurrent" history almost serially, and a transport that sends one request
+// at a time makes any store look linearizable. So every concurrent check measures its
+// overlap, reports it, and calls itself inconclusive (never passed) below the
+// thresholds.
+
+// OverlapStats is what a concurrent check measured, summed over its histories (a
+// history is one recorded run of concurrent clients; a race check records one per
+// round).
+type OverlapStats struct {
+	Histories int `json:"histories"`
+	// Ops counts the calls recorded; OverlappingOps those whose call-to-return interval
+	// (as the battery saw it, at its side of the Store interface) intersects the
+	// interval of a call of another client on the same task.
+	Ops            int     `json:"ops"`
+	OverlappingOps int     `json:"overlapping_ops"`
+	Share          float64 `json:"share"`
+	// PeakInFlight is the most calls at the store at once: requests sent and not yet
+	// answered when the harness counts them (harness.InFlightGauge: the wire client),
+	// otherwise calls entered and not yet returned at the Store interface.
+	PeakInFlight int `json:"peak_in_flight"`
+	// Threshold is the least Share, and MinInFlight the least PeakInFlight, for the
+	// check to count: below either the check is inconclusive.
+	Threshold   float64 `json:"threshold"`
+	MinInFlight int     `json:"min_in_flight"`
+}
+
+const (
+	// OverlapThreshold is the least share of overlapping calls a concurrent check needs.
+	// Honest stores reach 0.5 and more with the round design (README, readings); a
+	// client that takes turns with the others stays near 0.
+	OverlapThreshold = 0.2
+	// MinInFlight is the least peak of calls at the store at once.
+	MinInFlight = 2
+)
+
+// Conclusive reports whether the check overlapped enough to count.
+func (s OverlapStats) Conclusive() bool {
+	return s.Ops > 0 && s.Share >= s.Threshold && s.PeakInFlight >= s.MinInFlight
+}
+
+func (s OverlapStats) String() string {
+	return fmt.Sprintf("%d of %d calls (%.0f%%) overlapped another client's call on the same task (threshold %.0f%%); peak %d calls in flight at the store (at least %d needed); %d histories",
+		s.OverlappingOps, s.Ops, 100*s.Share, 100*s.Threshold, s.PeakInFlight, s.MinInFlight, s.Histories)
+}
+
+// span is one call as the battery saw it: who made it, on which task, and when it was
+// made and returned (nanoseconds on the history's clock).
+type span struct {
+	client    int
+	task      string
+	call, ret int64
+}
+
+// timeline records the spans of a check's calls from concurrent clients.
+type timeline struct {
+	mu    sync.Mutex
+	start time.Time
+	spans []span
+}
+
+func newTimeline() *timeline { return &timeline{start: time.Now()} }
+
+// do records fn as a call of client on task.
+func (t *timeline) do(client int, task string, fn func()) {
+	c := time.Since(t.start).Nanoseconds()
+	fn()
+	r := time.Since(t.start).Nanoseconds()
+	t.mu.Lock()
+	t.spans = append(t.spans, span{client, task, c, r})
+	t.mu.Unlock()
+}
+
+func (t *timeline) take() []span {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.spans
+	t.spans = nil
+	return s
+}
+
+// spansOf turns a porcupine history into spans (a call that spans tasks, such as
+// List, appears once per task it reported on).
+func spansOf(ops []porcupine.Operation) []span {
+	out := make([]span, 0, len(ops))
+	for _, op := range ops {
+		id := ""
+		if in, ok := op.Input.(linIn); ok {
+			id = in.ID
+		}
+		out = append(out, span{op.ClientId, id, op.Call, op.Return})
+	}
+	return out
+}
+
+// overlapping counts the spans that intersect a span of another client on the same
+// task.
+func overlapping(spans []span) int {
+	byTask := map[string][]span{}
+	for _, s := range spans {
+		byTask[s.task] = append(byTask[s.task], s)
+	}
+	n := 0
+	for _, ss := range byTask {
+		sort.Slice(ss, func(i, j int) bool { return ss[i].call < ss[j].call })
+		hit := make([]bool, len(ss))
+		for i := range ss {
+			for j := i + 1; j < len(ss) && ss[j].call < ss[i].ret; j++ {
+				if ss[j].client != ss[i].client {
+					hit[i], hit[j] = true, true
+				}
+			}
+		}
+		for _, h := range hit {
+			if h {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// peakOf is the most spans open at one instant. A fanned-out call (one span per task)
+// counts once.
+func peakOf(spans []span) int {
+	type edge struct {
+		t     int64
+		delta int
+	}
+	seen := map[[3]int64]bool{}
+	var edges []edge
+	for _, s := range spans {
+		k := [3]int64{int64(s.client), s.call, s.ret}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		edges = append(edges, edge{s.call, 1}, edge{s.ret, -1})
+	}
+	// At equal times a return comes before a call: touching intervals do not overlap.
+	sort.Slice(edges, func(i, j int) bool {
+		if edges[i].t != edges[j].t {
+			return edges[i].t < edges[j].t
+		}
+		return edges[i].delta < edges[j].delta
+	})
+	cur, peak := 0, 0
+	for _, e := range edges {
+		cur += e.delta
+		peak = max(peak, cur)
+	}
+	return peak
+}
+
+// overlapMeter sums the overlap of a check's histories.
+type overlapMeter struct {
+	e     *Env
+	gauge harness.InFlightGauge
+	stats OverlapStats
+}
+
+// meter starts measuring a concurrent check. When the harness counts the requests in
+// flight at its store, the count starts afresh here.
+func (e *Env) meter() *overlapMeter {
+	m := &overlapMeter{e: e, stats: OverlapStats{Threshold: OverlapThreshold, MinInFlight: MinInFlight}}
+	if g, ok := e.h.(harness.InFlightGauge); ok {
+		m.gauge = g
+		g.PeakInFlight()
+	}
+	return m
+}
+
+// add counts one history.
+func (m *overlapMeter) add(spans []span) {
+	if len(spans) == 0 {
+		return
+	}
+	m.stats.Histories++
+	m.stats.Ops += len(spans)
+	m.stats.OverlappingOps += overlapping(spans)
+	m.stats.Share = float64(m.stats.OverlappingOps) / float64(m.stats.Ops)
+	if m.gauge == nil {
+		m.stats.PeakInFlight = max(m.stats.PeakInFlight, peakOf(spans))
+	}
+}
+
+// done attaches the stats to the spec and, when the check found no fault but did not
+// overlap enough to have found one, marks it inconclusive.
+func (m *overlapMeter) done() OverlapStats {
+	if m.gauge != nil {
+		m.stats.PeakInFlight = max(m.stats.PeakInFlight, m.gauge.PeakInFlight())
+	}
+	m.e.Overlap(m.stats)
+	if !m.stats.Conclusive() && len(m.e.Faults()) == 0 {
+		m.e.Inconclusive("the concurrent clients did not overlap enough for this check to show a race: " + m.stats.String())
+	}
+	return m.stats
+}
