@@ -36,52 +36,7 @@ func defaultGoroutines() int { return max(8, runtime.GOMAXPROCS(0)+2) }
 
 func legacyConcurrencySpecs(s *suite) {
 	s.It("L-CONC-1", "keeps every one of concurrent Updates of disjoint keys (no lost update)", func(e *Env) {
-		st := e.Legacy()
-		writers, rounds := e.raceClients(), e.raceRounds()
-		const per = 3
-		m := e.meter()
-		defer m.done()
-		for r := range rounds {
-			if e.Ctx.Err() != nil {
-				return
-			}
-			id := e.ID("conc")
-			mustCreate(e, st, id, legacy.Task{"base": true})
-			var faults faultList
-			tl := newTimeline()
-			together(writers, func(w int) {
-				for n := range per {
-					changes := legacy.Task{fmt.Sprintf("k%d", w): json.Number(fmt.Sprint(n))}
-					var err error
-					tl.do(w, id, func() { _, err = st.Update(e.Ctx, id, changes) })
-					if err != nil {
-						faults.add("Update(%q, %s): %s", id, show(changes), describeErr(err))
-						return
-					}
-				}
-			})
-			m.add(tl.take())
-			in := fmt.Sprintf("round %d: %d clients released together, each Updating its own key of %s %d times", r, writers, Q(id), per)
-			faults.report(e, in, "every Update to succeed")
-			got, ok := stored(e, st, id)
-			if !e.Check(ok, "Get("+Q(id)+") after "+in, "the task", "ErrNotFound") {
-				return
-			}
-			var lost []string
-			for w := range writers {
-				k := fmt.Sprintf("k%d", w)
-				if !legacy.Equal(legacy.Task{k: got[k]}, legacy.Task{k: json.Number(fmt.Sprint(per - 1))}) {
-					lost = append(lost, fmt.Sprintf("%s=%s", k, show(got[k])))
-				}
-			}
-			sort.Strings(lost)
-			if !e.Check(len(lost) == 0 && got["base"] == true, "Get("+Q(id)+") after "+in,
-				fmt.Sprintf("base=true and every key k0..k%d at its last value %d", writers-1, per-1),
-				fmt.Sprintf("lost or stale: %v in %s\n  %s", lost, show(got), e.rerun())) {
-				return
-			}
-			_ = st.Delete(e.Ctx, id)
-		}
+		e.disjointUpdates()
 	})
 
 	s.It("L-CONC-1", "a task deleted while Updates, Cancels and UpdateIfs race it never comes back (an acknowledged Delete is not undone)", func(e *Env) {
@@ -287,4 +242,55 @@ func sortedKeys[V any](m map[int]V) []int {
 	}
 	sort.Ints(out)
 	return out
+}
+
+// disjointUpdates is L-CONC-1's lost-update check: in each round every client Updates
+// its own key of one fresh task a few times; every key must end at its last value.
+func (e *Env) disjointUpdates() {
+	st := e.Legacy()
+	writers, rounds := e.raceClients(), e.raceRounds()
+	const per = 3
+	m := e.meter()
+	defer m.done()
+	for r := range rounds {
+		if e.Ctx.Err() != nil {
+			return
+		}
+		id := e.ID("conc")
+		mustCreate(e, st, id, legacy.Task{"base": true})
+		var faults faultList
+		tl := newTimeline()
+		together(writers, func(w int) {
+			for n := range per {
+				changes := legacy.Task{fmt.Sprintf("k%d", w): json.Number(fmt.Sprint(n))}
+				var err error
+				tl.do(w, id, func() { _, err = st.Update(e.Ctx, id, changes) })
+				if err != nil {
+					faults.add("Update(%q, %s): %s", id, show(changes), describeErr(err))
+					return
+				}
+			}
+		})
+		m.add(tl.take())
+		in := fmt.Sprintf("round %d: %d clients released together, each Updating its own key of %s %d times", r, writers, Q(id), per)
+		faults.report(e, in, "every Update to succeed")
+		got, ok := stored(e, st, id)
+		if !e.Check(ok, "Get("+Q(id)+") after "+in, "the task", "ErrNotFound") {
+			return
+		}
+		var lost []string
+		for w := range writers {
+			k := fmt.Sprintf("k%d", w)
+			if !legacy.Equal(legacy.Task{k: got[k]}, legacy.Task{k: json.Number(fmt.Sprint(per - 1))}) {
+				lost = append(lost, fmt.Sprintf("%s=%s", k, show(got[k])))
+			}
+		}
+		sort.Strings(lost)
+		if !e.Check(len(lost) == 0 && got["base"] == true, "Get("+Q(id)+") after "+in,
+			fmt.Sprintf("base=true and every key k0..k%d at its last value %d", writers-1, per-1),
+			fmt.Sprintf("lost or stale: %v in %s\n  %s", lost, show(got), e.rerun())) {
+			return
+		}
+		_ = st.Delete(e.Ctx, id)
+	}
 }

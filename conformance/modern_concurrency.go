@@ -18,52 +18,7 @@ func init() { register(EraModern, modernConcurrencySpecs) }
 
 func modernConcurrencySpecs(s *suite) {
 	s.It("M-CREATE-1", "of concurrent Creates of one id exactly one succeeds, the others fail with ErrExists, and every later read sees the winner's task", func(e *Env) {
-		st := e.Modern()
-		clients, rounds := e.raceClients(), e.raceRounds()
-		m := e.meter()
-		defer m.done()
-		for r := range rounds {
-			if e.Ctx.Err() != nil {
-				return
-			}
-			id := e.ID("race-create")
-			var mu sync.Mutex
-			winners := map[int]modern.Task{}
-			var faults faultList
-			tl := newTimeline()
-			together(clients, func(c int) {
-				t := modTask(e, id)
-				t.StatusMessage = fmt.Sprintf("creator %d", c)
-				var got modern.Task
-				var err error
-				tl.do(c, id, func() { got, err = st.Create(e.Ctx, t) })
-				switch {
-				case err == nil:
-					mu.Lock()
-					winners[c] = got
-					mu.Unlock()
-				case !errors.Is(err, reference.ErrExists):
-					faults.add("Create(%s): %s", Q(t), describeErr(err))
-				}
-			})
-			m.add(tl.take())
-			in := fmt.Sprintf("round %d: %d concurrent Create(task %s, status_message \"creator N\") released together", r, clients, Q(id))
-			if !faults.check(e, in, "success or ErrExists") {
-				return
-			}
-			if !e.Check(len(winners) == 1, in, "exactly one success, every other Create ErrExists",
-				fmt.Sprintf("%d successes (creators %v)\n  %s", len(winners), sortedKeys(winners), e.rerun())) {
-				return
-			}
-			for c, w := range winners {
-				want := modTask(e, id)
-				want.StatusMessage = fmt.Sprintf("creator %d", c)
-				if !modCheckTask(e, in+fmt.Sprintf(": the winner's (creator %d) answer", c), modWithVersion(want, 1), w) ||
-					!modCheckStored(e, st, w, in) {
-					return
-				}
-			}
-		}
+		e.modernCreateRace()
 	})
 
 	s.It("S-CONC-1", "a task deleted while CAS writers race it never comes back (an acknowledged Delete is not undone)", func(e *Env) {
@@ -188,4 +143,55 @@ func consistent(t modern.Task) bool {
 	res, _ := t.Result["mark"].(string)
 	msg, _ := t.Error["message"].(string)
 	return res == mark && msg == mark && t.PollInterval != nil && *t.PollInterval == markNumber(mark)
+}
+
+// modernCreateRace is M-CREATE-1 under races: in each round every client Creates the
+// same fresh id; exactly one may succeed, and every later read sees its task.
+func (e *Env) modernCreateRace() {
+	st := e.Modern()
+	clients, rounds := e.raceClients(), e.raceRounds()
+	m := e.meter()
+	defer m.done()
+	for r := range rounds {
+		if e.Ctx.Err() != nil {
+			return
+		}
+		id := e.ID("race-create")
+		var mu sync.Mutex
+		winners := map[int]modern.Task{}
+		var faults faultList
+		tl := newTimeline()
+		together(clients, func(c int) {
+			t := modTask(e, id)
+			t.StatusMessage = fmt.Sprintf("creator %d", c)
+			var got modern.Task
+			var err error
+			tl.do(c, id, func() { got, err = st.Create(e.Ctx, t) })
+			switch {
+			case err == nil:
+				mu.Lock()
+				winners[c] = got
+				mu.Unlock()
+			case !errors.Is(err, reference.ErrExists):
+				faults.add("Create(%s): %s", Q(t), describeErr(err))
+			}
+		})
+		m.add(tl.take())
+		in := fmt.Sprintf("round %d: %d concurrent Create(task %s, status_message \"creator N\") released together", r, clients, Q(id))
+		if !faults.check(e, in, "success or ErrExists") {
+			return
+		}
+		if !e.Check(len(winners) == 1, in, "exactly one success, every other Create ErrExists",
+			fmt.Sprintf("%d successes (creators %v)\n  %s", len(winners), sortedKeys(winners), e.rerun())) {
+			return
+		}
+		for c, w := range winners {
+			want := modTask(e, id)
+			want.StatusMessage = fmt.Sprintf("creator %d", c)
+			if !modCheckTask(e, in+fmt.Sprintf(": the winner's (creator %d) answer", c), modWithVersion(want, 1), w) ||
+				!modCheckStored(e, st, w, in) {
+				return
+			}
+		}
+	}
 }

@@ -41,9 +41,10 @@ type OverlapStats struct {
 
 const (
 	// OverlapThreshold is the least share of overlapping calls a concurrent check needs.
-	// Honest stores reach 0.5 and more with the round design (README, readings); a
-	// client that takes turns with the others stays near 0.
-	OverlapThreshold = 0.2
+	// Measured on a shared, heavily loaded 2-core machine (README, readings): in process
+	// honest stores reach 1-17 % (two threads are seldom on the CPU together there),
+	// through the wire protocol more than 90 %; clients that cannot overlap reach 0.
+	OverlapThreshold = 0.005
 	// MinInFlight is the least peak of calls at the store at once.
 	MinInFlight = 2
 )
@@ -54,7 +55,7 @@ func (s OverlapStats) Conclusive() bool {
 }
 
 func (s OverlapStats) String() string {
-	return fmt.Sprintf("%d of %d calls (%.0f%%) overlapped another client's call on the same task (threshold %.0f%%); peak %d calls in flight at the store (at least %d needed); %d histories",
+	return fmt.Sprintf("%d of %d calls (%.1f%%) overlapped another client's call on the same task (threshold %.1f%%); peak %d calls in flight at the store (at least %d needed); %d histories",
 		s.OverlappingOps, s.Ops, 100*s.Share, 100*s.Threshold, s.PeakInFlight, s.MinInFlight, s.Histories)
 }
 

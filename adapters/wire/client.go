@@ -98,6 +98,8 @@ type Client struct {
 	fatal     error
 	closing   bool
 	killed    bool
+	// peak is the most requests pending at once since PeakInFlight last read it.
+	peak int
 
 	closeOnce sync.Once
 	closeErr  error
@@ -213,6 +215,18 @@ func (c *Client) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.fatal
+}
+
+// PeakInFlight returns the most requests that were in flight at once (handed to the
+// child's stdin and not yet answered) since the previous call, and starts counting
+// afresh. The battery reads it to know how many requests really reached the store
+// together.
+func (c *Client) PeakInFlight() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.peak
+	c.peak = len(c.pending)
+	return p
 }
 
 // Reset asks the child to drop every task of both eras.
@@ -335,6 +349,7 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 		return nil, &OpError{Op: op, ID: id, Err: f}
 	}
 	c.pending[id] = cl
+	c.peak = max(c.peak, len(c.pending))
 	c.mu.Unlock()
 
 	select {

@@ -18,7 +18,14 @@ type Harness struct {
 	c *Client
 }
 
-var _ harness.Harness = (*Harness)(nil)
+var (
+	_ harness.Harness       = (*Harness)(nil)
+	_ harness.InFlightGauge = (*Harness)(nil)
+)
+
+// PeakInFlight is the client's count of requests in flight at the store process
+// (Client.PeakInFlight).
+func (h *Harness) PeakInFlight() int { return h.c.PeakInFlight() }
 
 // NewHarness starts argv and does the handshake. It starts the child at once because
 // the battery asks for Capabilities, which come from the handshake, before the first

@@ -1,0 +1,235 @@
+package conformance
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/memstore"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+func TestOverlapCounting(t *testing.T) {
+	spans := []span{
+		{client: 0, task: "a", call: 0, ret: 10},
+		{client: 1, task: "a", call: 5, ret: 15},  // overlaps the first
+		{client: 1, task: "a", call: 20, ret: 30}, // alone
+		{client: 2, task: "b", call: 0, ret: 30},  // another task: no overlap counts
+		{client: 0, task: "a", call: 10, ret: 12}, // same client as the first; overlaps client 1's first call
+		{client: 3, task: "a", call: 30, ret: 40}, // touches the alone one: no overlap
+	}
+	if got := overlapping(spans); got != 3 {
+		t.Errorf("overlapping = %d, want 3 (calls 1, 2 and 5)", got)
+	}
+	if got := peakOf(spans); got != 3 {
+		t.Errorf("peak = %d, want 3 (at time 5..10: two on a, one on b)", got)
+	}
+	if got := overlapping([]span{{0, "a", 0, 10}, {0, "a", 5, 15}}); got != 0 {
+		t.Errorf("one client's own calls count as overlapping: %d", got)
+	}
+	s := OverlapStats{Ops: 100, OverlappingOps: 1, Share: 0.01, PeakInFlight: 2, Threshold: 0.005, MinInFlight: 2}
+	if !s.Conclusive() {
+		t.Errorf("%v should be conclusive", s)
+	}
+	s.PeakInFlight = 1
+	if s.Conclusive() {
+		t.Errorf("%v should not be conclusive (peak 1)", s)
+	}
+}
+
+// serialHarness is memstore behind a transport that carries one call at a time: every
+// call holds one lock, and the harness reports (as the wire client does) how many calls
+// were at the store at once. The battery's clients cannot overlap at the store through
+// it, so every race check must say inconclusive, not passed.
+type serialHarness struct {
+	mu        sync.Mutex
+	peak, cur int
+}
+
+func (h *serialHarness) Name() string                       { return "memstore behind a serial transport" }
+func (h *serialHarness) Capabilities() harness.Capabilities { return memstore.Harness().Capabilities() }
+
+func (h *serialHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
+	s := memstore.New(memstore.WithClock(clock))
+	return serialNamespace{h, s}, nil
+}
+
+// PeakInFlight implements harness.InFlightGauge.
+func (h *serialHarness) PeakInFlight() int {
+	p := h.peak
+	h.peak = 0
+	return p
+}
+
+// one runs a call alone at the store.
+func (h *serialHarness) one(f func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.cur++
+	h.peak = max(h.peak, h.cur)
+	defer func() { h.cur-- }()
+	f()
+}
+
+type serialNamespace struct {
+	h *serialHarness
+	s *memstore.Store
+}
+
+func (n serialNamespace) Legacy(context.Context) (legacy.Store, error) {
+	return serialLegacy{n.h, n.s.Legacy()}, nil
+}
+func (n serialNamespace) Modern(context.Context) (modern.Store, error) {
+	return serialModern{n.h, n.s.Modern()}, nil
+}
+func (n serialNamespace) Close(context.Context) error { return nil }
+
+type serialLegacy struct {
+	h *serialHarness
+	s legacy.Store
+}
+
+func (l serialLegacy) Create(ctx context.Context, id string, meta legacy.Task) (t legacy.Task, err error) {
+	l.h.one(func() { t, err = l.s.Create(ctx, id, meta) })
+	return
+}
+func (l serialLegacy) Get(ctx context.Context, id string) (t legacy.Task, err error) {
+	l.h.one(func() { t, err = l.s.Get(ctx, id) })
+	return
+}
+func (l serialLegacy) Update(ctx context.Context, id string, ch legacy.Task) (t legacy.Task, err error) {
+	l.h.one(func() { t, err = l.s.Update(ctx, id, ch) })
+	return
+}
+func (l serialLegacy) Delete(ctx context.Context, id string) (err error) {
+	l.h.one(func() { err = l.s.Delete(ctx, id) })
+	return
+}
+func (l serialLegacy) List(ctx context.Context, o legacy.ListOptions) (ts []legacy.Task, err error) {
+	l.h.one(func() { ts, err = l.s.List(ctx, o) })
+	return
+}
+
+type serialModern struct {
+	h *serialHarness
+	s modern.Store
+}
+
+func (m serialModern) Create(ctx context.Context, t modern.Task) (got modern.Task, err error) {
+	m.h.one(func() { got, err = m.s.Create(ctx, t) })
+	return
+}
+func (m serialModern) Get(ctx context.Context, id string, c reference.Caller) (got modern.Task, err error) {
+	m.h.one(func() { got, err = m.s.Get(ctx, id, c) })
+	return
+}
+func (m serialModern) Swap(ctx context.Context, c reference.Caller, v int64, next modern.Task) (got modern.Task, err error) {
+	m.h.one(func() { got, err = m.s.Swap(ctx, c, v, next) })
+	return
+}
+func (m serialModern) Delete(ctx context.Context, id string) (err error) {
+	m.h.one(func() { err = m.s.Delete(ctx, id) })
+	return
+}
+func (m serialModern) Sweep(ctx context.Context) (n int, err error) {
+	m.h.one(func() { n, err = m.s.Sweep(ctx) })
+	return
+}
+
+// overlapOf runs a concurrent check and returns what it measured and whether it said
+// inconclusive.
+func overlapOf(t *testing.T, h harness.Harness, rule string, opts Options, check func(*Env)) (OverlapStats, []string) {
+	t.Helper()
+	e := newPropEnv(t, h, rule, opts)
+	for _, f := range runProp(e, check) {
+		t.Errorf("%s: fault: %s", h.Name(), f)
+	}
+	if len(e.overlaps) != 1 {
+		t.Fatalf("%s: %d overlap reports, want 1", h.Name(), len(e.overlaps))
+	}
+	return e.overlaps[0], e.inconclusive
+}
+
+// TestSerialClientsAreInconclusive: a check whose calls cannot reach the store together
+// says inconclusive; the same check against memstore directly measures overlap and
+// passes.
+func TestSerialClientsAreInconclusive(t *testing.T) {
+	checks := []struct {
+		rule  string
+		check func(*Env)
+	}{
+		{"L-CONC-1", (*Env).disjointUpdates},
+		{"M-CREATE-1", (*Env).modernCreateRace},
+		{"M-SWAP-4", func(e *Env) { e.checkHistories("modern-per-task", e.modernTaskHistory) }},
+	}
+	for _, c := range checks {
+		t.Run(c.rule, func(t *testing.T) {
+			stats, why := overlapOf(t, &serialHarness{}, c.rule, Options{Seed: 1}, c.check)
+			if stats.PeakInFlight != 1 || len(why) == 0 || !strings.Contains(why[0], "did not overlap enough") {
+				t.Errorf("serial transport: %v; inconclusive: %q (want peak 1 and inconclusive)", stats, why)
+			}
+
+			// One client: nothing can overlap, whatever the store.
+			stats, why = overlapOf(t, memstore.Harness(), c.rule, Options{Seed: 1, Budget: Budget{Goroutines: 1}}, c.check)
+			if stats.OverlappingOps != 0 || len(why) == 0 {
+				t.Errorf("one client: %v; inconclusive: %q (want no overlap, inconclusive)", stats, why)
+			}
+
+			stats, why = overlapOf(t, memstore.Harness(), c.rule, Options{Seed: 1}, c.check)
+			t.Logf("memstore: %v", stats)
+			if stats.Ops == 0 || stats.Histories == 0 || stats.PeakInFlight < 1 {
+				t.Errorf("memstore: nothing measured: %v", stats)
+			}
+			if len(why) > 0 && stats.Conclusive() {
+				t.Errorf("memstore: conclusive overlap %v but inconclusive: %q", stats, why)
+			}
+		})
+	}
+}
+
+// panickyHarness is memstore whose legacy Update panics.
+type panickyHarness struct{}
+
+func (panickyHarness) Name() string                       { return "memstore whose Update panics" }
+func (panickyHarness) Capabilities() harness.Capabilities { return memstore.Harness().Capabilities() }
+func (panickyHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
+	s := memstore.New(memstore.WithClock(clock))
+	return panickyNamespace{s}, nil
+}
+
+type panickyNamespace struct{ s *memstore.Store }
+
+func (n panickyNamespace) Legacy(context.Context) (legacy.Store, error) {
+	return panickyLegacy{n.s.Legacy()}, nil
+}
+func (n panickyNamespace) Modern(context.Context) (modern.Store, error) { return n.s.Modern(), nil }
+func (n panickyNamespace) Close(context.Context) error                  { return nil }
+
+type panickyLegacy struct{ *memstore.Legacy }
+
+func (panickyLegacy) Update(context.Context, string, legacy.Task) (legacy.Task, error) {
+	panic("store bug: nil map in Update")
+}
+
+// TestClientPanicFailsTheSpec: a store that panics in a client goroutine does not take
+// the process down; the panic, with the stack of the goroutine it happened in, is
+// raised again in the spec's own goroutine, where Ginkgo records it as the spec's.
+func TestClientPanicFailsTheSpec(t *testing.T) {
+	e := newPropEnv(t, panickyHarness{}, "L-CONC-1", Options{Seed: 1})
+	var got any
+	func() {
+		defer func() { got = recover() }()
+		e.disjointUpdates()
+	}()
+	msg, _ := got.(string)
+	if !strings.Contains(msg, "store bug: nil map in Update") || !strings.Contains(msg, "goroutine stack of the panic") || !strings.Contains(msg, "panickyLegacy.Update") {
+		t.Fatalf("recovered %v, want the store's panic with the stack of its goroutine", got)
+	}
+	if len(e.overlaps) != 1 {
+		t.Errorf("the check's overlap was not reported on the way out (%d reports)", len(e.overlaps))
+	}
+}
