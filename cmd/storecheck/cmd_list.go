@@ -22,13 +22,14 @@ func listRules(c *cli, args []string) int {
 	var asJSON bool
 	var era string
 	fs := newFlagSet("list", "storecheck list [flags]", func(w io.Writer) {
-		fmt.Fprint(w, `Lists every rule of SPEC.md. Shared rules run in both eras; battery rules (B-*)
+		fmt.Fprint(w, `Lists every rule of SPEC.md. Shared rules run in both eras; fault rules (F-*) run
+with storecheck run --faults against a backend storecheck started; battery rules (B-*)
 are the battery's checks on itself, made by its own tests, not run against a store.
 
 `)
 	})
 	fs.BoolVar(&asJSON, "json", false, "print the rules as a JSON array")
-	fs.StringVar(&era, "era", "", "only rules of this era: shared, legacy, modern or battery")
+	fs.StringVar(&era, "era", "", "only rules of this era: shared, legacy, modern, faults or battery")
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
@@ -39,7 +40,7 @@ are the battery's checks on itself, made by its own tests, not run against a sto
 		}
 	}
 	if len(rules) == 0 {
-		code, _ := c.usageError(fs, fmt.Sprintf("--era %q: want shared, legacy, modern or battery", era))
+		code, _ := c.usageError(fs, fmt.Sprintf("--era %q: want shared, legacy, modern, faults or battery", era))
 		return code
 	}
 	if asJSON {
@@ -60,6 +61,8 @@ are the battery's checks on itself, made by its own tests, not run against a sto
 			e = "shared (both eras)"
 		case "battery":
 			e = "battery self-check"
+		case "faults":
+			e = "faults (run --faults)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, strings.ToUpper(string(r.Level)), e, r.Text)
 	}
