@@ -8,30 +8,43 @@ import (
 	"text/tabwriter"
 
 	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/docs"
 )
 
 func init() {
 	addCommand(&command{
 		name:    "list",
-		summary: "list the rules of the specification: ID, level, era and the rule in one line",
+		summary: "list the rules of the specification: ID, level, era and the rule in one line; --rule ID prints one in full",
 		run:     listRules,
 	})
 }
 
 func listRules(c *cli, args []string) int {
 	var asJSON bool
-	var era string
+	var era, rule string
 	fs := newFlagSet("list", "storecheck list [flags]", func(w io.Writer) {
-		fmt.Fprint(w, `Lists every rule of SPEC.md. Shared rules run in both eras; fault rules (F-*) run
-with storecheck run --faults against a backend storecheck started; battery rules (B-*)
-are the battery's checks on itself, made by its own tests, not run against a store.
+		fmt.Fprint(w, `Lists every rule of docs/spec.md in one line each. Shared rules run in both eras;
+fault rules (F-*) run with storecheck run --faults against a backend storecheck started;
+battery rules (B-*) are the battery's checks on itself, made by its own tests, not run
+against a store. --rule ID prints that rule's full text from docs/spec.md.
 
 `)
 	})
 	fs.BoolVar(&asJSON, "json", false, "print the rules as a JSON array")
 	fs.StringVar(&era, "era", "", "only rules of this era: shared, legacy, modern, faults or battery")
+	fs.StringVar(&rule, "rule", "", "print this rule's full text (an ID such as L-LIST-4)")
 	if code, ok := c.parse(fs, args); !ok {
 		return code
+	}
+	if rule != "" {
+		text, err := docs.Rule(strings.ToUpper(strings.TrimSpace(rule)))
+		if err != nil {
+			code, _ := c.usageError(fs, fmt.Sprintf("--rule %q: %v (storecheck list prints the IDs)", rule, err))
+			return code
+		}
+		fmt.Fprintf(c.stdout, "%s  (docs/spec.md, %s)\n\n", text.ID, text.Section)
+		fmt.Fprintln(c.stdout, wrap(text.Text, 88))
+		return exitOK
 	}
 	var rules []conformance.Rule
 	for _, r := range conformance.Rules() {
@@ -70,4 +83,22 @@ are the battery's checks on itself, made by its own tests, not run against a sto
 		return exitUsage
 	}
 	return exitOK
+}
+
+// wrap breaks text into lines of at most width columns at spaces, for a terminal.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	col := 0
+	for _, w := range strings.Fields(text) {
+		if col > 0 && col+1+len(w) > width {
+			b.WriteByte('\n')
+			col = 0
+		} else if col > 0 {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(w)
+		col += len(w)
+	}
+	return b.String()
 }

@@ -18,7 +18,7 @@ func init() {
 
 func serve(c *cli, args []string) int {
 	fs := newFlagSet("serve", "storecheck serve --adapter NAME [flags]", func(w io.Writer) {
-		fmt.Fprint(w, `Serves a built-in store over the wire protocol (WIRE.md): JSON Lines requests on
+		fmt.Fprint(w, `Serves a built-in store over the wire protocol (docs/wire.md): JSON Lines requests on
 stdin, answers on stdout, diagnostics on stderr, until stdin ends. It is the Go side of
 the protocol, for checking the protocol itself and for trying a shim against a known
 store:

@@ -122,7 +122,7 @@ func (c *cli) usageError(fs *flag.FlagSet, msg string) (int, bool) {
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprint(w, `storecheck checks a task store against the task store specification (SPEC.md):
+	fmt.Fprint(w, `storecheck checks a task store against the task store specification (docs/spec.md):
 it runs the conformance battery, one or more specs per rule, and reports per rule.
 
 Usage:

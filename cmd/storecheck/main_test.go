@@ -113,6 +113,18 @@ func TestListNamesEveryRule(t *testing.T) {
 	}
 }
 
+func TestListRulePrintsFullText(t *testing.T) {
+	code, out, errOut := cliRun(t, "list", "--rule", "L-LIST-4")
+	// The rule's last sentence is in docs/spec.md only, not in the one-line summary.
+	if code != exitOK || !strings.Contains(out, "L-LIST-4") || !strings.Contains(strings.Join(strings.Fields(out), " "), "starves the caller of its own rows and is a failure.") {
+		t.Errorf("storecheck list --rule L-LIST-4: exit %d, stdout:\n%s\nstderr %q", code, out, errOut)
+	}
+	code, _, errOut = cliRun(t, "list", "--rule", "L-LIST-99")
+	if code != exitUsage || !strings.Contains(errOut, "L-LIST-99") {
+		t.Errorf("storecheck list --rule L-LIST-99: exit %d, stderr %q; want %d naming the ID", code, errOut, exitUsage)
+	}
+}
+
 func TestUsageErrorsExit2(t *testing.T) {
 	cases := []struct {
 		args []string

@@ -4,7 +4,7 @@
 // acknowledged write survives (F-DURABLE-1) and no failed write shows in part or late
 // (F-ATOMIC-1). It runs against a harness that implements harness.FaultInjector (the
 // postgres and redis adapters on containers storecheck started); the rules are in
-// docs/spec-faults.md.
+// docs/spec.md section 5.
 package faults
 
 import (
