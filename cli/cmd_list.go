@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -19,7 +19,7 @@ func init() {
 	})
 }
 
-func listRules(c *cli, args []string) int {
+func listRules(c *app, args []string) int {
 	var asJSON bool
 	var era, rule string
 	fs := newFlagSet("list", "storecheck list [flags]", func(w io.Writer) {
