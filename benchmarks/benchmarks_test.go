@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storecheck/storecheck/adapters/memstore"
 	"github.com/storecheck/storecheck/adapters/wire"
-	"github.com/storecheck/storecheck/reference/memstore"
 )
 
 // wireChildEnv makes this test binary the wire target's child: it serves memstore over

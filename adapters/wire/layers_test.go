@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	memharness "github.com/storecheck/storecheck/adapters/memstore"
 	"github.com/storecheck/storecheck/adapters/wire"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/memstore"
@@ -24,7 +25,7 @@ func init() {
 	if os.Getenv(serveEnv) == "" {
 		return
 	}
-	if err := wire.Serve(context.Background(), os.Stdin, os.Stdout, memstore.Harness(), wire.ServeOptions{Log: os.Stderr}); err != nil {
+	if err := wire.Serve(context.Background(), os.Stdin, os.Stdout, memharness.Harness(), wire.ServeOptions{Log: os.Stderr}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

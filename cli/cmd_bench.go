@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func init() {
 	})
 }
 
-func bench(c *cli, args []string) int {
+func bench(c *app, args []string) int {
 	fs := newFlagSet("bench", "storecheck bench [--adapter NAME] [--vs NAME] [flags]", func(w io.Writer) {
 		fmt.Fprint(w, `Benchmarks a store, operation by operation, against its baseline measured in the
 same run: memstore and ets-like against a plain mutex+map store that copies values,
@@ -50,7 +50,7 @@ Targets: `+targetNames()+`
 	fs.StringVar(&out, "o", "", "write the results in go test -bench format, for benchstat, to `FILE`")
 	fs.StringVar(&svg, "svg", "", "write an SVG bar chart of the results to `FILE`")
 	fs.Int64Var(&maxRSS, "max-rss-mib", 1024, "fail when the peak RSS of this process or of a child it ran exceeds this many MiB (0: no limit)")
-	addAdapterFlags(fs) // --dsn and the other backends' flags, read back below
+	c.addAdapterFlags(fs) // --dsn and the other backends' flags, read back below
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}

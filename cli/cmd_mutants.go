@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -48,7 +48,7 @@ type mutantRun struct {
 	took    time.Duration
 }
 
-func runMutants(c *cli, args []string) int {
+func runMutants(c *app, args []string) int {
 	var f mutantsFlags
 	fs := newFlagSet("mutants", "storecheck mutants [flags]", func(w io.Writer) {
 		fmt.Fprint(w, `Runs the conformance battery (strict: SHOULD faults count) against every store of
@@ -188,7 +188,7 @@ func verdictWord(m mutants.Mutant, r mutantRun) string {
 	return "SURVIVED"
 }
 
-func reportMutants(c *cli, all []mutants.Mutant, runs []mutantRun, jsonPath string) int {
+func reportMutants(c *app, all []mutants.Mutant, runs []mutantRun, jsonPath string) int {
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MUTANT\tBREAKS\tKILLED\tKILLED BY / NOTE\tTIME")
 	killed, total := 0, 0
