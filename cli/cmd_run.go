@@ -39,8 +39,11 @@ Examples:
   storecheck run --era legacy --rules L-LIST-2,L-LIST-4
   storecheck run --label 'S-OWN-1 || area:list' --strict --junit report.xml
 
-Exit status: 0 every MUST rule passed; 1 a rule failed (a SHOULD rule only under
---strict); 2 usage error or the store could not be brought up.
+Exit status: 0 no rule failed; 1 a rule failed (a SHOULD rule only under --strict),
+was aborted (the transport or a namespace's bring-up failed) or had a setup call
+refused, or, under --strict, was only partly verified; 2 usage error or the store
+could not be brought up before the run. Inconclusive, not exercised and skipped
+rules never fail a run, and never count as passed.
 
 `)
 	})
@@ -119,6 +122,9 @@ func runBattery(c *app, args []string) int {
 		}
 		outputs.discard()
 		return exitUsage
+	}
+	if f.json != "" {
+		report.DetailsPath = f.json
 	}
 	if err := report.Summary(c.stdout); err != nil {
 		fmt.Fprintf(c.stderr, "storecheck run: writing the summary: %v\n", err)
@@ -251,6 +257,8 @@ func (p *progress) spec(ev conformance.SpecEvent) {
 
 var mark = map[conformance.Outcome]string{
 	conformance.Passed: ".", conformance.Failed: "F", conformance.Warned: "W", conformance.Skipped: "S",
+	conformance.Aborted: "A", conformance.SetupRefused: "R", conformance.PartlyVerified: "p",
+	conformance.Inconclusive: "?", conformance.NotExercised: "n",
 }
 
 func (p *progress) done() {
