@@ -355,11 +355,7 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 	if idOut != nil {
 		*idOut = id
 	}
-	line, err := json.Marshal(request{ID: id, Op: op, Args: rawArgs})
-	if err != nil {
-		return nil, &OpError{Op: op, ID: id, Err: fmt.Errorf("%w: %v", reference.ErrInvalid, err)}
-	}
-	line = append(line, '\n')
+	line := appendRequest(make([]byte, 0, len(rawArgs)+len(op)+48), id, op, rawArgs)
 	cl := &call{op: op, ch: make(chan result, 1), done: make(chan struct{})}
 	c.mu.Lock()
 	if c.fatal != nil {
