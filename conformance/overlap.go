@@ -1,12 +1,14 @@
 package conformance
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/onsi/ginkgo/v2"
 
 	"github.com/storecheck/storecheck/conformance/harness"
 )
@@ -210,4 +212,19 @@ func (m *overlapMeter) done() OverlapStats {
 		m.e.Inconclusive("the concurrent clients did not overlap enough for this check to show a race: " + m.stats.String())
 	}
 	return m.stats
+}
+
+// entryOverlap carries a concurrent check's OverlapStats as JSON.
+const entryOverlap = "storecheck.overlap"
+
+// Overlap attaches a concurrent check's measured overlap to the spec (report entry
+// "storecheck.overlap", the stats as JSON).
+func (e *Env) Overlap(stats OverlapStats) {
+	e.mu.Lock()
+	e.overlaps = append(e.overlaps, stats)
+	e.mu.Unlock()
+	if e.inSpec { // a test may drive an Env outside Ginkgo
+		b, _ := json.Marshal(stats)
+		ginkgo.AddReportEntry(entryOverlap, string(b))
+	}
 }

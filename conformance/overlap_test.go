@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	memharness "github.com/storecheck/storecheck/adapters/memstore"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -51,7 +52,7 @@ type serialHarness struct {
 }
 
 func (h *serialHarness) Name() string                       { return "memstore behind a serial transport" }
-func (h *serialHarness) Capabilities() harness.Capabilities { return memstore.Harness().Capabilities() }
+func (h *serialHarness) Capabilities() harness.Capabilities { return memharness.Harness().Capabilities() }
 
 func (h *serialHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
 	s := memstore.New(memstore.WithClock(clock))
@@ -174,12 +175,12 @@ func TestSerialClientsAreInconclusive(t *testing.T) {
 			}
 
 			// One client: nothing can overlap, whatever the store.
-			stats, why = overlapOf(t, memstore.Harness(), c.rule, Options{Seed: 1, Budget: Budget{Goroutines: 1}}, c.check)
+			stats, why = overlapOf(t, memharness.Harness(), c.rule, Options{Seed: 1, Budget: Budget{Goroutines: 1}}, c.check)
 			if stats.OverlappingOps != 0 || len(why) == 0 {
 				t.Errorf("one client: %v; inconclusive: %q (want no overlap, inconclusive)", stats, why)
 			}
 
-			stats, why = overlapOf(t, memstore.Harness(), c.rule, Options{Seed: 1}, c.check)
+			stats, why = overlapOf(t, memharness.Harness(), c.rule, Options{Seed: 1}, c.check)
 			t.Logf("memstore: %v", stats)
 			if stats.Ops == 0 || stats.Histories == 0 || stats.PeakInFlight < 1 {
 				t.Errorf("memstore: nothing measured: %v", stats)
@@ -195,7 +196,7 @@ func TestSerialClientsAreInconclusive(t *testing.T) {
 type panickyHarness struct{}
 
 func (panickyHarness) Name() string                       { return "memstore whose Update panics" }
-func (panickyHarness) Capabilities() harness.Capabilities { return memstore.Harness().Capabilities() }
+func (panickyHarness) Capabilities() harness.Capabilities { return memharness.Harness().Capabilities() }
 func (panickyHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
 	s := memstore.New(memstore.WithClock(clock))
 	return panickyNamespace{s}, nil
