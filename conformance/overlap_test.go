@@ -51,8 +51,10 @@ type serialHarness struct {
 	peak, cur int
 }
 
-func (h *serialHarness) Name() string                       { return "memstore behind a serial transport" }
-func (h *serialHarness) Capabilities() harness.Capabilities { return memharness.Harness().Capabilities() }
+func (h *serialHarness) Name() string { return "memstore behind a serial transport" }
+func (h *serialHarness) Capabilities() harness.Capabilities {
+	return memharness.Harness().Capabilities()
+}
 
 func (h *serialHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
 	s := memstore.New(memstore.WithClock(clock))
