@@ -58,7 +58,7 @@ rules never fail a run, and never count as passed.
 	fs.StringVar(&f.artifacts, "artifacts", os.Getenv("STORECHECK_ARTIFACTS"), "keep the evidence of failing checks (porcupine's history.html) under `DIR`, newest 20\n(default $STORECHECK_ARTIFACTS; empty: a temporary directory removed when the run ends)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of every randomised check (0 picks one; the summary prints it)")
 	fs.IntVar(&f.checks, "checks", 0, "rapid checks per state machine (0 = 100)")
-	fs.IntVar(&f.goroutines, "goroutines", 0, "concurrent clients per race history (0 = 4)")
+	fs.IntVar(&f.goroutines, "goroutines", 0, "concurrent clients per race round and history (0 = 8, or GOMAXPROCS+2 when more)")
 	fs.IntVar(&f.ops, "ops", 0, "operations per race history (0 = 200)")
 	fs.IntVar(&f.hists, "histories", 0, "concurrent histories per linearizability check (0 = 8)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "bound on one spec; a store call that hangs fails its spec (0 = 30s, 5m for --exec)")
