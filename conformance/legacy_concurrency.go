@@ -192,6 +192,7 @@ func legacyConcurrencySpecs(s *suite) {
 				if !judge(e, in, id, winners[j], final, found) {
 					return
 				}
+				_ = st.Delete(e.Ctx, id) // keeps the namespace, and the next List, small
 			}
 		}
 	}
