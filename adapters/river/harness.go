@@ -97,7 +97,7 @@ func (h *PostgresHarness) Open(ctx context.Context, clock reference.Clock) (harn
 	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{ns.schema}.Sanitize()); err != nil {
 		return nil, fmt.Errorf("river-postgres harness: create schema %s: %w", ns.schema, err)
 	}
-	pool, err := ns.newPool(ctx, 1)
+	pool, err := ns.newPool(ctx, 2) // MigratePostgres holds one for its lock
 	if err != nil {
 		return nil, errors.Join(err, ns.Close(ctx))
 	}
@@ -325,4 +325,13 @@ func removeSQLite(path string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// SchemaOf names the Postgres schema of a namespace opened by a PostgresHarness ("" for
+// any other namespace), for tests that open their own clients on it.
+func SchemaOf(ns harness.Namespace) string {
+	if n, ok := ns.(*pgNamespace); ok {
+		return n.schema
+	}
+	return ""
 }

@@ -37,36 +37,72 @@ func NewPostgres(pool *pgxpool.Pool, opts ...Option) (*Backend[pgx.Tx], error) {
 const migrateLockClass = 0x5c0d
 
 // MigratePostgres applies River's migrations (rivermigrate, up to the newest) and the
-// task tables to the first schema of the pool's search_path, in one transaction. It is
-// idempotent and safe to run from several nodes at once: they serialise on an advisory
-// lock keyed by the schema name.
+// task tables to the first schema of the pool's search_path. River's migrations cannot
+// share one transaction (one adds an enum value that a later one uses), so they run in
+// two, the second with the task tables. It is idempotent and
+// safe to run from several nodes at once: they serialise on a session advisory lock
+// keyed by the schema name, held on a connection of its own (the pool needs two).
 func MigratePostgres(ctx context.Context, pool *pgxpool.Pool) error {
-	migrator, err := rivermigrate.New(riverpgxv5.New(pool), nil)
-	if err != nil {
+	if err := migratePostgres(ctx, pool); err != nil {
 		return fmt.Errorf("river-postgres: migrate: %w", err)
 	}
-	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		var schema *string
-		if err := tx.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+	return nil
+}
+
+func migratePostgres(ctx context.Context, pool *pgxpool.Pool) error {
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err != nil {
+		return err
+	}
+	lock, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	var schema *string
+	if err := lock.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return err
+	}
+	if schema == nil {
+		return errors.New("no schema to create tables in: the search_path names no existing schema")
+	}
+	if _, err := lock.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, migrateLockClass, *schema); err != nil {
+		return err
+	}
+	defer func() {
+		// A connection whose unlock failed must not go back to the pool holding the lock.
+		if _, err := lock.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, hashtext($2))`, migrateLockClass, *schema); err != nil {
+			_ = lock.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}()
+	// Two transactions rather than one per version (each commit is an fsync, and the
+	// battery migrates a schema per spec): up to the version that adds the enum value,
+	// then the rest with the task tables.
+	existing, err := migrator.ExistingVersions(ctx)
+	if err != nil {
+		return fmt.Errorf("river's migrations: %w", err)
+	}
+	if len(existing) == 0 || existing[len(existing)-1].Version < enumVersion {
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			_, err := migrator.MigrateTx(ctx, tx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{TargetVersion: enumVersion})
 			return err
+		})
+		if err != nil {
+			return fmt.Errorf("river's migrations: %w", err)
 		}
-		if schema == nil {
-			return errors.New("no schema to create tables in: the search_path names no existing schema")
-		}
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, migrateLockClass, *schema); err != nil {
-			return err
-		}
+	}
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := migrator.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
 			return fmt.Errorf("river's migrations: %w", err)
 		}
 		_, err := tx.Exec(ctx, postgresSchema, pgx.QueryExecModeSimpleProtocol)
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("river-postgres: migrate: %w", err)
-	}
-	return nil
 }
+
+// enumVersion is River's migration that adds a value to river_job_state; a later one
+// uses it, which Postgres refuses in the transaction that added it.
+const enumVersion = 4
 
 // pgxQuerier is what a pgxpool.Pool and a pgx.Tx share.
 type pgxQuerier interface {

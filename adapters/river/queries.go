@@ -10,7 +10,7 @@ import (
 // IS NOT DISTINCT FROM). Parameters are numbered, so SQLite's ?NNN binds them alike.
 type queries struct {
 	createLegacy, linkLegacy, getLegacy, lockLegacy, writeLegacy, deleteLegacy string
-	listAny, listUnowned, listPrincipal, listPrincipalOnly, cleanup          string
+	listAny, listUnowned, listPrincipal, listPrincipalOnly, cleanup            string
 
 	createModern, linkModern, loadModern, swapModern, deleteModern, sweep string
 
