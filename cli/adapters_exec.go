@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 )
 
 // The exec adapter checks a store written in any language: it starts the --exec command
-// as a child process and speaks the wire protocol (WIRE.md) with it. One child serves
+// as a child process and speaks the wire protocol (docs/wire.md) with it. One child serves
 // the whole run; it is reset before each spec.
 var (
 	execCommand string
@@ -24,7 +24,7 @@ var (
 func init() {
 	addAdapter(adapter{
 		name:    "exec",
-		summary: `any store speaking the wire protocol (WIRE.md) as a child process: --exec "CMD ARGS"`,
+		summary: `any store speaking the wire protocol (docs/wire.md) as a child process: --exec "CMD ARGS"`,
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&execCommand, "exec", "", "exec: the store process's command line, split like a shell splits words (quotes and\nbackslashes; no $VAR, globs or pipes: use sh -c '...' for those). Implies --adapter exec")
 			fs.DurationVar(&execTimeout, "exec-timeout", wire.DefaultTimeout, "exec: how long one request may wait for its answer; a store process that misses it is\nconsidered hung, killed, and every later call fails")
@@ -55,7 +55,7 @@ func openExec(ctx context.Context, _ string) (harness.Harness, func(), error) {
 		return nil, nil, err
 	}
 	return h, func() {
-		// WIRE.md: the store's stderr is shown when it misbehaved. Errors of calls
+		// docs/wire.md: the store's stderr is shown when it misbehaved. Errors of calls
 		// already carried the tail when the child died or hung; it is shown once more
 		// here, after the summary, with why the session ended.
 		closeErr := h.Close()

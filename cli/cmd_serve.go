@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -16,9 +16,9 @@ func init() {
 	})
 }
 
-func serve(c *cli, args []string) int {
+func serve(c *app, args []string) int {
 	fs := newFlagSet("serve", "storecheck serve --adapter NAME [flags]", func(w io.Writer) {
-		fmt.Fprint(w, `Serves a built-in store over the wire protocol (WIRE.md): JSON Lines requests on
+		fmt.Fprint(w, `Serves a built-in store over the wire protocol (docs/wire.md): JSON Lines requests on
 stdin, answers on stdout, diagnostics on stderr, until stdin ends. It is the Go side of
 the protocol, for checking the protocol itself and for trying a shim against a known
 store:
@@ -32,12 +32,12 @@ clock when the adapter's store obeys one.
 `)
 	})
 	var spec string
-	fs.StringVar(&spec, "adapter", "memstore", "the store to serve: NAME or NAME:ARG (storecheck help lists them)")
-	addAdapterFlags(fs)
+	fs.StringVar(&spec, "adapter", c.defaultAdapter, "the store to serve: NAME or NAME:ARG (storecheck help lists them)")
+	c.addAdapterFlags(fs)
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
-	a, arg, err := lookupAdapter(spec)
+	a, arg, err := c.lookupAdapter(spec)
 	if err != nil {
 		code, _ := c.usageError(fs, err.Error())
 		return code
