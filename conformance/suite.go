@@ -94,6 +94,7 @@ func (s *suite) It(id, text string, body func(e *Env), decorators ...any) {
 }
 
 func (s *suite) run(ctx ginkgo.SpecContext, rule Rule, body func(e *Env)) {
+	gateFacade(s.caps, rule)
 	var clock *reference.ManualClock
 	if s.caps.Clock {
 		clock = reference.NewManualClock(Epoch)

@@ -89,6 +89,11 @@ type server struct {
 	legacy legacy.Store
 	modern modern.Store
 
+	// version is the protocol version hello agreed on; facadeCfg the facade
+	// configuration facade.configure set (nil: the defaults).
+	version   atomic.Int32
+	facadeCfg atomic.Pointer[harness.FacadeConfig]
+
 	wg   sync.WaitGroup
 	wmu  sync.Mutex
 	bw   *bufio.Writer
@@ -163,7 +168,7 @@ func (s *server) request(ctx context.Context, line []byte) {
 		args = m
 	}
 	switch req.Op {
-	case opHello, opReset, opClock:
+	case opHello, opReset, opClock, opFacadeConfigure:
 		// Session ops run in order: nothing else is read until they are answered.
 		ok, err := s.session(ctx, req.Op, args)
 		s.reply(id, ok, err)
@@ -181,11 +186,16 @@ func (s *server) request(ctx context.Context, line []byte) {
 
 func (s *server) session(ctx context.Context, op string, args map[string]any) (any, error) {
 	switch op {
+	case opFacadeConfigure:
+		return nil, s.configure(args)
 	case opHello:
 		p, _ := args["protocol"].(json.Number)
-		if v, err := integer(p); err != nil || v != ProtocolVersion {
-			return nil, fmt.Errorf("%w: this store speaks protocol %d, not %v", reference.ErrUnsupported, ProtocolVersion, args["protocol"])
+		v, err := integer(p)
+		if err != nil || v < MinProtocolVersion {
+			return nil, fmt.Errorf("%w: this store speaks protocol %d to %d, not %v", reference.ErrUnsupported, MinProtocolVersion, ProtocolVersion, args["protocol"])
 		}
+		version := min(int(v), ProtocolVersion)
+		s.version.Store(int32(version))
 		var eras []string
 		if s.caps.Legacy {
 			eras = append(eras, "legacy")
@@ -198,10 +208,13 @@ func (s *server) session(ctx context.Context, op string, args map[string]any) (a
 		_, l := s.legacy.(legacy.Cleaner)
 		_, u := s.legacy.(legacy.ConditionalUpdater)
 		s.mu.RUnlock()
-		return map[string]any{"protocol": ProtocolVersion, "name": s.name, "eras": eras,
-			"legacy": map[string]any{"cancel": c, "cleanup": l, "conditional_update": u}, "clock": s.caps.Clock}, nil
+		hello := map[string]any{"protocol": version, "name": s.name, "eras": eras,
+			"legacy": map[string]any{"cancel": c, "cleanup": l, "conditional_update": u}, "clock": s.caps.Clock}
+		s.helloV2(version, hello)
+		return hello, nil
 	case opReset:
 		s.wg.Wait() // abandoned requests finish on the namespace they started on
+		s.facadeCfg.Store(nil)
 		return nil, s.reset(ctx)
 	}
 	if !s.caps.Clock {
@@ -438,6 +451,9 @@ func (s *server) dispatch(ctx context.Context, op string, args map[string]any) (
 		return nil, s.modern.Delete(ctx, id)
 	case opModernSweep:
 		return s.modern.Sweep(ctx)
+	}
+	if s.isFacadeOp(op) {
+		return s.dispatchFacade(ctx, op, args)
 	}
 	return nil, fmt.Errorf("%w: unknown op %q", reference.ErrUnsupported, op)
 }
