@@ -20,9 +20,6 @@ import (
 // wire protocol 2 with a facade layer), or none, when the store's real facade is out of
 // reach and the reference facade would only judge storecheck's own code.
 
-// notExercisedPrefix starts the skip reason of a spec that did not run against the store.
-const notExercisedPrefix = "not exercised: "
-
 // reasonReferenceFacade is why the facade rules do not run against a store whose own
 // facade storecheck cannot reach.
 const reasonReferenceFacade = "storecheck's reference facade: the store process serves no facade of its own " +
@@ -37,7 +34,8 @@ func isFacadeRule(rule Rule) bool {
 // is unreachable.
 func gateFacade(caps harness.Capabilities, rule Rule) {
 	if isFacadeRule(rule) && caps.Facade == harness.FacadeUnreachable {
-		ginkgo.Skip(notExercisedPrefix + reasonReferenceFacade)
+		ginkgo.AddReportEntry(entryNotExercised, reasonReferenceFacade)
+		ginkgo.Skip("not exercised: " + reasonReferenceFacade)
 	}
 }
 
@@ -50,7 +48,7 @@ func (e *Env) ForeignFacade() bool { return e.Caps.Facade == harness.FacadeOwn }
 // under test is the store's own: there is no reference facade in play to judge.
 func (e *Env) referenceFacadeOnly(why string) {
 	if e.ForeignFacade() {
-		ginkgo.Skip(notExercisedPrefix + why + " (a property of storecheck's reference facade; the store's own facade is judged by the other specs of this rule)")
+		e.NotExercised(why + " (a property of storecheck's reference facade; the store's own facade is judged by the other specs of this rule)")
 	}
 }
 
@@ -68,9 +66,11 @@ func (e *Env) facades() harness.Facades {
 // the spec needs (it declared no such setting), and fails it on any other error.
 func (e *Env) facadeBringUp(era string, err error) {
 	if errors.Is(err, reference.ErrUnsupported) {
-		ginkgo.Skip(notExercisedPrefix + err.Error())
+		e.NotExercised(err.Error())
 	}
 	e.bringUp("the store's "+era+" facade", err)
+	// The verdict is about the store's own code, not storecheck's facade.
+	e.DecidedBy(SubjectStore)
 }
 
 // legFacade is the legacy facade the specs judge: the store's own when it has one,

@@ -19,7 +19,7 @@ func TestMain(m *testing.M) {
 		fakeChild(mode)
 		os.Exit(0)
 	}
-	if mode := os.Getenv(serveEnv); mode != "" {
+	if mode := os.Getenv(facadeServeEnv); mode != "" {
 		serveChild(mode)
 		os.Exit(0)
 	}

@@ -9,21 +9,21 @@ import (
 	"testing"
 	"time"
 
+	memharness "github.com/storecheck/storecheck/adapters/memstore"
 	"github.com/storecheck/storecheck/adapters/wire"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
-	"github.com/storecheck/storecheck/reference/memstore"
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// serveEnv makes this test binary a Go child serving memstore (see TestMain in
+// facadeServeEnv makes this test binary a Go child serving memstore (see TestMain in
 // client_test.go): "facade" with the reference facades as its facade layer, "store"
 // without one.
-const serveEnv = "STORECHECK_WIRE_SERVE_CHILD"
+const facadeServeEnv = "STORECHECK_WIRE_SERVE_CHILD"
 
 func serveChild(mode string) {
-	h := memstore.Harness()
+	h := memharness.Harness()
 	if mode == "facade" {
 		h = harness.WithReferenceFacades(h)
 	}
@@ -37,7 +37,7 @@ func startServed(t *testing.T, mode string) *wire.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := wire.Start(ctx, []string{os.Args[0]}, wire.Options{Env: append(os.Environ(), serveEnv+"="+mode), Timeout: 5 * time.Second, CloseGrace: 5 * time.Second})
+	c, err := wire.Start(ctx, []string{os.Args[0]}, wire.Options{Env: append(os.Environ(), facadeServeEnv+"="+mode), Timeout: 5 * time.Second, CloseGrace: 5 * time.Second})
 	if err != nil {
 		t.Fatalf("Start(serve %s): %v", mode, err)
 	}
@@ -58,8 +58,8 @@ func TestNegotiation(t *testing.T) {
 		protocol        int
 		store, facade   bool
 	}{
-		{"go child with facade", serveEnv, "facade", 2, true, true},
-		{"go child without facade", serveEnv, "store", 2, true, false},
+		{"go child with facade", facadeServeEnv, "facade", 2, true, true},
+		{"go child without facade", facadeServeEnv, "store", 2, true, false},
 		{"strict version 1 child", fakeEnv, "v1-strict", 1, true, false},
 		{"lenient version 1 child", fakeEnv, "honest", 1, true, false},
 	} {

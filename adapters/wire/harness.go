@@ -51,8 +51,14 @@ func (h *Harness) Capabilities() harness.Capabilities {
 	if h.c.hello.Facade {
 		facade = harness.FacadeOwn
 	}
-	return harness.Capabilities{Legacy: h.c.hello.Legacy, Modern: h.c.hello.Modern, Clock: h.c.hello.Clock, Facade: facade}
+	return harness.Capabilities{Legacy: h.c.hello.Legacy, Modern: h.c.hello.Modern, Clock: h.c.hello.Clock, Facade: facade, Remote: true}
 }
+
+var _ harness.TransportFailer = (*Harness)(nil)
+
+// TransportFailure is the error that ended the session (the child exited, hung or broke
+// the protocol) with the ops that were in flight, or nil while the session is healthy.
+func (h *Harness) TransportFailure() error { return h.c.Failure() }
 
 // Open resets the child and, when it obeys a clock and clock is the battery's
 // *reference.ManualClock, forwards that clock's time now and whenever it moves later.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	memharness "github.com/storecheck/storecheck/adapters/memstore"
 	"github.com/storecheck/storecheck/adapters/wire"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
@@ -66,7 +67,7 @@ func code(m map[string]any) string {
 }
 
 func TestServe(t *testing.T) {
-	ask := served(t, memstore.Harness())
+	ask := served(t, memharness.Harness())
 	hello := ask(`{"id":1,"op":"hello","args":{"protocol":1}}`)
 	want := `{"clock":true,"eras":["legacy","modern"],"legacy":{"cancel":true,"cleanup":true,"conditional_update":true},"name":"memstore","protocol":1}`
 	if got, _ := json.Marshal(hello["ok"]); string(got) != want {
@@ -144,7 +145,7 @@ type plainLegacy struct{ legacy.Store }
 // TestServeFacade: a harness with its own facade is served as protocol 2's facade layer,
 // with the facade errors' own codes; a version 1 session has no facade layer.
 func TestServeFacade(t *testing.T) {
-	ask := served(t, harness.WithReferenceFacades(memstore.Harness()))
+	ask := served(t, harness.WithReferenceFacades(memharness.Harness()))
 	if c := code(ask(`{"id":1,"op":"hello","args":{"protocol":1}}`)); c != "" {
 		t.Fatalf("hello protocol 1 answered code %q", c)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -29,22 +29,25 @@ type runFlags struct {
 	timeout, runTimeout               time.Duration
 }
 
-func runFlagSet(f *runFlags) *flag.FlagSet {
+func (c *app) runFlagSet(f *runFlags) *flag.FlagSet {
 	fs := newFlagSet("run", "storecheck run [flags]", func(w io.Writer) {
 		fmt.Fprint(w, `Runs the conformance battery against a store and prints a per-rule summary on
 stdout (progress per area on stderr when it is a terminal).
 
 Examples:
-  storecheck run                                   memstore, both eras
+  storecheck run                                   the default store, every era
   storecheck run --era legacy --rules L-LIST-2,L-LIST-4
   storecheck run --label 'S-OWN-1 || area:list' --strict --junit report.xml
 
-Exit status: 0 every MUST rule passed; 1 a rule failed (a SHOULD rule only under
---strict); 2 usage error or the store could not be brought up.
+Exit status: 0 no rule failed; 1 a rule failed (a SHOULD rule only under --strict),
+was aborted (the transport or a namespace's bring-up failed) or had a setup call
+refused, or, under --strict, was only partly verified; 2 usage error or the store
+could not be brought up before the run. Inconclusive, not exercised and skipped
+rules never fail a run, and never count as passed.
 
 `)
 	})
-	fs.StringVar(&f.adapter, "adapter", "memstore", "the store to check: NAME or NAME:ARG (storecheck help lists them)")
+	fs.StringVar(&f.adapter, "adapter", c.defaultAdapter, "the store to check: NAME or NAME:ARG (storecheck help lists them)")
 	fs.StringVar(&f.era, "era", "all", "era to run: legacy, modern or all (all = every era the store implements)")
 	fs.StringVar(&f.rules, "rules", "", "run only these rules: comma-separated IDs (storecheck list prints them)")
 	fs.StringVar(&f.label, "label", "", "run only specs matching this Ginkgo label expression over the labels\nRULE-ID, must|should, legacy|modern, area:NAME, e.g. 'S-OWN-1 || area:list'")
@@ -59,13 +62,13 @@ Exit status: 0 every MUST rule passed; 1 a rule failed (a SHOULD rule only under
 	fs.IntVar(&f.hists, "histories", 0, "concurrent histories per linearizability check (0 = 8)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "bound on one spec; a store call that hangs fails its spec (0 = 30s, 5m for --exec)")
 	fs.DurationVar(&f.runTimeout, "run-timeout", 0, "bound on the whole run (0 = 1h)")
-	addAdapterFlags(fs)
+	c.addAdapterFlags(fs)
 	return fs
 }
 
-func runBattery(c *cli, args []string) int {
+func runBattery(c *app, args []string) int {
 	var f runFlags
-	fs := runFlagSet(&f)
+	fs := c.runFlagSet(&f)
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
@@ -79,7 +82,7 @@ func runBattery(c *cli, args []string) int {
 		code, _ := c.usageError(fs, err.Error())
 		return code
 	}
-	a, arg, err := lookupAdapter(spec)
+	a, arg, err := c.lookupAdapter(spec)
 	if err != nil {
 		code, _ := c.usageError(fs, err.Error())
 		return code
@@ -119,6 +122,9 @@ func runBattery(c *cli, args []string) int {
 		}
 		outputs.discard()
 		return exitUsage
+	}
+	if f.json != "" {
+		report.DetailsPath = f.json
 	}
 	if err := report.Summary(c.stdout); err != nil {
 		fmt.Fprintf(c.stderr, "storecheck run: writing the summary: %v\n", err)
@@ -251,6 +257,8 @@ func (p *progress) spec(ev conformance.SpecEvent) {
 
 var mark = map[conformance.Outcome]string{
 	conformance.Passed: ".", conformance.Failed: "F", conformance.Warned: "W", conformance.Skipped: "S",
+	conformance.Aborted: "A", conformance.SetupRefused: "R", conformance.PartlyVerified: "p",
+	conformance.Inconclusive: "?", conformance.NotExercised: "n",
 }
 
 func (p *progress) done() {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -24,8 +24,11 @@ import (
 const childEnv = "STORECHECK_TEST_AS_CLI"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "1" {
-		os.Exit(runCLI(context.Background(), os.Args[1:], os.Stdout, os.Stderr, false))
+	switch os.Getenv(childEnv) {
+	case "1":
+		os.Exit(Run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	case "own-store":
+		os.Exit(Run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, WithHarness(ownStore())))
 	}
 	os.Exit(m.Run())
 }
@@ -56,7 +59,7 @@ func (unopenable) Open(context.Context, reference.Clock) (harness.Namespace, err
 func cliRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = runCLI(context.Background(), args, &out, &errOut, false)
+	code = Run(context.Background(), args, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
@@ -230,7 +233,7 @@ func TestRunFailingStoreExits1(t *testing.T) {
 	if code != exitFailed {
 		t.Fatalf("storecheck run against a store breaking L-LIST-1: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"L-LIST-1", "FAILED", "Failures:", "L-GET-1", "passed", "FAIL: 1 passed, 1 failed"} {
+	for _, want := range []string{"L-LIST-1", "FAILED", "Failures (1 specs):", "L-GET-1", "passed", "FAIL: store rules 1 passed, 1 failed", "Every message in full"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ func init() {
 	})
 }
 
-func serve(c *cli, args []string) int {
+func serve(c *app, args []string) int {
 	fs := newFlagSet("serve", "storecheck serve --adapter NAME [flags]", func(w io.Writer) {
 		fmt.Fprint(w, `Serves a built-in store over the wire protocol (docs/wire.md): JSON Lines requests on
 stdin, answers on stdout, diagnostics on stderr, until stdin ends. It is the Go side of
@@ -36,13 +36,13 @@ rules run over the wire. A facade mutant (mutant:facade-*) serves its own broken
 	})
 	var spec string
 	var facade bool
-	fs.StringVar(&spec, "adapter", "memstore", "the store to serve: NAME or NAME:ARG (storecheck help lists them)")
+	fs.StringVar(&spec, "adapter", c.defaultAdapter, "the store to serve: NAME or NAME:ARG (storecheck help lists them)")
 	fs.BoolVar(&facade, "facade", false, "also serve storecheck's reference facades over the store (wire protocol 2 facade layer)")
-	addAdapterFlags(fs)
+	c.addAdapterFlags(fs)
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
-	a, arg, err := lookupAdapter(spec)
+	a, arg, err := c.lookupAdapter(spec)
 	if err != nil {
 		code, _ := c.usageError(fs, err.Error())
 		return code

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"strings"
@@ -8,11 +8,12 @@ import (
 // TestRedisAdaptersRegistered: both Redis adapters exist, take no argument, and refuse a
 // malformed URL with an error naming the flag.
 func TestRedisAdaptersRegistered(t *testing.T) {
+	c := newApp(t.Context(), nil, nil)
 	for _, name := range []string{"redis", "redis-cluster"} {
-		if _, _, err := lookupAdapter(name); err != nil {
+		if _, _, err := c.lookupAdapter(name); err != nil {
 			t.Errorf("lookupAdapter(%q): %v", name, err)
 		}
-		if _, _, err := lookupAdapter(name + ":x"); err == nil {
+		if _, _, err := c.lookupAdapter(name + ":x"); err == nil {
 			t.Errorf("lookupAdapter(%q): want an error, the adapter takes no argument", name+":x")
 		}
 	}

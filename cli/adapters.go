@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -12,8 +12,9 @@ import (
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
-// adapter brings up one kind of store for the battery. Each lives in its own file,
-// adapters_NAME.go, registering itself from init:
+// adapter brings up one kind of store for the battery. Each built-in one lives in its own
+// file, adapters_NAME.go, registering itself from init (WithHarness and WithAdapter add
+// others per invocation):
 //
 //	func init() {
 //		var dsn string
@@ -51,22 +52,22 @@ func (a adapter) usageName() string {
 	return a.name
 }
 
-var adapters = map[string]adapter{}
+var builtinAdapters = map[string]adapter{}
 
-// addAdapter registers an adapter; call it from an init function.
+// addAdapter registers a built-in adapter; call it from an init function.
 func addAdapter(a adapter) {
 	if a.name == "" || strings.Contains(a.name, ":") || a.open == nil {
 		panic("storecheck: bad adapter registration: " + a.name)
 	}
-	if _, dup := adapters[a.name]; dup {
+	if _, dup := builtinAdapters[a.name]; dup {
 		panic("storecheck: adapter registered twice: " + a.name)
 	}
-	adapters[a.name] = a
+	builtinAdapters[a.name] = a
 }
 
-func sortedAdapters() []adapter {
-	out := make([]adapter, 0, len(adapters))
-	for _, a := range adapters {
+func (c *app) sortedAdapters() []adapter {
+	out := make([]adapter, 0, len(c.adapters))
+	for _, a := range c.adapters {
 		out = append(out, a)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
@@ -74,8 +75,8 @@ func sortedAdapters() []adapter {
 }
 
 // addAdapterFlags registers every adapter's flags on fs.
-func addAdapterFlags(fs *flag.FlagSet) {
-	for _, a := range sortedAdapters() {
+func (c *app) addAdapterFlags(fs *flag.FlagSet) {
+	for _, a := range c.sortedAdapters() {
 		if a.flags != nil {
 			a.flags(fs)
 		}
@@ -86,12 +87,12 @@ func addAdapterFlags(fs *flag.FlagSet) {
 var errUnknownAdapter = errors.New("unknown adapter")
 
 // lookupAdapter resolves --adapter NAME or NAME:ARG.
-func lookupAdapter(spec string) (adapter, string, error) {
+func (c *app) lookupAdapter(spec string) (adapter, string, error) {
 	name, arg, hasArg := strings.Cut(spec, ":")
-	a, ok := adapters[name]
+	a, ok := c.adapters[name]
 	if !ok {
 		var names []string
-		for _, a := range sortedAdapters() {
+		for _, a := range c.sortedAdapters() {
 			names = append(names, a.usageName())
 		}
 		return adapter{}, "", fmt.Errorf("%w %q (adapters: %s)", errUnknownAdapter, spec, strings.Join(names, ", "))

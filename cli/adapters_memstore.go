@@ -1,10 +1,10 @@
-package main
+package cli
 
 import (
 	"context"
 
+	"github.com/storecheck/storecheck/adapters/memstore"
 	"github.com/storecheck/storecheck/conformance/harness"
-	"github.com/storecheck/storecheck/reference/memstore"
 )
 
 func init() {

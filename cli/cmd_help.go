@@ -1,4 +1,4 @@
-package main
+package cli
 
 import "fmt"
 
@@ -10,23 +10,23 @@ func init() {
 	})
 }
 
-func help(c *cli, args []string) int {
+func help(c *app, args []string) int {
 	switch len(args) {
 	case 0:
-		printUsage(c.stdout)
+		c.printUsage(c.stdout)
 		return exitOK
 	case 1:
 		if cmd, ok := commands[args[0]]; ok && cmd.name != "help" {
 			return cmd.run(c, []string{"--help"})
 		}
 		if args[0] == "help" {
-			printUsage(c.stdout)
+			c.printUsage(c.stdout)
 			return exitOK
 		}
 		fmt.Fprintf(c.stderr, "storecheck help: unknown command %q\n\n", args[0])
 	default:
 		fmt.Fprintf(c.stderr, "storecheck help: one command at a time\n\n")
 	}
-	printUsage(c.stderr)
+	c.printUsage(c.stderr)
 	return exitUsage
 }
