@@ -37,7 +37,9 @@ rules run over the wire. A facade mutant (mutant:facade-*) serves its own broken
 	var spec string
 	var facade bool
 	fs.StringVar(&spec, "adapter", c.defaultAdapter, "the store to serve: NAME or NAME:ARG (storecheck help lists them)")
+	var protocol int
 	fs.BoolVar(&facade, "facade", false, "also serve storecheck's reference facades over the store (wire protocol 2 facade layer)")
+	fs.IntVar(&protocol, "protocol", 0, "1: behave as a strict version 1 child (store operations only, refuses other offers); 0: speak every version")
 	c.addAdapterFlags(fs)
 	if code, ok := c.parse(fs, args); !ok {
 		return code
@@ -58,7 +60,7 @@ rules run over the wire. A facade mutant (mutant:facade-*) serves its own broken
 	if facade && h.Capabilities().Facade != harness.FacadeOwn {
 		h = harness.WithReferenceFacades(h)
 	}
-	if err := wire.Serve(c.ctx, os.Stdin, c.stdout, h, wire.ServeOptions{Log: c.stderr}); err != nil {
+	if err := wire.Serve(c.ctx, os.Stdin, c.stdout, h, wire.ServeOptions{Log: c.stderr, Protocol: protocol}); err != nil {
 		fmt.Fprintf(c.stderr, "storecheck serve: %v\n", err)
 		return exitFailed
 	}

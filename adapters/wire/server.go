@@ -26,6 +26,10 @@ type ServeOptions struct {
 	// Log receives the server's own diagnostics (requests it cannot answer); nil
 	// discards them. `storecheck serve` passes stderr, as WIRE.md asks.
 	Log io.Writer
+	// Protocol, when 1, makes the server a strict version 1 child: it refuses any other
+	// offer and serves no facade layer (to check that version 1 children keep working).
+	// 0 speaks every version up to ProtocolVersion.
+	Protocol int
 }
 
 // Serve answers the wire protocol on r and w with the stores of h, until r ends. It is
@@ -39,7 +43,7 @@ type ServeOptions struct {
 // legacy store implements. Requests other than hello, reset and clock are handled
 // concurrently, one goroutine each, and answered as they finish.
 func Serve(ctx context.Context, r io.Reader, w io.Writer, h harness.Harness, opts ServeOptions) error {
-	s := &server{h: h, caps: h.Capabilities(), clock: &switchClock{}, bw: bufio.NewWriter(w), log: opts.Log, name: opts.Name}
+	s := &server{h: h, caps: h.Capabilities(), clock: &switchClock{}, bw: bufio.NewWriter(w), log: opts.Log, name: opts.Name, strictV1: opts.Protocol == 1}
 	if s.name == "" {
 		s.name = h.Name()
 	}
@@ -94,6 +98,7 @@ type server struct {
 	// configuration facade.configure set (nil: the defaults).
 	version   atomic.Int32
 	facadeCfg atomic.Pointer[harness.FacadeConfig]
+	strictV1  bool
 
 	wg   sync.WaitGroup
 	wmu  sync.Mutex
@@ -206,6 +211,9 @@ func (s *server) session(ctx context.Context, op string, args map[string]any) (a
 	case opHello:
 		p, _ := args["protocol"].(json.Number)
 		v, err := integer(p)
+		if s.strictV1 && v != 1 {
+			return nil, fmt.Errorf("%w: this store speaks protocol 1, not %v", reference.ErrUnsupported, args["protocol"])
+		}
 		if err != nil || v < MinProtocolVersion {
 			return nil, fmt.Errorf("%w: this store speaks protocol %d to %d, not %v", reference.ErrUnsupported, MinProtocolVersion, ProtocolVersion, args["protocol"])
 		}
