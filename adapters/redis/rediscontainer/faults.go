@@ -244,6 +244,11 @@ func StartFaultableCluster(ctx context.Context, p Persistence) (c *Cluster, err 
 		Addrs:                 seeds,
 		ContextTimeoutEnabled: true,
 		Protocol:              protocol,
+		// go-redis reloads the slot map on MOVED, and otherwise every 60 s by default:
+		// a client whose primary died keeps dialling it (connection refused, no MOVED)
+		// for up to a minute after its replica took over. Reloading every second is what
+		// makes the store serve again within seconds of a failover (F-RECOVER-1).
+		ClusterStateReloadInterval: time.Second,
 		Dialer: func(ctx context.Context, netw, addr string) (net.Conn, error) {
 			to, ok := c.route.get(addr)
 			if !ok {
@@ -403,7 +408,10 @@ func (c *Cluster) restart(ctx context.Context, n *clusterNode) error {
 func (c *Cluster) KillPrimary(ctx context.Context) (string, error) {
 	clients := c.clients()
 	defer closeAll(clients)
-	var victim *clusterNode
+	var (
+		victim   *clusterNode
+		victimID string
+	)
 	for i, cl := range clients {
 		info, err := cl.Info(ctx, "replication").Result()
 		if err != nil {
@@ -422,7 +430,7 @@ func (c *Cluster) KillPrimary(ctx context.Context) (string, error) {
 		}
 		for _, s := range slots {
 			if s.Start == 0 && len(s.Nodes) > 0 && s.Nodes[0].ID == id {
-				victim = c.nodes[i]
+				victim, victimID = c.nodes[i], id
 			}
 		}
 	}
@@ -435,6 +443,26 @@ func (c *Cluster) KillPrimary(ctx context.Context) (string, error) {
 	c.mu.Lock()
 	c.killed = victim
 	c.mu.Unlock()
+	// Until the others notice (cluster-node-timeout) the cluster still says ok: wait
+	// for another node to own slot 0 first.
+	survivor := clients[0]
+	if victim == c.nodes[0] {
+		survivor = clients[1]
+	}
+	if err := retry(ctx, time.Minute, func() error {
+		slots, err := survivor.ClusterSlots(ctx).Result()
+		if err != nil {
+			return err
+		}
+		for _, s := range slots {
+			if s.Start == 0 && len(s.Nodes) > 0 && s.Nodes[0].ID != victimID {
+				return nil
+			}
+		}
+		return errors.New("slot 0 still on the killed primary")
+	}); err != nil {
+		return victim.name, fmt.Errorf("no replica took over from %s: %w", victim.name, err)
+	}
 	if err := c.waitHealthy(ctx, time.Minute); err != nil {
 		return victim.name, fmt.Errorf("no replica took over from %s: %w", victim.name, err)
 	}
