@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +74,32 @@ func TestFaultsDefaultPersistence(t *testing.T) {
 		t.Errorf("%d writes lost under declared lossy durability: %s %s, want declared", f.AckedLost, v.ID, v.Outcome)
 	case f.AckedLost == 0 && v.Outcome != faults.Passed:
 		t.Errorf("no write lost: %s %s, want passed", v.ID, v.Outcome)
+	}
+}
+
+// TestFaultMutantsAreKilled runs every fault mutant (a defect wrapped around the real
+// Redis store) through the fault that reveals it: the rule it breaks must fail.
+func TestFaultMutantsAreKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes the backend away for seconds; skipped with -short")
+	}
+	h := faultHarness(t, rediscontainer.AOFAlways)
+	for _, m := range faults.Mutants() {
+		t.Run(m.Name, func(t *testing.T) {
+			mh, err := faults.Mutate(h, m.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := faults.Run(t.Context(), mh, faults.Config{Faults: []string{m.Fault}, RecoveryTimeout: 10 * time.Second, Log: t.Logf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			_ = r.Summary(&b)
+			t.Log("\n" + b.String())
+			if v := r.Faults[0].Verdict(m.Breaks); v.Outcome != faults.Failed {
+				t.Errorf("mutant %s (%s) survived: %s %s after a %s, want FAILED", m.Name, m.Defect, m.Breaks, v.Outcome, m.Fault)
+			}
+		})
 	}
 }
