@@ -39,6 +39,7 @@ Targets: `+targetNames()+`
 	var (
 		spec, vs, benchtime, cleanupTime, ops, out, svg string
 		count                                           int
+		maxRSS                                          int64
 	)
 	fs.StringVar(&spec, "adapter", "memstore", "the store to benchmark")
 	fs.StringVar(&vs, "vs", "", "a second store to benchmark and compare side by side")
@@ -48,6 +49,7 @@ Targets: `+targetNames()+`
 	fs.StringVar(&ops, "ops", "", "comma-separated operations to run (default: all): "+strings.Join(opNames(), ","))
 	fs.StringVar(&out, "o", "", "write the results in go test -bench format, for benchstat, to `FILE`")
 	fs.StringVar(&svg, "svg", "", "write an SVG bar chart of the results to `FILE`")
+	fs.Int64Var(&maxRSS, "max-rss-mib", 1024, "fail when the peak RSS of this process or of a child it ran exceeds this many MiB (0: no limit)")
 	c.addAdapterFlags(fs) // --dsn and the other backends' flags, read back below
 	if code, ok := c.parse(fs, args); !ok {
 		return code
@@ -75,6 +77,7 @@ Targets: `+targetNames()+`
 	if ops != "" {
 		opts.Ops = strings.Split(ops, ",")
 	}
+	loadAtStart := loadAverage()
 	var all [][]benchmarks.Result
 	var runErr error
 	for _, t := range targets {
@@ -90,7 +93,7 @@ Targets: `+targetNames()+`
 	for _, rs := range all {
 		flat = append(flat, rs...)
 	}
-	fmt.Fprintf(c.stdout, "storecheck bench, %s, GOMAXPROCS %d, benchtime %s, median of %d\n\n", cpuOrUnknown(), benchmarks.Procs(), benchtime, max(count, 1))
+	fmt.Fprintf(c.stdout, "storecheck bench, %s, GOMAXPROCS %d, benchtime %s, median of %d; load average at start %s, at end %s\n\n", cpuOrUnknown(), benchmarks.Procs(), benchtime, max(count, 1), loadAtStart, loadAverage())
 	if err := benchmarks.WriteTable(c.stdout, flat); err != nil {
 		fmt.Fprintf(c.stderr, "storecheck bench: %v\n", err)
 		return exitFailed
@@ -98,6 +101,18 @@ Targets: `+targetNames()+`
 	if len(all) == 2 {
 		fmt.Fprintln(c.stdout)
 		_ = benchmarks.WriteSideBySide(c.stdout, all[0], all[1])
+	}
+	// Peak memory is part of the result: a benchmark that keeps what it made grows
+	// without bound (it once reached 3.6 GB), and a child's is its own process's.
+	if self, children, ok := benchmarks.PeakRSS(); ok {
+		const mib = 1 << 20
+		fmt.Fprintf(c.stdout, "\npeak RSS (getrusage maxrss): storecheck %d MiB, largest child %d MiB; load average %s\n", self/mib, children/mib, loadAverage())
+		if maxRSS > 0 && max(self, children) > maxRSS*mib {
+			fmt.Fprintf(c.stderr, "storecheck bench: peak RSS %d MiB exceeds --max-rss-mib %d\n", max(self, children)/mib, maxRSS)
+			if runErr == nil {
+				runErr = fmt.Errorf("peak RSS %d MiB exceeds --max-rss-mib %d", max(self, children)/mib, maxRSS)
+			}
+		}
 	}
 	if out != "" {
 		var b bytes.Buffer
@@ -144,6 +159,16 @@ func benchEnv(fs *flag.FlagSet) benchmarks.Env {
 		env.WireCommand = []string{exe, "serve", "--adapter", "memstore"}
 	}
 	return env
+}
+
+// loadAverage is /proc/loadavg's three averages, or "unknown": numbers taken on a shared
+// machine mean little without it.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 func targetNames() string {

@@ -55,7 +55,10 @@ func runMutants(c *app, args []string) int {
 the mutant catalogue, each with one deliberate defect, and against the honest store
 they are all variants of. A mutant is killed when a spec labelled with a rule it
 breaks fails on an assertion; a crash, a timeout or an unrelated rule does not count
-(B-POWER-1). Exit status 0 when every mutant is killed and the honest store passes.
+(B-POWER-1). Once a spec is aborted (the store process died, hung or broke the
+protocol, or a namespace could not be brought up) nothing later counts: such a
+mutant reads "aborted", never "killed". Exit status 0 when every mutant is killed
+and the honest store passes; 1 otherwise; 2 for a usage error.
 
 `)
 	})
@@ -184,6 +187,8 @@ func verdictWord(m mutants.Mutant, r mutantRun) string {
 		return "FAILS: the honest store must pass (rules " + strings.Join(r.verdict.FailedRules, ", ") + ")"
 	case r.verdict.Killed:
 		return "killed"
+	case r.verdict.Aborted != "":
+		return "ABORTED (not killed): " + firstLineOf(r.verdict.Aborted)
 	}
 	return "SURVIVED"
 }
@@ -194,20 +199,23 @@ func reportMutants(c *app, all []mutants.Mutant, runs []mutantRun, jsonPath stri
 	killed, total := 0, 0
 	ok := true
 	type jsonVerdict struct {
-		Mutant      string   `json:"mutant"`
-		Defect      string   `json:"defect"`
-		Breaks      []string `json:"breaks"`
-		Killed      bool     `json:"killed"`
-		KilledBy    []string `json:"killed_by,omitempty"`
-		FailedRules []string `json:"failed_rules,omitempty"`
-		Crashes     []string `json:"crashes,omitempty"`
-		Error       string   `json:"error,omitempty"`
+		Mutant       string   `json:"mutant"`
+		Defect       string   `json:"defect"`
+		Breaks       []string `json:"breaks"`
+		Killed       bool     `json:"killed"`
+		KilledBy     []string `json:"killed_by,omitempty"`
+		KillingRules []string `json:"killing_rules,omitempty"`
+		FailedRules  []string `json:"failed_rules,omitempty"`
+		Crashes      []string `json:"crashes,omitempty"`
+		Aborted      string   `json:"aborted,omitempty"`
+		AbortedSpecs int      `json:"aborted_specs,omitempty"`
+		Error        string   `json:"error,omitempty"`
 	}
 	var verdicts []jsonVerdict
 	for i, m := range all {
 		r := runs[i]
 		v := r.verdict
-		verdicts = append(verdicts, jsonVerdict{m.Name, m.Defect, m.Breaks, v.Killed, v.KilledBy, v.FailedRules, v.Crashes, r.err})
+		verdicts = append(verdicts, jsonVerdict{m.Name, m.Defect, m.Breaks, v.Killed, v.KilledBy, v.KillingRules, v.FailedRules, v.Crashes, v.Aborted, v.AbortedSpecs, r.err})
 		if m.Name == mutants.HonestName {
 			if !r.passed || r.err != "" {
 				ok = false
@@ -230,6 +238,9 @@ func reportMutants(c *app, all []mutants.Mutant, runs []mutantRun, jsonPath stri
 			}
 			if len(v.Crashes) > 0 {
 				note += fmt.Sprintf("; %d crashed or timed out", len(v.Crashes))
+			}
+			if v.AbortedSpecs > 0 {
+				note += fmt.Sprintf("; %d specs aborted", v.AbortedSpecs)
 			}
 		}
 		yes := "no"
@@ -273,6 +284,11 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
+}
+
+func firstLineOf(s string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return first
 }
 
 func truncate(s string, n int) string {

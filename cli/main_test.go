@@ -233,7 +233,7 @@ func TestRunFailingStoreExits1(t *testing.T) {
 	if code != exitFailed {
 		t.Fatalf("storecheck run against a store breaking L-LIST-1: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"L-LIST-1", "FAILED", "Failures:", "L-GET-1", "passed", "FAIL: 1 passed, 1 failed"} {
+	for _, want := range []string{"L-LIST-1", "FAILED", "Failures (1 specs):", "L-GET-1", "passed", "FAIL: store rules 1 passed, 1 failed", "Every message in full"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
