@@ -79,6 +79,7 @@ type Server struct {
 // container (never STORECHECK_REDIS_URL, a server that is not ours to kill), its port
 // pinned so that it comes back at the same address. The caller must call Stop.
 func StartFaultable(ctx context.Context, p Persistence) (*Server, error) {
+	quietClientLogs()
 	img, err := image(ctx)
 	if err != nil {
 		return nil, err
@@ -156,6 +157,7 @@ const nodeTimeout = 2000
 // StartFaultableCluster starts a cluster of ClusterSize primaries and ClusterSize
 // replicas with persistence p, ports pinned. The caller must call Stop.
 func StartFaultableCluster(ctx context.Context, p Persistence) (c *Cluster, err error) {
+	quietClientLogs()
 	img, err := image(ctx)
 	if err != nil {
 		return nil, err
@@ -483,3 +485,13 @@ func (c *Cluster) RestoreKilled(ctx context.Context) error {
 	c.mu.Unlock()
 	return c.waitHealthy(ctx, time.Minute)
 }
+
+// quiet discards go-redis's internal log lines.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+// quietClientLogs silences go-redis's own logging (process-wide): during a fault run
+// its pool logs every refused dial, thousands of lines, which the fault report counts
+// instead.
+func quietClientLogs() { redis.SetLogger(quiet{}) }
