@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -673,4 +674,14 @@ func (s modernStore) Sweep(ctx context.Context) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// yield stands for a database round trip between a read and a write (the Oban guide's
+// Repo.get, then Repo.update): a store that is two network calls away has that window
+// whatever the battery does. The natural race mutants above do without it.
+func yield() {
+	for range 3 {
+		runtime.Gosched()
+	}
+	time.Sleep(50 * time.Microsecond)
 }
