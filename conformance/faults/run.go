@@ -46,6 +46,10 @@ type Config struct {
 	Before, Outage, After time.Duration
 	// RecoveryTimeout bounds the wait for the store to serve again (default 30s).
 	RecoveryTimeout time.Duration
+	// MinAcked is how many calls must have succeeded before the fault (default 50),
+	// waited for up to MinAckedWait after Before (default 20s).
+	MinAcked     int
+	MinAckedWait time.Duration
 	// Log, when set, receives a line per step (fault injected, backend back).
 	Log func(format string, args ...any)
 }
@@ -71,6 +75,10 @@ func (c Config) withDefaults(h harness.Harness) Config {
 	def(&c.Outage, 3*time.Second)
 	def(&c.After, time.Second)
 	def(&c.RecoveryTimeout, 30*time.Second)
+	def(&c.MinAckedWait, 20*time.Second)
+	if c.MinAcked == 0 {
+		c.MinAcked = 50
+	}
 	if c.Log == nil {
 		c.Log = func(string, ...any) {}
 	}
@@ -169,6 +177,16 @@ func runFault(ctx context.Context, h harness.Harness, inj harness.FaultInjector,
 	}
 	began := time.Now()
 	time.Sleep(cfg.Before)
+	// A loaded machine may have acknowledged next to nothing yet: the fault waits for
+	// some acknowledged writes to check (up to MinAckedWait more).
+	for deadline := time.Now().Add(cfg.MinAckedWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		c.mu.Lock()
+		n := c.acked
+		c.mu.Unlock()
+		if n >= cfg.MinAcked {
+			break
+		}
+	}
 
 	// The fault. The outage window is from the injection's return to the start of
 	// the backend's return: a call entirely inside it met a backend that could not
@@ -199,6 +217,11 @@ func runFault(ctx context.Context, h harness.Harness, inj harness.FaultInjector,
 	}
 	backAt := time.Now()
 	res.Outage = backAt.Sub(faultAt)
+	// After a kill nothing sent before it can still take effect (see judge).
+	var restart time.Time
+	if fault == Kill {
+		restart = backAt
+	}
 	c.mu.Lock()
 	c.backAt = backAt
 	c.mu.Unlock()
@@ -275,7 +298,7 @@ func runFault(ctx context.Context, h harness.Harness, inj harness.FaultInjector,
 			if err != nil {
 				return res, fmt.Errorf("reading back %s %s: %w", hist.era, hist.id, err)
 			}
-			v := judge(hist, final)
+			v := judge(hist, final, restart)
 			res.AckedChecked += v.checked
 			res.AckedLost += v.lost
 			if v.lost > 0 {

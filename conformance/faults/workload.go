@@ -157,8 +157,10 @@ type op struct {
 	acked bool
 	err   string
 	// seenApplied is set for an errored write by the read that followed it once the
-	// store served again: 1 it had taken effect, -1 it had not, 0 never read.
+	// store served again: 1 it had taken effect, -1 it had not, 0 never read; seenAt is
+	// when that read began, end when the write returned.
 	seenApplied int
+	seenAt, end time.Time
 }
 
 // history is one task's writes, in order. A worker stops writing a task after its
@@ -295,6 +297,7 @@ func (w *worker) task(ctx context.Context, h *history, stopped func() bool) {
 		mark++
 		o := op{kind: kind, mark: mark}
 		err := w.calls.call(ctx, h.era, string(kind)+" "+h.id, w.timeout, w.grace, fn)
+		o.end = time.Now()
 		if err == nil {
 			o.acked = true
 		} else {
@@ -347,6 +350,7 @@ func (w *worker) resync(ctx context.Context, h *history, stopped func() bool) {
 	last := &h.ops[len(h.ops)-1]
 	for {
 		var o observed
+		began := time.Now()
 		err := w.calls.call(ctx, h.era, "get "+h.id, w.timeout, w.grace, func(ctx context.Context) error {
 			var err error
 			o, err = w.t.read(ctx, h.id)
@@ -357,7 +361,7 @@ func (w *worker) resync(ctx context.Context, h *history, stopped func() bool) {
 			if last.kind == opDelete {
 				applied = !o.present
 			}
-			last.seenApplied = -1
+			last.seenApplied, last.seenAt = -1, began
 			if applied {
 				last.seenApplied = 1
 			}
