@@ -180,7 +180,7 @@ type calls struct {
 	errors   int
 	messages map[string]int
 	// late are calls that returned more than grace after their deadline.
-	late []string
+	late []lateCall
 	// panics are calls that panicked.
 	panics []string
 	// firstOK is the end of the first successful call after the backend came back,
@@ -191,6 +191,11 @@ type calls struct {
 	// the start of its undoing); successes are the calls that succeeded meanwhile.
 	away      bool
 	successes []success
+}
+
+type lateCall struct {
+	msg        string
+	start, end time.Time
 }
 
 type success struct {
@@ -233,7 +238,7 @@ func (c *calls) call(ctx context.Context, era, what string, timeout, grace time.
 		defer c.mu.Unlock()
 		c.total++
 		if over := end.Sub(start) - timeout; over > grace && ctx.Err() == nil {
-			c.late = append(c.late, fmt.Sprintf("%s %s returned %s after its %s deadline (err: %v)", era, what, over.Round(time.Millisecond), timeout, err))
+			c.late = append(c.late, lateCall{fmt.Sprintf("%s %s returned %s after its %s deadline (err: %v)", era, what, over.Round(time.Millisecond), timeout, err), start, end})
 		}
 		if err == nil {
 			c.acked++
