@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -284,32 +285,33 @@ func runFault(ctx context.Context, h harness.Harness, inj harness.FaultInjector,
 	}
 	var lost, torn []string
 	erroredWrites := 0
+	var hists []*history
 	for i, w := range workers {
-		if !finished[i] {
+		if finished[i] {
+			hists = append(hists, w.histories...)
+		}
+	}
+	finals, err := readAll(ctx, byEra, hists, cfg)
+	if err != nil {
+		return res, err
+	}
+	for i, hist := range hists {
+		if len(hist.ops) == 0 {
 			continue
 		}
-		for _, hist := range w.histories {
-			if len(hist.ops) == 0 {
-				continue
-			}
-			res.Tasks++
-			if !hist.ops[len(hist.ops)-1].acked {
-				erroredWrites++
-			}
-			final, err := readBack(ctx, byEra[hist.era], hist.id, cfg)
-			if err != nil {
-				return res, fmt.Errorf("reading back %s %s: %w", hist.era, hist.id, err)
-			}
-			v := judge(hist, final, restart)
-			res.AckedChecked += v.checked
-			res.AckedLost += v.lost
-			if v.lost > 0 {
-				res.TasksLost++
-				lost = append(lost, v.detail)
-			}
-			if v.torn || v.zombie {
-				torn = append(torn, v.detail)
-			}
+		res.Tasks++
+		if !hist.ops[len(hist.ops)-1].acked {
+			erroredWrites++
+		}
+		v := judge(hist, finals[i], restart)
+		res.AckedChecked += v.checked
+		res.AckedLost += v.lost
+		if v.lost > 0 {
+			res.TasksLost++
+			lost = append(lost, v.detail)
+		}
+		if v.torn || v.zombie {
+			torn = append(torn, v.detail)
 		}
 	}
 
@@ -424,6 +426,30 @@ func openTargets(ctx context.Context, h harness.Harness, ns harness.Namespace) (
 		return nil, fmt.Errorf("harness %s declares no era", h.Name())
 	}
 	return ts, nil
+}
+
+// readAll reads back every history's task, eight at a time.
+func readAll(ctx context.Context, byEra map[string]target, hists []*history, cfg Config) ([]observed, error) {
+	finals := make([]observed, len(hists))
+	errs := make([]error, len(hists))
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i, h := range hists {
+		if len(h.ops) == 0 {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			finals[i], errs[i] = readBack(ctx, byEra[h.era], h.id, cfg)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("reading back %s %s: %w", h.era, h.id, errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return finals, errors.Join(errs...)
 }
 
 // readBack reads a task once the store serves again, retrying for a while: the check
