@@ -3,8 +3,8 @@ package conformance_test
 import (
 	"testing"
 
+	"github.com/storecheck/storecheck/adapters/memstore"
 	"github.com/storecheck/storecheck/conformance"
-	"github.com/storecheck/storecheck/reference/memstore"
 )
 
 // TestMemstore runs the whole battery, both eras, against the embedded store. Ginkgo

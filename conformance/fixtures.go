@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/onsi/ginkgo/v2"
-
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
@@ -421,4 +419,4 @@ func requireConditional(st legacy.Store) legacy.ConditionalUpdater {
 
 // skipOptional skips a spec of an optional operation the store does not implement; the
 // reason names the interface, so that the report shows which fallback the facade takes.
-func skipOptional(iface string) { ginkgo.Skip("optional " + iface + " not implemented") }
+func skipOptional(iface string) { skipActive("optional " + iface + " not implemented") }

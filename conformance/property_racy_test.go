@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"time"
 
+	memharness "github.com/storecheck/storecheck/adapters/memstore"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -39,7 +40,7 @@ type racyHarness struct{ kind racyKind }
 
 func (h racyHarness) Name() string { return racyNames[h.kind] }
 func (h racyHarness) Capabilities() harness.Capabilities {
-	return memstore.Harness().Capabilities()
+	return memharness.Harness().Capabilities()
 }
 
 func (h racyHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
@@ -117,10 +118,10 @@ type realClockHarness struct{}
 
 func (realClockHarness) Name() string { return "memstore on the real clock" }
 func (realClockHarness) Capabilities() harness.Capabilities {
-	c := memstore.Harness().Capabilities()
+	c := memharness.Harness().Capabilities()
 	c.Clock = false
 	return c
 }
 func (realClockHarness) Open(ctx context.Context, _ reference.Clock) (harness.Namespace, error) {
-	return memstore.Harness().Open(ctx, reference.SystemClock{})
+	return memharness.Harness().Open(ctx, reference.SystemClock{})
 }

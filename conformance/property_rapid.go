@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/onsi/ginkgo/v2"
 	"pgregory.net/rapid"
 )
 
@@ -253,8 +252,7 @@ func (e *Env) reportMachine(what string, run func(validOnly bool) rapidRun) {
 		e.reportRapid(what, r)
 	default:
 		first, _, _ := strings.Cut(r.Message, "\n")
-		// The shared report entry of an inconclusive spec (Env.Inconclusive).
-		ginkgo.AddReportEntry("storecheck.inconclusive", fmt.Sprintf("%s: the state machine stopped on a fault of %s, which %s's own specs judge, not %s: %s (minimal sequence: %d steps; %s)",
+		e.Inconclusive(fmt.Sprintf("%s: the state machine stopped on a fault of %s, which %s's own specs judge, not %s: %s (minimal sequence: %d steps; %s)",
 			what, rule, rule, e.Rule.ID, first, len(r.Steps), e.rerun()))
 	}
 }

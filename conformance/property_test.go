@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storecheck/storecheck/adapters/memstore"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
-	"github.com/storecheck/storecheck/reference/memstore"
 )
 
 // These tests drive the property checks outside Ginkgo (RunSpecs runs once per process

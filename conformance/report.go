@@ -29,7 +29,39 @@ const (
 	Skipped Outcome = "skipped"
 	// NotCovered: the rule was selected but the battery has no spec for it in the era.
 	NotCovered Outcome = "not covered"
+	// Aborted: bring-up or the transport failed (a child that died, hung or broke the
+	// protocol) before or during a spec of the rule, so the spec says nothing about the
+	// rule. Every spec after a transport failure is aborted. Fails the run.
+	Aborted Outcome = "aborted"
+	// SetupRefused: the store refused, with ErrUnsupported, a call a spec of the rule
+	// needed for its setup, so the rule could not be checked. Fails the run.
+	SetupRefused Outcome = "setup refused"
+	// PartlyVerified: the rule's specs that ran passed, but part of what the rule needs
+	// could not run (no clock control). Fails the run under Strict only.
+	PartlyVerified Outcome = "partly verified"
+	// Inconclusive: a check ran without a fault but could not tell (too little
+	// overlap between concurrent operations, a linearizability checker that answered
+	// Unknown). Never fails the run, never counts as passed.
+	Inconclusive Outcome = "inconclusive"
+	// NotExercised: storecheck's own code decided the rule's specs before the store saw
+	// anything (under --exec the wire client copies values and refuses calls whose
+	// context has ended). Never fails the run, never counts as passed.
+	NotExercised Outcome = "not exercised"
 )
+
+// failsRun reports whether an outcome fails a run (exit status 1 of storecheck run).
+func (o Outcome) failsRun(strict bool) bool {
+	switch o {
+	case Failed, Aborted, SetupRefused:
+		return true
+	case PartlyVerified:
+		return strict
+	}
+	return false
+}
+
+// outcomeOrder is the order of outcomes in totals and closing lines.
+var outcomeOrder = []Outcome{Passed, Failed, Aborted, SetupRefused, Warned, PartlyVerified, Inconclusive, NotExercised, Skipped, NotCovered}
 
 // Report is the result of one run of the battery, keyed by rule.
 type Report struct {
@@ -51,15 +83,22 @@ type Report struct {
 	// a spec labelled with no known rule, an interrupted run.
 	SuiteFailures []string `json:"suite_failures,omitempty"`
 	Totals        Totals   `json:"totals"`
+	// DetailsPath, when set, is where the full report is written; the summary points
+	// to it for what it leaves out.
+	DetailsPath string `json:"-"`
 }
 
 // RuleResult is one rule's outcome in one era.
 type RuleResult struct {
-	ID      string  `json:"id"`
-	Level   Level   `json:"level"`
-	Era     Era     `json:"era"`
-	Area    string  `json:"area"`
-	Text    string  `json:"text"`
+	ID    string `json:"id"`
+	Level Level  `json:"level"`
+	Era   Era    `json:"era"`
+	Area  string `json:"area"`
+	Text  string `json:"text"`
+	// Subject is whose code the verdict is about: the store, storecheck's reference
+	// library, or the reference facade run over the store. Only store rules count as
+	// the store's passes.
+	Subject Subject `json:"subject"`
 	Outcome Outcome `json:"outcome"`
 	// Reasons explain the outcome: failure messages, warnings, or skip reasons.
 	Reasons []string `json:"reasons,omitempty"`
@@ -81,26 +120,81 @@ type SpecResult struct {
 	// State is Ginkgo's word for it: passed, failed, skipped, panicked, timedout, ...
 	State string `json:"state"`
 	// Message is the failure, warning or skip message.
-	Message  string        `json:"message,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Cause is the one-line cause of an aborted or setup-refused spec, shared by every
+	// spec it stopped.
+	Cause string `json:"cause,omitempty"`
+	// Subject is set when the spec said whose code it judged (Env.DecidedBy).
+	Subject  Subject       `json:"subject,omitempty"`
 	Notes    []string      `json:"notes,omitempty"`
 	Location string        `json:"location,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 }
 
-// Totals counts rule results by outcome, and the specs that ran.
+// Totals counts rule results by outcome (every subject), and the specs that ran.
+// BySubject splits the counts by whose code the rule judged; the store's passes are
+// BySubject["store"]["passed"].
 type Totals struct {
-	Passed     int `json:"passed"`
-	Failed     int `json:"failed"`
-	Warned     int `json:"warned"`
-	Skipped    int `json:"skipped"`
-	NotCovered int `json:"not_covered"`
-	Specs      int `json:"specs"`
+	Passed         int                         `json:"passed"`
+	Failed         int                         `json:"failed"`
+	Warned         int                         `json:"warned"`
+	Skipped        int                         `json:"skipped"`
+	NotCovered     int                         `json:"not_covered"`
+	Aborted        int                         `json:"aborted"`
+	SetupRefused   int                         `json:"setup_refused"`
+	PartlyVerified int                         `json:"partly_verified"`
+	Inconclusive   int                         `json:"inconclusive"`
+	NotExercised   int                         `json:"not_exercised"`
+	Specs          int                         `json:"specs"`
+	BySubject      map[Subject]map[Outcome]int `json:"by_subject,omitempty"`
 }
 
-// OK reports whether the run passed: no rule failed and nothing failed outside the
-// rules. Warnings, skips and rules not covered do not fail a run.
+func (t *Totals) add(o Outcome, subject Subject) {
+	switch o {
+	case Passed:
+		t.Passed++
+	case Failed:
+		t.Failed++
+	case Warned:
+		t.Warned++
+	case Skipped:
+		t.Skipped++
+	case NotCovered:
+		t.NotCovered++
+	case Aborted:
+		t.Aborted++
+	case SetupRefused:
+		t.SetupRefused++
+	case PartlyVerified:
+		t.PartlyVerified++
+	case Inconclusive:
+		t.Inconclusive++
+	case NotExercised:
+		t.NotExercised++
+	}
+	if t.BySubject == nil {
+		t.BySubject = map[Subject]map[Outcome]int{}
+	}
+	if t.BySubject[subject] == nil {
+		t.BySubject[subject] = map[Outcome]int{}
+	}
+	t.BySubject[subject][o]++
+}
+
+// OK reports whether the run passed: no rule failed, aborted or had its setup refused,
+// and nothing failed outside the rules; under Strict, no rule was only partly
+// verified. Warnings (outside Strict), inconclusive and not-exercised rules, skips and
+// rules not covered do not fail a run.
 func (r *Report) OK() bool {
-	return r.Totals.Failed == 0 && len(r.SuiteFailures) == 0
+	if len(r.SuiteFailures) > 0 {
+		return false
+	}
+	for _, rr := range r.Rules {
+		if rr.Outcome.failsRun(r.Strict) {
+			return false
+		}
+	}
+	return true
 }
 
 // Rule returns the result of rule id in era.
@@ -153,9 +247,27 @@ func (r *Report) JUnit(w io.Writer) error {
 			case Failed:
 				ts.Failures++
 				tc.Failure = &reporters.JUnitFailure{Message: firstLine(s.Message), Type: s.State, Description: s.Message + locationSuffix(s.Location)}
-			case Skipped:
+			case Aborted:
+				// An error, not a failure: the rule was not judged.
+				ts.Errors++
+				tc.Status = string(Aborted)
+				tc.Error = &reporters.JUnitError{Message: "aborted - " + s.Cause, Type: string(Aborted), Description: s.Message}
+			case SetupRefused:
+				ts.Errors++
+				tc.Status = string(SetupRefused)
+				tc.Error = &reporters.JUnitError{Message: "setup refused - " + s.Cause, Type: "setup-refused", Description: s.Message}
+			case Skipped, NotExercised, Inconclusive:
 				ts.Skipped++
-				tc.Skipped = &reporters.JUnitSkipped{Message: "skipped - " + s.Message}
+				tc.Status = string(s.Outcome)
+				tc.Skipped = &reporters.JUnitSkipped{Message: string(s.Outcome) + " - " + s.Message}
+			case PartlyVerified:
+				tc.Status = string(PartlyVerified)
+				if s.State == "skipped" {
+					ts.Skipped++
+					tc.Skipped = &reporters.JUnitSkipped{Message: "partly verified - " + s.Message}
+				} else {
+					tc.SystemOut = "partly verified (fails under --strict):\n" + s.Message
+				}
 			case Warned:
 				tc.SystemOut = "warning (SHOULD, not strict):\n" + s.Message
 			}
@@ -179,6 +291,7 @@ func (r *Report) JUnit(w io.Writer) error {
 		ts.Tests = len(ts.TestCases)
 		suites.Tests += ts.Tests
 		suites.Failures += ts.Failures
+		suites.Errors += ts.Errors
 		suites.Disabled += ts.Skipped
 		suites.TestSuites = append(suites.TestSuites, ts)
 	}
@@ -232,8 +345,17 @@ func firstLine(s string) string {
 	return s
 }
 
-// Summary writes the human summary: a header, one row per rule, then the messages of
-// every failure and warning, the rules not covered, and the totals.
+// Limits of the summary, so that a failing run prints about a screenful of detail
+// beyond the rule table; the JSON report has everything.
+const (
+	summaryFullMessages = 3  // failures (and warnings) shown with their message
+	summaryMessageLines = 20 // lines of one message shown
+	summaryOneLiners    = 10 // further failures shown as one line each
+)
+
+// Summary writes the human summary: a header, one row per rule, the causes of aborted
+// and setup-refused specs (one line per cause), the first failures and warnings, the
+// rules not covered, and the closing line with the store's own counts.
 func (r *Report) Summary(w io.Writer) error {
 	var b strings.Builder
 	var eras []string
@@ -251,7 +373,7 @@ func (r *Report) Summary(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tLEVEL\tERA\tOUTCOME\tNOTE")
+	fmt.Fprintln(tw, "RULE\tOF\tLEVEL\tERA\tOUTCOME\tNOTE")
 	var notCovered []string
 	uncoveredEras := map[string][]string{}
 	for _, rr := range r.Rules {
@@ -264,9 +386,9 @@ func (r *Report) Summary(w io.Writer) error {
 		}
 		note := ""
 		switch rr.Outcome {
-		case Skipped:
+		case Skipped, NotExercised, PartlyVerified, Inconclusive:
 			note = strings.Join(rr.Reasons, "; ")
-		case Failed, Warned:
+		case Failed, Warned, Aborted, SetupRefused:
 			note = gist(firstOf(rr.Reasons))
 		case Passed:
 			if len(rr.Notes) > 0 {
@@ -277,50 +399,141 @@ func (r *Report) Summary(w io.Writer) error {
 		if rr.Outcome == Failed {
 			outcome = "FAILED"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", rr.ID, strings.ToUpper(string(rr.Level)), rr.Era, outcome, truncate(note, 90))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", rr.ID, rr.Subject, strings.ToUpper(string(rr.Level)), rr.Era, outcome, truncate(firstLine(note), 90))
 	}
 	tw.Flush()
 	for i, id := range notCovered {
 		notCovered[i] = id + " (" + strings.Join(uncoveredEras[id], ", ") + ")"
 	}
 
+	r.writeCauses(&b, Aborted, "Aborted (bring-up or the transport failed; these specs say nothing about their rules)")
+	r.writeCauses(&b, SetupRefused, "Setup refused (the store refused a call these specs needed; their rules could not be checked)")
+	more := false
 	for _, section := range []struct {
 		title   string
 		outcome Outcome
 	}{{"Failures", Failed}, {"Warnings (SHOULD rules; they fail under --strict)", Warned}} {
-		first := true
+		var specs []SpecResult
 		for _, s := range r.Specs {
-			if s.Outcome != section.outcome {
-				continue
-			}
-			if first {
-				fmt.Fprintf(&b, "\n%s:\n", section.title)
-				first = false
-			}
-			fmt.Fprintf(&b, "\n--- %s (%s era)\n%s\n", s.Name, s.Era, indent(s.Message, "    "))
-			if s.Location != "" {
-				fmt.Fprintf(&b, "    at %s\n", s.Location)
+			if s.Outcome == section.outcome {
+				specs = append(specs, s)
 			}
 		}
+		if len(specs) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s (%d specs):\n", section.title, len(specs))
+		for i, s := range specs {
+			switch {
+			case i < summaryFullMessages:
+				fmt.Fprintf(&b, "\n--- %s (%s era)\n%s\n", s.Name, s.Era, indent(headLines(s.Message, summaryMessageLines), "    "))
+				if s.Location != "" {
+					fmt.Fprintf(&b, "    at %s\n", s.Location)
+				}
+				more = more || strings.Count(s.Message, "\n") >= summaryMessageLines
+			case i < summaryFullMessages+summaryOneLiners:
+				if i == summaryFullMessages {
+					b.WriteString("\n")
+				}
+				fmt.Fprintf(&b, "--- %s (%s era): %s\n", s.Name, s.Era, truncate(gist(s.Message), 100))
+				more = true
+			default:
+				fmt.Fprintf(&b, "... and %d more\n", len(specs)-i)
+				more = true
+			}
+			if i >= summaryFullMessages+summaryOneLiners {
+				break
+			}
+		}
+	}
+	if more {
+		where := "the JSON report (--json FILE)"
+		if r.DetailsPath != "" {
+			where = r.DetailsPath
+		}
+		fmt.Fprintf(&b, "\nEvery message in full: %s\n", where)
 	}
 	if len(r.SuiteFailures) > 0 {
 		b.WriteString("\nSuite failures:\n")
 		for _, f := range r.SuiteFailures {
-			fmt.Fprintf(&b, "%s\n", indent(f, "    "))
+			fmt.Fprintf(&b, "%s\n", indent(headLines(f, summaryMessageLines), "    "))
 		}
 	}
 	if len(notCovered) > 0 {
 		fmt.Fprintf(&b, "\nNot covered (the battery has no spec for these yet):\n%s\n", wrap(notCovered, "    ", 92))
 	}
-	t := r.Totals
 	verdict := "PASS"
 	if !r.OK() {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(&b, "\n%s: %d passed, %d failed, %d warned, %d skipped, %d not covered (rules); seed %d\n",
-		verdict, t.Passed, t.Failed, t.Warned, t.Skipped, t.NotCovered, r.Seed)
+	fmt.Fprintf(&b, "\n%s: %s; seed %d\n", verdict, r.closingCounts(), r.Seed)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// closingCounts is the counts part of the closing line: the store's rules first (only
+// their passes are the store's), then the library's and the facade's.
+func (r *Report) closingCounts() string {
+	var parts []string
+	for _, subj := range []Subject{SubjectStore, SubjectLibrary, SubjectFacade, SubjectBattery} {
+		counts := r.Totals.BySubject[subj]
+		if len(counts) == 0 && subj != SubjectStore {
+			continue
+		}
+		var cs []string
+		for _, o := range outcomeOrder {
+			if n := counts[o]; n > 0 || o == Passed {
+				cs = append(cs, fmt.Sprintf("%d %s", n, o))
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s rules %s", subj, strings.Join(cs, ", ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// writeCauses writes one line per cause of the specs with outcome o: the cause, how
+// many specs of which rules it stopped, and the first spec it stopped.
+func (r *Report) writeCauses(b *strings.Builder, o Outcome, title string) {
+	type group struct {
+		first string
+		specs int
+		rules []string
+	}
+	var causes []string
+	groups := map[string]*group{}
+	for _, s := range r.Specs {
+		if s.Outcome != o {
+			continue
+		}
+		g := groups[s.Cause]
+		if g == nil {
+			g = &group{first: s.Name + " (" + string(s.Era) + " era)"}
+			groups[s.Cause] = g
+			causes = append(causes, s.Cause)
+		}
+		g.specs++
+		if !slices.Contains(g.rules, s.RuleID) {
+			g.rules = append(g.rules, s.RuleID)
+		}
+	}
+	if len(causes) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s:\n", title)
+	for _, c := range causes {
+		g := groups[c]
+		fmt.Fprintf(b, "  %s\n", truncate(c, 200))
+		fmt.Fprintf(b, "    %d specs of %d rules, first %s\n%s\n", g.specs, len(g.rules), g.first, wrap(g.rules, "    rules: ", 92))
+	}
+}
+
+// headLines is s cut to its first n lines, saying how many were left out.
+func headLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= n {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n... %d more lines (see the JSON report)", len(lines)-n)
 }
 
 // gist is the line of a spec's message that says what went wrong: the first line
@@ -504,55 +717,81 @@ func buildReport(meta Report, tr types.Report, sel selection) *Report {
 	}
 	r.Totals = Totals{Specs: len(r.Specs)}
 	for _, rr := range r.Rules {
-		switch rr.Outcome {
-		case Passed:
-			r.Totals.Passed++
-		case Failed:
-			r.Totals.Failed++
-		case Warned:
-			r.Totals.Warned++
-		case Skipped:
-			r.Totals.Skipped++
-		case NotCovered:
-			r.Totals.NotCovered++
-		}
+		r.Totals.add(rr.Outcome, rr.Subject)
 	}
 	return &r
 }
 
 func ruleResult(rule Rule, era Era, specs []SpecResult) RuleResult {
-	rr := RuleResult{ID: rule.ID, Level: rule.Level, Era: era, Area: rule.Area, Text: rule.Text}
+	rr := RuleResult{ID: rule.ID, Level: rule.Level, Era: era, Area: rule.Area, Text: rule.Text, Subject: rule.Subject()}
+	if rule.ID == "" { // a spec labelled with an unknown rule
+		rr.Subject = SubjectStore
+	}
 	if len(specs) == 0 {
 		rr.Outcome = NotCovered
 		return rr
 	}
 	count := map[Outcome]int{}
+	verified := 0 // specs that ran against the store, wholly or in part
 	for _, s := range specs {
 		rr.Specs = append(rr.Specs, s.Name)
 		count[s.Outcome]++
 		rr.Notes = append(rr.Notes, s.Notes...)
+		if s.Subject != "" {
+			rr.Subject = s.Subject
+		}
+		if s.Outcome == Passed || s.Outcome == Warned || s.Outcome == PartlyVerified && s.State != "skipped" {
+			verified++
+		}
 	}
 	switch {
 	case count[Failed] > 0:
 		rr.Outcome = Failed
+	case count[Aborted] > 0:
+		rr.Outcome = Aborted
+	case count[SetupRefused] > 0:
+		rr.Outcome = SetupRefused
 	case count[Warned] > 0:
 		rr.Outcome = Warned
-	case count[Skipped] == len(specs):
-		rr.Outcome = Skipped
-	default:
+	case count[Inconclusive] > 0:
+		rr.Outcome = Inconclusive
+	case verified > 0 && count[PartlyVerified] > 0:
+		rr.Outcome = PartlyVerified
+	case verified > 0:
 		rr.Outcome = Passed
+	case count[NotExercised] > 0:
+		rr.Outcome = NotExercised
+	default:
+		rr.Outcome = Skipped
 	}
 	for _, s := range specs {
+		same := s.Outcome == rr.Outcome || rr.Outcome == Skipped && s.Outcome == PartlyVerified
 		switch {
-		case s.Outcome == rr.Outcome:
-			if s.Message != "" && !slices.Contains(rr.Reasons, s.Message) {
-				rr.Reasons = append(rr.Reasons, s.Message)
+		case same:
+			reason := s.Message
+			if s.Cause != "" { // aborted, setup refused: the cause, once per rule
+				reason = s.Cause
 			}
-		case s.Outcome == Skipped:
-			rr.Notes = append(rr.Notes, "partly skipped: "+s.Message)
+			if reason != "" && !slices.Contains(rr.Reasons, reason) {
+				rr.Reasons = append(rr.Reasons, reason)
+			}
+		case s.Outcome == PartlyVerified && rr.Outcome == Inconclusive:
+			rr.Notes = append(rr.Notes, "partly verified: "+s.Message)
+		case s.Outcome == Skipped || s.Outcome == NotExercised:
+			rr.Notes = append(rr.Notes, "partly "+string(s.Outcome)+": "+s.Message)
 		}
 	}
 	return rr
+}
+
+// storecheckEntry reports whether a report entry is one of the battery's own markers
+// (read by specResult, not shown as a note).
+func storecheckEntry(name string) bool {
+	switch name {
+	case labelWarning, entryInconclusive, entryPartly, entryNotExercised, entrySetupRefused, entryAborted, entryDecidedBy:
+		return true
+	}
+	return false
 }
 
 func specResult(sr types.SpecReport) SpecResult {
@@ -579,12 +818,37 @@ func specResult(sr types.SpecReport) SpecResult {
 			}
 		}
 	}
+	entries := map[string][]string{}
 	for _, e := range sr.ReportEntries {
-		if e.Name != labelWarning && e.Name != "" {
+		if storecheckEntry(e.Name) {
+			v := e.StringRepresentation()
+			if !slices.Contains(entries[e.Name], v) {
+				entries[e.Name] = append(entries[e.Name], v)
+			}
+		} else if e.Name != "" {
 			s.Notes = append(s.Notes, e.Name+": "+e.StringRepresentation())
 		}
 	}
+	if d := entries[entryDecidedBy]; len(d) > 0 {
+		s.Subject = Subject(d[0])
+	}
+	skipMessage := func() string {
+		m := strings.TrimSpace(sr.Failure.Message)
+		if m == "" {
+			m = "not run (the run was interrupted or hit its deadline)"
+		}
+		return m
+	}
 	switch {
+	case len(entries[entryAborted]) > 0:
+		// Whatever Ginkgo made of it (skipped, failed, panicked): the transport's doing.
+		s.Outcome = Aborted
+		s.Cause = entries[entryAborted][0]
+		if sr.State.Is(types.SpecStateFailureStates) {
+			s.Message = failureMessage(sr)
+		} else {
+			s.Message = skipMessage()
+		}
 	case sr.State.Is(types.SpecStateFailureStates):
 		s.Outcome = Failed
 		s.Message = failureMessage(sr)
@@ -593,24 +857,30 @@ func specResult(sr types.SpecReport) SpecResult {
 		if loc := sr.Failure.Location; loc.FileName != "" && !strings.HasSuffix(loc.FileName, "conformance/suite.go") {
 			s.Location = loc.String()
 		}
+	case len(entries[entrySetupRefused]) > 0:
+		s.Outcome = SetupRefused
+		s.Cause = entries[entrySetupRefused][0]
+		s.Message = skipMessage()
+	case len(entries[entryNotExercised]) > 0:
+		s.Outcome = NotExercised
+		s.Message = strings.Join(entries[entryNotExercised], "; ")
+	case sr.State.Is(types.SpecStateSkipped|types.SpecStatePending) && len(entries[entryPartly]) > 0:
+		s.Outcome = PartlyVerified
+		s.Message = strings.Join(entries[entryPartly], "; ")
 	case sr.State.Is(types.SpecStateSkipped | types.SpecStatePending):
 		s.Outcome = Skipped
-		s.Message = strings.TrimSpace(sr.Failure.Message)
-		if s.Message == "" {
-			s.Message = "not run (the run was interrupted or hit its deadline)"
-		}
+		s.Message = skipMessage()
+	case len(entries[labelWarning]) > 0:
+		s.Outcome = Warned
+		s.Message = strings.Join(entries[labelWarning], "\n")
+	case len(entries[entryInconclusive]) > 0:
+		s.Outcome = Inconclusive
+		s.Message = strings.Join(entries[entryInconclusive], "; ")
+	case len(entries[entryPartly]) > 0:
+		s.Outcome = PartlyVerified
+		s.Message = strings.Join(entries[entryPartly], "; ")
 	default:
 		s.Outcome = Passed
-		var warnings []string
-		for _, e := range sr.ReportEntries {
-			if e.Name == labelWarning {
-				warnings = append(warnings, e.StringRepresentation())
-			}
-		}
-		if len(warnings) > 0 {
-			s.Outcome = Warned
-			s.Message = strings.Join(warnings, "\n")
-		}
 	}
 	return s
 }

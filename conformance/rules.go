@@ -15,8 +15,9 @@ const (
 type Rule struct {
 	ID    string
 	Level Level
-	// Era is "shared" (section 0), "legacy" (section 1), "modern" (section 2) or
-	// "battery" (section 3, the battery's checks on itself).
+	// Era is "shared" (section 0), "legacy" (section 1), "modern" (section 2),
+	// "faults" (run by storecheck run --faults against a backend it can take away,
+	// package conformance/faults) or "battery" (section 3, the battery's checks on itself).
 	Era string
 	// Area groups rules for progress output ("owner", "list", "swap", ...).
 	Area string
@@ -98,6 +99,12 @@ var catalogue = []Rule{
 	{"M-F-TTL-1", Must, "modern", "facade", "An expired task is not found for every caller, the worker included, before and after Sweep."},
 	{"M-F-NOTIFY-1", Must, "modern", "facade", "TaskChanged is called once per successful write, after it, in the writer's goroutine; a panic in it is recovered."},
 	{"M-F-LISTEN-1", Must, "modern", "facade", "The listen hub delivers only to subscriptions naming the task whose principal may see it, and never blocks the writer."},
+
+	{"F-OUTAGE-1", Must, "faults", "outage", "While the backend is away every call returns an error by its context's deadline: no hang, no panic, no success it could not store."},
+	{"F-RECOVER-1", Must, "faults", "outage", "Once the backend is back the store's existing clients serve again, without a new client or a restart."},
+	{"F-DURABLE-1", Must, "faults", "durability", "Every write acknowledged before or during a pause, kill or failover of the backend is present after it."},
+	{"F-ATOMIC-1", Must, "faults", "durability", "A write that returned an error took effect entirely or not at all, and never takes effect after the store served again without it."},
+	{"F-DECLARE-1", Must, "faults", "durability", "A store that may lose acknowledged writes on a crash or failover declares it; its losses are reported as declared, never as passed."},
 
 	{"B-POWER-1", Must, "battery", "battery", "Every store in the mutant catalogue fails the battery on the rule it breaks; every honest store passes."},
 	{"B-REPRO-1", Must, "battery", "battery", "Every randomised check prints the seed that reproduces it; rerunning with that seed replays the same operations."},

@@ -27,6 +27,15 @@ type Options struct {
 	// SpecTimeout bounds one spec; 0 means 30 s (a store that hangs fails its spec
 	// rather than the run).
 	SpecTimeout time.Duration
+	// Rules, when set, runs only these rule IDs (storecheck list prints them).
+	Rules []string
+	// JSON and JUnit, when set, are files the report is written to (JSON as
+	// Report.JSON, JUnit XML as Report.JUnit).
+	JSON, JUnit string
+	// Artifacts is the directory failing checks keep their evidence in (porcupine's
+	// history.html and history.json). Empty: a temporary directory removed when the run
+	// ends, so that failing runs leave nothing behind.
+	Artifacts string
 }
 
 // Budget bounds the randomised checks; zero fields take the defaults.
@@ -94,6 +103,10 @@ func (s *suite) It(id, text string, body func(e *Env), decorators ...any) {
 }
 
 func (s *suite) run(ctx ginkgo.SpecContext, rule Rule, body func(e *Env)) {
+	// Once the transport has failed, nothing later is the store's answer.
+	if err := transportFailure(s.h); err != nil {
+		abort("not run: the transport failed in an earlier spec: "+err.Error(), nil)
+	}
 	var clock *reference.ManualClock
 	if s.caps.Clock {
 		clock = reference.NewManualClock(Epoch)
@@ -104,7 +117,7 @@ func (s *suite) run(ctx ginkgo.SpecContext, rule Rule, body func(e *Env)) {
 	}
 	ns, err := s.h.Open(ctx, openClock)
 	if err != nil {
-		ginkgo.Fail(fmt.Sprintf("%s: bring-up failed: %v", s.h.Name(), err))
+		abort(fmt.Sprintf("namespace bring-up failed: %v", err), s.h)
 	}
 	ginkgo.DeferCleanup(func() {
 		// Cleanup gets its own context: the spec's may have ended.
@@ -117,12 +130,19 @@ func (s *suite) run(ctx ginkgo.SpecContext, rule Rule, body func(e *Env)) {
 	var tag [4]byte
 	_, _ = rand.Read(tag[:])
 	e := &Env{Ctx: ctx, Rule: rule, Caps: s.caps, Opts: s.opts, h: s.h, ns: ns, clock: clock, tag: hex.EncodeToString(tag[:])}
+	active.Store(e)
+	defer active.Store(nil)
 
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
 				if err, ok := r.(error); ok && errors.Is(err, errFatal) {
 					return
+				}
+				// A panic after the transport failed (a nil answer dereferenced, a
+				// matcher's Fail) is the transport's doing: the entry makes it aborted.
+				if err := transportFailure(s.h); err != nil {
+					ginkgo.AddReportEntry(entryAborted, abortCause(err.Error()))
 				}
 				panic(r)
 			}
@@ -134,12 +154,47 @@ func (s *suite) run(ctx ginkgo.SpecContext, rule Rule, body func(e *Env)) {
 	if len(faults) == 0 {
 		return
 	}
+	if err := transportFailure(s.h); err != nil {
+		abort(fmt.Sprintf("the transport failed during this spec: %v\n  faults recorded (not judged: they may be the transport's):\n%s",
+			err, strings.Join(faults, "\n  ---\n")), nil)
+	}
 	msg := fmt.Sprintf("%s\n  store: %s (%s era)\n%s", rule, s.h.Name(), s.era, strings.Join(faults, "\n  ---\n"))
 	if rule.Level == Should && !s.opts.Strict {
 		ginkgo.AddReportEntry(labelWarning, msg)
 		return
 	}
 	ginkgo.Fail(msg)
+}
+
+// transportFailure is the harness's transport failure, nil when it has none or cannot
+// fail on its own.
+func transportFailure(h harness.Harness) error {
+	if tf, ok := h.(harness.TransportFailer); ok {
+		return tf.TransportFailure()
+	}
+	return nil
+}
+
+// abort stops the spec as aborted: bring-up or the transport failed, so the spec says
+// nothing about its rule. h, when given, is asked for a transport failure that explains
+// msg better (a bring-up error that is really the child's death).
+func abort(msg string, h harness.Harness) {
+	cause := msg
+	if h != nil {
+		if err := transportFailure(h); err != nil {
+			cause = "the transport failed: " + err.Error()
+			msg += "\n  " + cause
+		}
+	}
+	ginkgo.AddReportEntry(entryAborted, abortCause(cause))
+	ginkgo.Skip("aborted: "+msg, 1)
+}
+
+// abortCause is the line the report groups aborted specs by: the first line of the
+// cause, without the "not run" prefix of later specs.
+func abortCause(msg string) string {
+	msg = strings.TrimPrefix(firstLine(msg), "not run: the transport failed in an earlier spec: ")
+	return strings.TrimPrefix(msg, "the transport failed during this spec: ")
 }
 
 // DescribeLegacy registers the legacy-era battery (and the shared rules as they apply to

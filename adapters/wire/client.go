@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -96,6 +97,7 @@ type Client struct {
 	// answer first, so that nothing a returned call did can land after a later one.
 	unsettled map[int64]*call
 	fatal     error
+	fatalOps  []string // the ops in flight when fatal was set
 	closing   bool
 	killed    bool
 
@@ -215,6 +217,37 @@ func (c *Client) Err() error {
 	return c.fatal
 }
 
+// Failure is Err for a report: nil while the session is healthy or after Close ended it,
+// else the fatal error with the ops that were in flight when it happened, named on its
+// first line (the rest is the child's stderr tail).
+func (c *Client) Failure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fatal == nil || errors.Is(c.fatal, ErrClosed) {
+		return nil
+	}
+	inFlight := "no request in flight"
+	if len(c.fatalOps) > 0 {
+		inFlight = "in flight: " + strings.Join(c.fatalOps, ", ")
+	}
+	first, rest, _ := strings.Cut(c.fatal.Error(), "\n")
+	msg := first + " (" + inFlight + ")"
+	if rest != "" {
+		msg += "\n" + rest
+	}
+	return &sessionError{msg: msg, err: c.fatal}
+}
+
+// sessionError is a fatal session error reworded for a report; errors.Is still sees
+// ErrChildExited, ErrTimeout or ErrProtocol through it.
+type sessionError struct {
+	msg string
+	err error
+}
+
+func (e *sessionError) Error() string { return e.msg }
+func (e *sessionError) Unwrap() error { return e.err }
+
 // Reset asks the child to drop every task of both eras.
 func (c *Client) Reset(ctx context.Context) error {
 	_, err := c.roundTrip(ctx, opReset, map[string]any{}, nil)
@@ -322,11 +355,7 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 	if idOut != nil {
 		*idOut = id
 	}
-	line, err := json.Marshal(request{ID: id, Op: op, Args: rawArgs})
-	if err != nil {
-		return nil, &OpError{Op: op, ID: id, Err: fmt.Errorf("%w: %v", reference.ErrInvalid, err)}
-	}
-	line = append(line, '\n')
+	line := appendRequest(make([]byte, 0, len(rawArgs)+len(op)+48), id, op, rawArgs)
 	cl := &call{op: op, ch: make(chan result, 1), done: make(chan struct{})}
 	c.mu.Lock()
 	if c.fatal != nil {
@@ -435,6 +464,12 @@ func (c *Client) failLocked(cause error) {
 	c.fatal = cause
 	close(c.dead)
 	clear(c.unsettled)
+	for _, cl := range c.pending {
+		if !slices.Contains(c.fatalOps, cl.op) {
+			c.fatalOps = append(c.fatalOps, cl.op)
+		}
+	}
+	slices.Sort(c.fatalOps)
 	for id, cl := range c.pending {
 		delete(c.pending, id)
 		close(cl.done)

@@ -1,4 +1,4 @@
-// Package wire speaks the storecheck wire protocol (WIRE.md, version 1): JSON Lines over
+// Package wire speaks the storecheck wire protocol (docs/wire.md, version 1): JSON Lines over
 // a child process's stdin and stdout, so that a task store written in any language can be
 // checked by the same battery.
 //

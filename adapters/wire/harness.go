@@ -43,8 +43,14 @@ func (h *Harness) Name() string { return h.c.hello.Name + " (wire)" }
 // Capabilities are the handshake's eras and clock flag. Instances are never shared: one
 // child is one store instance.
 func (h *Harness) Capabilities() harness.Capabilities {
-	return harness.Capabilities{Legacy: h.c.hello.Legacy, Modern: h.c.hello.Modern, Clock: h.c.hello.Clock}
+	return harness.Capabilities{Legacy: h.c.hello.Legacy, Modern: h.c.hello.Modern, Clock: h.c.hello.Clock, Remote: true}
 }
+
+var _ harness.TransportFailer = (*Harness)(nil)
+
+// TransportFailure is the error that ended the session (the child exited, hung or broke
+// the protocol) with the ops that were in flight, or nil while the session is healthy.
+func (h *Harness) TransportFailure() error { return h.c.Failure() }
 
 // Open resets the child and, when it obeys a clock and clock is the battery's
 // *reference.ManualClock, forwards that clock's time now and whenever it moves later.

@@ -55,6 +55,20 @@ type request struct {
 	Args json.RawMessage `json:"args"`
 }
 
+// appendRequest appends the line of a request, newline included. It writes what
+// json.Marshal(request{...}) would, without a reflection pass and the second validation
+// of args: args come from json.Marshal, so they are compact valid JSON already, and op
+// is one of the constants above (plain ASCII, quoted as is).
+func appendRequest(b []byte, id int64, op string, args json.RawMessage) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"op":`...)
+	b = strconv.AppendQuote(b, op)
+	b = append(b, `,"args":`...)
+	b = append(b, args...)
+	return append(b, '}', '\n')
+}
+
 // Answer is one decoded line of a child's stdout: exactly one of OK and Err is set.
 type Answer struct {
 	ID int64

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,7 +49,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, h harness.Harness, opt
 	if err := s.reset(ctx); err != nil {
 		return fmt.Errorf("wire: serve: opening %s: %w", s.name, err)
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(pollable(r), 64<<10)
 	for {
 		line, tooLong, err := readLine(br)
 		switch {
@@ -135,37 +136,51 @@ func (s *server) reset(ctx context.Context) error {
 	return nil
 }
 
-func (s *server) request(ctx context.Context, line []byte) {
-	var req struct {
-		ID   json.RawMessage `json:"id"`
-		Op   string          `json:"op"`
-		Args json.RawMessage `json:"args"`
+// requestLine is a request line taken apart: id and op, and args still as JSON.
+type requestLine struct {
+	ID   json.RawMessage `json:"id"`
+	Op   string          `json:"op"`
+	Args json.RawMessage `json:"args"`
+}
+
+// decodeRequest takes a request line apart. A line that is not a JSON object, or has no
+// integer id, cannot be answered: bad says why (for the log). A line with an id but args
+// that are not an object gets argsErr, to answer with.
+func decodeRequest(line []byte) (id int64, op string, args map[string]any, bad string, argsErr error) {
+	var req requestLine
+	// One pass: decoding into the struct fails exactly when the line is not a JSON
+	// object (or null, which has no id and is refused just below).
+	if err := json.Unmarshal(line, &req); err != nil {
+		return 0, "", nil, "a line that is not a JSON object", nil
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(line, &fields); err != nil {
-		fmt.Fprintf(s.log, "storecheck serve: cannot answer a line that is not a JSON object: %s\n", quoteLine(line))
-		return
-	}
-	_ = json.Unmarshal(line, &req)
-	var id int64
 	if err := json.Unmarshal(req.ID, &id); err != nil {
-		fmt.Fprintf(s.log, "storecheck serve: cannot answer a request without an integer id: %s\n", quoteLine(line))
-		return
+		return 0, "", nil, "a request without an integer id", nil
 	}
-	var args map[string]any
 	if len(req.Args) > 0 && string(req.Args) != "null" {
 		v, err := jsonvalue.Decode(req.Args)
 		m, ok := v.(map[string]any)
 		if err != nil || !ok {
-			s.reply(id, nil, fmt.Errorf("%w: args must be an object", reference.ErrInvalid))
-			return
+			return id, req.Op, nil, "", fmt.Errorf("%w: args must be an object", reference.ErrInvalid)
 		}
 		args = m
 	}
-	switch req.Op {
+	return id, req.Op, args, "", nil
+}
+
+func (s *server) request(ctx context.Context, line []byte) {
+	id, op, args, bad, argsErr := decodeRequest(line)
+	if bad != "" {
+		fmt.Fprintf(s.log, "storecheck serve: cannot answer %s: %s\n", bad, quoteLine(line))
+		return
+	}
+	if argsErr != nil {
+		s.reply(id, nil, argsErr)
+		return
+	}
+	switch op {
 	case opHello, opReset, opClock:
 		// Session ops run in order: nothing else is read until they are answered.
-		ok, err := s.session(ctx, req.Op, args)
+		ok, err := s.session(ctx, op, args)
 		s.reply(id, ok, err)
 		return
 	}
@@ -173,7 +188,7 @@ func (s *server) request(ctx context.Context, line []byte) {
 	go func() {
 		defer s.wg.Done()
 		s.mu.RLock()
-		ok, err := s.dispatch(ctx, req.Op, args)
+		ok, err := s.dispatch(ctx, op, args)
 		s.mu.RUnlock()
 		s.reply(id, ok, err)
 	}()
@@ -224,32 +239,45 @@ func (s *server) session(ctx context.Context, op string, args map[string]any) (a
 
 // reply writes one answer; writes are serialised so that lines never interleave.
 func (s *server) reply(id int64, ok any, err error) {
-	ans := map[string]any{"id": id}
-	if err == nil {
-		b, merr := json.Marshal(ok)
-		if merr != nil {
-			err = fmt.Errorf("%w: the store returned a value with no JSON form: %v", reference.ErrInternal, merr)
-		} else {
-			ans["ok"] = json.RawMessage(b)
-		}
-	}
-	if err != nil {
-		ans["error"] = map[string]any{"code": reference.Code(err), "message": err.Error()}
-	}
-	line, merr := json.Marshal(ans)
-	if merr != nil { // cannot happen: every part is already JSON
-		line = fmt.Appendf(nil, `{"id":%d,"error":{"code":"internal","message":"unencodable answer"}}`, id)
-	}
+	line := appendAnswer(nil, id, ok, err)
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if s.werr != nil {
 		return
 	}
-	if _, err := s.bw.Write(append(line, '\n')); err != nil {
+	if _, err := s.bw.Write(line); err != nil {
 		s.werr = err
 		return
 	}
 	s.werr = s.bw.Flush()
+}
+
+// appendAnswer appends the line of an answer, newline included: {"id":…,"ok":…} or
+// {"id":…,"error":{"code":…,"message":…}}, in the bytes json.Marshal of the map it
+// replaces wrote (keys in sorted order, HTML-escaped strings), without marshalling the
+// ok value a second time.
+func appendAnswer(b []byte, id int64, ok any, err error) []byte {
+	b = append(b, `{`...)
+	if err == nil {
+		v, merr := json.Marshal(ok)
+		if merr == nil {
+			b = append(b, `"id":`...)
+			b = strconv.AppendInt(b, id, 10)
+			b = append(b, `,"ok":`...)
+			b = append(b, v...)
+			return append(b, '}', '\n')
+		}
+		err = fmt.Errorf("%w: the store returned a value with no JSON form: %v", reference.ErrInternal, merr)
+	}
+	code, _ := json.Marshal(reference.Code(err))
+	msg, _ := json.Marshal(err.Error())
+	b = append(b, `"error":{"code":`...)
+	b = append(b, code...)
+	b = append(b, `,"message":`...)
+	b = append(b, msg...)
+	b = append(b, `},"id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	return append(b, '}', '\n')
 }
 
 func (s *server) writeErr() error {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	memharness "github.com/storecheck/storecheck/adapters/memstore"
 	"github.com/storecheck/storecheck/adapters/wire"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
@@ -66,7 +67,7 @@ func code(m map[string]any) string {
 }
 
 func TestServe(t *testing.T) {
-	ask := served(t, memstore.Harness())
+	ask := served(t, memharness.Harness())
 	hello := ask(`{"id":1,"op":"hello","args":{"protocol":1}}`)
 	want := `{"clock":true,"eras":["legacy","modern"],"legacy":{"cancel":true,"cleanup":true,"conditional_update":true},"name":"memstore","protocol":1}`
 	if got, _ := json.Marshal(hello["ok"]); string(got) != want {

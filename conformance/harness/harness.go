@@ -58,4 +58,20 @@ type Capabilities struct {
 	// Shared is true when instances returned by one Namespace are distinct clients of
 	// one backend (S-SHARE-1, M-CREATE-2 then run across two instances).
 	Shared bool
+	// Remote is true when the store lives in another process behind storecheck's own
+	// client, which serialises every value and refuses a call whose context has already
+	// ended before sending it (the wire protocol). Specs of checks the client decides
+	// alone (S-VAL-4 aliasing, S-CTX-1 with an ended context) are then reported as
+	// "not exercised" rather than as the store's passes.
+	Remote bool
+}
+
+// TransportFailer is implemented by a Harness whose store sits behind a transport that
+// can fail on its own: a child process that died, hung or broke the protocol. The
+// battery asks it after every spec; once it answers an error, that spec and every later
+// one are reported as aborted, never as failures of their rules.
+type TransportFailer interface {
+	// TransportFailure returns the error that ended the transport, naming the
+	// operation in flight, or nil while it is healthy.
+	TransportFailure() error
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""A small, honest task store speaking the storecheck wire protocol (WIRE.md, version 1).
+"""A small, honest task store speaking the storecheck wire protocol (docs/wire.md, version 1).
 
 Standard library only. It implements both eras, every optional legacy operation and clock
-control, and handles one request at a time (a serial child is valid: WIRE.md). Run it
+control, and handles one request at a time (a serial child is valid: docs/wire.md). Run it
 under the battery with:
 
     storecheck run --exec "python3 examples/python-store/store.py"
@@ -162,7 +162,7 @@ class Store:
         s = task.get("status")
         return s if is_text(s) else "working"
 
-    # Legacy era (SPEC.md 1.1) -------------------------------------------------------------
+    # Legacy era (docs/spec.md 1.1) -------------------------------------------------------------
 
     def legacy_create(self, a):
         tid = check_id(arg(a, "task_id", str))
@@ -246,7 +246,7 @@ class Store:
             del self.legacy[tid]
         return len(doomed)
 
-    # Modern era (SPEC.md 2.1) -------------------------------------------------------------
+    # Modern era (docs/spec.md 2.1) -------------------------------------------------------------
 
     KEYS = ("task_id", "owner", "status", "status_message", "created_at_ms", "last_updated_at_ms",
             "ttl_ms", "poll_interval_ms", "result", "error", "input_requests", "staged_responses",
@@ -255,7 +255,7 @@ class Store:
     def modern_task(self, a):
         t = arg(a, "task", dict)
         if set(t) != set(self.KEYS):
-            raise StoreError("invalid", "a task has exactly the keys of WIRE.md")
+            raise StoreError("invalid", "a task has exactly the keys of docs/wire.md")
         check_id(t["task_id"])
         return copy(t)
 
@@ -263,7 +263,7 @@ class Store:
         return t["ttl_ms"] is not None and self.now() >= t["created_at_ms"] + t["ttl_ms"]
 
     def visible(self, t, caller):
-        # At the store require_owner is off (SPEC.md 2.1).
+        # At the store require_owner is off (docs/spec.md 2.1).
         return not self.expired(t) and self.can_see(t["owner"] or "", caller, False)
 
     def modern_create(self, a):

@@ -42,29 +42,59 @@ const maxConnections = "200"
 // for a server named by STORECHECK_POSTGRES_URL). Errors wrap containers.ErrNoDocker when
 // no Docker engine answers. The caller must call stop: nothing else reaps the container.
 func Start(ctx context.Context) (dsn string, stop func(context.Context) error, err error) {
-	if u := strings.TrimSpace(os.Getenv(EnvURL)); u != "" {
+	srv, err := start(ctx, false)
+	if err != nil {
+		return "", nil, err
+	}
+	return srv.DSN, srv.Stop, nil
+}
+
+// Server is a Postgres server in a container that faults can be injected into.
+type Server struct {
+	DSN string
+	// Faults pauses, kills and restarts the container; after a restart the server
+	// answers at DSN again (its port is pinned, its data directory kept).
+	Faults *containers.Faults
+	// Stop removes the container; the caller must call it.
+	Stop func(context.Context) error
+}
+
+// StartFaultable is Start for the fault checks: always a container (never
+// STORECHECK_POSTGRES_URL, a server that is not ours to kill), with its port pinned so
+// that it comes back at the same address.
+func StartFaultable(ctx context.Context) (*Server, error) { return start(ctx, true) }
+
+func start(ctx context.Context, faultable bool) (*Server, error) {
+	if u := strings.TrimSpace(os.Getenv(EnvURL)); u != "" && !faultable {
 		if err := ping(ctx, u, 10*time.Second); err != nil {
-			return "", nil, fmt.Errorf("pgcontainer: %s: %w", EnvURL, err)
+			return nil, fmt.Errorf("pgcontainer: %s: %w", EnvURL, err)
 		}
-		return u, func(context.Context) error { return nil }, nil
+		return &Server{DSN: u, Stop: func(context.Context) error { return nil }}, nil
 	}
 	if err := containers.DockerAvailable(ctx); err != nil {
-		return "", nil, fmt.Errorf("pgcontainer: %w", err)
+		return nil, fmt.Errorf("pgcontainer: %w", err)
 	}
 	// Containers of test binaries killed by their timeout (nothing reaps them with Ryuk
 	// off) would pile up run after run.
 	_, _ = containers.ReapOrphans(ctx)
 	img, err := containers.ResolveImage(ctx, EnvImage, DefaultImage)
 	if err != nil {
-		return "", nil, fmt.Errorf("pgcontainer: %w", err)
+		return nil, fmt.Errorf("pgcontainer: %w", err)
 	}
-	var ctr testcontainers.Container
+	var extra []testcontainers.ContainerCustomizer
+	if faultable {
+		extra = append(extra, containers.PinPorts("5432/tcp"))
+	}
+	var (
+		ctr testcontainers.Container
+		dsn string
+	)
 	if img.Local {
-		ctr, dsn, err = runLocal(ctx, img.Name)
+		ctr, dsn, err = runLocal(ctx, img.Name, extra...)
 	} else {
-		ctr, dsn, err = runOfficial(ctx, img.Name)
+		ctr, dsn, err = runOfficial(ctx, img.Name, extra...)
 	}
-	stop = func(ctx context.Context) error {
+	stop := func(ctx context.Context) error {
 		if ctr == nil {
 			return nil
 		}
@@ -75,13 +105,20 @@ func Start(ctx context.Context) (dsn string, stop func(context.Context) error, e
 	}
 	if err != nil {
 		_ = stop(context.WithoutCancel(ctx))
-		return "", nil, fmt.Errorf("pgcontainer: image %s: %w", img, err)
+		return nil, fmt.Errorf("pgcontainer: image %s: %w", img, err)
 	}
-	return dsn, stop, nil
+	srv := &Server{DSN: dsn, Stop: stop}
+	if faultable {
+		srv.Faults = &containers.Faults{
+			ID:    ctr.GetContainerID(),
+			Ready: func(ctx context.Context) error { return ping(ctx, dsn, 5*time.Second) },
+		}
+	}
+	return srv, nil
 }
 
-func runOfficial(ctx context.Context, image string) (testcontainers.Container, string, error) {
-	ctr, err := tcpostgres.Run(ctx, image,
+func runOfficial(ctx context.Context, image string, extra ...testcontainers.ContainerCustomizer) (testcontainers.Container, string, error) {
+	ctr, err := tcpostgres.Run(ctx, image, append([]testcontainers.ContainerCustomizer{
 		tcpostgres.WithDatabase("storecheck"),
 		tcpostgres.WithUsername("storecheck"),
 		tcpostgres.WithPassword(password()),
@@ -89,7 +126,7 @@ func runOfficial(ctx context.Context, image string) (testcontainers.Container, s
 		testcontainers.WithLabels(containers.Owned()),
 		// The module turns fsync off for speed; durability is part of what is tested.
 		testcontainers.WithCmd("postgres", "-c", "fsync=on", "-c", "max_connections="+maxConnections),
-	)
+	}, extra...)...)
 	if ctr == nil {
 		return nil, "", err
 	}
@@ -102,9 +139,12 @@ func runOfficial(ctx context.Context, image string) (testcontainers.Container, s
 
 // localScript starts Postgres in the local image, which has no entrypoint: initdb into a
 // real data directory as the postgres user, allow password logins from any address and
-// on the Unix socket, and run the server in the foreground with fsync on.
+// on the Unix socket, and run the server in the foreground with fsync on. A container
+// started again after a kill (the fault checks) finds its data directory initialised
+// and runs crash recovery on it instead.
 const localScript = `set -eu
 D=/var/lib/postgresql/storecheck
+if [ ! -s "$D/PG_VERSION" ]; then
 mkdir -p "$D"
 chown postgres:postgres "$D"
 chmod 700 "$D"
@@ -115,6 +155,7 @@ setpriv --reuid=postgres --regid=postgres --init-groups \
   -E UTF8 --locale=C.UTF-8 >/dev/null
 rm -f /tmp/pwfile
 echo "host all all all scram-sha-256" >> "$D/pg_hba.conf"
+fi
 exec setpriv --reuid=postgres --regid=postgres --init-groups \
   postgres -D "$D" -c listen_addresses='*' -c port=5432 -c fsync=on -c synchronous_commit=on \
   -c max_connections=` + maxConnections + ` -c unix_socket_directories=` + socketDir + `,/tmp
@@ -124,7 +165,7 @@ exec setpriv --reuid=postgres --regid=postgres --init-groups \
 // directory bind-mounted into the container.
 const socketDir = "/run/storecheck-pg"
 
-func runLocal(ctx context.Context, image string) (testcontainers.Container, string, error) {
+func runLocal(ctx context.Context, image string, extra ...testcontainers.ContainerCustomizer) (testcontainers.Container, string, error) {
 	pw := password()
 	// A Unix socket in a bind-mounted directory spares every query the trip through
 	// Docker's port proxy (a Get costs a third of its time over it). It works with a
@@ -137,7 +178,7 @@ func runLocal(ctx context.Context, image string) (testcontainers.Container, stri
 		return nil, "", err
 	}
 	var ctr testcontainers.Container
-	dc, err := testcontainers.Run(ctx, image,
+	dc, err := testcontainers.Run(ctx, image, append([]testcontainers.ContainerCustomizer{
 		testcontainers.WithCmd("sh", "-c", localScript),
 		testcontainers.WithEnv(map[string]string{"STORECHECK_PGPASSWORD": pw}),
 		testcontainers.WithExposedPorts("5432/tcp"),
@@ -149,8 +190,8 @@ func runLocal(ctx context.Context, image string) (testcontainers.Container, stri
 		// The port check of wait.ForListeningPort needs tools the image lacks; ping
 		// connects for real instead.
 		testcontainers.WithWaitStrategy(wait.ForLog("database system is ready to accept connections").
-			WithStartupTimeout(2*time.Minute)),
-	)
+			WithStartupTimeout(2 * time.Minute)),
+	}, extra...)...)
 	if dc != nil {
 		// Remove the socket directory with the container, whatever happens below.
 		ctr = &withCleanup{Container: dc, cleanup: func() { _ = os.RemoveAll(sockHost) }}

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storecheck/storecheck/adapters/memstore"
 	"github.com/storecheck/storecheck/adapters/wire"
 	"github.com/storecheck/storecheck/conformance"
-	"github.com/storecheck/storecheck/reference/memstore"
 )
 
 const childEnv = "STORECHECK_WIRE_SELFTEST_CHILD"

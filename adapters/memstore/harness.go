@@ -1,0 +1,23 @@
+// Package memstore puts the embedded store, reference/memstore, under the battery. It
+// lives apart from the store so that reference/ imports nothing from conformance/: the
+// store can be embedded without the battery's packages.
+package memstore
+
+import (
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/memstore"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// Harness puts memstore under the battery: every namespace is a fresh Store reading the
+// battery's clock. Both eras, clock control, no sharing (one instance per namespace).
+func Harness() harness.Harness {
+	return harness.InProcess("memstore",
+		harness.Capabilities{Legacy: true, Modern: true, Clock: true, Shared: false},
+		func(clock reference.Clock) (legacy.Store, modern.Store) {
+			s := memstore.New(memstore.WithClock(clock))
+			return s.Legacy(), s.Modern()
+		})
+}

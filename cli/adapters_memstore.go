@@ -1,0 +1,18 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/storecheck/storecheck/adapters/memstore"
+	"github.com/storecheck/storecheck/conformance/harness"
+)
+
+func init() {
+	addAdapter(adapter{
+		name:    "memstore",
+		summary: "the embedded sharded in-memory store, both eras (the default)",
+		open: func(context.Context, string) (harness.Harness, func(), error) {
+			return memstore.Harness(), nil, nil
+		},
+	})
+}

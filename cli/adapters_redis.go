@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	redisstore "github.com/storecheck/storecheck/adapters/redis"
+	"github.com/storecheck/storecheck/adapters/redis/rediscontainer"
+	"github.com/storecheck/storecheck/conformance/harness"
+)
+
+func init() {
+	var (
+		url, clusterURL string
+		buckets         int
+	)
+	// buckets is shared by both adapters; 0 picks each one's default.
+	bucketsFor := func(def int) int {
+		if buckets > 0 {
+			return buckets
+		}
+		return def
+	}
+	flags := func(fs *flag.FlagSet) {
+		fs.IntVar(&buckets, "redis-buckets", 0, "redis, redis-cluster: index buckets per namespace (default 4 on one node, 12 on a cluster)")
+	}
+	addAdapter(adapter{
+		name:    "redis",
+		summary: "Redis, one node, both eras: a container it starts itself, or --redis-url (each spec on its own key prefix, deleted after)",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&url, "redis-url", "", "redis: URL of an existing server, redis://host:port/db (default: $"+
+				rediscontainer.EnvURL+", else a container from $"+rediscontainer.EnvImage+" or "+rediscontainer.DefaultImage+")")
+			flags(fs)
+		},
+		open: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
+			opts, stop, err := openRedis(ctx, url)
+			if err != nil {
+				return nil, nil, err
+			}
+			h := redisstore.NewHarness("redis", func() redis.UniversalClient {
+				o := *opts
+				return redis.NewClient(&o)
+			}, bucketsFor(4))
+			return h, closer(ctx, h, stop), nil
+		},
+	})
+	addAdapter(adapter{
+		name:    "redis-cluster",
+		summary: "Redis Cluster, both eras: three masters in containers it starts itself, or --redis-cluster-url",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&clusterURL, "redis-cluster-url", "", "redis-cluster: URL of an existing cluster, redis://host:port?addr=host2:port2 (default: $"+
+				rediscontainer.EnvClusterURL+", else containers)")
+		},
+		open: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
+			opts, stop, err := openCluster(ctx, clusterURL)
+			if err != nil {
+				return nil, nil, err
+			}
+			h := redisstore.NewHarness("redis-cluster", func() redis.UniversalClient {
+				o := *opts
+				return redis.NewClusterClient(&o)
+			}, bucketsFor(12))
+			return h, closer(ctx, h, stop), nil
+		},
+	})
+}
+
+func openRedis(ctx context.Context, url string) (*redis.Options, func(context.Context) error, error) {
+	if url == "" {
+		opts, stop, err := rediscontainer.Start(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w (or pass --redis-url)", err)
+		}
+		return opts, stop, nil
+	}
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--redis-url: %w", err)
+	}
+	opts.ContextTimeoutEnabled = true
+	return opts, nil, nil
+}
+
+func openCluster(ctx context.Context, url string) (*redis.ClusterOptions, func(context.Context) error, error) {
+	if url == "" {
+		opts, stop, err := rediscontainer.StartCluster(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w (or pass --redis-cluster-url)", err)
+		}
+		return opts, stop, nil
+	}
+	opts, err := redis.ParseClusterURL(url)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--redis-cluster-url: %w", err)
+	}
+	opts.ContextTimeoutEnabled = true
+	return opts, nil, nil
+}
+
+// closer closes the harness, then stops what the bring-up started (if anything).
+func closer(ctx context.Context, h *redisstore.Harness, stop func(context.Context) error) func() {
+	return func() {
+		h.Close()
+		if stop == nil {
+			return
+		}
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		_ = stop(stopCtx)
+	}
+}

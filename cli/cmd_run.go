@@ -1,0 +1,281 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/storecheck/storecheck/conformance"
+)
+
+func init() {
+	addCommand(&command{
+		name:    "run",
+		summary: "run the conformance battery against a store (the default command)",
+		run:     runBattery,
+	})
+}
+
+type runFlags struct {
+	adapter, era, rules, label, focus string
+	strict                            bool
+	junit, json, artifacts            string
+	seed                              int64
+	checks, goroutines, ops, hists    int
+	timeout, runTimeout               time.Duration
+}
+
+func (c *app) runFlagSet(f *runFlags) *flag.FlagSet {
+	fs := newFlagSet("run", "storecheck run [flags]", func(w io.Writer) {
+		fmt.Fprint(w, `Runs the conformance battery against a store and prints a per-rule summary on
+stdout (progress per area on stderr when it is a terminal).
+
+Examples:
+  storecheck run                                   the default store, every era
+  storecheck run --era legacy --rules L-LIST-2,L-LIST-4
+  storecheck run --label 'S-OWN-1 || area:list' --strict --junit report.xml
+
+Exit status: 0 no rule failed; 1 a rule failed (a SHOULD rule only under --strict),
+was aborted (the transport or a namespace's bring-up failed) or had a setup call
+refused, or, under --strict, was only partly verified; 2 usage error or the store
+could not be brought up before the run. Inconclusive, not exercised and skipped
+rules never fail a run, and never count as passed.
+
+`)
+	})
+	fs.StringVar(&f.adapter, "adapter", c.defaultAdapter, "the store to check: NAME or NAME:ARG (storecheck help lists them)")
+	fs.StringVar(&f.era, "era", "all", "era to run: legacy, modern or all (all = every era the store implements)")
+	fs.StringVar(&f.rules, "rules", "", "run only these rules: comma-separated IDs (storecheck list prints them)")
+	fs.StringVar(&f.label, "label", "", "run only specs matching this Ginkgo label expression over the labels\nRULE-ID, must|should, legacy|modern, area:NAME, e.g. 'S-OWN-1 || area:list'")
+	fs.StringVar(&f.focus, "focus", "", "run only specs whose text matches this regular expression")
+	fs.BoolVar(&f.strict, "strict", false, "SHOULD faults fail the run instead of being warnings")
+	fs.StringVar(&f.junit, "junit", "", "also write a JUnit XML report to `FILE`")
+	fs.StringVar(&f.json, "json", "", "also write a JSON report to `FILE`")
+	fs.StringVar(&f.artifacts, "artifacts", os.Getenv("STORECHECK_ARTIFACTS"), "keep the evidence of failing checks (porcupine's history.html) under `DIR`, newest 20\n(default $STORECHECK_ARTIFACTS; empty: a temporary directory removed when the run ends)")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of every randomised check (0 picks one; the summary prints it)")
+	fs.IntVar(&f.checks, "checks", 0, "rapid checks per state machine (0 = 100)")
+	fs.IntVar(&f.goroutines, "goroutines", 0, "concurrent clients per race history (0 = 4)")
+	fs.IntVar(&f.ops, "ops", 0, "operations per race history (0 = 200)")
+	fs.IntVar(&f.hists, "histories", 0, "concurrent histories per linearizability check (0 = 8)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "bound on one spec; a store call that hangs fails its spec (0 = 30s, 5m for --exec)")
+	fs.DurationVar(&f.runTimeout, "run-timeout", 0, "bound on the whole run (0 = 1h)")
+	c.addAdapterFlags(fs)
+	return fs
+}
+
+func runBattery(c *app, args []string) int {
+	var f runFlags
+	fs := c.runFlagSet(&f)
+	if code, ok := c.parse(fs, args); !ok {
+		return code
+	}
+	cfg, err := f.execConfig()
+	if err != nil {
+		code, _ := c.usageError(fs, err.Error())
+		return code
+	}
+	spec, err := impliedAdapter(fs, f.adapter)
+	if err != nil {
+		code, _ := c.usageError(fs, err.Error())
+		return code
+	}
+	a, arg, err := c.lookupAdapter(spec)
+	if err != nil {
+		code, _ := c.usageError(fs, err.Error())
+		return code
+	}
+	if f.timeout == 0 && a.specTimeout != 0 {
+		cfg.Options.SpecTimeout = a.specTimeout
+	}
+	// Reports are opened first: a path that cannot be written should not cost a run.
+	outputs, err := openOutputs(f.json, f.junit)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
+		return exitUsage
+	}
+	defer outputs.close()
+
+	h, cleanup, err := a.open(c.ctx, arg)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "storecheck run: bring-up of adapter %s failed: %v\n", spec, err)
+		outputs.discard()
+		return exitUsage
+	}
+	if cleanup != nil {
+		defer cleanup()
+	}
+	cfg.Context = c.ctx
+	detected, err := conformance.Detect(c.ctx, h)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
+		outputs.discard()
+		return exitUsage
+	}
+	var prog *progress
+	if c.progress {
+		prog = &progress{w: c.stderr}
+		cfg.Progress = prog.spec
+	}
+	report, err := conformance.Execute(h, cfg)
+	prog.done()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
+		if errors.Is(err, conformance.ErrSelection) {
+			fmt.Fprintf(c.stderr, "Run 'storecheck run --help' for usage.\n")
+		}
+		outputs.discard()
+		return exitUsage
+	}
+	fmt.Fprintln(c.stdout, detected)
+	if f.json != "" {
+		report.DetailsPath = f.json
+	}
+	if err := report.Summary(c.stdout); err != nil {
+		fmt.Fprintf(c.stderr, "storecheck run: writing the summary: %v\n", err)
+	}
+	// The battery's own cost, on stderr so that the summary stays as it was: a slow
+	// area shows here before it shows in CI's budget.
+	_ = report.WriteAreaTimes(c.stderr)
+	if err := outputs.write(report); err != nil {
+		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
+		return exitUsage
+	}
+	if !report.OK() {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// execConfig maps the flags onto the battery's configuration.
+func (f runFlags) execConfig() (conformance.ExecConfig, error) {
+	cfg := conformance.ExecConfig{
+		LabelFilter: strings.TrimSpace(f.label),
+		Timeout:     f.runTimeout,
+		Options: conformance.Options{
+			Strict:      f.strict,
+			Seed:        f.seed,
+			Artifacts:   f.artifacts,
+			SpecTimeout: f.timeout,
+			Budget: conformance.Budget{
+				Checks: f.checks, Goroutines: f.goroutines, Ops: f.ops, Histories: f.hists,
+			},
+		},
+	}
+	switch f.era {
+	case "all", "":
+	case string(conformance.EraLegacy), string(conformance.EraModern):
+		cfg.Eras = []conformance.Era{conformance.Era(f.era)}
+	default:
+		return cfg, fmt.Errorf("--era %q: want legacy, modern or all", f.era)
+	}
+	for _, id := range strings.Split(f.rules, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			cfg.Rules = append(cfg.Rules, id)
+		}
+	}
+	if f.focus != "" {
+		cfg.FocusStrings = []string{f.focus}
+	}
+	for name, v := range map[string]int{"checks": f.checks, "goroutines": f.goroutines, "ops": f.ops, "histories": f.hists} {
+		if v < 0 {
+			return cfg, fmt.Errorf("--%s %d: must be positive (0 for the default)", name, v)
+		}
+	}
+	if f.timeout < 0 || f.runTimeout < 0 {
+		return cfg, errors.New("--timeout and --run-timeout must be positive (0 for the default)")
+	}
+	return cfg, nil
+}
+
+// outputs are the report files asked for.
+type outputs struct{ json, junit *os.File }
+
+func openOutputs(jsonPath, junitPath string) (*outputs, error) {
+	o := &outputs{}
+	for _, f := range []struct {
+		path string
+		dst  **os.File
+	}{{jsonPath, &o.json}, {junitPath, &o.junit}} {
+		if f.path == "" {
+			continue
+		}
+		file, err := os.Create(f.path)
+		if err != nil {
+			o.discard()
+			return nil, fmt.Errorf("cannot write the report: %w", err)
+		}
+		*f.dst = file
+	}
+	return o, nil
+}
+
+func (o *outputs) write(r *conformance.Report) error {
+	if o.json != nil {
+		if err := r.JSON(o.json); err != nil {
+			return fmt.Errorf("writing %s: %w", o.json.Name(), err)
+		}
+	}
+	if o.junit != nil {
+		if err := r.JUnit(o.junit); err != nil {
+			return fmt.Errorf("writing %s: %w", o.junit.Name(), err)
+		}
+	}
+	return o.close()
+}
+
+func (o *outputs) close() error {
+	var errs []error
+	for _, f := range []**os.File{&o.json, &o.junit} {
+		if *f != nil {
+			errs = append(errs, (*f).Close())
+			*f = nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// discard closes and removes the report files of a run that did not happen.
+func (o *outputs) discard() {
+	for _, f := range []*os.File{o.json, o.junit} {
+		if f != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}
+	o.json, o.junit = nil, nil
+}
+
+// progress draws one line per era and area as specs finish: "legacy/list  ....F..".
+type progress struct {
+	w   io.Writer
+	key string
+}
+
+func (p *progress) spec(ev conformance.SpecEvent) {
+	key := string(ev.Era) + "/" + ev.Area
+	if key != p.key {
+		if p.key != "" {
+			fmt.Fprintln(p.w)
+		}
+		fmt.Fprintf(p.w, "%-22s ", key)
+		p.key = key
+	}
+	fmt.Fprint(p.w, mark[ev.Outcome])
+}
+
+var mark = map[conformance.Outcome]string{
+	conformance.Passed: ".", conformance.Failed: "F", conformance.Warned: "W", conformance.Skipped: "S",
+	conformance.Aborted: "A", conformance.SetupRefused: "R", conformance.PartlyVerified: "p",
+	conformance.Inconclusive: "?", conformance.NotExercised: "n",
+}
+
+func (p *progress) done() {
+	if p != nil && p.key != "" {
+		fmt.Fprint(p.w, "\n\n")
+		p.key = ""
+	}
+}

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/memstore"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// ownStore stands for a store author's harness: another module's store under its own name.
+func ownStore() harness.Harness {
+	return harness.InProcess("my-store", harness.Capabilities{Legacy: true, Modern: true, Clock: true},
+		func(clock reference.Clock) (legacy.Store, modern.Store) {
+			s := memstore.New(memstore.WithClock(clock))
+			return s.Legacy(), s.Modern()
+		})
+}
+
+func TestWithHarnessIsTheDefault(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := Run(t.Context(), []string{"help"}, &out, &errOut, WithHarness(ownStore())); code != exitOK {
+		t.Fatalf("help: exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "my-store") || !strings.Contains(out.String(), "(the default)") {
+		t.Errorf("help does not offer the binary's own store as the default:\n%s", out.String())
+	}
+
+	dir := t.TempDir()
+	report := filepath.Join(dir, "r.json")
+	cmd := exec.Command(os.Args[0], "run", "--rules", "L-GET-1,M-GET-1", "--json", report)
+	cmd.Env = append(os.Environ(), childEnv+"=own-store")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		t.Fatalf("run with the own store: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r conformance.Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Store != "my-store" {
+		t.Errorf("run without --adapter checked %q, want the binary's own store my-store", r.Store)
+	}
+	for id, era := range map[string]conformance.Era{"L-GET-1": conformance.EraLegacy, "M-GET-1": conformance.EraModern} {
+		if rr, ok := r.Rule(id, era); !ok || rr.Outcome != conformance.Passed {
+			t.Errorf("%s: %+v, want passed", id, rr)
+		}
+	}
+}
+
+func TestWithAdapterBringUpError(t *testing.T) {
+	var out, errOut bytes.Buffer
+	failing := WithAdapter("needs-db", "a store whose backend is down", func(context.Context) (harness.Harness, func(), error) {
+		return nil, nil, errors.New("connection refused")
+	})
+	code := Run(t.Context(), []string{"run"}, &out, &errOut, failing)
+	if code != exitUsage || !strings.Contains(errOut.String(), "needs-db") || !strings.Contains(errOut.String(), "connection refused") {
+		t.Errorf("run with a failing own adapter: exit %d, stderr %q; want 2 naming it and why", code, errOut.String())
+	}
+}

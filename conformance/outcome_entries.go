@@ -1,0 +1,162 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/storecheck/storecheck/reference"
+)
+
+// Report entries by which a spec tells the report how far it got. A spec that recorded
+// a fault fails whatever else it said; otherwise the entry decides its outcome (see
+// Outcome and specResult).
+const (
+	entryInconclusive = "storecheck.inconclusive"    // the check ran but could not tell (issue 13: too little overlap, porcupine Unknown)
+	entryPartly       = "storecheck.partly-verified" // part of what the rule needs could not run (no clock control)
+	entryNotExercised = "storecheck.not-exercised"   // storecheck's own code decided, the store never saw the check
+	entrySetupRefused = "storecheck.setup-refused"   // the store refused a call the spec needed; value: the cause
+	entryAborted      = "storecheck.aborted"         // bring-up or transport failed; value: the cause
+	entryDecidedBy    = "storecheck.decided-by"      // whose code the spec judged, when not the rule's default
+)
+
+// Inconclusive marks the spec as unable to tell: its check ran without a fault but could
+// not establish the rule (too little overlap between concurrent operations, a checker
+// that answered Unknown). The spec goes on; a fault recorded later still fails it. The
+// rule then reads "inconclusive", never "passed".
+func (e *Env) Inconclusive(reason string) {
+	ginkgo.AddReportEntry(entryInconclusive, reason)
+}
+
+// PartlyVerified marks the spec as having left out part of what its rule needs (a
+// boundary it cannot reach without clock control). The spec goes on; the rule reads
+// "partly verified", which --strict fails.
+func (e *Env) PartlyVerified(reason string) {
+	ginkgo.AddReportEntry(entryPartly, reason)
+}
+
+// NotExercised stops the spec because storecheck's own code, not the store, would
+// decide it (under --exec the wire client copies every value and refuses a call whose
+// context has ended before sending it). Faults recorded before still fail the spec.
+func (e *Env) NotExercised(reason string) {
+	e.stopIfFaults("not exercised: " + reason)
+	ginkgo.AddReportEntry(entryNotExercised, reason)
+	ginkgo.Skip("not exercised: "+reason, 1)
+}
+
+// Skip skips the spec for reason, unless faults were recorded before: those are
+// reported and fail the spec (a skip never hides a fault).
+func (e *Env) Skip(reason string) {
+	e.stopIfFaults("then skipped: " + reason)
+	ginkgo.Skip(reason, 1)
+}
+
+// SkipNoClock skips a spec that needs an exact millisecond of the store's clock when
+// the store does not obey the battery's clock: the rule reads "partly verified".
+func (e *Env) SkipNoClock(what string) {
+	e.stopIfFaults("then skipped: no clock control")
+	e.PartlyVerified("no clock control: " + what)
+	ginkgo.Skip("no clock control", 1)
+}
+
+// NoClockDrops marks the part of a spec left out without clock control: call it where a
+// spec checks a boundary only when HasClock.
+func (e *Env) NoClockDrops(what string) {
+	if !e.HasClock() {
+		e.PartlyVerified("no clock control: " + what + " not checked")
+	}
+}
+
+// Subject is whose code a rule's verdict is about.
+type Subject string
+
+const (
+	// SubjectStore: the store under test decides the verdict.
+	SubjectStore Subject = "store"
+	// SubjectLibrary: storecheck's reference library decides it (ValidTransition,
+	// GenerateID, the notify and listen hubs); the store is not involved.
+	SubjectLibrary Subject = "library"
+	// SubjectFacade: the reference facade runs over the store; the verdict is about
+	// the facade as much as the store.
+	SubjectFacade Subject = "facade"
+	// SubjectBattery: the battery's checks on itself.
+	SubjectBattery Subject = "battery"
+)
+
+// libraryRules are the rules that test storecheck's own reference library only.
+var libraryRules = map[string]bool{"S-TRANS-1": true, "S-ID-1": true, "M-F-NOTIFY-1": true, "M-F-LISTEN-1": true}
+
+// Subject is whose code the rule judges by default; a spec may say otherwise with
+// Env.DecidedBy (a facade rule run against the store's own facade is the store's).
+func (r Rule) Subject() Subject {
+	switch {
+	case r.Era == "battery":
+		return SubjectBattery
+	case libraryRules[r.ID]:
+		return SubjectLibrary
+	case strings.HasPrefix(r.ID, "L-F-") || strings.HasPrefix(r.ID, "M-F-"):
+		return SubjectFacade
+	}
+	return SubjectStore
+}
+
+// DecidedBy says whose code this spec judged when it is not its rule's default subject:
+// a facade spec run against a facade the store provides itself calls
+// DecidedBy(SubjectStore), and its rule then counts among the store's.
+func (e *Env) DecidedBy(s Subject) {
+	ginkgo.AddReportEntry(entryDecidedBy, string(s))
+}
+
+// setupRefused reports that the store refused a call the spec needed with
+// ErrUnsupported and stops the spec: the rule could not be checked, which is one cause
+// ("the store refused Update"), not a failure of the rule.
+func (e *Env) setupRefused(input string, err error) {
+	e.stopIfFaults("then the store refused a setup call: " + input)
+	cause := fmt.Sprintf("the store refused %s with ErrUnsupported", setupOp(input))
+	ginkgo.AddReportEntry(entrySetupRefused, cause)
+	ginkgo.Skip(fmt.Sprintf("setup refused: %s: %s", input, describeErr(err)), 2)
+}
+
+// refusedSetup reports whether err is the store refusing a setup call (input starts
+// with "setup") as unsupported.
+func refusedSetup(err error, input string) bool {
+	return err != nil && errors.Is(err, reference.ErrUnsupported) && strings.HasPrefix(input, "setup")
+}
+
+// setupOp names the call of a setup input: "setup: Create(...)" is "Create", "setup:
+// facade Update(...)" is "facade Update".
+func setupOp(input string) string {
+	s := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(input, "setup"), ":"))
+	if i := strings.IndexByte(s, '('); i > 0 {
+		s = s[:i]
+	}
+	if s == "" {
+		return "a setup call"
+	}
+	return strings.TrimSpace(s)
+}
+
+// stopIfFaults fails the spec with its recorded faults, plus a last line saying what
+// came next, instead of letting a skip throw them away.
+func (e *Env) stopIfFaults(next string) {
+	if len(e.Faults()) == 0 {
+		return
+	}
+	e.faultMsg("", next)
+	panic(errFatal)
+}
+
+// active is the Env of the spec running now (Ginkgo runs the specs of a process one at
+// a time), for the helpers that skip without one in hand.
+var active atomic.Pointer[Env]
+
+// skipActive is Env.Skip for helpers without the spec's Env.
+func skipActive(reason string) {
+	if e := active.Load(); e != nil {
+		e.stopIfFaults("then skipped: " + reason)
+	}
+	ginkgo.Skip(reason, 1)
+}

@@ -1,0 +1,27 @@
+package reference_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestReferenceImportsNoConformance keeps the layering: the reference stores can be
+// embedded without the battery, so no package under reference/ (tests included) may
+// import one under conformance/.
+func TestReferenceImportsNoConformance(t *testing.T) {
+	const module = "github.com/storecheck/storecheck/"
+	out, err := exec.Command("go", "list", "-deps", "-test", "-f", `{{.ImportPath}}`, module+"reference/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	pkgs := strings.Fields(string(out))
+	if len(pkgs) == 0 {
+		t.Fatal("go list listed no packages: the check would pass vacuously")
+	}
+	for _, p := range pkgs {
+		if strings.HasPrefix(p, module+"conformance") {
+			t.Errorf("a package under reference/ depends on %s (find the importer with: go list -test -deps -f '{{.ImportPath}} {{.Imports}}' ./reference/...)", p)
+		}
+	}
+}
