@@ -153,9 +153,12 @@ func outcomes(t *testing.T, bin string, args ...string) (map[string]string, stri
 	}
 	got := map[string]string{}
 	for _, l := range strings.Split(string(out), "\n") {
+		// RULE [OF] LEVEL ERA OUTCOME [NOTE]
 		f := strings.Fields(l)
-		if len(f) >= 4 && (f[2] == "legacy" || f[2] == "modern") && (f[1] == "MUST" || f[1] == "SHOULD") {
-			got[f[0]+" "+f[2]] = f[3]
+		for i := 1; i+2 < len(f) && i <= 2; i++ {
+			if (f[i] == "MUST" || f[i] == "SHOULD") && (f[i+1] == "legacy" || f[i+1] == "modern") {
+				got[f[0]+" "+f[i+1]] = f[i+2]
+			}
 		}
 	}
 	return got, string(out), code
