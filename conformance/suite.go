@@ -107,6 +107,7 @@ func (s *suite) run(ctx ginkgo.SpecContext, rule Rule, body func(e *Env)) {
 	if err := transportFailure(s.h); err != nil {
 		abort("not run: the transport failed in an earlier spec: "+err.Error(), nil)
 	}
+	gateFacade(s.caps, rule)
 	var clock *reference.ManualClock
 	if s.caps.Clock {
 		clock = reference.NewManualClock(Epoch)

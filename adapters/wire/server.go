@@ -26,6 +26,10 @@ type ServeOptions struct {
 	// Log receives the server's own diagnostics (requests it cannot answer); nil
 	// discards them. `storecheck serve` passes stderr, as WIRE.md asks.
 	Log io.Writer
+	// Protocol, when 1, makes the server a strict version 1 child: it refuses any other
+	// offer and serves no facade layer (to check that version 1 children keep working).
+	// 0 speaks every version up to ProtocolVersion.
+	Protocol int
 }
 
 // Serve answers the wire protocol on r and w with the stores of h, until r ends. It is
@@ -39,7 +43,7 @@ type ServeOptions struct {
 // legacy store implements. Requests other than hello, reset and clock are handled
 // concurrently, one goroutine each, and answered as they finish.
 func Serve(ctx context.Context, r io.Reader, w io.Writer, h harness.Harness, opts ServeOptions) error {
-	s := &server{h: h, caps: h.Capabilities(), clock: &switchClock{}, bw: bufio.NewWriter(w), log: opts.Log, name: opts.Name}
+	s := &server{h: h, caps: h.Capabilities(), clock: &switchClock{}, bw: bufio.NewWriter(w), log: opts.Log, name: opts.Name, strictV1: opts.Protocol == 1}
 	if s.name == "" {
 		s.name = h.Name()
 	}
@@ -89,6 +93,12 @@ type server struct {
 	ns     harness.Namespace
 	legacy legacy.Store
 	modern modern.Store
+
+	// version is the protocol version hello agreed on; facadeCfg the facade
+	// configuration facade.configure set (nil: the defaults).
+	version   atomic.Int32
+	facadeCfg atomic.Pointer[harness.FacadeConfig]
+	strictV1  bool
 
 	wg   sync.WaitGroup
 	wmu  sync.Mutex
@@ -178,7 +188,7 @@ func (s *server) request(ctx context.Context, line []byte) {
 		return
 	}
 	switch op {
-	case opHello, opReset, opClock:
+	case opHello, opReset, opClock, opFacadeConfigure:
 		// Session ops run in order: nothing else is read until they are answered.
 		ok, err := s.session(ctx, op, args)
 		s.reply(id, ok, err)
@@ -196,11 +206,19 @@ func (s *server) request(ctx context.Context, line []byte) {
 
 func (s *server) session(ctx context.Context, op string, args map[string]any) (any, error) {
 	switch op {
+	case opFacadeConfigure:
+		return nil, s.configure(args)
 	case opHello:
 		p, _ := args["protocol"].(json.Number)
-		if v, err := integer(p); err != nil || v != ProtocolVersion {
-			return nil, fmt.Errorf("%w: this store speaks protocol %d, not %v", reference.ErrUnsupported, ProtocolVersion, args["protocol"])
+		v, err := integer(p)
+		if s.strictV1 && v != 1 {
+			return nil, fmt.Errorf("%w: this store speaks protocol 1, not %v", reference.ErrUnsupported, args["protocol"])
 		}
+		if err != nil || v < MinProtocolVersion {
+			return nil, fmt.Errorf("%w: this store speaks protocol %d to %d, not %v", reference.ErrUnsupported, MinProtocolVersion, ProtocolVersion, args["protocol"])
+		}
+		version := min(int(v), ProtocolVersion)
+		s.version.Store(int32(version))
 		var eras []string
 		if s.caps.Legacy {
 			eras = append(eras, "legacy")
@@ -213,10 +231,13 @@ func (s *server) session(ctx context.Context, op string, args map[string]any) (a
 		_, l := s.legacy.(legacy.Cleaner)
 		_, u := s.legacy.(legacy.ConditionalUpdater)
 		s.mu.RUnlock()
-		return map[string]any{"protocol": ProtocolVersion, "name": s.name, "eras": eras,
-			"legacy": map[string]any{"cancel": c, "cleanup": l, "conditional_update": u}, "clock": s.caps.Clock}, nil
+		hello := map[string]any{"protocol": version, "name": s.name, "eras": eras,
+			"legacy": map[string]any{"cancel": c, "cleanup": l, "conditional_update": u}, "clock": s.caps.Clock}
+		s.helloV2(version, hello)
+		return hello, nil
 	case opReset:
 		s.wg.Wait() // abandoned requests finish on the namespace they started on
+		s.facadeCfg.Store(nil)
 		return nil, s.reset(ctx)
 	}
 	if !s.caps.Clock {
@@ -466,6 +487,9 @@ func (s *server) dispatch(ctx context.Context, op string, args map[string]any) (
 		return nil, s.modern.Delete(ctx, id)
 	case opModernSweep:
 		return s.modern.Sweep(ctx)
+	}
+	if s.isFacadeOp(op) {
+		return s.dispatchFacade(ctx, op, args)
 	}
 	return nil, fmt.Errorf("%w: unknown op %q", reference.ErrUnsupported, op)
 }
