@@ -151,8 +151,11 @@ func runBattery(c *app, args []string) int {
 		fmt.Fprintf(c.stderr, "storecheck run: writing the summary: %v\n", err)
 	}
 	// The battery's own cost, on stderr so that the summary stays as it was: a slow
-	// area shows here before it shows in CI's budget.
-	_ = report.WriteAreaTimes(c.stderr)
+	// area shows here before it shows in CI's budget. Only on a terminal, as progress:
+	// stderr off a terminal carries errors only (the JSON report has the times).
+	if c.progress {
+		_ = report.WriteAreaTimes(c.stderr)
+	}
 	if err := outputs.write(report); err != nil {
 		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
 		return exitUsage
