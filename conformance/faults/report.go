@@ -10,12 +10,13 @@ import (
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
-// Outcome of a fault rule in one fault.
+// Outcome of a fault rule in one fault. The values are the battery's
+// (conformance.Outcome) plus Declared.
 type Outcome string
 
 const (
 	Passed Outcome = "passed"
-	Failed Outcome = "FAILED"
+	Failed Outcome = "failed"
 	// Declared: acknowledged writes were lost and the harness declared that its backend
 	// may lose them (harness.Durability): reported, not failed.
 	Declared Outcome = "declared"
@@ -57,6 +58,8 @@ type FaultResult struct {
 	Calls    int `json:"calls"`
 	Acked    int `json:"acked"`
 	Errors   int `json:"errors"`
+	// MaxLate is the latest a call that met the outage returned past its deadline.
+	MaxLate time.Duration `json:"max_late_ns"`
 	// ErrorKinds are the commonest error messages, with counts.
 	ErrorKinds []string `json:"error_kinds,omitempty"`
 	// Recovery is, per era, the time from the backend answering again to the first
@@ -136,14 +139,18 @@ func (r *Report) Summary(w io.Writer) error {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "; recovery %s\n", strings.Join(rec, ", "))
+		fmt.Fprintf(&b, "; recovery %s; latest return past a deadline %s\n", strings.Join(rec, ", "), f.MaxLate.Round(time.Millisecond))
 		fmt.Fprintf(&b, "    tasks %d, acknowledged writes checked %d, lost %d (in %d tasks)\n",
 			f.Tasks, f.AckedChecked, f.AckedLost, f.TasksLost)
 		for _, k := range f.ErrorKinds {
 			fmt.Fprintf(&b, "    error: %s\n", k)
 		}
 		for _, v := range f.Rules {
-			fmt.Fprintf(&b, "    %-12s %s\n", v.ID, v.Outcome)
+			shown := string(v.Outcome)
+			if v.Outcome == Failed {
+				shown = "FAILED"
+			}
+			fmt.Fprintf(&b, "    %-12s %s\n", v.ID, shown)
 			for i, reason := range v.Reasons {
 				if i == 5 {
 					fmt.Fprintf(&b, "        … %d more\n", len(v.Reasons)-5)
