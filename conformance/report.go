@@ -523,7 +523,8 @@ func (r *Report) writeCauses(b *strings.Builder, o Outcome, title string) {
 	for _, c := range causes {
 		g := groups[c]
 		fmt.Fprintf(b, "  %s\n", truncate(c, 200))
-		fmt.Fprintf(b, "    %d specs of %d rules, first %s\n%s\n", g.specs, len(g.rules), g.first, wrap(g.rules, "    rules: ", 92))
+		fmt.Fprintf(b, "    %d specs of %d rules, first %s\n    rules: %s\n", g.specs, len(g.rules), g.first,
+			strings.TrimSpace(wrap(g.rules, "           ", 92)))
 	}
 }
 

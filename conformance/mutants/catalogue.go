@@ -62,6 +62,7 @@ const (
 	strictIDs
 	staleInstance
 	limitZeroUnbounded
+	diesMidRunDefect
 )
 
 // Mutant is one broken store of the catalogue.
@@ -127,6 +128,24 @@ var catalogue = []Mutant{
 	{"stale-instance", []string{"S-SHARE-1", "M-CREATE-2"}, "a second instance reads its own stale copy of the backend", both, staleInstance},
 }
 
+// DiesMidRunName names a store outside the catalogue: the honest store whose process
+// exits (status 3) on its diesAfter-th operation. It breaks no rule; it proves that a
+// store process dying mid-run is reported as aborted, never as killed (B-POWER-1). Run
+// it over the wire: in process it ends the run's own process. Lookup finds it;
+// Catalogue does not list it.
+const DiesMidRunName = "dies-mid-run"
+
+// diesAfter is the operation on which dies-mid-run exits: past the first few specs of
+// the legacy era, well before its end.
+const diesAfter = 3000
+
+// diesMidRun is declared to break every legacy store rule, so that any failure blamed
+// on a rule after its death would count as a kill if the judge let it.
+var diesMidRun = Mutant{DiesMidRunName, []string{"L-CREATE-1", "L-CREATE-3", "L-GET-1", "L-UPDATE-1", "L-UPDATE-2",
+	"L-DELETE-1", "L-OWNER-1", "L-LIST-1", "L-LIST-2", "L-LIST-3", "L-LIST-4", "L-CANCEL-1", "L-CLEAN-1", "L-CONC-1",
+	"S-OWN-1", "S-OWN-2", "S-OWN-3", "S-ID-2", "S-VAL-1", "S-VAL-2", "S-CONC-1"},
+	"the store process exits (status 3) in the middle of the run; not a catalogue mutant: it must be reported aborted", legacyOnly, diesMidRunDefect}
+
 // inProcessOnly are the defects the wire protocol cannot carry, and why.
 var inProcessOnly = map[defect]string{
 	aliasesValues:  "values are serialised on the wire, so the caller never shares the store's memory",
@@ -153,6 +172,9 @@ const HonestName = "honest"
 func Lookup(name string) (Mutant, bool) {
 	if name == HonestName {
 		return Mutant{Name: HonestName, Defect: "none: the honest store every mutant is a variant of", Eras: both}, true
+	}
+	if name == DiesMidRunName {
+		return diesMidRun, true
 	}
 	for _, m := range catalogue {
 		if m.Name == name {
