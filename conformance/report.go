@@ -349,7 +349,8 @@ func firstLine(s string) string {
 // beyond the rule table; the JSON report has everything.
 const (
 	summaryFullMessages = 3  // failures (and warnings) shown with their message
-	summaryMessageLines = 20 // lines of one message shown
+	summaryMessageLines = 15  // lines of one message shown
+	summaryLineWidth    = 240 // characters of one line of a message shown
 	summaryOneLiners    = 10 // further failures shown as one line each
 )
 
@@ -528,13 +529,19 @@ func (r *Report) writeCauses(b *strings.Builder, o Outcome, title string) {
 	}
 }
 
-// headLines is s cut to its first n lines, saying how many were left out.
+// headLines is s cut to its first n lines, each cut to summaryLineWidth characters,
+// saying how many lines were left out.
 func headLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) <= n {
-		return strings.Join(lines, "\n")
+	more := ""
+	if len(lines) > n {
+		more = fmt.Sprintf("\n... %d more lines (see the JSON report)", len(lines)-n)
+		lines = lines[:n]
 	}
-	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n... %d more lines (see the JSON report)", len(lines)-n)
+	for i, l := range lines {
+		lines[i] = truncate(l, summaryLineWidth)
+	}
+	return strings.Join(lines, "\n") + more
 }
 
 // gist is the line of a spec's message that says what went wrong: the first line
