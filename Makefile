@@ -21,10 +21,15 @@ fmt:
 # Benchmarks (not part of test): every adapter against its baseline, measured in the same
 # run (storecheck bench). Each adapter writes a table, benchstat input and an SVG chart to
 # $(BENCH_OUT). An adapter whose backend cannot be brought up (no Docker) is skipped.
+# Then the battery's own wall time, per adapter and per area (storecheck bench --battery),
+# to battery-NAME.{table,txt}. Every table ends with the peak RSS of its run (which fails
+# above 1 GiB) and the load average: numbers from a shared machine mean little without it.
 BENCH_OUT ?= benchmarks/results
 BENCH_ADAPTERS ?= memstore ets-like wire postgres redis redis-cluster
+BENCH_BATTERY ?= memstore postgres redis
 BENCHTIME ?= 200ms
-BENCHCOUNT ?= 3
+BENCHCOUNT ?= 5
+BATTERYCOUNT ?= 3
 
 bench:
 	@mkdir -p $(BENCH_OUT)
@@ -35,4 +40,11 @@ bench:
 		code=$$?; cat $(BENCH_OUT)/$$a.table; echo; \
 		if [ $$code -eq 2 ]; then echo "bench: $$a skipped: $$(tail -1 $(BENCH_OUT)/$$a.log)"; \
 		elif [ $$code -ne 0 ]; then tail -5 $(BENCH_OUT)/$$a.log; rm -rf $$(dirname $$bin); exit $$code; fi; \
+	done; \
+	for a in $(BENCH_BATTERY); do \
+		$$bin bench --battery --adapter $$a --count $(BATTERYCOUNT) \
+			-o $(BENCH_OUT)/battery-$$a.txt > $(BENCH_OUT)/battery-$$a.table 2> $(BENCH_OUT)/battery-$$a.log; \
+		code=$$?; cat $(BENCH_OUT)/battery-$$a.table; echo; \
+		if [ $$code -eq 2 ]; then echo "bench: battery on $$a skipped: $$(tail -1 $(BENCH_OUT)/battery-$$a.log)"; \
+		elif [ $$code -ne 0 ]; then tail -5 $(BENCH_OUT)/battery-$$a.log; rm -rf $$(dirname $$bin); exit $$code; fi; \
 	done; rm -rf $$(dirname $$bin)

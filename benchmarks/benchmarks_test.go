@@ -125,3 +125,42 @@ func TestEveryCaseRunsOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestGrowthRotatesSpaces checks the memory cap of the create cases: every growCap ops
+// a fresh Space replaces the current one, and close closes every Space it opened.
+func TestGrowthRotatesSpaces(t *testing.T) {
+	opened, closed := 0, 0
+	open := func(context.Context) (*Space, error) {
+		opened++
+		return &Space{Close: func(context.Context) error { closed++; return nil }}, nil
+	}
+	first, _ := open(t.Context())
+	g := &growth{open: open}
+	g.cur.Store(first)
+	seen := map[*Space]int{}
+	for range 2*growCap + 1 {
+		sp, err := g.space(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[sp]++
+	}
+	if opened != 3 || len(seen) != 3 {
+		t.Fatalf("after %d ops: %d spaces opened, %d used; want 3 and 3 (one per %d ops)", 2*growCap+1, opened, len(seen), growCap)
+	}
+	for sp, n := range seen {
+		if n > growCap {
+			t.Errorf("a space took %d ops, want at most %d", n, growCap)
+		}
+		_ = sp
+	}
+	if err := first.Close(t.Context()); err != nil { // the fixture closes the first one
+		t.Fatal(err)
+	}
+	if err := g.close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if closed != 3 {
+		t.Errorf("closed %d spaces, want 3", closed)
+	}
+}

@@ -2,14 +2,21 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/storecheck/storecheck/benchmarks"
+	"github.com/storecheck/storecheck/conformance"
 )
 
 func init() {
@@ -39,6 +46,8 @@ Targets: `+targetNames()+`
 	var (
 		spec, vs, benchtime, cleanupTime, ops, out, svg string
 		count                                           int
+		maxRSS                                          int64
+		battery                                         bool
 	)
 	fs.StringVar(&spec, "adapter", "memstore", "the store to benchmark")
 	fs.StringVar(&vs, "vs", "", "a second store to benchmark and compare side by side")
@@ -48,9 +57,14 @@ Targets: `+targetNames()+`
 	fs.StringVar(&ops, "ops", "", "comma-separated operations to run (default: all): "+strings.Join(opNames(), ","))
 	fs.StringVar(&out, "o", "", "write the results in go test -bench format, for benchstat, to `FILE`")
 	fs.StringVar(&svg, "svg", "", "write an SVG bar chart of the results to `FILE`")
+	fs.BoolVar(&battery, "battery", false, "time the conformance battery itself against --adapter (a `storecheck run` adapter), --count times: wall time per run and per area")
+	fs.Int64Var(&maxRSS, "max-rss-mib", 1024, "fail when the peak RSS of this process or of a child it ran exceeds this many MiB (0: no limit)")
 	c.addAdapterFlags(fs) // --dsn and the other backends' flags, read back below
 	if code, ok := c.parse(fs, args); !ok {
 		return code
+	}
+	if battery {
+		return c.benchBattery(fs, spec, count, out, maxRSS)
 	}
 	names := []string{spec}
 	if vs != "" {
@@ -75,6 +89,7 @@ Targets: `+targetNames()+`
 	if ops != "" {
 		opts.Ops = strings.Split(ops, ",")
 	}
+	loadAtStart := loadAverage()
 	var all [][]benchmarks.Result
 	var runErr error
 	for _, t := range targets {
@@ -90,7 +105,7 @@ Targets: `+targetNames()+`
 	for _, rs := range all {
 		flat = append(flat, rs...)
 	}
-	fmt.Fprintf(c.stdout, "storecheck bench, %s, GOMAXPROCS %d, benchtime %s, median of %d\n\n", cpuOrUnknown(), benchmarks.Procs(), benchtime, max(count, 1))
+	fmt.Fprintf(c.stdout, "storecheck bench, %s, GOMAXPROCS %d, benchtime %s, median of %d; load average at start %s, at end %s\n\n", cpuOrUnknown(), benchmarks.Procs(), benchtime, max(count, 1), loadAtStart, loadAverage())
 	if err := benchmarks.WriteTable(c.stdout, flat); err != nil {
 		fmt.Fprintf(c.stderr, "storecheck bench: %v\n", err)
 		return exitFailed
@@ -98,6 +113,9 @@ Targets: `+targetNames()+`
 	if len(all) == 2 {
 		fmt.Fprintln(c.stdout)
 		_ = benchmarks.WriteSideBySide(c.stdout, all[0], all[1])
+	}
+	if err := c.peakRSS(maxRSS); err != nil && runErr == nil {
+		runErr = err
 	}
 	if out != "" {
 		var b bytes.Buffer
@@ -144,6 +162,138 @@ func benchEnv(fs *flag.FlagSet) benchmarks.Env {
 		env.WireCommand = []string{exe, "serve", "--adapter", "memstore"}
 	}
 	return env
+}
+
+// peakRSS prints the peak RSS of this process and of its largest child, and fails when
+// either exceeds limit MiB (0: no limit). Peak memory is part of a benchmark's result: a
+// benchmark that keeps what it made grows without bound (it once reached 3.6 GB).
+func (c *app) peakRSS(limit int64) error {
+	self, children, ok := benchmarks.PeakRSS()
+	if !ok {
+		return nil
+	}
+	const mib = 1 << 20
+	fmt.Fprintf(c.stdout, "\npeak RSS (getrusage maxrss): storecheck %d MiB, largest child %d MiB; load average %s\n", self/mib, children/mib, loadAverage())
+	if limit > 0 && max(self, children) > limit*mib {
+		fmt.Fprintf(c.stderr, "storecheck bench: peak RSS %d MiB exceeds --max-rss-mib %d\n", max(self, children)/mib, limit)
+		return fmt.Errorf("peak RSS %d MiB exceeds --max-rss-mib %d", max(self, children)/mib, limit)
+	}
+	return nil
+}
+
+// benchBattery times the battery itself against one adapter, count runs, so that the
+// battery's own speed is recorded (and regressions caught) like a store's. Ginkgo runs a
+// suite once per process, so every run is a `storecheck run` child (its wall time is
+// what CI pays: start-up, bring-up and the specs); its JSON report gives the time per
+// area. It prints the median run's areas and writes every run as benchmark lines to
+// out, for benchstat: BenchmarkBattery/adapter=NAME and …/area=AREA, one op per run.
+func (c *app) benchBattery(fs *flag.FlagSet, spec string, count int, out string, maxRSS int64) int {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "storecheck bench --battery: %v\n", err)
+		return exitFailed
+	}
+	dir, err := os.MkdirTemp("", "storecheck-battery-")
+	if err != nil {
+		fmt.Fprintf(c.stderr, "storecheck bench --battery: %v\n", err)
+		return exitFailed
+	}
+	defer os.RemoveAll(dir)
+	// The adapter's own flags (--dsn, ...) go to every run as given.
+	own := map[string]bool{"adapter": true, "vs": true, "benchtime": true, "count": true, "cleanup-benchtime": true,
+		"ops": true, "o": true, "svg": true, "max-rss-mib": true, "battery": true}
+	var pass []string
+	fs.Visit(func(f *flag.Flag) {
+		if !own[f.Name] {
+			pass = append(pass, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	loadAtStart := loadAverage()
+	var reports []*conformance.Report
+	var lines bytes.Buffer
+	name := benchName(spec)
+	for i := range max(count, 1) {
+		path := filepath.Join(dir, fmt.Sprintf("run%d.json", i))
+		cmd := exec.CommandContext(c.ctx, exe, append([]string{"run", "--adapter", spec, "--json", path}, pass...)...)
+		cmd.Stderr = c.stderr
+		start := time.Now()
+		err := cmd.Run()
+		wall := time.Since(start)
+		var exit *exec.ExitError
+		switch {
+		case errors.As(err, &exit) && exit.ExitCode() == exitUsage:
+			fmt.Fprintf(c.stderr, "storecheck bench --battery: %s: the battery could not run (see above)\n", spec)
+			return exitUsage
+		case err != nil && !(errors.As(err, &exit) && exit.ExitCode() == exitFailed):
+			fmt.Fprintf(c.stderr, "storecheck bench --battery: %s: %v\n", spec, err)
+			return exitFailed
+		}
+		r, err := readReport(path)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "storecheck bench --battery: %s: %v\n", spec, err)
+			return exitFailed
+		}
+		r.Duration = wall
+		fmt.Fprintf(c.stderr, "battery run %d against %s: %s, %d specs, ok %v\n", i+1, spec, wall.Round(time.Millisecond), r.Totals.Specs, r.OK())
+		fmt.Fprintf(&lines, "BenchmarkBattery/adapter=%s 1 %d ns/op\n", name, wall.Nanoseconds())
+		for _, t := range r.AreaTimes() {
+			fmt.Fprintf(&lines, "BenchmarkBattery/adapter=%s/area=%s 1 %d ns/op\n", name, benchName(t.Area), t.Duration.Nanoseconds())
+		}
+		reports = append(reports, r)
+	}
+	slices.SortStableFunc(reports, func(x, y *conformance.Report) int { return cmp.Compare(x.Duration, y.Duration) })
+	med := reports[(len(reports)-1)/2]
+	fmt.Fprintf(c.stdout, "storecheck bench --battery, %s, GOMAXPROCS %d, %d runs of `storecheck run --adapter %s`; load average at start %s, at end %s\n\n",
+		cpuOrUnknown(), benchmarks.Procs(), len(reports), spec, loadAtStart, loadAverage())
+	fmt.Fprintf(c.stdout, "battery wall time (process start to exit): median %s, runs", med.Duration.Round(time.Millisecond))
+	for _, r := range reports {
+		fmt.Fprintf(c.stdout, " %s", r.Duration.Round(time.Millisecond))
+	}
+	fmt.Fprintf(c.stdout, "; the median run:\n")
+	_ = med.WriteAreaTimes(c.stdout)
+	if out != "" {
+		if err := os.WriteFile(out, lines.Bytes(), 0o644); err != nil {
+			fmt.Fprintf(c.stderr, "storecheck bench: %v\n", err)
+			return exitFailed
+		}
+	}
+	if err := c.peakRSS(maxRSS); err != nil {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// readReport reads the JSON report a `storecheck run --json` wrote.
+func readReport(path string) (*conformance.Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r conformance.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("reading the run's report %s: %w", path, err)
+	}
+	return &r, nil
+}
+
+// benchName makes s a benchmark name part: no spaces or slashes.
+func benchName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '/' || r == '=' {
+			return '-'
+		}
+		return r
+	}, s)
+}
+
+// loadAverage is /proc/loadavg's three averages, or "unknown": numbers taken on a shared
+// machine mean little without it.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 func targetNames() string {

@@ -142,7 +142,7 @@ func runMutant(ctx context.Context, self, dir string, m mutants.Mutant, f mutant
 	out := filepath.Join(dir, m.Name+".json")
 	args := []string{"run", "--strict", "--json", out, "--run-timeout", "10m"}
 	if f.wire {
-		args = append(args, "--adapter", "exec", "--exec", strconv.Quote(self)+" serve --adapter mutant:"+m.Name)
+		args = append(args, "--adapter", "exec", "--exec", strconv.Quote(self)+" serve --facade --adapter mutant:"+m.Name)
 	} else {
 		args = append(args, "--adapter", "mutant:"+m.Name)
 	}

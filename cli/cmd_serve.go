@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/storecheck/storecheck/adapters/wire"
+	"github.com/storecheck/storecheck/conformance/harness"
 )
 
 func init() {
@@ -27,12 +28,18 @@ store:
   storecheck run --exec "storecheck serve --adapter mutant:deep-merge"
 
 Each reset opens a fresh namespace of the adapter; the clock op drives the store's
-clock when the adapter's store obeys one.
+clock when the adapter's store obeys one. With --facade the child also serves a facade
+layer (protocol 2): storecheck's reference facades over the store, so that the facade
+rules run over the wire. A facade mutant (mutant:facade-*) serves its own broken facade.
 
 `)
 	})
 	var spec string
+	var facade bool
 	fs.StringVar(&spec, "adapter", c.defaultAdapter, "the store to serve: NAME or NAME:ARG (storecheck help lists them)")
+	var protocol int
+	fs.BoolVar(&facade, "facade", false, "also serve storecheck's reference facades over the store (wire protocol 2 facade layer)")
+	fs.IntVar(&protocol, "protocol", 0, "1: behave as a strict version 1 child (store operations only, refuses other offers); 0: speak every version")
 	c.addAdapterFlags(fs)
 	if code, ok := c.parse(fs, args); !ok {
 		return code
@@ -50,7 +57,10 @@ clock when the adapter's store obeys one.
 	if cleanup != nil {
 		defer cleanup()
 	}
-	if err := wire.Serve(c.ctx, os.Stdin, c.stdout, h, wire.ServeOptions{Log: c.stderr}); err != nil {
+	if facade && h.Capabilities().Facade != harness.FacadeOwn {
+		h = harness.WithReferenceFacades(h)
+	}
+	if err := wire.Serve(c.ctx, os.Stdin, c.stdout, h, wire.ServeOptions{Log: c.stderr, Protocol: protocol}); err != nil {
 		fmt.Fprintf(c.stderr, "storecheck serve: %v\n", err)
 		return exitFailed
 	}

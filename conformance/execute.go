@@ -89,7 +89,7 @@ func Execute(h harness.Harness, cfg ExecConfig) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	filter, err := ruleFilter(cfg.Rules, cfg.LabelFilter, eras)
+	filter, err := ruleFilter(append(slices.Clip(cfg.Rules), cfg.Options.Rules...), cfg.LabelFilter, eras)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +112,7 @@ func Execute(h harness.Harness, cfg ExecConfig) (*Report, error) {
 		return nil, err
 	}
 	ranInProcess = true
+	defer startArtifacts(opts.Artifacts)()
 
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	captured := captureReport()
@@ -157,7 +158,19 @@ func Execute(h harness.Harness, cfg ExecConfig) (*Report, error) {
 	if captured.SuiteDescription == "" {
 		return nil, errors.New("conformance: Ginkgo ran no ReportAfterSuite: no report")
 	}
-	return buildReport(meta, *captured, sel), nil
+	report := buildReport(meta, *captured, sel)
+	// Options.JSON and JUnit are honoured here too, so that Options mean one thing.
+	for _, out := range []struct {
+		path  string
+		write func(io.Writer) error
+	}{{opts.JSON, report.JSON}, {opts.JUnit, report.JUnit}} {
+		if out.path != "" {
+			if err := writeReportFile(out.path, out.write); err != nil {
+				return report, err
+			}
+		}
+	}
+	return report, nil
 }
 
 // standInT is the testing.T stand-in RunSpecs needs; the Report says what failed.

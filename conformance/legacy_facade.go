@@ -99,7 +99,7 @@ func (s leakyStore) List(ctx context.Context, opts legacy.ListOptions) ([]legacy
 func legacyFacadeSpecs(s *suite) {
 	s.It("L-F-CREATE-1", "stamps meta.owner over a supplied one when given an owner, and passes meta unchanged without", func(e *Env) {
 		st := e.Legacy()
-		fac := legacy.New(st)
+		fac := legFacade(e, st, false)
 		cases := []struct {
 			meta, want legacy.Task
 			owner      string
@@ -126,7 +126,7 @@ func legacyFacadeSpecs(s *suite) {
 	})
 
 	s.It("L-F-SCOPE-1", "facade Get, Cancel and List apply the truth table over the store and over its fallbacks; a denied Cancel writes nothing", func(e *Env) {
-		for _, st := range []legacy.Store{e.Legacy(), plainStore{e.Legacy()}} {
+		for _, st := range legFacadeStores(e) {
 			for _, ro := range []bool{false, true} {
 				ownerGetTable(e, st, ro, false)
 				ownerCancelTable(e, st, ro, false)
@@ -136,6 +136,10 @@ func legacyFacadeSpecs(s *suite) {
 	})
 
 	s.It("L-F-LIST-1", "facade List re-checks every row and applies Limit itself over stores that ignore or leak the scope", func(e *Env) {
+		if e.ForeignFacade() {
+			foreignFacadeList(e)
+			return
+		}
 		st := e.Legacy()
 		const p, q = "flist-p", "flist-q"
 		rows := ownedRows{}
@@ -228,6 +232,10 @@ func legacyFacadeSpecs(s *suite) {
 	})
 
 	s.It("L-F-CANCEL-1", "facade Cancel uses the store's Cancel when the store has one", func(e *Env) {
+		if e.ForeignFacade() {
+			foreignFacadeCancel(e)
+			return
+		}
 		st := e.Legacy()
 		c := requireCanceler(st)
 		log := &callLog{}
@@ -259,6 +267,7 @@ func legacyFacadeSpecs(s *suite) {
 	})
 
 	s.It("L-F-CANCEL-1", "facade Cancel falls back to Update(id, {status: cancelled}) for a store without Cancel", func(e *Env) {
+		e.referenceFacadeOnly("the fallback to Update over a store without Cancel")
 		st := e.Legacy()
 		log := &callLog{}
 		fac := legacy.New(recordingStore{st, log})
@@ -282,9 +291,12 @@ func legacyFacadeSpecs(s *suite) {
 	})
 
 	s.It("L-F-FIN-1", "facade refuses status changes of terminal tasks with ErrTerminal and unknown statuses with ErrInvalidTransition, writing nothing", func(e *Env) {
-		for _, st := range []legacy.Store{e.Legacy(), plainStore{e.Legacy()}} {
-			fac := legacy.New(st)
+		for _, st := range legFacadeStores(e) {
+			fac := legFacade(e, st, false)
 			over := "the store"
+			if e.ForeignFacade() {
+				over = "the store's own facade"
+			}
 			if _, plain := st.(plainStore); plain {
 				over = "the store without its optional interfaces"
 			}
@@ -344,6 +356,7 @@ func legacyFacadeSpecs(s *suite) {
 	})
 
 	s.It("L-F-FIN-2", "the store's UpdateIf is atomic: it applies only while the status is allowed, else ErrConflict and nothing written", func(e *Env) {
+		e.referenceFacadeOnly("UpdateIf is how storecheck's reference facade keeps finality under races")
 		st := e.Legacy()
 		cu := requireConditional(st)
 		live := []reference.Status{reference.StatusWorking, reference.StatusInputRequired}
@@ -410,10 +423,10 @@ func legacyFacadeSpecs(s *suite) {
 
 	s.It("L-F-FIN-2", "a facade Cancel racing a completion leaves exactly one terminal status", func(e *Env) {
 		st := e.Legacy()
-		if _, ok := st.(legacy.ConditionalUpdater); !ok {
+		if _, ok := st.(legacy.ConditionalUpdater); !ok && !e.ForeignFacade() {
 			e.Errorf("the store does not implement legacy.ConditionalUpdater: the facade's status check and write are two steps, so a racing Cancel and completion can both succeed")
 		}
-		fac := legacy.New(st)
+		fac := legFacade(e, st, false)
 		const rounds = 40
 		for r := range rounds {
 			id := e.ID("race")
@@ -445,6 +458,10 @@ func legacyFacadeSpecs(s *suite) {
 	})
 
 	s.It("L-F-CLEAN-1", "facade Cleanup uses the store's Cleanup and returns its count", func(e *Env) {
+		if e.ForeignFacade() {
+			foreignFacadeCleanup(e)
+			return
+		}
 		st := e.Legacy()
 		cl := requireCleaner(st)
 		log := &callLog{}
@@ -468,6 +485,7 @@ func legacyFacadeSpecs(s *suite) {
 	})
 
 	s.It("L-F-CLEAN-1", "facade Cleanup returns 0 and removes nothing for a store without Cleanup", func(e *Env) {
+		e.referenceFacadeOnly("the answer 0 over a store without Cleanup")
 		st := e.Legacy()
 		fac := legacy.New(plainStore{st})
 		id := e.ID("fclean")

@@ -20,7 +20,7 @@ func init() { register(EraModern, modernFacadeCreateSpecs) }
 // the store carries the lifecycle (the facade's CAS loops) as the spec requires.
 
 // modFCreate creates a task through the facade as setup.
-func modFCreate(e *Env, f *modern.Tasks, opts modern.CreateOptions) modern.Task {
+func modFCreate(e *Env, f modern.Facade, opts modern.CreateOptions) modern.Task {
 	t, err := f.Create(e.Ctx, opts, nil)
 	e.RequireErr(err, nil, fmt.Sprintf("setup: facade Create(%+v)", opts))
 	return t

@@ -12,7 +12,7 @@ import (
 func init() { register(EraModern, modernFacadeTTLSpecs) }
 
 // modExpiredEverywhere checks that every facade call on id answers ErrNotFound.
-func modExpiredEverywhere(e *Env, f *modern.Tasks, id, when string) {
+func modExpiredEverywhere(e *Env, f modern.Facade, id, when string) {
 	alice := reference.Principal("alice")
 	calls := []struct {
 		name string

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"runtime"
 	"strconv"
 	"strings"
@@ -171,19 +169,6 @@ const modShortTTL = int64(20)
 
 // modLongTTL never runs out during a spec.
 const modLongTTL = int64(24 * 3600 * 1000)
-
-// modFacade is the reference facade over the spec's store, reading the store's clock.
-func modFacade(e *Env, tune ...func(*modern.Config)) *modern.Tasks {
-	cfg := modern.Config{
-		Store:  e.Modern(),
-		Clock:  e.Clock(),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}
-	for _, f := range tune {
-		f(&cfg)
-	}
-	return modern.New(cfg)
-}
 
 // modTricky is an object with every JSON value S-VAL-1 names.
 func modTricky() map[string]any {

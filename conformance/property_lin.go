@@ -147,7 +147,7 @@ func (e *Env) checkHistories(name string, run historyFunc) {
 			continue
 		}
 		dir := writeHistory(name, i, h, info)
-		e.Errorf("history %d (%d operations, %d clients) is not linearizable against the sequential model: %s.\n  the operations on the failing task and porcupine's visualisation are in %s (open history.html)\n  %s",
+		e.Errorf("history %d (%d operations, %d clients) is not linearizable against the sequential model: %s.\n  the operations on the failing task and porcupine's visualisation (history.html) are in %s\n  %s",
 			i, len(h.ops), e.Opts.Budget.Goroutines, e.nonLinearSummary(h, info), dir, e.rerun())
 		return
 	}
@@ -188,17 +188,10 @@ func (e *Env) nonLinearSummary(h history, info porcupine.LinearizationInfo) stri
 	return "no order of the calls is accepted"
 }
 
-// artifactsEnv names the directory failing histories go to (default: a new directory
-// under the system's temporary directory).
-const artifactsEnv = "STORECHECK_ARTIFACTS"
-
+// writeHistory keeps porcupine's visualisation and the history as JSON, and says where
+// (artifacts.go decides where and for how long).
 func writeHistory(name string, i int, h history, info porcupine.LinearizationInfo) string {
-	base := os.Getenv(artifactsEnv)
-	if base == "" {
-		base = os.TempDir()
-	}
-	_ = os.MkdirAll(base, 0o755)
-	dir, err := os.MkdirTemp(base, fmt.Sprintf("storecheck-%s-%d-", name, i))
+	dir, where, err := newArtifactDir(fmt.Sprintf("%s-%d", name, i))
 	if err != nil {
 		return "(could not write the history: " + err.Error() + ")"
 	}
@@ -210,7 +203,7 @@ func writeHistory(name string, i int, h history, info porcupine.LinearizationInf
 	if b, err := json.MarshalIndent(map[string]any{"scripts": h.scripts, "operations": ops}, "", "  "); err == nil {
 		_ = os.WriteFile(filepath.Join(dir, "history.json"), b, 0o644)
 	}
-	return dir
+	return where
 }
 
 // clientRand is the random stream of client c in history i.

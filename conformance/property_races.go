@@ -111,7 +111,10 @@ var modernRaceKinds = []modernRace{
 func (e *Env) modernRaces() {
 	st := e.Modern()
 	clock, _ := e.clockOrFrozen()
-	fac := modern.New(modern.Config{Store: st, Clock: clock})
+	var fac modern.Facade = modern.New(modern.Config{Store: st, Clock: clock})
+	if e.ForeignFacade() {
+		fac = modFacade(e) // the store's own facade races over the wire
+	}
 	cfg := model.Facade{}
 	owner := reference.Principal("alice")
 	rounds := e.Opts.Budget.Histories * 8
@@ -340,10 +343,12 @@ var legacyRaceKinds = []legacyRace{
 
 func (e *Env) legacyRaces() {
 	st := e.Legacy()
-	if _, ok := st.(legacy.ConditionalUpdater); !ok {
+	var fac legacy.Facade = legacy.New(st)
+	if e.ForeignFacade() {
+		fac = legFacade(e, st, false) // the store's own facade races over the wire
+	} else if _, ok := st.(legacy.ConditionalUpdater); !ok {
 		ginkgo.Skip("not applicable: the store does not implement legacy.ConditionalUpdater, without which the facade cannot make finality hold under races")
 	}
-	fac := legacy.New(st)
 	seed := subSeed(e.runSeed(), "legacy-races")
 	rounds := e.Opts.Budget.Histories * 8
 	for i := range rounds {

@@ -1,6 +1,10 @@
 package conformance
 
 import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -9,7 +13,6 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
 	"github.com/storecheck/storecheck/conformance/harness"
@@ -19,16 +22,22 @@ import (
 //
 //	func TestLegacy(t *testing.T) { conformance.RunLegacy(t, myHarness) }
 func RunLegacy(t *testing.T, h harness.Harness, opts ...Options) {
+	t.Helper()
 	runEras(t, h, []Era{EraLegacy}, opts)
 }
 
 // RunModern runs the modern-era battery against h from a Go test.
 func RunModern(t *testing.T, h harness.Harness, opts ...Options) {
+	t.Helper()
 	runEras(t, h, []Era{EraModern}, opts)
 }
 
-// Run runs the battery of every era h declares.
+// Run runs the battery of every era h declares. At most one Options may be given; the
+// -storecheck.* test flags and STORECHECK_* variables override its fields (gotest.go).
+// The per-rule summary, headed by what was detected of the store, is logged at the
+// caller's line when the run fails, and with go test -v always.
 func Run(t *testing.T, h harness.Harness, opts ...Options) {
+	t.Helper()
 	var eras []Era
 	caps := h.Capabilities()
 	if caps.Legacy {
@@ -59,42 +68,85 @@ func runEras(t *testing.T, h harness.Harness, eras []Era, opts []Options) {
 		return
 	}
 	ranInProcess = true
-	gomega.RegisterFailHandler(ginkgo.Fail)
-	var o Options
-	if len(opts) > 0 {
-		o = opts[0]
+	o, err := goTestOptions(opts)
+	if err != nil {
+		t.Fatalf("storecheck: %v", err)
 	}
 	if o.Seed == 0 {
 		o.Seed = seedOrEnv() // $STORECHECK_SEED, else new; picked here so that the summary can print it (B-REPRO-1)
 	}
+	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	filter, err := ruleFilter(o.Rules, suiteConfig.LabelFilter, eras)
+	if err != nil {
+		t.Fatalf("storecheck: %v", err)
+	}
+	sel, err := newSelection(eras, filter, suiteConfig.FocusStrings)
+	if err != nil {
+		t.Fatalf("storecheck: %v: %v", ErrSelection, err)
+	}
+	suiteConfig.LabelFilter = filter
+	// Colour codes only where they are drawn: go test's output is mostly a pipe or a file.
+	reporterConfig.NoColor = reporterConfig.NoColor || !isTerminal(os.Stdout)
+	detected, err := Detect(t.Context(), h)
+	if err != nil {
+		t.Fatalf("storecheck: %v", err)
+	}
+	defer startArtifacts(o.Artifacts)()
+
+	gomega.RegisterFailHandler(ginkgo.Fail)
 	captured := captureReport()
 	for _, era := range eras {
 		describe(h, era, []Options{o})
 	}
-	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	var names []string
 	for _, e := range eras {
 		names = append(names, string(e))
 	}
 	started := time.Now()
-	if !ginkgo.RunSpecs(t, "storecheck battery: "+h.Name()+" ("+strings.Join(names, ", ")+")", suiteConfig, reporterConfig) {
-		logSummary(t, Report{Store: h.Name(), Eras: eras, Seed: o.Seed, Strict: o.Strict, Started: started, Duration: time.Since(started)},
-			*captured, suiteConfig.LabelFilter, suiteConfig.FocusStrings)
+	passed := ginkgo.RunSpecs(t, "storecheck battery: "+h.Name()+" ("+strings.Join(names, ", ")+")", suiteConfig, reporterConfig)
+	meta := Report{Store: h.Name(), Eras: eras, Seed: o.Seed, Strict: o.Strict, Focus: suiteConfig.FocusStrings,
+		Started: started, Duration: time.Since(started)}
+	if captured.SuiteDescription == "" {
+		t.Errorf("storecheck: Ginkgo ran no ReportAfterSuite: no report")
+		return
+	}
+	report := buildReport(meta, *captured, sel)
+	if !passed || testing.Verbose() {
+		var b strings.Builder
+		if err := report.Summary(&b); err == nil {
+			t.Log("storecheck summary:\n" + detected.String() + "\n" + b.String())
+		}
+	}
+	for _, out := range []struct {
+		path  string
+		write func(io.Writer) error
+	}{{o.JSON, report.JSON}, {o.JUnit, report.JUnit}} {
+		if out.path == "" {
+			continue
+		}
+		if err := writeReportFile(out.path, out.write); err != nil {
+			t.Errorf("storecheck: %v", err)
+		}
 	}
 }
 
-// logSummary logs the per-rule table of a failed run, which Ginkgo's own output (one
-// block per spec) does not give.
-func logSummary(t *testing.T, meta Report, tr types.Report, filter string, focus []string) {
-	t.Helper()
-	sel, err := newSelection(meta.Eras, filter, focus)
+// writeReportFile writes one report file, whole or not at all.
+func writeReportFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
 	if err != nil {
-		return // Ginkgo has already refused the filter
+		return fmt.Errorf("cannot write the report: %w", err)
 	}
-	var b strings.Builder
-	if err := buildReport(meta, tr, sel).Summary(&b); err == nil {
-		t.Log("storecheck summary:\n" + b.String())
+	if err := errors.Join(write(f), f.Close()); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
+	return nil
+}
+
+// isTerminal reports whether f is a terminal (a character device).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func reexec(t *testing.T) {
@@ -103,9 +155,20 @@ func reexec(t *testing.T) {
 		t.Fatalf("storecheck: more than one conformance Run call in test %s; use conformance.Run for several eras", t.Name())
 	}
 	args := []string{"-test.run=^" + regexp.QuoteMeta(t.Name()) + "$"}
-	for _, a := range os.Args[1:] {
-		if strings.HasPrefix(a, "-test.v") || strings.HasPrefix(a, "-ginkgo.") || strings.HasPrefix(a, "-test.timeout") {
-			args = append(args, a)
+	given := os.Args[1:]
+	for i := 0; i < len(given); i++ {
+		a := given[i]
+		name := strings.TrimLeft(a, "-")
+		if !strings.HasPrefix(name, "test.v") && !strings.HasPrefix(name, "ginkgo.") && !strings.HasPrefix(name, "test.timeout") && !strings.HasPrefix(name, "storecheck.") {
+			continue
+		}
+		args = append(args, a)
+		// "-flag value": the value goes too, unless the flag is a boolean.
+		if f := flag.CommandLine.Lookup(name); f != nil && !strings.Contains(name, "=") && i+1 < len(given) {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+				i++
+				args = append(args, given[i])
+			}
 		}
 	}
 	cmd := exec.Command(os.Args[0], args...)

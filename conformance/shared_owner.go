@@ -15,7 +15,7 @@ import (
 func init() { register(EraLegacy, legacyOwnerRuleSpecs) }
 
 // facadeCreate creates a task through the facade as setup: owner "" for none.
-func facadeCreate(e *Env, fac *legacy.Tasks, prefix, owner string) string {
+func facadeCreate(e *Env, fac legacy.Facade, prefix, owner string) string {
 	id := e.ID(prefix)
 	meta := legacy.Task{"payload": "p-" + id}
 	if _, err := fac.Create(e.Ctx, id, meta, owner); err != nil {
@@ -43,7 +43,7 @@ func checkDeniedLikeMissing(e *Env, input string, err error, id string, missErr 
 // ownerGetTable walks the truth table with the facade's Get in one setting; with
 // messages it also compares each denial with the answer for a missing id (S-OWN-2).
 func ownerGetTable(e *Env, st legacy.Store, requireOwner, messages bool) {
-	fac := legacy.New(st, legacy.WithRequireOwner(requireOwner))
+	fac := legFacade(e, st, requireOwner)
 	ids := map[bool]string{false: facadeCreate(e, fac, "unowned", ""), true: facadeCreate(e, fac, "owned", ownerY)}
 	missing := e.ID("missing")
 	for _, row := range ownerTable() {
@@ -71,7 +71,7 @@ func ownerGetTable(e *Env, st legacy.Store, requireOwner, messages bool) {
 // ownerCancelTable walks the truth table with the facade's Cancel in one setting: an
 // allowed Cancel cancels, a denied one answers as for a missing id and writes nothing.
 func ownerCancelTable(e *Env, st legacy.Store, requireOwner, messages bool) {
-	fac := legacy.New(st, legacy.WithRequireOwner(requireOwner))
+	fac := legFacade(e, st, requireOwner)
 	missing := e.ID("missing")
 	for _, row := range ownerTable() {
 		id := facadeCreate(e, fac, "cancel", row.owner())
@@ -98,7 +98,7 @@ func ownerCancelTable(e *Env, st legacy.Store, requireOwner, messages bool) {
 // ownerListTable checks that the facade's List shows each caller exactly the tasks the
 // truth table allows, in one setting.
 func ownerListTable(e *Env, st legacy.Store, requireOwner bool) {
-	fac := legacy.New(st, legacy.WithRequireOwner(requireOwner))
+	fac := legFacade(e, st, requireOwner)
 	unowned := setOf(facadeCreate(e, fac, "unowned", ""), facadeCreate(e, fac, "unowned", ""))
 	owned := setOf(facadeCreate(e, fac, "owned", ownerY), facadeCreate(e, fac, "owned", ownerY))
 	other := setOf(facadeCreate(e, fac, "other", ownerX))

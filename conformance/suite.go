@@ -27,6 +27,15 @@ type Options struct {
 	// SpecTimeout bounds one spec; 0 means 30 s (a store that hangs fails its spec
 	// rather than the run).
 	SpecTimeout time.Duration
+	// Rules, when set, runs only these rule IDs (storecheck list prints them).
+	Rules []string
+	// JSON and JUnit, when set, are files the report is written to (JSON as
+	// Report.JSON, JUnit XML as Report.JUnit).
+	JSON, JUnit string
+	// Artifacts is the directory failing checks keep their evidence in (porcupine's
+	// history.html and history.json). Empty: a temporary directory removed when the run
+	// ends, so that failing runs leave nothing behind.
+	Artifacts string
 }
 
 // Budget bounds the randomised checks; zero fields take the defaults.
@@ -98,6 +107,7 @@ func (s *suite) run(ctx ginkgo.SpecContext, rule Rule, body func(e *Env)) {
 	if err := transportFailure(s.h); err != nil {
 		abort("not run: the transport failed in an earlier spec: "+err.Error(), nil)
 	}
+	gateFacade(s.caps, rule)
 	var clock *reference.ManualClock
 	if s.caps.Clock {
 		clock = reference.NewManualClock(Epoch)

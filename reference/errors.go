@@ -48,19 +48,18 @@ var codes = []struct {
 	{ErrLimitReached, "limit_reached"},
 	{ErrUnsupported, "unsupported"},
 	{ErrInternal, "internal"},
+	// Facade errors, never a store's: wire protocol 2 carries them with codes of their own.
+	{ErrInvalidTransition, "invalid_transition"},
+	{ErrKeyReused, "key_reused"},
 }
 
-// Code is the wire code of err (WIRE.md); errors without a sentinel map to "internal".
-// ErrInvalidTransition and ErrKeyReused are facade errors and have no wire form of their
-// own: they travel as "invalid".
+// Code is the wire code of err (docs/wire.md); errors without a sentinel map to
+// "internal".
 func Code(err error) string {
 	for _, c := range codes {
 		if errors.Is(err, c.err) {
 			return c.code
 		}
-	}
-	if errors.Is(err, ErrInvalidTransition) || errors.Is(err, ErrKeyReused) {
-		return "invalid"
 	}
 	return "internal"
 }

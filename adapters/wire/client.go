@@ -70,6 +70,16 @@ type Hello struct {
 	Cancel, Cleanup, ConditionalUpdate bool
 	// Clock is true when the child obeys the clock op.
 	Clock bool
+	// Store and Facade are the layers the child serves (version 2; a version 1 child
+	// serves the store only).
+	Store, Facade bool
+	// FacadeConfig is the facade configuration the child accepts in facade.configure.
+	FacadeConfig FacadeSupport
+}
+
+// FacadeSupport says which settings of docs/spec.md 2.2 a child's facade can take.
+type FacadeSupport struct {
+	RequireOwner, DefaultTTL, MaxTTL bool
 }
 
 // Client is a running child process speaking the wire protocol. It is safe for
@@ -109,6 +119,8 @@ type Client struct {
 	clockMu  sync.Mutex
 	clockSrc *reference.ManualClock // the clock last forwarded; nil after SetClock
 	clockGen uint64
+
+	facadeCfg facadeConfigState // version 2: the facade configuration last sent
 }
 
 type call struct {
@@ -125,7 +137,8 @@ type result struct {
 
 // Start starts argv as a child process and does the hello handshake within ctx and the
 // request timeout. It fails when the child does not start, dies, or does not speak
-// protocol version 1; the error then shows the tail of the child's stderr.
+// a protocol version storecheck knows; the error then shows the tail of the child's
+// stderr.
 func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, errors.New("wire: empty command")
@@ -170,13 +183,7 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 	go c.writeLoop()
 	go c.waitLoop()
 
-	raw, err := c.send(ctx, opHello, map[string]any{"protocol": ProtocolVersion}, nil, opts.StartTimeout)
-	if err == nil {
-		c.hello, err = parseHello(raw)
-		if err != nil {
-			err = &OpError{Op: opHello, Err: err}
-		}
-	}
+	c.hello, err = c.handshake(ctx)
 	if err != nil {
 		c.kill()
 		_ = c.Close()
@@ -190,6 +197,32 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 		c.hello.Name = argv[0]
 	}
 	return c, nil
+}
+
+// handshake offers ProtocolVersion; the child answers with the version it speaks. A
+// version 1 child that refuses the offer with an error answer is asked again with 1,
+// so strict version 1 shims keep working.
+func (c *Client) handshake(ctx context.Context) (Hello, error) {
+	offer := ProtocolVersion
+	for {
+		raw, err := c.send(ctx, opHello, map[string]any{"protocol": offer}, nil, c.opts.StartTimeout)
+		var remote *RemoteError
+		if errors.As(err, &remote) && offer > MinProtocolVersion {
+			offer--
+			continue
+		}
+		if err != nil {
+			return Hello{}, err
+		}
+		h, err := parseHello(raw)
+		if err == nil && h.Protocol > offer {
+			err = fmt.Errorf("%w: hello: storecheck offered protocol %d, the store process answered %d", ErrProtocol, offer, h.Protocol)
+		}
+		if err != nil {
+			return Hello{}, &OpError{Op: opHello, Err: err}
+		}
+		return h, nil
+	}
 }
 
 // command renders argv for messages, quoting words the way SplitCommand reads them.
@@ -250,6 +283,8 @@ func (e *sessionError) Unwrap() error { return e.err }
 
 // Reset asks the child to drop every task of both eras.
 func (c *Client) Reset(ctx context.Context) error {
+	// reset also returns the child's facade to its default configuration.
+	c.facadeCfg.forget()
 	_, err := c.roundTrip(ctx, opReset, map[string]any{}, nil)
 	return err
 }
@@ -355,11 +390,7 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 	if idOut != nil {
 		*idOut = id
 	}
-	line, err := json.Marshal(request{ID: id, Op: op, Args: rawArgs})
-	if err != nil {
-		return nil, &OpError{Op: op, ID: id, Err: fmt.Errorf("%w: %v", reference.ErrInvalid, err)}
-	}
-	line = append(line, '\n')
+	line := appendRequest(make([]byte, 0, len(rawArgs)+len(op)+48), id, op, rawArgs)
 	cl := &call{op: op, ch: make(chan result, 1), done: make(chan struct{})}
 	c.mu.Lock()
 	if c.fatal != nil {

@@ -19,6 +19,10 @@ func TestMain(m *testing.M) {
 		fakeChild(mode)
 		os.Exit(0)
 	}
+	if mode := os.Getenv(facadeServeEnv); mode != "" {
+		serveChild(mode)
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 
@@ -121,7 +125,8 @@ func TestHandshakeFailures(t *testing.T) {
 		mode  string
 		frags []string
 	}{
-		{"protocol2", []string{"hello", "speaks protocol 2"}},
+		{"protocol3", []string{"hello", "speaks protocol 3"}},
+		{"v2-layers-bad", []string{"hello", `unknown layer "cache"`}},
 		{"noeras", []string{"hello", "no era"}},
 		{"hello-garbage", []string{"not a JSON object", `"hello there"`}},
 		{"die", []string{"hello"}}, // dies only later: handshake succeeds, see below

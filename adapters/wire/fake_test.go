@@ -38,8 +38,17 @@ func fakeChild(mode string) {
 		}
 		if req.Op == "hello" {
 			switch mode {
-			case "protocol2":
-				send(`{"id":%d,"ok":{"protocol":2,"eras":["legacy"]}}`, req.ID)
+			case "protocol3":
+				send(`{"id":%d,"ok":{"protocol":3,"eras":["legacy"]}}`, req.ID)
+			case "v1-strict":
+				// A version 1 shim that refuses any other offer, as WIRE.md version 1 let it.
+				if v, _ := req.Args["protocol"].(float64); v != 1 {
+					send(`{"id":%d,"error":{"code":"unsupported","message":"this store speaks protocol 1"}}`, req.ID)
+				} else {
+					send(`{"id":%d,"ok":%s}`, req.ID, helloOK)
+				}
+			case "v2-layers-bad":
+				send(`{"id":%d,"ok":{"protocol":2,"eras":["legacy"],"layers":["store","cache"]}}`, req.ID)
 			case "noeras":
 				send(`{"id":%d,"ok":{"protocol":1,"eras":[]}}`, req.ID)
 			case "hello-garbage":
@@ -58,7 +67,7 @@ func fakeChild(mode string) {
 		id, _ := req.Args["task_id"].(string)
 		task := fmt.Sprintf(`{"task_id":%q,"status":"working","created_at":1}`, id)
 		switch mode {
-		case "honest":
+		case "honest", "v1-strict":
 			if req.Op == "legacy.list" {
 				send(`{"id":%d,"ok":[%s]}`, req.ID, task)
 			} else {

@@ -42,8 +42,16 @@ func (h *Harness) Name() string { return h.c.hello.Name + " (wire)" }
 
 // Capabilities are the handshake's eras and clock flag. Instances are never shared: one
 // child is one store instance.
+//
+// The facade rules run against the child's own facade when it serves one (protocol 2,
+// layer "facade"); otherwise the child's real facade is out of reach and they are not
+// exercised.
 func (h *Harness) Capabilities() harness.Capabilities {
-	return harness.Capabilities{Legacy: h.c.hello.Legacy, Modern: h.c.hello.Modern, Clock: h.c.hello.Clock, Remote: true}
+	facade := harness.FacadeUnreachable
+	if h.c.hello.Facade {
+		facade = harness.FacadeOwn
+	}
+	return harness.Capabilities{Legacy: h.c.hello.Legacy, Modern: h.c.hello.Modern, Clock: h.c.hello.Clock, Facade: facade, Remote: true}
 }
 
 var _ harness.TransportFailer = (*Harness)(nil)
@@ -78,7 +86,26 @@ type namespace struct {
 	clock *reference.ManualClock
 }
 
+var _ harness.Facades = (*namespace)(nil)
+
+// LegacyFacade is the child's legacy facade; it forwards the battery's clock like the
+// stores do.
+func (n *namespace) LegacyFacade(ctx context.Context, cfg harness.FacadeConfig) (legacy.Facade, error) {
+	return n.c.legacyFacade(n.clock, cfg)
+}
+
+// ModernFacade is the child's modern facade.
+func (n *namespace) ModernFacade(ctx context.Context, cfg harness.FacadeConfig) (modern.Facade, error) {
+	return n.c.modernFacade(n.clock, cfg)
+}
+
+// errNoStoreLayer answers for the store of a child that serves only a facade.
+var errNoStoreLayer = fmt.Errorf("wire: %w: the store process declared no store layer", reference.ErrUnsupported)
+
 func (n *namespace) Legacy(ctx context.Context) (legacy.Store, error) {
+	if !n.c.hello.Store {
+		return nil, errNoStoreLayer
+	}
 	if !n.c.hello.Legacy {
 		return nil, fmt.Errorf("wire: %w: the store process does not implement the legacy era", reference.ErrUnsupported)
 	}
@@ -86,6 +113,9 @@ func (n *namespace) Legacy(ctx context.Context) (legacy.Store, error) {
 }
 
 func (n *namespace) Modern(ctx context.Context) (modern.Store, error) {
+	if !n.c.hello.Store {
+		return nil, errNoStoreLayer
+	}
 	if !n.c.hello.Modern {
 		return nil, fmt.Errorf("wire: %w: the store process does not implement the modern era", reference.ErrUnsupported)
 	}

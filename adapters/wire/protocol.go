@@ -12,8 +12,13 @@ import (
 	"github.com/storecheck/storecheck/reference"
 )
 
-// ProtocolVersion is the version of WIRE.md this package speaks.
-const ProtocolVersion = 1
+// ProtocolVersion is the newest version of docs/wire.md this package speaks: storecheck
+// offers it in hello and the child answers with the version it speaks.
+const ProtocolVersion = 2
+
+// MinProtocolVersion is the oldest version still spoken: a version 1 child has store
+// operations only.
+const MinProtocolVersion = 1
 
 // Errors of the transport. None of them wraps a reference sentinel, so a broken child can
 // never pass a check that expects one.
@@ -46,6 +51,25 @@ const (
 	opModernSwap     = "modern.swap"
 	opModernDelete   = "modern.delete"
 	opModernSweep    = "modern.sweep"
+
+	// Version 2: the facade layer (docs/wire.md, "Facade operations").
+	opFacadeConfigure      = "facade.configure"
+	opLegacyTasksCreate    = "legacy.tasks.create"
+	opLegacyTasksGet       = "legacy.tasks.get"
+	opLegacyTasksUpdate    = "legacy.tasks.update"
+	opLegacyTasksCancel    = "legacy.tasks.cancel"
+	opLegacyTasksList      = "legacy.tasks.list"
+	opLegacyTasksCleanup   = "legacy.tasks.cleanup"
+	opModernTasksCreate    = "modern.tasks.create"
+	opModernTasksStartFail = "modern.tasks.start_failed"
+	opModernTasksGet       = "modern.tasks.get"
+	opModernTasksStatus    = "modern.tasks.status"
+	opModernTasksProgress  = "modern.tasks.progress"
+	opModernTasksRequire   = "modern.tasks.require_input"
+	opModernTasksComplete  = "modern.tasks.complete"
+	opModernTasksFail      = "modern.tasks.fail"
+	opModernTasksUpdate    = "modern.tasks.update"
+	opModernTasksCancel    = "modern.tasks.cancel"
 )
 
 // request is one line storecheck sends.
@@ -53,6 +77,20 @@ type request struct {
 	ID   int64           `json:"id"`
 	Op   string          `json:"op"`
 	Args json.RawMessage `json:"args"`
+}
+
+// appendRequest appends the line of a request, newline included. It writes what
+// json.Marshal(request{...}) would, without a reflection pass and the second validation
+// of args: args come from json.Marshal, so they are compact valid JSON already, and op
+// is one of the constants above (plain ASCII, quoted as is).
+func appendRequest(b []byte, id int64, op string, args json.RawMessage) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"op":`...)
+	b = strconv.AppendQuote(b, op)
+	b = append(b, `,"args":`...)
+	b = append(b, args...)
+	return append(b, '}', '\n')
 }
 
 // Answer is one decoded line of a child's stdout: exactly one of OK and Err is set.
@@ -161,7 +199,7 @@ func DecodeAnswer(line []byte) (Answer, error) {
 
 // codeList is the codes of WIRE.md, for error messages.
 var codeList = strings.Join([]string{"not_found", "exists", "conflict", "invalid", "too_large",
-	"terminal", "limit_reached", "unsupported", "internal"}, ", ")
+	"terminal", "limit_reached", "unsupported", "internal", "invalid_transition", "key_reused"}, ", ")
 
 // OpError is the error of one call: the op, the request id and what went wrong. A
 // store's own error (a RemoteError wrapping a sentinel) is returned as is, not wrapped

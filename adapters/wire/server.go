@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,10 @@ type ServeOptions struct {
 	// Log receives the server's own diagnostics (requests it cannot answer); nil
 	// discards them. `storecheck serve` passes stderr, as WIRE.md asks.
 	Log io.Writer
+	// Protocol, when 1, makes the server a strict version 1 child: it refuses any other
+	// offer and serves no facade layer (to check that version 1 children keep working).
+	// 0 speaks every version up to ProtocolVersion.
+	Protocol int
 }
 
 // Serve answers the wire protocol on r and w with the stores of h, until r ends. It is
@@ -38,7 +43,7 @@ type ServeOptions struct {
 // legacy store implements. Requests other than hello, reset and clock are handled
 // concurrently, one goroutine each, and answered as they finish.
 func Serve(ctx context.Context, r io.Reader, w io.Writer, h harness.Harness, opts ServeOptions) error {
-	s := &server{h: h, caps: h.Capabilities(), clock: &switchClock{}, bw: bufio.NewWriter(w), log: opts.Log, name: opts.Name}
+	s := &server{h: h, caps: h.Capabilities(), clock: &switchClock{}, bw: bufio.NewWriter(w), log: opts.Log, name: opts.Name, strictV1: opts.Protocol == 1}
 	if s.name == "" {
 		s.name = h.Name()
 	}
@@ -48,7 +53,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, h harness.Harness, opt
 	if err := s.reset(ctx); err != nil {
 		return fmt.Errorf("wire: serve: opening %s: %w", s.name, err)
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(pollable(r), 64<<10)
 	for {
 		line, tooLong, err := readLine(br)
 		switch {
@@ -88,6 +93,12 @@ type server struct {
 	ns     harness.Namespace
 	legacy legacy.Store
 	modern modern.Store
+
+	// version is the protocol version hello agreed on; facadeCfg the facade
+	// configuration facade.configure set (nil: the defaults).
+	version   atomic.Int32
+	facadeCfg atomic.Pointer[harness.FacadeConfig]
+	strictV1  bool
 
 	wg   sync.WaitGroup
 	wmu  sync.Mutex
@@ -135,37 +146,51 @@ func (s *server) reset(ctx context.Context) error {
 	return nil
 }
 
-func (s *server) request(ctx context.Context, line []byte) {
-	var req struct {
-		ID   json.RawMessage `json:"id"`
-		Op   string          `json:"op"`
-		Args json.RawMessage `json:"args"`
+// requestLine is a request line taken apart: id and op, and args still as JSON.
+type requestLine struct {
+	ID   json.RawMessage `json:"id"`
+	Op   string          `json:"op"`
+	Args json.RawMessage `json:"args"`
+}
+
+// decodeRequest takes a request line apart. A line that is not a JSON object, or has no
+// integer id, cannot be answered: bad says why (for the log). A line with an id but args
+// that are not an object gets argsErr, to answer with.
+func decodeRequest(line []byte) (id int64, op string, args map[string]any, bad string, argsErr error) {
+	var req requestLine
+	// One pass: decoding into the struct fails exactly when the line is not a JSON
+	// object (or null, which has no id and is refused just below).
+	if err := json.Unmarshal(line, &req); err != nil {
+		return 0, "", nil, "a line that is not a JSON object", nil
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(line, &fields); err != nil {
-		fmt.Fprintf(s.log, "storecheck serve: cannot answer a line that is not a JSON object: %s\n", quoteLine(line))
-		return
-	}
-	_ = json.Unmarshal(line, &req)
-	var id int64
 	if err := json.Unmarshal(req.ID, &id); err != nil {
-		fmt.Fprintf(s.log, "storecheck serve: cannot answer a request without an integer id: %s\n", quoteLine(line))
-		return
+		return 0, "", nil, "a request without an integer id", nil
 	}
-	var args map[string]any
 	if len(req.Args) > 0 && string(req.Args) != "null" {
 		v, err := jsonvalue.Decode(req.Args)
 		m, ok := v.(map[string]any)
 		if err != nil || !ok {
-			s.reply(id, nil, fmt.Errorf("%w: args must be an object", reference.ErrInvalid))
-			return
+			return id, req.Op, nil, "", fmt.Errorf("%w: args must be an object", reference.ErrInvalid)
 		}
 		args = m
 	}
-	switch req.Op {
-	case opHello, opReset, opClock:
+	return id, req.Op, args, "", nil
+}
+
+func (s *server) request(ctx context.Context, line []byte) {
+	id, op, args, bad, argsErr := decodeRequest(line)
+	if bad != "" {
+		fmt.Fprintf(s.log, "storecheck serve: cannot answer %s: %s\n", bad, quoteLine(line))
+		return
+	}
+	if argsErr != nil {
+		s.reply(id, nil, argsErr)
+		return
+	}
+	switch op {
+	case opHello, opReset, opClock, opFacadeConfigure:
 		// Session ops run in order: nothing else is read until they are answered.
-		ok, err := s.session(ctx, req.Op, args)
+		ok, err := s.session(ctx, op, args)
 		s.reply(id, ok, err)
 		return
 	}
@@ -173,7 +198,7 @@ func (s *server) request(ctx context.Context, line []byte) {
 	go func() {
 		defer s.wg.Done()
 		s.mu.RLock()
-		ok, err := s.dispatch(ctx, req.Op, args)
+		ok, err := s.dispatch(ctx, op, args)
 		s.mu.RUnlock()
 		s.reply(id, ok, err)
 	}()
@@ -181,11 +206,19 @@ func (s *server) request(ctx context.Context, line []byte) {
 
 func (s *server) session(ctx context.Context, op string, args map[string]any) (any, error) {
 	switch op {
+	case opFacadeConfigure:
+		return nil, s.configure(args)
 	case opHello:
 		p, _ := args["protocol"].(json.Number)
-		if v, err := integer(p); err != nil || v != ProtocolVersion {
-			return nil, fmt.Errorf("%w: this store speaks protocol %d, not %v", reference.ErrUnsupported, ProtocolVersion, args["protocol"])
+		v, err := integer(p)
+		if s.strictV1 && v != 1 {
+			return nil, fmt.Errorf("%w: this store speaks protocol 1, not %v", reference.ErrUnsupported, args["protocol"])
 		}
+		if err != nil || v < MinProtocolVersion {
+			return nil, fmt.Errorf("%w: this store speaks protocol %d to %d, not %v", reference.ErrUnsupported, MinProtocolVersion, ProtocolVersion, args["protocol"])
+		}
+		version := min(int(v), ProtocolVersion)
+		s.version.Store(int32(version))
 		var eras []string
 		if s.caps.Legacy {
 			eras = append(eras, "legacy")
@@ -198,10 +231,13 @@ func (s *server) session(ctx context.Context, op string, args map[string]any) (a
 		_, l := s.legacy.(legacy.Cleaner)
 		_, u := s.legacy.(legacy.ConditionalUpdater)
 		s.mu.RUnlock()
-		return map[string]any{"protocol": ProtocolVersion, "name": s.name, "eras": eras,
-			"legacy": map[string]any{"cancel": c, "cleanup": l, "conditional_update": u}, "clock": s.caps.Clock}, nil
+		hello := map[string]any{"protocol": version, "name": s.name, "eras": eras,
+			"legacy": map[string]any{"cancel": c, "cleanup": l, "conditional_update": u}, "clock": s.caps.Clock}
+		s.helloV2(version, hello)
+		return hello, nil
 	case opReset:
 		s.wg.Wait() // abandoned requests finish on the namespace they started on
+		s.facadeCfg.Store(nil)
 		return nil, s.reset(ctx)
 	}
 	if !s.caps.Clock {
@@ -224,32 +260,45 @@ func (s *server) session(ctx context.Context, op string, args map[string]any) (a
 
 // reply writes one answer; writes are serialised so that lines never interleave.
 func (s *server) reply(id int64, ok any, err error) {
-	ans := map[string]any{"id": id}
-	if err == nil {
-		b, merr := json.Marshal(ok)
-		if merr != nil {
-			err = fmt.Errorf("%w: the store returned a value with no JSON form: %v", reference.ErrInternal, merr)
-		} else {
-			ans["ok"] = json.RawMessage(b)
-		}
-	}
-	if err != nil {
-		ans["error"] = map[string]any{"code": reference.Code(err), "message": err.Error()}
-	}
-	line, merr := json.Marshal(ans)
-	if merr != nil { // cannot happen: every part is already JSON
-		line = fmt.Appendf(nil, `{"id":%d,"error":{"code":"internal","message":"unencodable answer"}}`, id)
-	}
+	line := appendAnswer(nil, id, ok, err)
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if s.werr != nil {
 		return
 	}
-	if _, err := s.bw.Write(append(line, '\n')); err != nil {
+	if _, err := s.bw.Write(line); err != nil {
 		s.werr = err
 		return
 	}
 	s.werr = s.bw.Flush()
+}
+
+// appendAnswer appends the line of an answer, newline included: {"id":…,"ok":…} or
+// {"id":…,"error":{"code":…,"message":…}}, in the bytes json.Marshal of the map it
+// replaces wrote (keys in sorted order, HTML-escaped strings), without marshalling the
+// ok value a second time.
+func appendAnswer(b []byte, id int64, ok any, err error) []byte {
+	b = append(b, `{`...)
+	if err == nil {
+		v, merr := json.Marshal(ok)
+		if merr == nil {
+			b = append(b, `"id":`...)
+			b = strconv.AppendInt(b, id, 10)
+			b = append(b, `,"ok":`...)
+			b = append(b, v...)
+			return append(b, '}', '\n')
+		}
+		err = fmt.Errorf("%w: the store returned a value with no JSON form: %v", reference.ErrInternal, merr)
+	}
+	code, _ := json.Marshal(reference.Code(err))
+	msg, _ := json.Marshal(err.Error())
+	b = append(b, `"error":{"code":`...)
+	b = append(b, code...)
+	b = append(b, `,"message":`...)
+	b = append(b, msg...)
+	b = append(b, `},"id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	return append(b, '}', '\n')
 }
 
 func (s *server) writeErr() error {
@@ -438,6 +487,9 @@ func (s *server) dispatch(ctx context.Context, op string, args map[string]any) (
 		return nil, s.modern.Delete(ctx, id)
 	case opModernSweep:
 		return s.modern.Sweep(ctx)
+	}
+	if s.isFacadeOp(op) {
+		return s.dispatchFacade(ctx, op, args)
 	}
 	return nil, fmt.Errorf("%w: unknown op %q", reference.ErrUnsupported, op)
 }

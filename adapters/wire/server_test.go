@@ -73,8 +73,19 @@ func TestServe(t *testing.T) {
 	if got, _ := json.Marshal(hello["ok"]); string(got) != want {
 		t.Errorf("hello = %s, want %s", got, want)
 	}
-	if c := code(ask(`{"id":2,"op":"hello","args":{"protocol":2}}`)); c != "unsupported" {
-		t.Errorf("hello protocol 2 answered code %q, want unsupported", c)
+	// Offers are answered with the newest version both speak; memstore has no facade.
+	for _, offer := range []int{2, 3} {
+		hello := ask(fmt.Sprintf(`{"id":2,"op":"hello","args":{"protocol":%d}}`, offer))
+		ok, _ := hello["ok"].(map[string]any)
+		if layers, _ := json.Marshal(ok["layers"]); ok["protocol"] != 2.0 || string(layers) != `["store"]` {
+			t.Errorf("hello protocol %d = %v, want protocol 2, layers [store]", offer, hello)
+		}
+	}
+	if c := code(ask(`{"id":2,"op":"hello","args":{"protocol":0}}`)); c != "unsupported" {
+		t.Errorf("hello protocol 0 answered code %q, want unsupported", c)
+	}
+	if c := code(ask(`{"id":2,"op":"legacy.tasks.get","args":{"task_id":"t1","caller":{"scope":"system"}}}`)); c != "unsupported" {
+		t.Errorf("legacy.tasks.get on a store without a facade answered code %q, want unsupported", c)
 	}
 	ask(`{"id":3,"op":"clock","args":{"now_ms":1764400000000}}`)
 	created := ask(`{"id":4,"op":"legacy.create","args":{"task_id":"t1","metadata":{"n":9223372036854775807,"f":1e-7}}}`)
@@ -130,3 +141,57 @@ func TestServeStoreHarness(t *testing.T) {
 
 // plainLegacy hides memstore's optional operations.
 type plainLegacy struct{ legacy.Store }
+
+// TestServeFacade: a harness with its own facade is served as protocol 2's facade layer,
+// with the facade errors' own codes; a version 1 session has no facade layer.
+func TestServeFacade(t *testing.T) {
+	ask := served(t, harness.WithReferenceFacades(memharness.Harness()))
+	if c := code(ask(`{"id":1,"op":"hello","args":{"protocol":1}}`)); c != "" {
+		t.Fatalf("hello protocol 1 answered code %q", c)
+	}
+	if c := code(ask(`{"id":2,"op":"facade.configure","args":{"require_owner":true}}`)); c != "unsupported" {
+		t.Errorf("facade.configure in a version 1 session answered code %q, want unsupported", c)
+	}
+	hello := ask(`{"id":3,"op":"hello","args":{"protocol":2}}`)
+	ok, _ := hello["ok"].(map[string]any)
+	if layers, _ := json.Marshal(ok["layers"]); string(layers) != `["store","facade"]` || ok["facade"] == nil {
+		t.Fatalf("hello protocol 2 = %v, want layers [store, facade] and the facade's settings", hello)
+	}
+	for _, tc := range []struct{ line, code string }{
+		{`{"id":4,"op":"legacy.tasks.create","args":{"task_id":"t1","metadata":{"owner":"mallory"},"owner":"alice"}}`, ""},
+		{`{"id":5,"op":"legacy.tasks.get","args":{"task_id":"t1","caller":{"scope":"anonymous"}}}`, "not_found"},
+		{`{"id":6,"op":"legacy.tasks.update","args":{"task_id":"t1","changes":{"status":"bogus"},"caller":null}}`, "invalid_transition"},
+		{`{"id":7,"op":"legacy.tasks.cancel","args":{"task_id":"t1","caller":{"scope":"principal","id":"alice"}}}`, ""},
+		{`{"id":8,"op":"legacy.tasks.cancel","args":{"task_id":"t1","caller":{"scope":"principal","id":"alice"}}}`, "terminal"},
+		{`{"id":9,"op":"legacy.tasks.list","args":{"status":null,"limit":null,"caller":{"scope":"nobody"}}}`, "invalid"},
+		{`{"id":10,"op":"facade.configure","args":{"require_owner":true,"default_ttl_ms":0}}`, "invalid"},
+		{`{"id":11,"op":"facade.configure","args":{"require_owner":true,"default_ttl_ms":null,"max_ttl_ms":60000}}`, ""},
+		{`{"id":12,"op":"modern.tasks.create","args":{"options":{"owner":null,"ttl_ms":-1,"poll_interval_ms":null,"status_message":""}}}`, "invalid"},
+		{`{"id":13,"op":"modern.tasks.frobnicate","args":{"task_id":"x"}}`, "unsupported"},
+	} {
+		if got := ask(tc.line); code(got) != tc.code {
+			t.Errorf("%s answered %v, want code %q", tc.line, got, tc.code)
+		}
+	}
+	created := ask(`{"id":14,"op":"modern.tasks.create","args":{"options":{"owner":"alice","ttl_ms":null,"poll_interval_ms":null,"status_message":"go"}}}`)
+	task, _ := created["ok"].(map[string]any)
+	id, _ := task["task_id"].(string)
+	if task["ttl_ms"] != 60000.0 || len(id) != 22 {
+		t.Fatalf("modern.tasks.create under max_ttl_ms 60000 = %v, want ttl_ms 60000 and a 22-character id", created)
+	}
+	ask(fmt.Sprintf(`{"id":15,"op":"modern.tasks.require_input","args":{"task_id":%q,"requests":{"k":"?"}}}`, id))
+	if c := code(ask(fmt.Sprintf(`{"id":16,"op":"modern.tasks.require_input","args":{"task_id":%q,"requests":{"k":"?"}}}`, id))); c != "key_reused" {
+		t.Errorf("require_input of a reused key answered code %q, want key_reused", c)
+	}
+	failed := ask(fmt.Sprintf(`{"id":17,"op":"modern.tasks.start_failed","args":{"task_id":%q,"message":"boom"}}`, id))
+	ft, _ := failed["ok"].(map[string]any)
+	if e, _ := ft["error"].(map[string]any); ft["status"] != "failed" || e["code"] != -32603.0 || e["message"] != "boom" {
+		t.Errorf("modern.tasks.start_failed = %v, want failed with {code: -32603, message: boom}", failed)
+	}
+	// reset returns the facade to its defaults: no max ttl any more.
+	ask(`{"id":18,"op":"reset","args":{}}`)
+	created = ask(`{"id":19,"op":"modern.tasks.create","args":{"options":{"owner":null,"ttl_ms":null,"poll_interval_ms":null,"status_message":""}}}`)
+	if task, _ := created["ok"].(map[string]any); task["ttl_ms"] != nil {
+		t.Errorf("modern.tasks.create after reset = %v, want ttl_ms null (default configuration)", created)
+	}
+}

@@ -376,12 +376,16 @@ func parseHello(raw json.RawMessage) (Hello, error) {
 	var h Hello
 	p, ok := m["protocol"].(json.Number)
 	if !ok {
-		return bad("protocol must be the integer %d, got %s", ProtocolVersion, kindOf(m["protocol"]))
+		return bad("protocol must be an integer, got %s", kindOf(m["protocol"]))
 	}
-	if v, err := integer(p); err != nil || v != ProtocolVersion {
-		return bad("the store process speaks protocol %s, storecheck speaks %d", p, ProtocolVersion)
+	v, err := integer(p)
+	if err != nil || v < MinProtocolVersion || v > ProtocolVersion {
+		return bad("the store process speaks protocol %s, storecheck speaks %d to %d", p, MinProtocolVersion, ProtocolVersion)
 	}
-	h.Protocol = ProtocolVersion
+	h.Protocol = int(v)
+	if err := parseLayers(m, &h); err != nil {
+		return bad("%v", err)
+	}
 	switch x := m["name"].(type) {
 	case nil:
 	case string:

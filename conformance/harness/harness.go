@@ -6,6 +6,7 @@ package harness
 
 import (
 	"context"
+	"time"
 
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -64,6 +65,8 @@ type Capabilities struct {
 	// alone (S-VAL-4 aliasing, S-CTX-1 with an ended context) are then reported as
 	// "not exercised" rather than as the store's passes.
 	Remote bool
+	// Facade says whose facade the L-F-* and M-F-* specs judge.
+	Facade FacadeMode
 }
 
 // TransportFailer is implemented by a Harness whose store sits behind a transport that
@@ -74,4 +77,34 @@ type TransportFailer interface {
 	// TransportFailure returns the error that ended the transport, naming the
 	// operation in flight, or nil while it is healthy.
 	TransportFailure() error
+}
+
+// FacadeMode says whose facade the facade rules (L-F-*, M-F-*) run against.
+type FacadeMode int
+
+const (
+	// FacadeReference: storecheck's reference facades over the store. The default, for
+	// a Go store, which is used under those facades.
+	FacadeReference FacadeMode = iota
+	// FacadeUnreachable: the store's real facade is out of reach (a store process that
+	// serves no facade). Running the reference facade would judge only storecheck's own
+	// code, so the facade rules are reported not exercised.
+	FacadeUnreachable
+	// FacadeOwn: every Namespace also implements Facades, and the facade rules run
+	// against the store's own facades.
+	FacadeOwn
+)
+
+// FacadeConfig is the facade configuration of docs/spec.md (2.2) that the battery sets.
+type FacadeConfig struct {
+	RequireOwner bool
+	// DefaultTTL and MaxTTL are the modern facade's; 0 means none.
+	DefaultTTL, MaxTTL time.Duration
+}
+
+// Facades is implemented by the Namespace of a harness declaring FacadeOwn: the store's
+// own facades over the namespace's data, configured by cfg.
+type Facades interface {
+	LegacyFacade(ctx context.Context, cfg FacadeConfig) (legacy.Facade, error)
+	ModernFacade(ctx context.Context, cfg FacadeConfig) (modern.Facade, error)
 }

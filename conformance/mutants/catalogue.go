@@ -215,7 +215,7 @@ type storeHarness struct {
 func (h *storeHarness) Name() string { return h.name }
 
 func (h *storeHarness) Capabilities() harness.Capabilities {
-	return harness.Capabilities{Legacy: true, Modern: true, Clock: true, Shared: true}
+	return harness.Capabilities{Legacy: true, Modern: true, Clock: true, Shared: true, Facade: facadeMode(h.d)}
 }
 
 func (h *storeHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""A small, honest task store speaking the storecheck wire protocol (docs/wire.md, version 1).
+"""A small, honest task store speaking the storecheck wire protocol (docs/wire.md, version 2).
 
 Standard library only. It implements both eras, every optional legacy operation and clock
-control, and handles one request at a time (a serial child is valid: docs/wire.md). Run it
-under the battery with:
+control, and handles one request at a time (a serial child is valid: docs/wire.md). With
+protocol 2 it also serves a facade layer (facade.py: both eras' task lifecycles over this
+store), against which storecheck runs the facade rules. Run it under the battery with:
 
     storecheck run --exec "python3 examples/python-store/store.py"
 
@@ -14,6 +15,8 @@ diagnostic goes to stderr.
 import json
 import sys
 import time
+
+import facade as facade_layer
 
 # --- JSON that keeps numbers exact -------------------------------------------------------
 # Python's json turns 0.1000000000000000055511151231257827 into a float and 1e-7 into
@@ -114,11 +117,15 @@ TERMINAL = ("completed", "failed", "cancelled")
 class Store:
     def __init__(self):
         self.fixed_now = None  # milliseconds, or None for the real clock
+        self.version = 1  # the protocol version hello agreed on
         self.reset()
 
     def reset(self):
         self.legacy = {}
         self.modern = {}
+
+    def check_task_id(self, a):
+        return check_id(arg(a, "task_id", str))
 
     def now(self):
         if self.fixed_now is not None:
@@ -315,11 +322,17 @@ class Store:
     # Session ------------------------------------------------------------------------------
 
     def hello(self, a):
-        if a.get("protocol") != 1:
-            raise StoreError("unsupported", "this store speaks protocol 1")
-        return {"protocol": 1, "name": "python-example", "eras": ["legacy", "modern"],
-                "legacy": {"cancel": True, "cleanup": True, "conditional_update": True},
-                "clock": True}
+        offered = a.get("protocol")
+        if not isinstance(offered, int) or isinstance(offered, bool) or offered < 1:
+            raise StoreError("unsupported", "this store speaks protocol 1 and 2")
+        self.version = min(offered, 2)  # answer the newest version both sides speak
+        h = {"protocol": self.version, "name": "python-example", "eras": ["legacy", "modern"],
+             "legacy": {"cancel": True, "cleanup": True, "conditional_update": True},
+             "clock": True}
+        if self.version >= 2:
+            h["layers"] = ["store", "facade"]
+            h["facade"] = {"require_owner": True, "default_ttl": True, "max_ttl": True}
+        return h
 
     def do_reset(self, a):
         self.reset()
@@ -352,6 +365,7 @@ OPS = {
 
 def main():
     store = Store()
+    fac = facade_layer.Facade(store, StoreError, not_found, arg, copy, is_text)
     out = sys.stdout
     for line in sys.stdin.buffer:
         try:
@@ -360,14 +374,19 @@ def main():
         except (ValueError, KeyError, TypeError) as e:
             print("store.py: cannot answer %r: %s" % (line[:200], e), file=sys.stderr)
             continue
-        op = OPS.get(req.get("op"))
+        name = req.get("op")
+        op, target = OPS.get(name), store
+        if op is None and store.version >= 2:  # the facade layer exists from protocol 2
+            op, target = facade_layer.OPS.get(name), fac
         try:
             if op is None:
-                raise StoreError("unsupported", "unknown op %r" % (req.get("op"),))
+                raise StoreError("unsupported", "unknown op %r" % (name,))
             args = req.get("args") or {}
             if not isinstance(args, dict):
                 raise StoreError("invalid", "args must be an object")
-            answer = '{"id":%s,"ok":%s}' % (dumps(rid), dumps(op(store, args)))
+            if name == "reset":
+                fac.configure({})  # reset returns the facade to its defaults
+            answer = '{"id":%s,"ok":%s}' % (dumps(rid), dumps(op(target, args)))
         except StoreError as e:
             answer = dumps({"id": rid, "error": {"code": e.code, "message": e.message}})
         except Exception as e:  # a bug in this store: say so, and keep serving

@@ -1,0 +1,172 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference/jsonvalue"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// parseLayers reads the version 2 keys of a hello answer: "layers" (default: the store
+// only) and "facade" (the configuration the facade accepts).
+func parseLayers(m map[string]any, h *Hello) error {
+	h.Store = true
+	if h.Protocol < 2 {
+		return nil
+	}
+	switch x := m["layers"].(type) {
+	case nil:
+	case []any:
+		h.Store = false
+		for _, l := range x {
+			switch l {
+			case "store":
+				h.Store = true
+			case "facade":
+				h.Facade = true
+			default:
+				return fmt.Errorf(`unknown layer %s (want "store" or "facade")`, jsonvalue.Describe(l))
+			}
+		}
+		if !h.Store && !h.Facade {
+			return errors.New("layers lists no layer")
+		}
+	default:
+		return fmt.Errorf(`layers must be an array such as ["store", "facade"], got %s`, kindOf(x))
+	}
+	switch x := m["facade"].(type) {
+	case nil:
+	case map[string]any:
+		flags := []struct {
+			key string
+			dst *bool
+		}{{"require_owner", &h.FacadeConfig.RequireOwner}, {"default_ttl", &h.FacadeConfig.DefaultTTL}, {"max_ttl", &h.FacadeConfig.MaxTTL}}
+		for _, f := range flags {
+			switch v := x[f.key].(type) {
+			case nil:
+			case bool:
+				*f.dst = v
+			default:
+				return fmt.Errorf("facade.%s must be a boolean, got %s", f.key, kindOf(v))
+			}
+		}
+	default:
+		return fmt.Errorf("facade must be an object of flags, got %s", kindOf(x))
+	}
+	return nil
+}
+
+// durationMillis is a facade duration in whole milliseconds: a positive duration is
+// rounded up (so it stays positive, as the reference facade rounds), any other is
+// truncated toward zero (so it stays not positive and is refused).
+func durationMillis(d time.Duration) int64 {
+	if d > 0 {
+		return int64((d + time.Millisecond - 1) / time.Millisecond)
+	}
+	return int64(d / time.Millisecond)
+}
+
+// optionalMillis is a nullable duration's wire form.
+func optionalMillis(d *time.Duration) any {
+	if d == nil {
+		return nil
+	}
+	return durationMillis(*d)
+}
+
+// configArg is facade.configure's args; a zero ttl is none (null).
+func configArg(cfg harness.FacadeConfig) map[string]any {
+	ttl := func(d time.Duration) any {
+		if d == 0 {
+			return nil
+		}
+		return durationMillis(d)
+	}
+	return map[string]any{"require_owner": cfg.RequireOwner, "default_ttl_ms": ttl(cfg.DefaultTTL), "max_ttl_ms": ttl(cfg.MaxTTL)}
+}
+
+func decodeConfig(args map[string]any) (harness.FacadeConfig, error) {
+	var cfg harness.FacadeConfig
+	switch v := args["require_owner"].(type) {
+	case nil:
+	case bool:
+		cfg.RequireOwner = v
+	default:
+		return cfg, fmt.Errorf("require_owner must be a boolean, got %s", kindOf(v))
+	}
+	for _, f := range []struct {
+		key string
+		dst *time.Duration
+	}{{"default_ttl_ms", &cfg.DefaultTTL}, {"max_ttl_ms", &cfg.MaxTTL}} {
+		d, err := decodeOptionalMillis(args, f.key)
+		if err != nil {
+			return cfg, err
+		}
+		if d != nil {
+			if *d <= 0 {
+				return cfg, fmt.Errorf("%s must be positive or null", f.key)
+			}
+			*f.dst = *d
+		}
+	}
+	return cfg, nil
+}
+
+func decodeOptionalMillis(args map[string]any, key string) (*time.Duration, error) {
+	switch v := args[key].(type) {
+	case nil:
+		return nil, nil
+	case json.Number:
+		ms, err := integer(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", key, err)
+		}
+		d := time.Duration(ms) * time.Millisecond
+		return &d, nil
+	default:
+		return nil, fmt.Errorf("%s must be an integer or null, got %s", key, kindOf(v))
+	}
+}
+
+// createOptionsArg is modern.tasks.create's options object.
+func createOptionsArg(o modern.CreateOptions) map[string]any {
+	var owner any
+	if o.Owner != "" {
+		owner = o.Owner
+	}
+	return map[string]any{"owner": owner, "ttl_ms": optionalMillis(o.TTL), "poll_interval_ms": optionalMillis(o.PollInterval), "status_message": o.StatusMessage}
+}
+
+func decodeCreateOptions(v any) (modern.CreateOptions, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return modern.CreateOptions{}, fmt.Errorf("options must be an object, got %s", kindOf(v))
+	}
+	var o modern.CreateOptions
+	switch x := m["owner"].(type) {
+	case nil:
+	case string:
+		o.Owner = x
+	default:
+		return o, fmt.Errorf("owner must be a string or null, got %s", kindOf(x))
+	}
+	var err error
+	if o.TTL, err = decodeOptionalMillis(m, "ttl_ms"); err != nil {
+		return o, err
+	}
+	if o.PollInterval, err = decodeOptionalMillis(m, "poll_interval_ms"); err != nil {
+		return o, err
+	}
+	switch x := m["status_message"].(type) {
+	case nil:
+	case string:
+		o.StatusMessage = x
+	default:
+		return o, fmt.Errorf("status_message must be a string, got %s", kindOf(x))
+	}
+	return o, nil
+}

@@ -1,0 +1,138 @@
+package wire_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	memharness "github.com/storecheck/storecheck/adapters/memstore"
+	"github.com/storecheck/storecheck/adapters/wire"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/memstore"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// serveEnv makes this test binary a child serving memstore over the wire protocol, for
+// the layer=wire benchmark. It is checked in init, before TestMain and the fake child.
+const serveEnv = "STORECHECK_WIRE_SERVE_MEMSTORE"
+
+func init() {
+	if os.Getenv(serveEnv) == "" {
+		return
+	}
+	if err := wire.Serve(context.Background(), os.Stdin, os.Stdout, memharness.Harness(), wire.ServeOptions{Log: os.Stderr}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// BenchmarkLayers splits one modern Get over the wire into its layers, so that a slow
+// round trip can be put where it belongs:
+//
+//	layer=store   memstore's Get in process (what the child's store does)
+//	layer=encode  the client's request line and the server's answer line
+//	layer=decode  the server taking the request apart and the client the answer
+//	layer=pipe    the transport alone: the answer line through `cat` (a child process
+//	              echoing its stdin) and back, the floor no JSON-over-stdio store beats
+//	layer=wire    the whole round trip: a Client and this binary serving memstore
+//
+// wire − (store + encode + decode + pipe) is what the client and server add on top:
+// goroutine hand-offs and the scheduling of two processes. On a loaded machine pipe and
+// wire both grow with the load; compare them to each other, in the same run.
+func BenchmarkLayers(b *testing.B) {
+	ctx := context.Background()
+	st := memstore.New().Modern()
+	now := time.Now().UnixMilli()
+	task, err := st.Create(ctx, modern.Task{TaskID: "layer-task-1", Status: reference.StatusWorking, CreatedAt: now, LastUpdatedAt: now,
+		StatusMessage: "queued", TTL: new(int64(86_400_000)), PollInterval: new(int64(1000))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := map[string]any{"task_id": task.TaskID, "caller": wire.CallerArg(reference.System())}
+	rawArgs, _ := json.Marshal(args)
+	reqLine := wire.AppendRequest(nil, 7, "modern.get", rawArgs)
+	ansLine := wire.AppendAnswer(nil, 7, task, nil)
+
+	b.Run("layer=store", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := st.Get(ctx, task.TaskID, reference.System()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("layer=encode", func(b *testing.B) {
+		b.ReportAllocs()
+		var buf []byte
+		for b.Loop() {
+			raw, err := json.Marshal(map[string]any{"task_id": task.TaskID, "caller": wire.CallerArg(reference.System())})
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf = wire.AppendRequest(buf[:0], 7, "modern.get", raw)
+			buf = wire.AppendAnswer(buf[:0], 7, task, nil)
+		}
+	})
+	b.Run("layer=decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, _, bad, err := wire.DecodeRequest(reqLine[:len(reqLine)-1]); bad != "" || err != nil {
+				b.Fatal(bad, err)
+			}
+			a, err := wire.DecodeAnswer(ansLine[:len(ansLine)-1])
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := wire.DecodeModernTask(a.OK); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("layer=pipe", func(b *testing.B) {
+		cat, err := exec.LookPath("cat")
+		if err != nil {
+			b.Skip("no cat to echo lines")
+		}
+		cmd := exec.Command(cat)
+		in, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Skip(err)
+		}
+		defer func() { in.Close(); _ = cmd.Wait() }()
+		br := bufio.NewReader(out)
+		b.ReportAllocs()
+		for b.Loop() {
+			// One round trip of the longer line: the bytes hardly matter at this size.
+			if _, err := in.Write(ansLine); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := br.ReadSlice('\n'); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("layer=wire", func(b *testing.B) {
+		c, err := wire.Start(ctx, []string{os.Args[0]}, wire.Options{Env: append(os.Environ(), serveEnv+"=1"), Timeout: time.Minute})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		m := c.Modern()
+		if _, err := m.Create(ctx, task); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := m.Get(ctx, task.TaskID, reference.System()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

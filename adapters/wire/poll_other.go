@@ -1,0 +1,7 @@
+//go:build !unix
+
+package wire
+
+import "io"
+
+func pollable(r io.Reader) io.Reader { return r }

@@ -1,0 +1,46 @@
+//go:build unix
+
+package wire
+
+import (
+	"io"
+	"os"
+	"syscall"
+	"time"
+)
+
+// pollable returns r read through Go's network poller when r is a pipe or socket that
+// the runtime reads with blocking system calls (os.Stdin is one). Why it matters: a
+// goroutine blocked in read(2) keeps its P in a system call, so the goroutine it just
+// started for the previous request waits for sysmon to take that P back (up to 10 ms
+// when the process has been idle) or for another thread to be woken to steal it: on a
+// loaded machine that made a serve round trip 20 times the pipe's own. A goroutine
+// parked in the poller gives its P up at once. Anything else (a file, a terminal,
+// a reader that is not a file) is returned as is.
+func pollable(r io.Reader) io.Reader {
+	f, ok := r.(*os.File)
+	if !ok {
+		return r
+	}
+	if f.SetReadDeadline(time.Time{}) == nil {
+		return r // already in the poller (os.Pipe, a socket)
+	}
+	var st syscall.Stat_t
+	if syscall.Fstat(int(f.Fd()), &st) != nil {
+		return r
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFIFO && st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
+		return r // a terminal must not be left non-blocking behind the shell's back
+	}
+	// A duplicate, so that the new File's finalizer never closes the caller's fd; the
+	// non-blocking flag is the pipe's, shared by both, which only this process reads.
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		return r
+	}
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		_ = syscall.Close(fd)
+		return r
+	}
+	return os.NewFile(uintptr(fd), f.Name())
+}

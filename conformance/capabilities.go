@@ -1,0 +1,94 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+)
+
+// Detected is what the battery knows about a store before it runs: what the harness
+// declares and which optional interfaces its store implements. It heads every summary,
+// so that a skipped rule reads against the reason for it.
+type Detected struct {
+	Store    string
+	Declared harness.Capabilities
+	// Legacy lists the optional legacy operations and whether the store offers each:
+	// "Cancel" (legacy.Canceler), "Cleanup" (legacy.Cleaner), "UpdateIf"
+	// (legacy.ConditionalUpdater). Empty when the store has no legacy era.
+	Legacy []Optional
+}
+
+// Optional is one optional interface of a store.
+type Optional struct {
+	Op, Interface string
+	Offered       bool
+}
+
+// Detect opens one namespace of h to see which optional interfaces its stores implement.
+func Detect(ctx context.Context, h harness.Harness) (Detected, error) {
+	d := Detected{Store: h.Name(), Declared: h.Capabilities()}
+	if !d.Declared.Legacy {
+		return d, nil
+	}
+	var clock reference.Clock = reference.SystemClock{}
+	if d.Declared.Clock {
+		clock = reference.NewManualClock(Epoch)
+	}
+	ns, err := h.Open(ctx, clock)
+	if err != nil {
+		return d, fmt.Errorf("%w: %s: open a namespace: %w", ErrBringUp, h.Name(), err)
+	}
+	defer ns.Close(context.WithoutCancel(ctx))
+	st, err := ns.Legacy(ctx)
+	if err != nil {
+		return d, fmt.Errorf("%w: %s: open the legacy store: %w", ErrBringUp, h.Name(), err)
+	}
+	_, cancel := st.(legacy.Canceler)
+	_, clean := st.(legacy.Cleaner)
+	_, updateIf := st.(legacy.ConditionalUpdater)
+	d.Legacy = []Optional{
+		{"Cancel", "legacy.Canceler", cancel},
+		{"Cleanup", "legacy.Cleaner", clean},
+		{"UpdateIf", "legacy.ConditionalUpdater", updateIf},
+	}
+	return d, nil
+}
+
+// String is the summary's header: one line per fact, each saying what follows from it.
+func (d Detected) String() string {
+	var b strings.Builder
+	var eras []string
+	if d.Declared.Legacy {
+		eras = append(eras, "legacy")
+	}
+	if d.Declared.Modern {
+		eras = append(eras, "modern")
+	}
+	fmt.Fprintf(&b, "store %s: eras %s\n", d.Store, strings.Join(eras, ", "))
+	if d.Declared.Clock {
+		b.WriteString("  clock control: yes (time-dependent specs use a manual clock)\n")
+	} else {
+		b.WriteString("  clock control: no (time-dependent specs run on the real clock; exact-millisecond specs are skipped)\n")
+	}
+	if d.Declared.Shared {
+		b.WriteString("  shared instances: yes (S-SHARE-1 and M-CREATE-2 run across two instances)\n")
+	} else {
+		b.WriteString("  shared instances: no (one instance per namespace)\n")
+	}
+	if len(d.Legacy) > 0 {
+		var parts []string
+		for _, o := range d.Legacy {
+			yes := "no"
+			if o.Offered {
+				yes = "yes"
+			}
+			parts = append(parts, fmt.Sprintf("%s (%s) %s", o.Op, o.Interface, yes))
+		}
+		fmt.Fprintf(&b, "  optional legacy operations: %s\n", strings.Join(parts, ", "))
+	}
+	return b.String()
+}

@@ -1,0 +1,156 @@
+package conformance
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+)
+
+// The L-F-* spec bodies for a store's own facade (harness.FacadeOwn): what the rule
+// requires of any facade, judged from outside. The reference facade's own specs also
+// judge how it drives a store (its fallbacks, its re-checks over adversarial store
+// wrappers); those parts have no counterpart in a foreign facade.
+
+// legFacadeStores are the stores L-F-SCOPE-1 and L-F-FIN-1 run the facade over: the
+// spec's store, and for the reference facade also the store without its optional
+// interfaces (the facade's fallbacks).
+func legFacadeStores(e *Env) []legacy.Store {
+	if e.ForeignFacade() {
+		return []legacy.Store{e.Legacy()}
+	}
+	return []legacy.Store{e.Legacy(), plainStore{e.Legacy()}}
+}
+
+// foreignFacadeList is L-F-LIST-1 against a foreign facade: whatever its store pushes
+// down, List returns only rows the caller may see and that match Status, all of this
+// spec's visible rows without Limit, and between min(Limit, visible) and Limit rows
+// with one.
+func foreignFacadeList(e *Env) {
+	st := e.Legacy()
+	const p, q = "flist-p", "flist-q"
+	rows := ownedRows{}
+	statuses := map[string]string{}
+	for i, owner := range []string{p, p, p, q, q, q, "", "", "", ""} {
+		id := e.ID("flist")
+		meta := legacy.Task{}
+		if owner != "" {
+			meta[legacy.KeyOwner] = owner
+		}
+		if i == 9 {
+			meta[legacy.KeyOwner] = nil
+		}
+		mustCreate(e, st, id, meta)
+		statuses[id] = "working"
+		if i%3 == 2 {
+			mustStatus(e, st, id, "completed")
+			statuses[id] = "completed"
+		}
+		rows[id] = owner
+	}
+	mine := rows.ids()
+	callers := []reference.Caller{reference.Anonymous(), reference.Principal(p), reference.Principal(q), reference.Principal("flist-nobody"), reference.System()}
+	limits := []*int{nil, new(1), new(2), new(4), new(100), new(0), new(-1)}
+	for _, ro := range []bool{false, true} {
+		fac := legFacade(e, st, ro)
+		for _, c := range callers {
+			for _, status := range []*string{nil, new("working"), new("completed")} {
+				for _, limit := range limits {
+					// opts.Owner names someone else: the facade must scope by the caller.
+					opts := legacy.ListOptions{Status: status, Limit: limit, Owner: legacy.PrincipalOwner(q)}
+					input := fmt.Sprintf("the store's facade List(%s, %s) with %s", showOpts(opts), c, settingName(ro))
+					got, err := fac.List(e.Ctx, opts, c)
+					if !e.CheckErr(err, nil, input) {
+						continue
+					}
+					for _, r := range got {
+						if (status != nil && statusOf(r) != *status) || !callerAdmits(c, rowOwner(r), ro) {
+							e.Check(false, input, "only rows the caller may see and that match Status", "row "+show(r))
+						}
+					}
+					visible := 0
+					for id, owner := range rows {
+						if (status == nil || statuses[id] == *status) && callerAdmits(c, owner, ro) {
+							visible++
+						}
+					}
+					n := len(rowIDs(got, mine))
+					switch {
+					case limit == nil:
+						e.Check(n == visible, input, fmt.Sprintf("all %d of this spec's tasks the caller may see", visible), fmt.Sprint(n))
+					case *limit <= 0:
+						e.Check(len(got) == 0, input, "no rows", fmt.Sprint(len(got)))
+					default:
+						e.Check(len(got) <= *limit && len(got) >= min(*limit, visible), input,
+							fmt.Sprintf("between %d and %d rows", min(*limit, visible), *limit), fmt.Sprint(len(got)))
+					}
+				}
+			}
+		}
+	}
+}
+
+// foreignFacadeCancel is L-F-CANCEL-1 against a foreign facade: Cancel sets status
+// cancelled and nothing else, returns the task, and a missing id is ErrNotFound with
+// nothing created.
+func foreignFacadeCancel(e *Env) {
+	st := e.Legacy()
+	fac := legFacade(e, st, false)
+	id := e.ID("fcancel")
+	mustCreate(e, st, id, legacy.Task{"job": "queued"})
+	before, _ := stored(e, st, id)
+	input := fmt.Sprintf("the store's facade Cancel(%s, system)", Q(id))
+	got, err := fac.Cancel(e.Ctx, id, reference.System())
+	want := legacy.Merge(before, legacy.Task{legacy.KeyStatus: "cancelled"})
+	if e.CheckErr(err, nil, input) {
+		checkTask(e, input+" returned", want, got)
+	}
+	checkStored(e, st, id, want, input)
+
+	missing := e.ID("missing")
+	_, err = fac.Cancel(e.Ctx, missing, reference.System())
+	e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("the store's facade Cancel(%s, system) of a missing id", Q(missing)))
+	checkGone(e, st, missing, "facade Cancel of a missing id")
+}
+
+// foreignFacadeCleanup is L-F-CLEAN-1 against a foreign facade: Cleanup either runs a
+// store cleanup (the old terminal task is gone, and counted) or is the fallback (0, and
+// the task is still there); a working task is never removed.
+func foreignFacadeCleanup(e *Env) {
+	st := e.Legacy()
+	fac := legFacade(e, st, false)
+	old := e.ID("fclean")
+	mustCreate(e, st, old, legacy.Task{})
+	oldTask := mustStatus(e, st, old, "completed")
+	live := e.ID("fclean-live")
+	liveTask := mustCreate(e, st, live, legacy.Task{})
+	if e.HasClock() {
+		e.ManualClock().Advance(50 * time.Millisecond)
+	} else {
+		time.Sleep(50 * time.Millisecond)
+	}
+	input := "the store's facade Cleanup(10ms) after a task completed 50 ms ago"
+	n, err := fac.Cleanup(e.Ctx, 10*time.Millisecond)
+	if !e.CheckErr(err, nil, input) {
+		return
+	}
+	_, kept := stored(e, st, old)
+	switch {
+	case n == 0:
+		e.Check(kept, input, "with 0 returned, nothing removed", "the completed task is gone")
+		if kept {
+			checkStored(e, st, old, oldTask, input)
+		}
+	default:
+		e.Check(!kept, input, fmt.Sprintf("with %d returned, the old completed task removed", n), "it is still there")
+	}
+	checkStored(e, st, live, liveTask, input+" (a working task is never removed)")
+	// Nothing left is older than an hour: a second Cleanup removes nothing.
+	input = "then the store's facade Cleanup(1h)"
+	n, err = fac.Cleanup(e.Ctx, time.Hour)
+	if e.CheckErr(err, nil, input) {
+		e.Check(n == 0, input, "0", fmt.Sprint(n))
+	}
+	checkStored(e, st, live, liveTask, input)
+}

@@ -1,0 +1,72 @@
+package harness
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// WithReferenceFacades wraps h so that it declares FacadeOwn and each namespace serves
+// storecheck's reference facades over its stores: for serving a Go store with a facade
+// over the wire protocol (`storecheck serve --facade`), and for checking the wire
+// protocol's facade layer against a facade known to be right.
+func WithReferenceFacades(h Harness) Harness { return referenceFacades{h} }
+
+type referenceFacades struct{ Harness }
+
+func (h referenceFacades) Capabilities() Capabilities {
+	c := h.Harness.Capabilities()
+	c.Facade = FacadeOwn
+	return c
+}
+
+func (h referenceFacades) Open(ctx context.Context, clock reference.Clock) (Namespace, error) {
+	ns, err := h.Harness.Open(ctx, clock)
+	if err != nil {
+		return nil, err
+	}
+	return &referenceNamespace{Namespace: ns, clock: clock}, nil
+}
+
+type referenceNamespace struct {
+	Namespace
+	clock reference.Clock
+
+	mu     sync.Mutex
+	legacy legacy.Store
+	modern modern.Store
+}
+
+func (n *referenceNamespace) LegacyFacade(ctx context.Context, cfg FacadeConfig) (legacy.Facade, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.legacy == nil {
+		st, err := n.Namespace.Legacy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		n.legacy = st
+	}
+	return legacy.New(n.legacy, legacy.WithRequireOwner(cfg.RequireOwner)), nil
+}
+
+func (n *referenceNamespace) ModernFacade(ctx context.Context, cfg FacadeConfig) (modern.Facade, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.modern == nil {
+		st, err := n.Namespace.Modern(ctx)
+		if err != nil {
+			return nil, err
+		}
+		n.modern = st
+	}
+	return modern.New(modern.Config{
+		Store: n.modern, Clock: n.clock, RequireOwner: cfg.RequireOwner, DefaultTTL: cfg.DefaultTTL, MaxTTL: cfg.MaxTTL,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}), nil
+}
