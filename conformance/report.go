@@ -348,10 +348,10 @@ func firstLine(s string) string {
 // Limits of the summary, so that a failing run prints about a screenful of detail
 // beyond the rule table; the JSON report has everything.
 const (
-	summaryFullMessages = 3  // failures (and warnings) shown with their message
+	summaryFullMessages = 3   // failures (and warnings) shown with their message
 	summaryMessageLines = 15  // lines of one message shown
 	summaryLineWidth    = 240 // characters of one line of a message shown
-	summaryOneLiners    = 10 // further failures shown as one line each
+	summaryOneLiners    = 10  // further failures shown as one line each
 )
 
 // Summary writes the human summary: a header, one row per rule, the causes of aborted

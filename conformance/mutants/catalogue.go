@@ -62,6 +62,7 @@ const (
 	strictIDs
 	staleInstance
 	limitZeroUnbounded
+	swapVersionFromNext
 	diesMidRunDefect
 )
 
@@ -112,6 +113,7 @@ var catalogue = []Mutant{
 	{"foreign-conflicts", []string{"M-SWAP-2", "S-OWN-2"}, "Swap of a foreign task with a stale version answers conflict (existence leak)", modernOnly, foreignConflicts},
 	{"swap-owner-mutable", []string{"M-SWAP-3"}, "Swap lets the owner change", modernOnly, swapOwnerMutable},
 	{"swap-created-at-mutable", []string{"M-SWAP-3"}, "Swap lets created_at change", modernOnly, swapCreatedAtMutable},
+	{"swap-version-from-next", []string{"M-SWAP-1"}, "Swap stores the version the new task carries plus one, not expected + 1", modernOnly, swapVersionFromNext},
 	{"expired-visible", []string{"M-GET-1", "M-F-TTL-1", "M-SWAP-2"}, "expired tasks stay visible until swept", modernOnly, expiredVisible},
 	{"expiry-off-by-one", []string{"M-GET-1", "M-F-TTL-1"}, "a task expires one millisecond late (now > created_at + ttl)", modernOnly, expiryOffByOne},
 	{"sweep-removes-live", []string{"M-SWEEP-1"}, "Sweep removes every task with a ttl, expired or not", modernOnly, sweepRemovesLive},

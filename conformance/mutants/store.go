@@ -533,9 +533,13 @@ func (s modernStore) Swap(ctx context.Context, caller reference.Caller, expected
 	if (n.Owner != cur.Owner && s.d != swapOwnerMutable) || (n.CreatedAt != cur.CreatedAt && s.d != swapCreatedAtMutable) {
 		return modern.Task{}, reference.ErrorFor(reference.ErrInvalid, n.TaskID)
 	}
-	n.Version = expected + 1
-	if s.d == casIgnoresVersion {
+	switch s.d {
+	case casIgnoresVersion:
 		n.Version = cur.Version + 1
+	case swapVersionFromNext:
+		n.Version = next.Version + 1
+	default:
+		n.Version = expected + 1
 	}
 	s.b.modern[s.key(n.TaskID)] = n
 	return s.outTask(n), nil
