@@ -13,6 +13,7 @@ import (
 
 	"github.com/storecheck/storecheck/adapters/wire"
 	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/conformance/harness"
 )
 
 func TestPythonExample(t *testing.T) {
@@ -36,6 +37,10 @@ func TestPythonExample(t *testing.T) {
 	hello := h.Client().Hello()
 	if !hello.Legacy || !hello.Modern || !hello.Clock || !hello.Cancel || !hello.Cleanup || !hello.ConditionalUpdate {
 		t.Fatalf("handshake = %+v, want both eras, every optional legacy op and clock control", hello)
+	}
+	// The facade layer (protocol 2): the L-F-* and M-F-* rules run against facade.py.
+	if hello.Protocol != 2 || !hello.Store || !hello.Facade || h.Capabilities().Facade != harness.FacadeOwn {
+		t.Fatalf("handshake = %+v, want protocol 2 with the store and facade layers", hello)
 	}
 	// Every call crosses a process boundary, and under -race both sides run slower:
 	// the spec bound is raised so that the property checks finish rather than time out.
