@@ -341,7 +341,7 @@ func reportMutants(c *app, all []mutants.Mutant, runs [][]mutantRun, jsonPath st
 		case kills == 0:
 			word = "no"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, strings.Join(m.Breaks, ","), word, truncate(note, 90), took.Round(time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, truncate(strings.Join(m.Breaks, ","), 40), word, truncate(note, 90), took.Round(time.Millisecond))
 	}
 	tw.Flush()
 	rate := 100.0
