@@ -1,11 +1,16 @@
 # storecheck. `make test` is the README's test command and what .ci/run calls.
 GO ?= go
 
-.PHONY: test check race vet fmt bench env
+.PHONY: test test-faults check race vet fmt bench env
 
 # Every test: units, the battery against every adapter (Postgres and Redis in containers).
 test: vet
 	$(GO) test -race -count=1 -timeout 40m ./...
+
+# The fault checks alone (also part of test): Postgres and Redis paused, killed and
+# restarted, a Redis Cluster primary killed, and the fault mutants (Docker needed).
+test-faults:
+	$(GO) test -count=1 -timeout 20m -run 'Faults' ./adapters/postgres/ ./adapters/redis/ ./adapters/redis/clustertest/ ./conformance/faults/ ./cli/
 
 # The main job: the battery against the embedded in-memory store, no services needed.
 check:

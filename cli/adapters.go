@@ -39,6 +39,10 @@ type adapter struct {
 	// open brings the store up, after flags are parsed. cleanup (may be nil) releases
 	// what open started (containers, child processes); it runs after the battery.
 	open func(ctx context.Context, arg string) (h harness.Harness, cleanup func(), err error)
+	// openFaults, when set, brings the store up for the fault checks (run --faults): on
+	// a backend in containers storecheck starts, that it may pause, kill and restart;
+	// the harness implements harness.FaultInjector.
+	openFaults func(ctx context.Context, arg string) (h harness.Harness, cleanup func(), err error)
 	// specTimeout, when set, replaces the battery's default bound on one spec (--timeout
 	// still wins): a store behind a process boundary answers each call in a round trip,
 	// so its race checks take far longer than an in-process store's.

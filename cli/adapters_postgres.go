@@ -37,5 +37,25 @@ func init() {
 				_ = stop(stopCtx)
 			}, nil
 		},
+		openFaults: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
+			if dsn != "" {
+				return nil, nil, fmt.Errorf("--faults needs a server storecheck starts and may kill, not --dsn")
+			}
+			srv, err := pgcontainer.StartFaultable(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			stop := func() {
+				stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+				defer cancel()
+				_ = srv.Stop(stopCtx)
+			}
+			h, err := postgres.NewFaultHarness(ctx, srv.DSN, srv.Faults)
+			if err != nil {
+				stop()
+				return nil, nil, err
+			}
+			return h, func() { h.Close(); stop() }, nil
+		},
 	})
 }

@@ -15,6 +15,7 @@ import (
 
 func init() {
 	var (
+		persistence     string
 		url, clusterURL string
 		buckets         int
 	)
@@ -26,6 +27,7 @@ func init() {
 		return def
 	}
 	flags := func(fs *flag.FlagSet) {
+		fs.StringVar(&persistence, "redis-persistence", string(rediscontainer.AOFAlways), "redis, redis-cluster with --faults: the containers' persistence: always (appendonly yes,\nappendfsync always), everysec, or default (Redis's own: no AOF, RDB snapshots)")
 		fs.IntVar(&buckets, "redis-buckets", 0, "redis, redis-cluster: index buckets per namespace (default 4 on one node, 12 on a cluster)")
 	}
 	addAdapter(adapter{
@@ -35,6 +37,25 @@ func init() {
 			fs.StringVar(&url, "redis-url", "", "redis: URL of an existing server, redis://host:port/db (default: $"+
 				rediscontainer.EnvURL+", else a container from $"+rediscontainer.EnvImage+" or "+rediscontainer.DefaultImage+")")
 			flags(fs)
+		},
+		openFaults: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
+			if url != "" {
+				return nil, nil, fmt.Errorf("--faults needs a server storecheck starts and may kill, not --redis-url")
+			}
+			p, err := rediscontainer.ParsePersistence(persistence)
+			if err != nil {
+				return nil, nil, err
+			}
+			srv, err := rediscontainer.StartFaultable(ctx, p)
+			if err != nil {
+				return nil, nil, err
+			}
+			h := redisstore.NewHarness("redis ("+string(p)+")", func() redis.UniversalClient {
+				o := *srv.Options
+				return redis.NewClient(&o)
+			}, bucketsFor(4))
+			fh := redisstore.NewFaultHarness(h, srv.Faults, harness.Durability{MayLoseOnCrash: p.LosesOnCrash(), Setting: p.Setting()})
+			return fh, closer(ctx, h, srv.Stop), nil
 		},
 		open: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
 			opts, stop, err := openRedis(ctx, url)
@@ -54,6 +75,31 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&clusterURL, "redis-cluster-url", "", "redis-cluster: URL of an existing cluster, redis://host:port?addr=host2:port2 (default: $"+
 				rediscontainer.EnvClusterURL+", else containers)")
+		},
+		openFaults: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
+			if clusterURL != "" {
+				return nil, nil, fmt.Errorf("--faults needs a cluster storecheck starts and may kill, not --redis-cluster-url")
+			}
+			p, err := rediscontainer.ParsePersistence(persistence)
+			if err != nil {
+				return nil, nil, err
+			}
+			c, err := rediscontainer.StartFaultableCluster(ctx, p)
+			if err != nil {
+				return nil, nil, err
+			}
+			h := redisstore.NewHarness("redis-cluster ("+string(p)+")", func() redis.UniversalClient {
+				o := *c.Options
+				return redis.NewClusterClient(&o)
+			}, bucketsFor(12))
+			fh := &redisstore.FailoverHarness{
+				FaultHarness: redisstore.NewFaultHarness(h, c, harness.Durability{
+					MayLoseOnCrash: p.LosesOnCrash(), MayLoseOnFailover: true,
+					Setting: p.Setting() + "; replicas asynchronous",
+				}),
+				Failover: c,
+			}
+			return fh, closer(ctx, h, c.Stop), nil
 		},
 		open: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
 			opts, stop, err := openCluster(ctx, clusterURL)

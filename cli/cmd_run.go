@@ -27,6 +27,8 @@ type runFlags struct {
 	seed                              int64
 	checks, goroutines, ops, hists    int
 	timeout, runTimeout               time.Duration
+	faults                            bool
+	faultList, faultMutant            string
 }
 
 func (c *app) runFlagSet(f *runFlags) *flag.FlagSet {
@@ -63,6 +65,9 @@ rules never fail a run, and never count as passed.
 	fs.IntVar(&f.hists, "histories", 0, "concurrent histories per linearizability check (0 = 8)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "bound on one spec; a store call that hangs fails its spec (0 = 30s, 5m for --exec)")
 	fs.DurationVar(&f.runTimeout, "run-timeout", 0, "bound on the whole run (0 = 1h)")
+	fs.BoolVar(&f.faults, "faults", false, "run the fault checks (F-* rules) instead of the battery: pause, kill and restart the\nbackend while clients write (postgres, redis, redis-cluster on containers it starts)")
+	fs.StringVar(&f.faultList, "fault", "", "with --faults: the faults to inject, comma-separated: pause, kill, failover\n(default pause,kill, and failover for redis-cluster)")
+	fs.StringVar(&f.faultMutant, "fault-mutant", "", "with --faults: put this fault mutant's defect around the store (async-write,\nretry-after-error, hang-on-pause, no-reconnect)")
 	c.addAdapterFlags(fs)
 	return fs
 }
@@ -86,6 +91,13 @@ func runBattery(c *app, args []string) int {
 	a, arg, err := c.lookupAdapter(spec)
 	if err != nil {
 		code, _ := c.usageError(fs, err.Error())
+		return code
+	}
+	if f.faults {
+		return c.runFaults(fs, f, a, arg, spec)
+	}
+	if f.faultList != "" || f.faultMutant != "" {
+		code, _ := c.usageError(fs, "--fault and --fault-mutant need --faults")
 		return code
 	}
 	if f.timeout == 0 && a.specTimeout != 0 {

@@ -40,11 +40,11 @@ type Durability struct {
 	// MayLoseOnCrash is true when the backend, as configured, may lose acknowledged
 	// writes on a crash (Redis with appendfsync everysec or without AOF, Postgres with
 	// synchronous_commit off). Lost writes are then reported as declared, not failed.
-	MayLoseOnCrash bool
+	MayLoseOnCrash bool `json:"may_lose_on_crash"`
 	// MayLoseOnFailover is MayLoseOnCrash for a primary's death in a replicated backend
 	// (Redis Cluster replicates asynchronously).
-	MayLoseOnFailover bool
+	MayLoseOnFailover bool `json:"may_lose_on_failover"`
 	// Setting names the configuration that decides it, for the report
 	// ("appendonly yes, appendfsync always", "synchronous_commit=on").
-	Setting string
+	Setting string `json:"setting"`
 }

@@ -55,11 +55,15 @@ const protocol = 2
 
 // serverArgs is the command of every container: the local image has no entrypoint, and
 // the official one runs a command that starts with redis-server as it is. AOF is on
-// (fsync every second), so the server keeps what it acknowledged across a restart.
-func serverArgs(extra ...string) []string {
-	return append([]string{"redis-server", "--bind", "0.0.0.0", "--protected-mode", "no",
-		"--port", port, "--dir", "/tmp", "--appendonly", "yes", "--appendfsync", "everysec",
-		"--save", ""}, extra...)
+// (fsync every second, AOFEverySec), so the server keeps what it acknowledged across a
+// restart, bar the last second's writes on a crash.
+func serverArgs(extra ...string) []string { return persistentArgs(AOFEverySec, extra...) }
+
+// persistentArgs is serverArgs with persistence p.
+func persistentArgs(p Persistence, extra ...string) []string {
+	args := append([]string{"redis-server", "--bind", "0.0.0.0", "--protected-mode", "no",
+		"--port", port, "--dir", "/tmp"}, p.args()...)
+	return append(args, extra...)
 }
 
 // Start returns the options of a ready Redis server and a function that stops it (a

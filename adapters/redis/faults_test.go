@@ -1,0 +1,105 @@
+package redisstore_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/storecheck/storecheck/adapters/internal/containers"
+	redisstore "github.com/storecheck/storecheck/adapters/redis"
+	"github.com/storecheck/storecheck/adapters/redis/rediscontainer"
+	"github.com/storecheck/storecheck/conformance/faults"
+	"github.com/storecheck/storecheck/conformance/harness"
+)
+
+// faultHarness starts a Redis container of its own with persistence p.
+func faultHarness(t *testing.T, p rediscontainer.Persistence) *redisstore.FaultHarness {
+	t.Helper()
+	srv, err := rediscontainer.StartFaultable(t.Context(), p)
+	if err != nil {
+		containers.SkipOrFail(t, "redis (faults)", err)
+		return nil
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = srv.Stop(ctx)
+	})
+	h := redisstore.NewHarness("redis ("+string(p)+")", func() redis.UniversalClient {
+		o := *srv.Options
+		return redis.NewClient(&o)
+	}, 4)
+	t.Cleanup(h.Close)
+	return redisstore.NewFaultHarness(h, srv.Faults, harness.Durability{
+		MayLoseOnCrash: p.LosesOnCrash(), Setting: p.Setting(),
+	})
+}
+
+// TestFaultsAOFAlways: with appendfsync always, Redis survives pause, kill and restart
+// with every acknowledged write.
+func TestFaultsAOFAlways(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes the backend away for seconds; skipped with -short")
+	}
+	h := faultHarness(t, rediscontainer.AOFAlways)
+	r := faults.Check(t, h, faults.Config{})
+	for _, f := range r.Faults {
+		if f.AckedLost != 0 || f.AckedChecked == 0 {
+			t.Errorf("%s: %d of %d acknowledged writes lost, want 0 of some", f.Fault, f.AckedLost, f.AckedChecked)
+		}
+		for _, v := range f.Rules {
+			if v.Outcome != faults.Passed {
+				t.Errorf("%s: %s %s, want passed: %v", f.Fault, v.ID, v.Outcome, v.Reasons)
+			}
+		}
+	}
+}
+
+// TestFaultsDefaultPersistence measures what a user of a default Redis gets: the kill
+// loses acknowledged writes, reported as declared with their number, never as passed.
+func TestFaultsDefaultPersistence(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes the backend away for seconds; skipped with -short")
+	}
+	h := faultHarness(t, rediscontainer.Default)
+	r := faults.Check(t, h, faults.Config{Faults: []string{faults.Kill}})
+	f := r.Faults[0]
+	t.Logf("default persistence: %d of %d acknowledged writes lost on kill", f.AckedLost, f.AckedChecked)
+	v := f.Verdict(faults.RuleDurable)
+	switch {
+	case f.AckedLost > 0 && v.Outcome != faults.Declared:
+		t.Errorf("%d writes lost under declared lossy durability: %s %s, want declared", f.AckedLost, v.ID, v.Outcome)
+	case f.AckedLost == 0 && v.Outcome != faults.Passed:
+		t.Errorf("no write lost: %s %s, want passed", v.ID, v.Outcome)
+	}
+}
+
+// TestFaultMutantsAreKilled runs every fault mutant (a defect wrapped around the real
+// Redis store) through the fault that reveals it: the rule it breaks must fail.
+func TestFaultMutantsAreKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes the backend away for seconds; skipped with -short")
+	}
+	h := faultHarness(t, rediscontainer.AOFAlways)
+	for _, m := range faults.Mutants() {
+		t.Run(m.Name, func(t *testing.T) {
+			mh, err := faults.Mutate(h, m.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := faults.Run(t.Context(), mh, faults.Config{Faults: []string{m.Fault}, RecoveryTimeout: 10 * time.Second, Log: t.Logf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			_ = r.Summary(&b)
+			t.Log("\n" + b.String())
+			if v := r.Faults[0].Verdict(m.Breaks); v.Outcome != faults.Failed {
+				t.Errorf("mutant %s (%s) survived: %s %s after a %s, want FAILED", m.Name, m.Defect, m.Breaks, v.Outcome, m.Fault)
+			}
+		})
+	}
+}
