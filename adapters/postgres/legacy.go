@@ -144,40 +144,48 @@ func (l *Legacy) modify(ctx context.Context, op, id string, allowed []reference.
 	if err := checkUTF8(map[string]any(ch), "$"); err != nil {
 		return nil, err // refuse before taking a lock
 	}
-	var out legacy.Task
-	err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
+	// Read, merge in Go, then write only if the body is still the one read: two
+	// statements in autocommit instead of BEGIN, SELECT … FOR UPDATE, UPDATE, COMMIT
+	// (four round trips; the bench's 0.52× of one raw UPDATE). The body is the task's
+	// whole text, so an unchanged body is an unchanged task and the compare is a
+	// compare-and-swap: a concurrent write makes the UPDATE match no row and the merge is
+	// redone on what that write left (L-CONC-1: no update is lost). The merge stays in
+	// Go because the stored text must stay byte-exact (jsonb would reformat numbers).
+	for {
 		var body string
-		err := tx.QueryRow(ctx, `SELECT body FROM storecheck_legacy_tasks WHERE task_id = $1 FOR UPDATE`, id).Scan(&body)
+		err := l.pool.QueryRow(ctx, `SELECT body FROM storecheck_legacy_tasks WHERE task_id = $1`, id).Scan(&body)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return reference.NotFound(id)
+			return nil, dbError(ctx, op, reference.NotFound(id))
 		}
 		if err != nil {
-			return err
+			return nil, dbError(ctx, op, err)
 		}
 		cur, err := decodeLegacy(body)
 		if err != nil {
-			return err
+			return nil, dbError(ctx, op, err)
 		}
 		if allowed != nil && !cur.StatusIn(allowed) {
-			return fmt.Errorf("%w: task %s is %s", reference.ErrConflict, id, cur.Status())
+			return nil, fmt.Errorf("%w: task %s is %s", reference.ErrConflict, id, cur.Status())
 		}
 		next := legacy.MergeRow(cur, ch)
 		r, err := newLegacyRow(next)
 		if err != nil {
-			return err
+			return nil, dbError(ctx, op, err)
 		}
-		if _, err := tx.Exec(ctx,
+		tag, err := l.pool.Exec(ctx,
 			`UPDATE storecheck_legacy_tasks SET owner = $2, status = $3, created_at = $4, body = $5
-			 WHERE task_id = $1`, id, r.owner, r.status, r.createdAt, r.body); err != nil {
-			return err
+			 WHERE task_id = $1 AND body = $6`, id, r.owner, r.status, r.createdAt, r.body, body)
+		if err != nil {
+			return nil, dbError(ctx, op, err)
 		}
-		out = next
-		return nil
-	})
-	if err != nil {
-		return nil, dbError(ctx, op, err)
+		if tag.RowsAffected() == 1 {
+			return next, nil
+		}
+		// Another write (or a delete) came between the read and the write: read again.
+		if err := ctx.Err(); err != nil {
+			return nil, dbError(ctx, op, err)
+		}
 	}
-	return out, nil
 }
 
 // Delete removes the task; a missing id is not an error (L-DELETE-1).

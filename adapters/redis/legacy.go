@@ -240,8 +240,15 @@ func (l *Legacy) Delete(ctx context.Context, id string) error {
 }
 
 // List returns the tasks matching opts, each once (L-LIST-1..4): status, owner scope and
-// limit are applied by one script per bucket, all buckets in one pipeline; the limit is
-// applied again to the union.
+// limit are applied by one script per bucket, the buckets in one pipeline.
+//
+// With a limit, each bucket is first asked for its share of it (limit ÷ buckets,
+// rounded up) rather than the whole limit: asking every bucket for the whole limit
+// read and shipped up to buckets × limit tasks to keep limit of them (16× the work at
+// the default 16 buckets; the bench's 0.32× of raw commands). A bucket that had more
+// than its share says so, and when the shares fall short of the limit those buckets are
+// asked again for the rest (a task already taken is not taken twice). Every task
+// returned matched when its bucket's script read it, as before.
 func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Task, error) {
 	out := []legacy.Task{}
 	if err := l.s.begin(ctx, "list"); err != nil {
@@ -253,10 +260,6 @@ func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Ta
 	hasStatus, status := "0", ""
 	if opts.Status != nil {
 		hasStatus, status = "1", *opts.Status
-	}
-	limit := "-1"
-	if opts.Limit != nil {
-		limit = itoa(int64(*opts.Limit))
 	}
 	var scope, principal string
 	switch p, isPrincipal := opts.Owner.Principal(); {
@@ -271,36 +274,95 @@ func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Ta
 	default:
 		scope = "n"
 	}
-	replies, err := l.s.perBucket(ctx, legacyList, l.s.allBuckets(),
-		func(b int) []string { return []string{l.s.base(b) + ":l#all"} },
-		func(b int) []any { return []any{l.s.base(b), hasStatus, status, scope, principal, limit} })
-	if err != nil {
-		return nil, dbError(ctx, "list", err)
+	buckets := l.s.allBuckets()
+	// ask[b] is how many rows bucket b is asked for (-1: all); got[b] how many it gave.
+	ask := make(map[int]int, len(buckets))
+	got := make(map[int]int, len(buckets))
+	for _, b := range buckets {
+		ask[b] = -1
+		if opts.Limit != nil {
+			ask[b] = (*opts.Limit + len(buckets) - 1) / len(buckets)
+		}
 	}
-	for _, r := range replies {
-		rows, ok := r.([]any)
-		if !ok && r != nil {
-			return nil, fmt.Errorf("%w: redis: list: unexpected reply %T", reference.ErrInternal, r)
+	var seen map[string]bool // the ids taken, from the second round on
+	for len(buckets) > 0 {
+		replies, err := l.s.perBucket(ctx, legacyList, buckets,
+			func(b int) []string { return []string{l.s.base(b) + ":l#all"} },
+			func(b int) []any {
+				return []any{l.s.base(b), hasStatus, status, scope, principal, itoa(int64(ask[b]))}
+			})
+		if err != nil {
+			return nil, dbError(ctx, "list", err)
 		}
-		for _, row := range rows {
-			if !opts.LimitAllows(len(out)) {
-				return out, nil
-			}
-			flat, err := replyStrings(row)
+		var more []int
+		for i, r := range replies {
+			rows, hasMore, err := listReply(r)
 			if err != nil {
 				return nil, err
 			}
-			if len(flat) == 0 {
-				continue // cannot happen: an indexed id always has its hash
+			b := buckets[i]
+			got[b] = len(rows)
+			if hasMore {
+				more = append(more, b)
 			}
-			t, err := decodeHash(flat)
-			if err != nil {
-				return nil, err
+			for _, row := range rows {
+				if !opts.LimitAllows(len(out)) {
+					return out, nil
+				}
+				flat, err := replyStrings(row)
+				if err != nil {
+					return nil, err
+				}
+				if len(flat) == 0 {
+					continue // cannot happen: an indexed id always has its hash
+				}
+				t, err := decodeHash(flat)
+				if err != nil {
+					return nil, err
+				}
+				if seen != nil {
+					id, _ := t[legacy.KeyTaskID].(string)
+					if seen[id] {
+						continue // taken in an earlier round
+					}
+					seen[id] = true
+				}
+				out = append(out, t)
 			}
-			out = append(out, t)
 		}
+		if !opts.LimitAllows(len(out)) || len(more) == 0 {
+			return out, nil
+		}
+		// Short of the limit: the buckets that had more are asked again, each for what
+		// it gave plus all that is still missing.
+		if seen == nil {
+			seen = make(map[string]bool, len(out))
+			for _, t := range out {
+				id, _ := t[legacy.KeyTaskID].(string)
+				seen[id] = true
+			}
+		}
+		need := *opts.Limit - len(out)
+		for _, b := range more {
+			ask[b] = got[b] + need
+		}
+		buckets = more
 	}
 	return out, nil
+}
+
+// listReply takes apart a legacyList reply: {rows, more}.
+func listReply(r any) (rows []any, more bool, err error) {
+	arr, ok := r.([]any)
+	if !ok || len(arr) != 2 {
+		return nil, false, fmt.Errorf("%w: redis: list: unexpected reply %T %v", reference.ErrInternal, r, r)
+	}
+	rows, ok = arr[0].([]any)
+	if !ok && arr[0] != nil {
+		return nil, false, fmt.Errorf("%w: redis: list: unexpected rows %T", reference.ErrInternal, arr[0])
+	}
+	n, _ := arr[1].(int64)
+	return rows, n == 1, nil
 }
 
 // Cleanup removes the terminal tasks whose age now − created_at is strictly greater than

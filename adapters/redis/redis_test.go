@@ -538,3 +538,40 @@ func TestScriptsReloadAfterFlush(t *testing.T) {
 		t.Errorf("Update after SCRIPT FLUSH: %v", err)
 	}
 }
+
+// TestListLimitAcrossUnevenBuckets: List with a limit asks each bucket for its share
+// first and the buckets that had more for the rest; whatever the spread of the tasks
+// over the buckets, it returns min(limit, matching) distinct matching tasks.
+func TestListLimitAcrossUnevenBuckets(t *testing.T) {
+	f := newFixture(t) // 4 buckets: a share is limit ÷ 4
+	ctx := t.Context()
+	const mine = 23
+	for i := range mine {
+		if _, err := f.legacy.Create(ctx, fmt.Sprintf("u-%d", i), legacy.Task{"owner": "alice"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 7 {
+		if _, err := f.legacy.Create(ctx, fmt.Sprintf("o-%d", i), legacy.Task{"owner": "bob"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, limit := range []int{1, 3, 5, 9, 22, 23, 24, 100} {
+		l := limit
+		rows, err := f.legacy.List(ctx, legacy.ListOptions{Owner: legacy.PrincipalOwner("alice"), RequireOwner: true, Limit: &l})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, r := range rows {
+			id, _ := r["task_id"].(string)
+			if seen[id] || r.Owner() != "alice" {
+				t.Errorf("List(alice, limit %d): row %v repeated or not alice's", limit, r)
+			}
+			seen[id] = true
+		}
+		if want := min(limit, mine); len(rows) != want {
+			t.Errorf("List(alice, limit %d) returned %d rows, want %d (alice has %d tasks over 4 buckets)", limit, len(rows), want, mine)
+		}
+	}
+}

@@ -151,7 +151,8 @@ return 1
 
 // legacyList: KEYS[1] the bucket's all-ids set. ARGV: base, hasStatus ('1'/'0'),
 // status, scope ('a' any, 'n' unowned only, 'p' principal + unowned, 'q' principal
-// only), principal, limit (-1: unbounded). Returns the matching tasks (HGETALL each).
+// only), principal, limit (-1: unbounded). Returns {tasks, more}: the matching tasks
+// (HGETALL each, at most limit) and 1 when the limit left matching tasks out, else 0.
 var legacyList = redis.NewScript(luaLib + `
 local B = ARGV[1]
 local st = nil
@@ -173,11 +174,11 @@ local limit = tonumber(ARGV[6])
 local out = {}
 for _, ids in ipairs(groups) do
   for _, id in ipairs(ids) do
-    if limit >= 0 and #out >= limit then return out end
+    if limit >= 0 and #out >= limit then return {out, 1} end
     out[#out + 1] = redis.call('HGETALL', B .. ':l:' .. id)
   end
 end
-return out
+return {out, 0}
 `)
 
 // legacyCleanup: KEYS[1] the bucket's terminal zset (score created_at). ARGV: base,

@@ -1,6 +1,9 @@
 package faults
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // verdict is what one task's final state says about its history.
 type verdict struct {
@@ -23,7 +26,13 @@ type verdict struct {
 // state must be the one the last acknowledged write left, or the one the failed write
 // after it would have left (a failed write may have taken effect entirely: S-CTX-1's
 // "nothing or everything").
-func judge(h *history, final observed) verdict {
+//
+// A failed write that shows although a read had not seen it is late only when that read
+// began after restart (a kill's undoing, restart non-zero) and the write had failed
+// before it: no statement in flight survives a kill, so its effect must have been sent
+// again. Otherwise a statement the server received before the client gave up may still
+// commit after a read on another connection (Postgres does), which is not a retry.
+func judge(h *history, final observed, restart time.Time) verdict {
 	var v verdict
 	lastAck := -1
 	for i, o := range h.ops {
@@ -65,7 +74,7 @@ func judge(h *history, final observed) verdict {
 	case shown > lastAck:
 		// The failed write after the last acknowledged one took effect: allowed,
 		// unless it was seen not to have when the store served again.
-		if h.ops[shown].seenApplied < 0 {
+		if o := h.ops[shown]; o.seenApplied < 0 && !restart.IsZero() && o.end.Before(restart) && o.seenAt.After(restart) {
 			v.zombie = true
 			v.detail = fmt.Sprintf("%s %s: %s %d returned an error (%s), had not taken effect when the store answered again, and took effect later",
 				h.era, h.id, h.ops[shown].kind, shown+1, h.ops[shown].err)

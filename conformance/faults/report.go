@@ -10,12 +10,13 @@ import (
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
-// Outcome of a fault rule in one fault.
+// Outcome of a fault rule in one fault. The values are the battery's
+// (conformance.Outcome) plus Declared.
 type Outcome string
 
 const (
 	Passed Outcome = "passed"
-	Failed Outcome = "FAILED"
+	Failed Outcome = "failed"
 	// Declared: acknowledged writes were lost and the harness declared that its backend
 	// may lose them (harness.Durability): reported, not failed.
 	Declared Outcome = "declared"
@@ -143,7 +144,11 @@ func (r *Report) Summary(w io.Writer) error {
 			fmt.Fprintf(&b, "    error: %s\n", k)
 		}
 		for _, v := range f.Rules {
-			fmt.Fprintf(&b, "    %-12s %s\n", v.ID, v.Outcome)
+			shown := string(v.Outcome)
+			if v.Outcome == Failed {
+				shown = "FAILED"
+			}
+			fmt.Fprintf(&b, "    %-12s %s\n", v.ID, shown)
 			for i, reason := range v.Reasons {
 				if i == 5 {
 					fmt.Fprintf(&b, "        … %d more\n", len(v.Reasons)-5)

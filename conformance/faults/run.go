@@ -38,14 +38,20 @@ type Config struct {
 	// Workers per era writing concurrently (default 2).
 	Workers int
 	// CallTimeout is every call's context deadline (default 1s); Grace is how late
-	// past it a call may return before it counts as hung (default 1s).
+	// past it a call may return before it counts as hung (default 2s: a loaded
+	// machine delays a client's wake-up by a second and more).
 	CallTimeout, Grace time.Duration
 	// Before is how long clients write before the fault (default 1s), Outage how long
-	// the backend stays paused or killed (default 3s), After how long they write once
+	// the backend stays paused or killed (default 5s: a client that ignores its
+	// deadline returns 4s late, twice the grace), After how long they write once
 	// the store serves again (default 1s).
 	Before, Outage, After time.Duration
-	// RecoveryTimeout bounds the wait for the store to serve again (default 30s).
+	// RecoveryTimeout bounds the wait for the store to serve again (default 60s: a Postgres that was paused faces every connection its clients opened and gave up on meanwhile, and took up to 27 s to serve again on a loaded machine).
 	RecoveryTimeout time.Duration
+	// MinAcked is how many calls must have succeeded before the fault (default 50),
+	// waited for up to MinAckedWait after Before (default 20s).
+	MinAcked     int
+	MinAckedWait time.Duration
 	// Log, when set, receives a line per step (fault injected, backend back).
 	Log func(format string, args ...any)
 }
@@ -66,11 +72,15 @@ func (c Config) withDefaults(h harness.Harness) Config {
 		c.Workers = 2
 	}
 	def(&c.CallTimeout, time.Second)
-	def(&c.Grace, time.Second)
+	def(&c.Grace, 2*time.Second)
 	def(&c.Before, time.Second)
-	def(&c.Outage, 3*time.Second)
+	def(&c.Outage, 5*time.Second)
 	def(&c.After, time.Second)
-	def(&c.RecoveryTimeout, 30*time.Second)
+	def(&c.RecoveryTimeout, time.Minute)
+	def(&c.MinAckedWait, 20*time.Second)
+	if c.MinAcked == 0 {
+		c.MinAcked = 50
+	}
 	if c.Log == nil {
 		c.Log = func(string, ...any) {}
 	}
@@ -169,6 +179,16 @@ func runFault(ctx context.Context, h harness.Harness, inj harness.FaultInjector,
 	}
 	began := time.Now()
 	time.Sleep(cfg.Before)
+	// A loaded machine may have acknowledged next to nothing yet: the fault waits for
+	// some acknowledged writes to check (up to MinAckedWait more).
+	for deadline := time.Now().Add(cfg.MinAckedWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		c.mu.Lock()
+		n := c.acked
+		c.mu.Unlock()
+		if n >= cfg.MinAcked {
+			break
+		}
+	}
 
 	// The fault. The outage window is from the injection's return to the start of
 	// the backend's return: a call entirely inside it met a backend that could not
@@ -199,6 +219,11 @@ func runFault(ctx context.Context, h harness.Harness, inj harness.FaultInjector,
 	}
 	backAt := time.Now()
 	res.Outage = backAt.Sub(faultAt)
+	// After a kill nothing sent before it can still take effect (see judge).
+	var restart time.Time
+	if fault == Kill {
+		restart = backAt
+	}
 	c.mu.Lock()
 	c.backAt = backAt
 	c.mu.Unlock()
@@ -275,7 +300,7 @@ func runFault(ctx context.Context, h harness.Harness, inj harness.FaultInjector,
 			if err != nil {
 				return res, fmt.Errorf("reading back %s %s: %w", hist.era, hist.id, err)
 			}
-			v := judge(hist, final)
+			v := judge(hist, final, restart)
 			res.AckedChecked += v.checked
 			res.AckedLost += v.lost
 			if v.lost > 0 {
@@ -298,7 +323,15 @@ func runFault(ctx context.Context, h harness.Harness, inj harness.FaultInjector,
 			res.Recovery[t.era()] = -1
 		}
 	}
-	late, panics := append([]string(nil), c.late...), append([]string(nil), c.panics...)
+	// Lateness is judged for calls that met the outage or the return from it: a call
+	// slowed down by a loaded machine long before the fault says nothing about outages.
+	var late []string
+	for _, l := range c.late {
+		if l.end.After(faultAt) && l.start.Before(backAt.Add(5*time.Second)) {
+			late = append(late, l.msg)
+		}
+	}
+	panics := append([]string(nil), c.panics...)
 	c.mu.Unlock()
 	sort.Strings(lost)
 	sort.Strings(torn)

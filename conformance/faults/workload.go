@@ -157,8 +157,10 @@ type op struct {
 	acked bool
 	err   string
 	// seenApplied is set for an errored write by the read that followed it once the
-	// store served again: 1 it had taken effect, -1 it had not, 0 never read.
+	// store served again: 1 it had taken effect, -1 it had not, 0 never read; seenAt is
+	// when that read began, end when the write returned.
 	seenApplied int
+	seenAt, end time.Time
 }
 
 // history is one task's writes, in order. A worker stops writing a task after its
@@ -178,7 +180,7 @@ type calls struct {
 	errors   int
 	messages map[string]int
 	// late are calls that returned more than grace after their deadline.
-	late []string
+	late []lateCall
 	// panics are calls that panicked.
 	panics []string
 	// firstOK is the end of the first successful call after the backend came back,
@@ -189,6 +191,11 @@ type calls struct {
 	// the start of its undoing); successes are the calls that succeeded meanwhile.
 	away      bool
 	successes []success
+}
+
+type lateCall struct {
+	msg        string
+	start, end time.Time
 }
 
 type success struct {
@@ -231,7 +238,7 @@ func (c *calls) call(ctx context.Context, era, what string, timeout, grace time.
 		defer c.mu.Unlock()
 		c.total++
 		if over := end.Sub(start) - timeout; over > grace && ctx.Err() == nil {
-			c.late = append(c.late, fmt.Sprintf("%s %s returned %s after its %s deadline (err: %v)", era, what, over.Round(time.Millisecond), timeout, err))
+			c.late = append(c.late, lateCall{fmt.Sprintf("%s %s returned %s after its %s deadline (err: %v)", era, what, over.Round(time.Millisecond), timeout, err), start, end})
 		}
 		if err == nil {
 			c.acked++
@@ -295,6 +302,7 @@ func (w *worker) task(ctx context.Context, h *history, stopped func() bool) {
 		mark++
 		o := op{kind: kind, mark: mark}
 		err := w.calls.call(ctx, h.era, string(kind)+" "+h.id, w.timeout, w.grace, fn)
+		o.end = time.Now()
 		if err == nil {
 			o.acked = true
 		} else {
@@ -347,6 +355,7 @@ func (w *worker) resync(ctx context.Context, h *history, stopped func() bool) {
 	last := &h.ops[len(h.ops)-1]
 	for {
 		var o observed
+		began := time.Now()
 		err := w.calls.call(ctx, h.era, "get "+h.id, w.timeout, w.grace, func(ctx context.Context) error {
 			var err error
 			o, err = w.t.read(ctx, h.id)
@@ -357,7 +366,7 @@ func (w *worker) resync(ctx context.Context, h *history, stopped func() bool) {
 			if last.kind == opDelete {
 				applied = !o.present
 			}
-			last.seenApplied = -1
+			last.seenApplied, last.seenAt = -1, began
 			if applied {
 				last.seenApplied = 1
 			}

@@ -164,6 +164,9 @@ func Lookup(name string) (Mutant, bool) {
 
 // Harness puts the mutant under the battery.
 func (m Mutant) Harness() harness.Harness {
+	if o, ok := ownStores[m.Name]; ok {
+		return o.harness()
+	}
 	if m.d == honest {
 		return Honest()
 	}
@@ -173,6 +176,9 @@ func (m Mutant) Harness() harness.Harness {
 // Stores returns a fresh pair of the mutant's stores reading clock, for serving it over
 // the wire protocol.
 func (m Mutant) Stores(clock reference.Clock) (legacy.Store, modern.Store) {
+	if o, ok := ownStores[m.Name]; ok {
+		return o.stores(clock)
+	}
 	s := &store{b: newBackend(clock), d: m.d}
 	return legacyStore{s}, modernStore{s}
 }

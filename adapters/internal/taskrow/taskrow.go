@@ -1,0 +1,202 @@
+// Package taskrow is the row layout shared by the SQL adapters (postgres, river): how a
+// task of either era becomes JSON text plus the byte-exact columns the store filters on,
+// and back. The layout, and why JSON text rather than jsonb, is explained in
+// adapters/postgres/doc.go.
+package taskrow
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"time"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonvalue"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// EncodeJSON renders a canonical value as JSON text. It refuses (ErrInvalid) strings that
+// are not valid UTF-8, which encoding/json would otherwise alter silently.
+func EncodeJSON(v any) (string, error) {
+	if err := CheckUTF8(v, "$"); err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // readable in a SQL shell; '<' and '&' need no escaping in a column
+	if err := enc.Encode(v); err != nil {
+		return "", fmt.Errorf("%w: %v", reference.ErrInvalid, err)
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'})), nil
+}
+
+// DecodeJSON reads JSON text written by EncodeJSON into dst, keeping numbers exact.
+func DecodeJSON(text string, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
+	dec.UseNumber()
+	if err := dec.Decode(dst); err != nil {
+		return fmt.Errorf("%w: stored JSON unreadable: %v", reference.ErrInternal, err)
+	}
+	return nil
+}
+
+// CheckUTF8 refuses a value JSON text cannot carry exactly (jsonvalue.CheckUTF8).
+func CheckUTF8(v any, path string) error {
+	if err := jsonvalue.CheckUTF8(v); err != nil {
+		return fmt.Errorf("%w: %s: %v", reference.ErrInvalid, path, err)
+	}
+	return nil
+}
+
+// OwnerBytes is an owner column value: nil (NULL) for no owner, else the owner's bytes.
+func OwnerBytes(owner string) []byte {
+	if owner == "" {
+		return nil
+	}
+	return []byte(owner)
+}
+
+// AddSat is a + b saturated at the int64 range: an expiry past the range never comes,
+// one before it has always passed.
+func AddSat(a, b int64) int64 {
+	s := a + b
+	switch {
+	case b > 0 && s < a:
+		return math.MaxInt64
+	case b < 0 && s > a:
+		return math.MinInt64
+	}
+	return s
+}
+
+// Legacy is a legacy task's row: the promoted columns and the JSON body.
+type Legacy struct {
+	Owner, Status []byte
+	CreatedAt     *int64
+	Body          string
+}
+
+// NewLegacy lays a legacy task out as a row.
+func NewLegacy(t legacy.Task) (Legacy, error) {
+	body, err := EncodeJSON(map[string]any(t))
+	if err != nil {
+		return Legacy{}, err
+	}
+	r := Legacy{
+		Owner:  OwnerBytes(t.Owner()),
+		Status: append([]byte{}, t.Status()...), // never nil: the column is NOT NULL
+		Body:   body,
+	}
+	if c, ok := t.CreatedAt(); ok {
+		r.CreatedAt = &c
+	}
+	return r, nil
+}
+
+// DecodeLegacy reads a legacy body back.
+func DecodeLegacy(body string) (legacy.Task, error) {
+	var t legacy.Task
+	if err := DecodeJSON(body, &t); err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, fmt.Errorf("%w: stored task is not a JSON object", reference.ErrInternal)
+	}
+	return t, nil
+}
+
+// CleanupBound is the newest created_at that Cleanup(ttl) at nowMillis removes: the age
+// is a whole number of milliseconds, so age > ttl ⇔ age > ⌊ttl⌋ms ⇔
+// created_at ≤ now − ⌊ttl⌋ms − 1, computed exactly and clamped to int64. ok is false
+// when no created_at is that old.
+func CleanupBound(nowMillis int64, ttl time.Duration) (bound int64, ok bool) {
+	floor := int64(ttl / time.Millisecond)
+	if ttl%time.Millisecond < 0 {
+		floor--
+	}
+	b := new(big.Int).Sub(big.NewInt(nowMillis), big.NewInt(floor))
+	b.Sub(b, big.NewInt(1))
+	switch {
+	case b.Cmp(big.NewInt(math.MinInt64)) < 0:
+		return 0, false
+	case b.Cmp(big.NewInt(math.MaxInt64)) > 0:
+		return math.MaxInt64, true
+	}
+	return b.Int64(), true
+}
+
+// TerminalStatuses are the terminal statuses' bytes, for a Cleanup query.
+func TerminalStatuses() [][]byte {
+	var out [][]byte
+	for _, s := range reference.Statuses() {
+		if s.Terminal() {
+			out = append(out, []byte(s))
+		}
+	}
+	return out
+}
+
+// modernBody is the part of a modern task the store keeps verbatim without reading it.
+// Nil and empty maps stay apart (null vs {}), so every field round-trips as written.
+type modernBody struct {
+	Status          reference.Status `json:"status"`
+	StatusMessage   string           `json:"status_message"`
+	LastUpdatedAt   int64            `json:"last_updated_at"`
+	PollInterval    *int64           `json:"poll_interval"`
+	Result          map[string]any   `json:"result"`
+	Error           map[string]any   `json:"error"`
+	InputRequests   map[string]any   `json:"input_requests"`
+	StagedResponses map[string]any   `json:"staged_responses"`
+	InputResponses  map[string]any   `json:"input_responses"`
+	IssuedKeys      []string         `json:"issued_keys"`
+}
+
+// Modern is a modern task's row; task_id, created_at and version are columns of their
+// own, written from the task.
+type Modern struct {
+	Owner     []byte
+	TTL       *int64
+	ExpiresAt *int64
+	Body      string
+}
+
+// NewModern lays a modern task out as a row.
+func NewModern(t modern.Task) (Modern, error) {
+	b := modernBody{
+		Status: t.Status, StatusMessage: t.StatusMessage, LastUpdatedAt: t.LastUpdatedAt,
+		PollInterval: t.PollInterval, Result: t.Result, Error: t.Error,
+		InputRequests: t.InputRequests, StagedResponses: t.StagedResponses,
+		InputResponses: t.InputResponses, IssuedKeys: t.IssuedKeys,
+	}
+	for _, s := range []any{string(b.Status), b.StatusMessage, b.Result, b.Error, b.InputRequests,
+		b.StagedResponses, b.InputResponses, b.IssuedKeys} {
+		if err := CheckUTF8(s, "task"); err != nil {
+			return Modern{}, err
+		}
+	}
+	body, err := EncodeJSON(b)
+	if err != nil {
+		return Modern{}, err
+	}
+	r := Modern{Owner: OwnerBytes(t.Owner), TTL: t.TTL, Body: body}
+	if t.TTL != nil {
+		r.ExpiresAt = new(AddSat(t.CreatedAt, *t.TTL))
+	}
+	return r, nil
+}
+
+// FillModern reads a modern body into t, whose column fields are already set.
+func FillModern(t *modern.Task, body string) error {
+	var b modernBody
+	if err := DecodeJSON(body, &b); err != nil {
+		return err
+	}
+	t.Status, t.StatusMessage, t.LastUpdatedAt = b.Status, b.StatusMessage, b.LastUpdatedAt
+	t.PollInterval, t.Result, t.Error = b.PollInterval, b.Result, b.Error
+	t.InputRequests, t.StagedResponses, t.InputResponses = b.InputRequests, b.StagedResponses, b.InputResponses
+	t.IssuedKeys = b.IssuedKeys
+	return nil
+}

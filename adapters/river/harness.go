@@ -1,0 +1,337 @@
+package river
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// capabilities of both flavours: both eras, the store's clock, and every Legacy or
+// Modern call of a namespace is a distinct client of one database (S-SHARE-1).
+var capabilities = harness.Capabilities{Legacy: true, Modern: true, Clock: true, Shared: true}
+
+func randomName(prefix string) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// ---- Postgres ----
+
+// PostgresHarness puts the River stores under the battery on the Postgres server at a
+// DSN. Every namespace is a fresh schema, migrated (River's tables and the task tables)
+// on Open and dropped on Close (B-ISO-1); each Legacy or Modern call opens a new pool and
+// River client on it.
+type PostgresHarness struct {
+	dsn string
+
+	mu    sync.Mutex
+	admin *pgxpool.Pool
+}
+
+var _ harness.Harness = (*PostgresHarness)(nil)
+
+// NewPostgresHarness returns a harness on the server at dsn. Call Close when done.
+func NewPostgresHarness(dsn string) *PostgresHarness { return &PostgresHarness{dsn: dsn} }
+
+func (h *PostgresHarness) Name() string                       { return "river-postgres" }
+func (h *PostgresHarness) Capabilities() harness.Capabilities { return capabilities }
+
+// Close closes the administrative pool.
+func (h *PostgresHarness) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.admin != nil {
+		h.admin.Close()
+		h.admin = nil
+	}
+}
+
+func (h *PostgresHarness) adminPool(ctx context.Context) (*pgxpool.Pool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.admin != nil {
+		return h.admin, nil
+	}
+	cfg, err := pgxpool.ParseConfig(h.dsn)
+	if err != nil {
+		return nil, fmt.Errorf("river-postgres harness: %w", err)
+	}
+	cfg.MaxConns = 4
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err == nil {
+		err = pool.Ping(ctx)
+	}
+	if err != nil {
+		if pool != nil {
+			pool.Close()
+		}
+		return nil, fmt.Errorf("river-postgres harness: %w", err)
+	}
+	h.admin = pool
+	return pool, nil
+}
+
+// Open creates and migrates a schema with a random name.
+func (h *PostgresHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
+	admin, err := h.adminPool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ns := &pgNamespace{h: h, schema: randomName("storecheck_river_"), clock: clock}
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{ns.schema}.Sanitize()); err != nil {
+		return nil, fmt.Errorf("river-postgres harness: create schema %s: %w", ns.schema, err)
+	}
+	pool, err := ns.newPool(ctx, 2) // MigratePostgres holds one for its lock
+	if err != nil {
+		return nil, errors.Join(err, ns.Close(ctx))
+	}
+	if err := MigratePostgres(ctx, pool); err != nil {
+		return nil, errors.Join(err, ns.Close(ctx))
+	}
+	return ns, nil
+}
+
+type pgNamespace struct {
+	h      *PostgresHarness
+	schema string
+	clock  reference.Clock
+
+	mu     sync.Mutex
+	pools  []*pgxpool.Pool
+	closed bool
+}
+
+// newPool opens a pool whose connections all land in the namespace's schema.
+func (n *pgNamespace) newPool(ctx context.Context, maxConns int32) (*pgxpool.Pool, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return nil, harness.ErrClosed
+	}
+	cfg, err := pgxpool.ParseConfig(n.h.dsn)
+	if err != nil {
+		return nil, fmt.Errorf("river-postgres harness: %w", err)
+	}
+	cfg.MaxConns = maxConns
+	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{n.schema}.Sanitize()
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("river-postgres harness: %w", err)
+	}
+	n.pools = append(n.pools, pool)
+	return pool, nil
+}
+
+func (n *pgNamespace) backend(ctx context.Context) (*Backend[pgx.Tx], error) {
+	pool, err := n.newPool(ctx, 16)
+	if err != nil {
+		return nil, err
+	}
+	return NewPostgres(pool, WithClock(n.clock))
+}
+
+func (n *pgNamespace) Legacy(ctx context.Context) (legacy.Store, error) {
+	b, err := n.backend(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return b.Legacy(), nil
+}
+
+func (n *pgNamespace) Modern(ctx context.Context) (modern.Store, error) {
+	b, err := n.backend(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return b.Modern(), nil
+}
+
+// Close closes the namespace's pools and drops its schema with everything in it.
+func (n *pgNamespace) Close(ctx context.Context) error {
+	n.mu.Lock()
+	pools := n.pools
+	n.pools, n.closed = nil, true
+	n.mu.Unlock()
+	for _, p := range pools {
+		p.Close()
+	}
+	// The spec's context may already be over; the schema must go all the same.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	admin, err := n.h.adminPool(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{n.schema}.Sanitize()+" CASCADE"); err != nil {
+		return fmt.Errorf("river-postgres harness: drop schema %s: %w", n.schema, err)
+	}
+	return nil
+}
+
+// ---- SQLite ----
+
+// SQLiteHarness puts the River stores under the battery on SQLite database files in a
+// directory: every namespace is a fresh file, a copy of one migrated once (River's
+// migrations are the slow part of a fresh database), removed on Close (B-ISO-1); each
+// Legacy or Modern call opens a new client (OpenSQLite) on the file.
+type SQLiteHarness struct {
+	dir     string
+	ownsDir bool
+
+	once     sync.Once
+	template []byte
+	err      error
+}
+
+var _ harness.Harness = (*SQLiteHarness)(nil)
+
+// NewSQLiteHarness returns a harness keeping its files in dir; "" is a fresh temporary
+// directory, removed by Close.
+func NewSQLiteHarness(dir string) (*SQLiteHarness, error) {
+	h := &SQLiteHarness{dir: dir}
+	if dir == "" {
+		d, err := os.MkdirTemp("", "storecheck-river-sqlite-")
+		if err != nil {
+			return nil, fmt.Errorf("river-sqlite harness: %w", err)
+		}
+		h.dir, h.ownsDir = d, true
+	}
+	return h, nil
+}
+
+func (h *SQLiteHarness) Name() string                       { return "river-sqlite" }
+func (h *SQLiteHarness) Capabilities() harness.Capabilities { return capabilities }
+
+// Close removes the temporary directory, if the harness made it.
+func (h *SQLiteHarness) Close() {
+	if h.ownsDir {
+		_ = os.RemoveAll(h.dir)
+	}
+}
+
+// migrated returns the bytes of a migrated, empty database file.
+func (h *SQLiteHarness) migrated(ctx context.Context) ([]byte, error) {
+	h.once.Do(func() {
+		path := filepath.Join(h.dir, randomName("template-")+".db")
+		defer removeSQLite(path)
+		db, err := OpenSQLite(path)
+		if err != nil {
+			h.err = err
+			return
+		}
+		err = MigrateSQLite(ctx, db)
+		if err == nil {
+			// Fold the WAL into the main file, so the file alone is the database.
+			_, err = db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+		}
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			h.template, err = os.ReadFile(path)
+		}
+		h.err = err
+	})
+	return h.template, h.err
+}
+
+// Open copies the migrated template to a new file.
+func (h *SQLiteHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
+	tmpl, err := h.migrated(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("river-sqlite harness: %w", err)
+	}
+	path := filepath.Join(h.dir, randomName("ns-")+".db")
+	if err := os.WriteFile(path, tmpl, 0o600); err != nil {
+		return nil, fmt.Errorf("river-sqlite harness: %w", err)
+	}
+	return &sqliteNamespace{path: path, clock: clock}, nil
+}
+
+type sqliteNamespace struct {
+	path  string
+	clock reference.Clock
+
+	mu     sync.Mutex
+	dbs    []*sql.DB
+	closed bool
+}
+
+func (n *sqliteNamespace) backend() (*Backend[*sql.Tx], error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return nil, harness.ErrClosed
+	}
+	db, err := OpenSQLite(n.path)
+	if err != nil {
+		return nil, err
+	}
+	n.dbs = append(n.dbs, db)
+	return NewSQLite(db, WithClock(n.clock))
+}
+
+func (n *sqliteNamespace) Legacy(ctx context.Context) (legacy.Store, error) {
+	b, err := n.backend()
+	if err != nil {
+		return nil, err
+	}
+	return b.Legacy(), nil
+}
+
+func (n *sqliteNamespace) Modern(ctx context.Context) (modern.Store, error) {
+	b, err := n.backend()
+	if err != nil {
+		return nil, err
+	}
+	return b.Modern(), nil
+}
+
+// Close closes the namespace's clients and removes its file.
+func (n *sqliteNamespace) Close(ctx context.Context) error {
+	n.mu.Lock()
+	dbs := n.dbs
+	n.dbs, n.closed = nil, true
+	n.mu.Unlock()
+	var errs []error
+	for _, db := range dbs {
+		errs = append(errs, db.Close())
+	}
+	return errors.Join(append(errs, removeSQLite(n.path))...)
+}
+
+// removeSQLite removes a database file and its WAL and shared-memory files.
+func removeSQLite(path string) error {
+	var errs []error
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// SchemaOf names the Postgres schema of a namespace opened by a PostgresHarness ("" for
+// any other namespace), for tests that open their own clients on it.
+func SchemaOf(ns harness.Namespace) string {
+	if n, ok := ns.(*pgNamespace); ok {
+		return n.schema
+	}
+	return ""
+}

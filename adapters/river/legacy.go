@@ -1,0 +1,236 @@
+package river
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/storecheck/storecheck/adapters/internal/taskrow"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+)
+
+// Legacy is the legacy-era store (SPEC.md 1.1) of a Backend: every task row has its
+// River job, inserted in the same transaction.
+type Legacy[TTx any] struct{ b *Backend[TTx] }
+
+// The legacy store implements every optional operation.
+var (
+	_ legacy.Store              = (*Legacy[any])(nil)
+	_ legacy.Canceler           = (*Legacy[any])(nil)
+	_ legacy.Cleaner            = (*Legacy[any])(nil)
+	_ legacy.ConditionalUpdater = (*Legacy[any])(nil)
+)
+
+// Create stores meta stamped with task_id, status working and created_at from the store's
+// clock (L-CREATE-1) and inserts its job, in one transaction: the guide's create_with_job
+// (the row, the job, the link). An existing id fails with reference.ErrExists, and
+// neither a row nor a job is left behind.
+func (l *Legacy[TTx]) Create(ctx context.Context, id string, meta legacy.Task) (legacy.Task, error) {
+	b := l.b
+	row, err := legacy.NewRow(id, meta, b.cfg.now())
+	if err != nil {
+		return nil, err
+	}
+	r, err := taskrow.NewLegacy(row)
+	if err != nil {
+		return nil, err
+	}
+	err = b.db.inTx(ctx, func(tx TTx, c conn) error {
+		n, err := c.exec(ctx, b.db.sql.createLegacy, id, nullBytes(r.Owner), r.Status, r.CreatedAt, r.Body)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return reference.ErrorFor(reference.ErrExists, id)
+		}
+		return b.insertJob(ctx, tx, c, b.db.sql.linkLegacy, id, EraLegacy)
+	})
+	if err != nil {
+		return nil, b.db.dbError(ctx, "create", err)
+	}
+	return row, nil // NewRow's copy is private: nothing else holds it
+}
+
+// Get returns the task, or reference.ErrNotFound (L-GET-1).
+func (l *Legacy[TTx]) Get(ctx context.Context, id string) (legacy.Task, error) {
+	if err := reference.ValidateID(id); err != nil {
+		return nil, err
+	}
+	var body string
+	err := l.b.db.pool.queryRow(ctx, l.b.db.sql.getLegacy, id).Scan(&body)
+	if errors.Is(err, errNoRows) {
+		return nil, reference.NotFound(id)
+	}
+	if err != nil {
+		return nil, l.b.db.dbError(ctx, "get", err)
+	}
+	return taskrow.DecodeLegacy(body)
+}
+
+// Update shallow-merges changes into the task (L-UPDATE-1); a missing id is
+// reference.ErrNotFound and creates nothing (L-UPDATE-2). The read and the write are one
+// transaction holding the row (FOR UPDATE; SQLite's write lock), unlike the guide's
+// worker, whose update_task reads, then writes.
+func (l *Legacy[TTx]) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
+	return l.modify(ctx, "update", id, nil, changes, false)
+}
+
+// UpdateIf is Update applied only when the task's status (working when absent) is one of
+// allowed; otherwise reference.ErrConflict and nothing is written (L-F-FIN-2).
+func (l *Legacy[TTx]) UpdateIf(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
+	if allowed == nil {
+		allowed = []reference.Status{} // nil would mean "any status" to modify
+	}
+	return l.modify(ctx, "update-if", id, allowed, changes, false)
+}
+
+// Cancel sets status cancelled, cancels the task's job through River in the same
+// transaction, and returns the task (L-CANCEL-1). A job that already finished (or was
+// pruned) is no error. Finality is the facade's: it claims the task with UpdateIf first.
+func (l *Legacy[TTx]) Cancel(ctx context.Context, id string) (legacy.Task, error) {
+	return l.modify(ctx, "cancel", id, nil, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)}, true)
+}
+
+// modify is the read-merge-write of Update, UpdateIf (allowed non-nil) and Cancel
+// (cancel: also cancel the job), in one transaction holding the row.
+func (l *Legacy[TTx]) modify(ctx context.Context, op, id string, allowed []reference.Status, changes legacy.Task, cancel bool) (legacy.Task, error) {
+	b := l.b
+	if err := reference.ValidateID(id); err != nil {
+		return nil, err
+	}
+	ch, err := legacy.Normalize(changes)
+	if err != nil {
+		return nil, err
+	}
+	if err := taskrow.CheckUTF8(map[string]any(ch), "$"); err != nil {
+		return nil, err // refuse before taking a lock
+	}
+	var out legacy.Task
+	err = b.db.inTx(ctx, func(tx TTx, c conn) error {
+		var (
+			body string
+			job  *int64
+		)
+		err := c.queryRow(ctx, b.db.sql.lockLegacy, id).Scan(&body, &job)
+		if errors.Is(err, errNoRows) {
+			return reference.NotFound(id)
+		}
+		if err != nil {
+			return err
+		}
+		cur, err := taskrow.DecodeLegacy(body)
+		if err != nil {
+			return err
+		}
+		if allowed != nil && !cur.StatusIn(allowed) {
+			return fmt.Errorf("%w: task %s is %s", reference.ErrConflict, id, cur.Status())
+		}
+		next := legacy.MergeRow(cur, ch)
+		r, err := taskrow.NewLegacy(next)
+		if err != nil {
+			return err
+		}
+		if _, err := c.exec(ctx, b.db.sql.writeLegacy, id, nullBytes(r.Owner), r.Status, r.CreatedAt, r.Body); err != nil {
+			return err
+		}
+		if cancel {
+			if err := b.cancelJob(ctx, tx, job); err != nil {
+				return err
+			}
+		}
+		out = next
+		return nil
+	})
+	if err != nil {
+		return nil, b.db.dbError(ctx, op, err)
+	}
+	return out, nil
+}
+
+// Delete removes the task; a missing id is not an error (L-DELETE-1). Its job is left to
+// River: a worker that finds its task gone stops (examples/river-worker).
+func (l *Legacy[TTx]) Delete(ctx context.Context, id string) error {
+	if err := reference.ValidateID(id); err != nil {
+		return err
+	}
+	if _, err := l.b.db.pool.exec(ctx, l.b.db.sql.deleteLegacy, id); err != nil {
+		return l.b.db.dbError(ctx, "delete", err)
+	}
+	return nil
+}
+
+// List returns the tasks matching opts, each once, ordered by id (L-LIST-1..4). Status,
+// owner scope and limit are one query.
+func (l *Legacy[TTx]) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Task, error) {
+	q := l.b.db.sql
+	out := []legacy.Task{}
+	if opts.Limit != nil && *opts.Limit <= 0 {
+		return out, nil
+	}
+	var status any
+	if opts.Status != nil {
+		status = []byte(*opts.Status)
+	}
+	limit := q.unbounded
+	if opts.Limit != nil {
+		limit = int64(*opts.Limit)
+	}
+	args := []any{status, limit}
+	var query string
+	switch principal, isPrincipal := opts.Owner.Principal(); {
+	case opts.Owner.IsAny():
+		query = q.listAny
+	case isPrincipal && opts.RequireOwner:
+		query, args = q.listPrincipalOnly, append(args, []byte(principal))
+	case isPrincipal:
+		query, args = q.listPrincipal, append(args, []byte(principal))
+	case opts.RequireOwner: // anonymous: only unowned rows, and those are excluded
+		return out, nil
+	default:
+		query = q.listUnowned
+	}
+	bodies, err := l.b.db.pool.queryStrings(ctx, query, args...)
+	if err != nil {
+		return nil, l.b.db.dbError(ctx, "list", err)
+	}
+	for _, body := range bodies {
+		t, err := taskrow.DecodeLegacy(body)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Cleanup removes the terminal tasks whose age now − created_at is strictly greater than
+// ttl (L-CLEAN-1), now being the store's clock, and returns how many it removed.
+func (l *Legacy[TTx]) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
+	bound, ok := taskrow.CleanupBound(l.b.cfg.now(), ttl)
+	if !ok {
+		return 0, ctx.Err() // no created_at is that old
+	}
+	args := []any{}
+	for _, s := range taskrow.TerminalStatuses() {
+		args = append(args, s)
+	}
+	if len(args) != 3 {
+		return 0, fmt.Errorf("%w: cleanup query expects 3 terminal statuses, have %d", reference.ErrInternal, len(args))
+	}
+	n, err := l.b.db.pool.exec(ctx, l.b.db.sql.cleanup, append(args, bound)...)
+	if err != nil {
+		return 0, l.b.db.dbError(ctx, "cleanup", err)
+	}
+	return int(n), nil
+}
+
+// nullBytes is a nullable column value: nil (SQL NULL) for nil bytes. database/sql
+// drivers may bind a nil []byte as an empty blob, which is an owner.
+func nullBytes(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return b
+}
