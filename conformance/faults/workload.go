@@ -196,6 +196,7 @@ type calls struct {
 type lateCall struct {
 	msg        string
 	start, end time.Time
+	over       time.Duration
 }
 
 type success struct {
@@ -237,8 +238,8 @@ func (c *calls) call(ctx context.Context, era, what string, timeout, grace time.
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.total++
-		if over := end.Sub(start) - timeout; over > grace && ctx.Err() == nil {
-			c.late = append(c.late, lateCall{fmt.Sprintf("%s %s returned %s after its %s deadline (err: %v)", era, what, over.Round(time.Millisecond), timeout, err), start, end})
+		if over := end.Sub(start) - timeout; over > 0 && ctx.Err() == nil {
+			c.late = append(c.late, lateCall{fmt.Sprintf("%s %s returned %s after its %s deadline (err: %v)", era, what, over.Round(time.Millisecond), timeout, err), start, end, over})
 		}
 		if err == nil {
 			c.acked++
