@@ -36,6 +36,9 @@ type adapter struct {
 	// so flag names are shared by all adapters: name them for the adapter (--dsn,
 	// --redis-addr) and say which adapter they are for in the help text.
 	flags func(fs *flag.FlagSet)
+	// validate, when set, checks the adapter's flags before anything is started; its
+	// error is a usage error.
+	validate func() error
 	// open brings the store up, after flags are parsed. cleanup (may be nil) releases
 	// what open started (containers, child processes); it runs after the battery.
 	open func(ctx context.Context, arg string) (h harness.Harness, cleanup func(), err error)

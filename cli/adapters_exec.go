@@ -30,21 +30,36 @@ func init() {
 			fs.DurationVar(&execTimeout, "exec-timeout", wire.DefaultTimeout, "exec: how long one request may wait for its answer; a store process that misses it is\nconsidered hung, killed, and every later call fails")
 			fs.BoolVar(&execStderr, "exec-stderr", false, "exec: copy the store process's stderr to storecheck's stderr as it is written")
 		},
+		validate:    validateExec,
 		open:        openExec,
 		specTimeout: 5 * time.Minute,
 	})
 }
 
-func openExec(ctx context.Context, _ string) (harness.Harness, func(), error) {
+// validateExec checks the exec flags before any child is started.
+func validateExec() error {
+	_, err := execArgv()
+	return err
+}
+
+func execArgv() ([]string, error) {
 	if execCommand == "" {
-		return nil, nil, errors.New(`--adapter exec needs the store's command: --exec "CMD ARGS"`)
+		return nil, errors.New(`--adapter exec needs the store's command: --exec "CMD ARGS"`)
 	}
 	argv, err := wire.SplitCommand(execCommand)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--exec: %w", err)
+		return nil, fmt.Errorf("--exec: %w", err)
 	}
 	if execTimeout <= 0 {
-		return nil, nil, errors.New("--exec-timeout must be positive")
+		return nil, errors.New("--exec-timeout must be positive")
+	}
+	return argv, nil
+}
+
+func openExec(ctx context.Context, _ string) (harness.Harness, func(), error) {
+	argv, err := execArgv()
+	if err != nil {
+		return nil, nil, err
 	}
 	opts := wire.Options{Timeout: execTimeout}
 	if execStderr {
@@ -68,7 +83,9 @@ func openExec(ctx context.Context, _ string) (harness.Harness, func(), error) {
 			}
 		case closeErr != nil:
 			fmt.Fprintf(os.Stderr, "storecheck: %v\n", closeErr)
-		case !execStderr:
+		case runFailed && !execStderr:
+			// Only after a failed run: after a passing one the store's log reads like
+			// a failure and explains nothing.
 			if report := h.StderrReport(); report != "" {
 				fmt.Fprintf(os.Stderr, "storecheck: %s\n", report)
 			}

@@ -103,6 +103,18 @@ func runBattery(c *app, args []string) int {
 	if f.timeout == 0 && a.specTimeout != 0 {
 		cfg.Options.SpecTimeout = a.specTimeout
 	}
+	// Everything that can be checked without the store is checked before it is brought
+	// up: a typo must not cost a child process or a container.
+	if err := conformance.CheckSelection(cfg.Rules, cfg.LabelFilter, cfg.FocusStrings); err != nil {
+		code, _ := c.usageError(fs, err.Error())
+		return code
+	}
+	if a.validate != nil {
+		if err := a.validate(); err != nil {
+			code, _ := c.usageError(fs, err.Error())
+			return code
+		}
+	}
 	// Reports are opened first: a path that cannot be written should not cost a run.
 	outputs, err := openOutputs(f.json, f.junit)
 	if err != nil {
@@ -134,6 +146,7 @@ func runBattery(c *app, args []string) int {
 	}
 	report, err := conformance.Execute(h, cfg)
 	prog.done()
+	runFailed = err != nil || !report.OK()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
 		if errors.Is(err, conformance.ErrSelection) {
@@ -150,8 +163,11 @@ func runBattery(c *app, args []string) int {
 		fmt.Fprintf(c.stderr, "storecheck run: writing the summary: %v\n", err)
 	}
 	// The battery's own cost, on stderr so that the summary stays as it was: a slow
-	// area shows here before it shows in CI's budget.
-	_ = report.WriteAreaTimes(c.stderr)
+	// area shows here before it shows in CI's budget. Only on a terminal, as progress:
+	// stderr off a terminal carries errors only (the JSON report has the times).
+	if c.progress {
+		_ = report.WriteAreaTimes(c.stderr)
+	}
 	if err := outputs.write(report); err != nil {
 		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
 		return exitUsage
@@ -161,6 +177,11 @@ func runBattery(c *app, args []string) int {
 	}
 	return exitOK
 }
+
+// runFailed is set when the battery's run failed (or could not run), before the
+// adapter's cleanup runs: the exec adapter shows the store's stderr only then, where it
+// may explain the failure.
+var runFailed bool
 
 // execConfig maps the flags onto the battery's configuration.
 func (f runFlags) execConfig() (conformance.ExecConfig, error) {

@@ -30,6 +30,30 @@ func trickyOwners() []string {
 	}
 }
 
+// longOwners are owners that share a long prefix and differ only at its end, in pairs:
+// a store that compares a fixed-width prefix of the owner (a CHAR(12) or VARCHAR(255)
+// index column, a truncated hash key) merges each pair. Lengths 18, 64, 255/256 and
+// 1 KiB bytes, and multi-byte UTF-8 text cut where a byte-wise prefix splits a character.
+func longOwners() []string {
+	p64 := strings.Repeat("t", 63)
+	p255 := strings.Repeat("v", 255)
+	kib := strings.Repeat("k", 1023)
+	eAcute := strings.Repeat("\u00e9", 40)                // 80 bytes of two-byte characters
+	kana := strings.Repeat("\u30c6\u30ca\u30f3\u30c8", 4) // 48 bytes of three-byte characters
+	return []string{
+		"tenant-acme-corp-1", "tenant-acme-corp-2",
+		p64 + "1", p64 + "2",
+		p255, p255 + "1",
+		strings.Repeat("w", 254) + "1", strings.Repeat("w", 254) + "2",
+		kib + "1", kib + "2",
+		eAcute + "1", eAcute + "2", eAcute[:len(eAcute)-2] + "e\u0301",
+		kana + "-1", kana + "-2",
+	}
+}
+
+// ownerCorpus is every owner the list and owner specs try: trickyOwners and longOwners.
+func ownerCorpus() []string { return append(trickyOwners(), longOwners()...) }
+
 // ownerRow is one row of the owner truth table (SPEC.md section 0).
 type ownerRow struct {
 	name         string
@@ -396,24 +420,3 @@ func requireConditional(st legacy.Store) legacy.ConditionalUpdater {
 // skipOptional skips a spec of an optional operation the store does not implement; the
 // reason names the interface, so that the report shows which fallback the facade takes.
 func skipOptional(iface string) { skipActive("optional " + iface + " not implemented") }
-
-// listIgnoresOwner probes whether the store's List ignores the Owner scope: it lists
-// with a principal scope that does not admit a row it just created. L-LIST-4 lets a store
-// ignore Owner and Limit together (the facade then applies both); the scope and limit
-// specs judge such a store by L-LIST-4 only.
-func listIgnoresOwner(e *Env, st legacy.Store) bool {
-	id := e.ID("probe")
-	mustCreate(e, st, id, legacy.Task{legacy.KeyOwner: "probe-owner-a-" + id})
-	rows := listRows(e, st, legacy.ListOptions{Owner: legacy.PrincipalOwner("probe-owner-b-" + id)})
-	ignores := rowIDs(rows, setOf(id))[id]
-	if err := st.Delete(e.Ctx, id); err != nil {
-		e.Fatalf("setup: Delete(%q) of the probe row failed: %v", id, err)
-	}
-	return ignores
-}
-
-// skipIgnoresBoth skips a scope or limit spec for a store that ignores Owner and Limit
-// together, which L-LIST-4 allows (and its own spec checks).
-func skipIgnoresBoth() {
-	skipActive("not applicable: the store ignores Owner and Limit together (allowed by L-LIST-4; the facade applies both)")
-}

@@ -81,7 +81,7 @@ func modernOwnerSpecs(s *suite) {
 
 	s.It("S-OWN-3", "the modern store compares owners byte for byte", func(e *Env) {
 		st := e.Modern()
-		owners := trickyOwners()
+		owners := ownerCorpus()
 		tasks := map[string]modern.Task{}
 		for _, o := range owners {
 			tasks[o] = modCreate(e, st, modOwned(e, e.ID("exact"), o))
@@ -90,7 +90,7 @@ func modernOwnerSpecs(s *suite) {
 			t := tasks[o]
 			for _, p := range owners {
 				c := reference.Principal(p)
-				input := fmt.Sprintf("Get(%s, %s) of a task owned by %q", Q(t.TaskID), c, o)
+				input := fmt.Sprintf("Get(%s, principal %s) of a task owned by %s", Q(t.TaskID), showOwner(p), showOwner(o))
 				got, err := st.Get(e.Ctx, t.TaskID, c)
 				if p == o {
 					if e.CheckErr(err, nil, input) {
@@ -101,12 +101,12 @@ func modernOwnerSpecs(s *suite) {
 				if !e.Check(errors.Is(err, reference.ErrNotFound), input, "ErrNotFound: the owners differ byte for byte", modOutcome(got, err)) {
 					continue
 				}
-				next := modNext(t, "by "+c.String())
-				call := fmt.Sprintf("%s of a task owned by %q", modSwapCall(c, t.Version, next), o)
+				next := modNext(t, "by another principal")
+				call := fmt.Sprintf("Swap(principal %s, %d, …) of a task owned by %s", showOwner(p), t.Version, showOwner(o))
 				_, err = st.Swap(e.Ctx, c, t.Version, next)
 				e.CheckErr(err, reference.ErrNotFound, call)
 			}
-			modCheckStored(e, st, t, fmt.Sprintf("Swaps by every other principal of the task owned by %q", o))
+			modCheckStored(e, st, t, fmt.Sprintf("Swaps by every other principal of the task owned by %s", showOwner(o)))
 		}
 	})
 }

@@ -36,6 +36,9 @@ func (e *Env) checkReplay(what string, run func(trace func(string)) rapidRun) {
 	}
 	ra := run(func(s string) { a = append(a, op(s)) })
 	rb := run(func(s string) { b = append(b, op(s)) })
+	// A failing run shrinks for as long as its time bound lets it: the replay is
+	// compared up to the end of the first failing case, which the seed alone decides.
+	a, b = untilFailure(a), untilFailure(b)
 	n := min(len(a), len(b))
 	if !ra.Failed && !rb.Failed && len(a) != len(b) {
 		e.Errorf("%s replayed with seed %d: %d operations, then %d\n  %s", what, e.runSeed(), len(a), len(b), e.rerun())
@@ -50,6 +53,16 @@ func (e *Env) checkReplay(what string, run func(trace func(string)) rapidRun) {
 			return
 		}
 	}
+}
+
+// untilFailure cuts a trace after its first failing case.
+func untilFailure(trace []string) []string {
+	for i, s := range trace {
+		if s == traceFailed {
+			return trace[:i+1]
+		}
+	}
+	return trace
 }
 
 // millis matches a timestamp in milliseconds since the epoch.

@@ -597,9 +597,11 @@ func specLabels(rule Rule, era Era) []string {
 	return []string{rule.ID, string(rule.Level), string(era), "area:" + rule.Area}
 }
 
-// appliesTo reports whether rule has specs in era: the shared rules run in both.
+// appliesTo reports whether rule has specs in era: the shared rules run in both, and so
+// does B-REPRO-1, whose specs replay each era's randomised checks against the store (the
+// rerun hint of a failure names it).
 func appliesTo(rule Rule, era Era) bool {
-	return rule.Era == "shared" || rule.Era == string(era)
+	return rule.Era == "shared" || rule.Era == string(era) || rule.ID == "B-REPRO-1"
 }
 
 // selection is what a run was asked to run.

@@ -107,7 +107,7 @@ type Client struct {
 	// answer first, so that nothing a returned call did can land after a later one.
 	unsettled map[int64]*call
 	fatal     error
-	fatalOps  []string // the ops in flight when fatal was set
+	fatalOps  []string // the ops in flight when fatal was set, with their request ids
 	closing   bool
 	killed    bool
 
@@ -499,9 +499,11 @@ func (c *Client) failLocked(cause error) {
 	c.fatal = cause
 	close(c.dead)
 	clear(c.unsettled)
-	for _, cl := range c.pending {
-		if !slices.Contains(c.fatalOps, cl.op) {
-			c.fatalOps = append(c.fatalOps, cl.op)
+	for id, cl := range c.pending {
+		// Named with its request id: the request the child died on is the first
+		// place to look in its log.
+		if op := fmt.Sprintf("%s (request %d)", cl.op, id); !slices.Contains(c.fatalOps, op) {
+			c.fatalOps = append(c.fatalOps, op)
 		}
 	}
 	slices.Sort(c.fatalOps)

@@ -134,6 +134,20 @@ func quoteLine(line []byte) string {
 	return strconv.Quote(string(line[:maxQuote])) + fmt.Sprintf("…(%d bytes)", len(line))
 }
 
+// loggerHint says what a stray stdout line most often is: a blank line or text that
+// does not start a JSON value comes from a logger or a print (Elixir's Logger writes to
+// stdout by default, and its lines start with a blank one).
+func loggerHint(line []byte) string {
+	t := bytes.TrimSpace(line)
+	switch {
+	case len(t) == 0:
+		return " — the line is blank: is a logger writing to stdout? Only protocol lines may go there; log to stderr (docs/wire.md, common pitfalls)"
+	case t[0] != '{' && t[0] != '[' && t[0] != '"':
+		return " — it looks like a log line or a print: is a logger writing to stdout? Only protocol lines may go there; log to stderr (docs/wire.md, common pitfalls)"
+	}
+	return ""
+}
+
 // DecodeAnswer parses one line of a child's stdout (without its newline). It fails,
 // wrapping ErrProtocol and quoting the line, when the line is not UTF-8, not a JSON
 // object, has no integer id, or has not exactly one of ok and error, or when the error
@@ -155,7 +169,7 @@ func DecodeAnswer(line []byte) (Answer, error) {
 		if err == nil {
 			err = errors.New("null is not an object")
 		}
-		return bad(0, "line is not a JSON object (%v)", err)
+		return Answer{}, fmt.Errorf("%w: line is not a JSON object (%v): %s%s", ErrProtocol, err, quoteLine(line), loggerHint(line))
 	}
 	rawID, ok := fields["id"]
 	if !ok {

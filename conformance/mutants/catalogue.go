@@ -62,6 +62,14 @@ const (
 	strictIDs
 	staleInstance
 	limitZeroUnbounded
+	ownerFirst12
+	principalsIgnoreScope
+	acceptsEmptyID
+
+	// Honest variants: stores that take a freedom the specification gives them. They
+	// are not mutants; the battery must pass them (Variants).
+	listIgnoresBoth
+	swapOwnNotFound
 )
 
 // Mutant is one broken store of the catalogue.
@@ -92,7 +100,7 @@ var catalogue = []Mutant{
 	{"owner-wildcard", []string{"S-OWN-3", "S-OWN-1", "L-LIST-3", "M-GET-1"}, "% and * in an owner act as wildcards (an unescaped LIKE)", both, ownerWildcard},
 	{"owner-not-promoted", []string{"L-OWNER-1"}, "owner comes back nested under metadata, not at the top level", legacyOnly, ownerNotPromoted},
 	{"denied-differs", []string{"S-OWN-2", "M-GET-1", "M-SWAP-2"}, "a foreign task answers 'access denied' where a missing one answers 'not found'", modernOnly, deniedDiffers},
-	{"limit-ignores-owner", []string{"L-LIST-4", "L-LIST-3"}, "List honours Limit but ignores the Owner scope", legacyOnly, limitIgnoresOwner},
+	{"limit-ignores-owner", []string{"L-LIST-4", "L-LIST-2"}, "List honours Limit but ignores the Owner scope", legacyOnly, limitIgnoresOwner},
 	{"limit-zero-unbounded", []string{"L-LIST-2"}, "a Limit of 0 or less means no limit (if limit > 0 { LIMIT n })", legacyOnly, limitZeroUnbounded},
 	{"status-prefix", []string{"L-LIST-1"}, "the status filter matches by prefix", legacyOnly, statusPrefix},
 	{"cleanup-ge", []string{"L-CLEAN-1"}, "Cleanup removes tasks whose age equals the ttl (>= instead of >)", legacyOnly, cleanupGE},
@@ -124,7 +132,25 @@ var catalogue = []Mutant{
 	{"ignores-context", []string{"S-CTX-1"}, "a cancelled context is ignored and the call goes through", both, ignoresContext},
 	{"trims-ids", []string{"S-ID-2"}, "ids are trimmed and case-folded (A and a are one task)", both, trimsIDs},
 	{"strict-ids", []string{"S-ID-2"}, "ids with : { } % _ * or over 255 bytes are refused", both, strictIDs},
+	{"owner-first-12-bytes", []string{"L-LIST-3", "S-OWN-1", "S-OWN-3", "L-LIST-4"}, "List compares owners on their first 12 bytes (a CHAR(12) index column): tenant-acme-corp-1 sees tenant-acme-corp-2's rows", legacyOnly, ownerFirst12},
+	{"principals-ignore-scope", []string{"L-LIST-3", "S-OWN-1", "L-LIST-4", "L-LIST-2"}, "List ignores Owner and Limit for principals only, and scopes anonymous callers", legacyOnly, principalsIgnoreScope},
+	{"accepts-empty-id", []string{"S-ID-2"}, "Create accepts the empty id \"\"", both, acceptsEmptyID},
 	{"stale-instance", []string{"S-SHARE-1", "M-CREATE-2"}, "a second instance reads its own stale copy of the backend", both, staleInstance},
+}
+
+// variants are honest stores that use a freedom of the specification a careless
+// battery mistakes for a fault: they must pass.
+var variants = []Mutant{
+	{"list-ignores-owner-and-limit", nil, "none: List ignores Owner and Limit for every caller and returns every row matching Status (allowed by L-LIST-4)", legacyOnly, listIgnoresBoth},
+	{"swap-own-not-found", nil, "none: Swap answers 'swap: task not found: X' for a missing, expired or foreign task alike (Get's message differs)", modernOnly, swapOwnNotFound},
+}
+
+// Variants returns the honest variants, sorted by name: stores without a defect that
+// take a freedom the specification gives. The battery must pass each.
+func Variants() []Mutant {
+	out := append([]Mutant(nil), variants...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // inProcessOnly are the defects the wire protocol cannot carry, and why.
@@ -154,7 +180,7 @@ func Lookup(name string) (Mutant, bool) {
 	if name == HonestName {
 		return Mutant{Name: HonestName, Defect: "none: the honest store every mutant is a variant of", Eras: both}, true
 	}
-	for _, m := range catalogue {
+	for _, m := range append(catalogue[:len(catalogue):len(catalogue)], variants...) {
 		if m.Name == name {
 			return m, true
 		}

@@ -127,3 +127,100 @@ func judgeCatalogue(t *testing.T, want int, flags ...string) {
 		t.Errorf("storecheck mutants exited with %v (want 0: every mutant killed, the honest store passing)", err)
 	}
 }
+
+// buildCLI builds the storecheck command into a temporary directory.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "storecheck")
+	build := exec.Command("go", "build", "-o", bin, "github.com/storecheck/storecheck/cmd/storecheck")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// outcomes runs `storecheck run` and returns the outcome of each rule and era ("S-ID-2
+// legacy" -> "FAILED"), with the output and the exit code.
+func outcomes(t *testing.T, bin string, args ...string) (map[string]string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"run"}, args...)...)
+	out, err := cmd.Output()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("storecheck run %v: %v", args, err)
+	}
+	got := map[string]string{}
+	for _, l := range strings.Split(string(out), "\n") {
+		// RULE [OF] LEVEL ERA OUTCOME [NOTE]
+		f := strings.Fields(l)
+		for i := 1; i+2 < len(f) && i <= 2; i++ {
+			if (f[i] == "MUST" || f[i] == "SHOULD") && (f[i+1] == "legacy" || f[i+1] == "modern") {
+				got[f[0]+" "+f[i+1]] = f[i+2]
+			}
+		}
+	}
+	return got, string(out), code
+}
+
+// TestHonestVariantsPass: stores that take a freedom the specification gives (List
+// ignoring Owner and Limit for every caller, L-LIST-4; Swap wording not-found its own
+// way for missing, expired and foreign tasks alike) pass the battery, SHOULDs included.
+func TestHonestVariantsPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the battery once per variant; skipped with -short")
+	}
+	bin := buildCLI(t)
+	for _, v := range mutants.Variants() {
+		args := []string{"--adapter", "mutant:" + v.Name, "--strict", "--seed", "7"}
+		if len(v.Eras) == 1 {
+			args = append(args, "--era", string(v.Eras[0]))
+		}
+		got, out, code := outcomes(t, bin, args...)
+		if code != 0 {
+			t.Errorf("variant %s (%s): exit %d, want 0\n%s", v.Name, v.Defect, code, out)
+		}
+		if len(got) == 0 {
+			t.Errorf("variant %s: no rule outcomes in the output\n%s", v.Name, out)
+		}
+	}
+}
+
+// TestEmptyIDIsS_ID_2: a store that accepts Create("") fails S-ID-2, and neither
+// B-REPRO-1 nor S-CONC-1 (the state machine that trips over the empty id files it under
+// S-ID-2 and runs again without invalid ids). The acceptance runs seeds 1..20; the test
+// runs three of them.
+func TestEmptyIDIsS_ID_2(t *testing.T) {
+	bin := buildCLI(t)
+	for _, seed := range []string{"2", "7", "13"} {
+		got, out, _ := outcomes(t, bin, "--adapter", "mutant:accepts-empty-id", "--seed", seed, "--rules", "S-ID-2,B-REPRO-1,S-CONC-1")
+		for _, era := range []string{"legacy", "modern"} {
+			for rule, want := range map[string]string{"S-ID-2": "FAILED", "B-REPRO-1": "passed", "S-CONC-1": "passed"} {
+				if got[rule+" "+era] != want {
+					t.Errorf("seed %s: %s %s is %q, want %q\n%s", seed, rule, era, got[rule+" "+era], want, out)
+				}
+			}
+		}
+	}
+}
+
+// TestRerunHintIsAccepted: the command a randomised failure prints to replay it is one
+// the CLI accepts, and it reproduces the failure.
+func TestRerunHintIsAccepted(t *testing.T) {
+	bin := buildCLI(t)
+	_, out, code := outcomes(t, bin, "--adapter", "mutant:lost-update", "--seed", "3", "--rules", "S-CONC-1", "--era", "legacy")
+	if code != 1 {
+		t.Fatalf("lost-update: exit %d, want 1\n%s", code, out)
+	}
+	_, hint, ok := strings.Cut(out, "rerun with `storecheck run ")
+	if !ok {
+		t.Fatalf("no rerun hint in the failure:\n%s", out)
+	}
+	hint, _, _ = strings.Cut(hint, "`")
+	args := append(strings.Fields(hint), "--adapter", "mutant:lost-update")
+	got, again, code := outcomes(t, bin, args...)
+	if code != 1 || got["S-CONC-1 legacy"] != "FAILED" {
+		t.Fatalf("the hint `storecheck run %s` (with --adapter): exit %d, S-CONC-1 legacy %q; want exit 1 and FAILED\n%s", hint, code, got["S-CONC-1 legacy"], again)
+	}
+}

@@ -54,6 +54,10 @@ func (s *store) checkID(id string) error {
 	switch s.d {
 	case trimsIDs:
 		return reference.ValidateID(id)
+	case acceptsEmptyID:
+		if id == "" {
+			return nil
+		}
 	case strictIDs:
 		if strings.ContainsAny(id, ":{}%_*") || len(id) > 255 {
 			return reference.ErrorFor(reference.ErrInvalid, id)
@@ -284,6 +288,12 @@ func (s legacyStore) List(ctx context.Context, opts legacy.ListOptions) ([]legac
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
 	out := []legacy.Task{}
+	_, isPrincipal := opts.Owner.Principal()
+	if s.d == listIgnoresBoth || (s.d == principalsIgnoreScope && isPrincipal) {
+		// Leaves Owner and Limit to the facade (L-LIST-4), for every caller or only
+		// for principals.
+		opts.Limit = nil
+	}
 	for _, t := range s.b.legacy {
 		if opts.Limit != nil && len(out) >= *opts.Limit && (s.d != limitZeroUnbounded || *opts.Limit > 0) {
 			break
@@ -307,12 +317,16 @@ func (s legacyStore) listMatches(opts legacy.ListOptions, t legacy.Task) bool {
 			return false
 		}
 	}
-	if s.d == limitIgnoresOwner {
+	if s.d == limitIgnoresOwner || s.d == listIgnoresBoth {
 		return true
 	}
 	owner := t.Owner()
 	id, isPrincipal := opts.Owner.Principal()
 	switch {
+	case s.d == principalsIgnoreScope && isPrincipal:
+		return true
+	case s.d == ownerFirst12 && isPrincipal && owner != "":
+		return prefix12(owner) == prefix12(id)
 	case opts.Owner.IsAny():
 		return true
 	case owner == "":
@@ -337,6 +351,9 @@ func (s *store) ownerMatches(owner, principal string) bool {
 	}
 	return owner == principal
 }
+
+// prefix12 is an owner as a CHAR(12) index column holds it: its first 12 bytes.
+func prefix12(o string) string { return o[:min(len(o), 12)] }
 
 // wildcardMatch treats % and * in the stored owner as "anything", as an unescaped SQL
 // LIKE or glob would.
@@ -516,6 +533,11 @@ func (s modernStore) Swap(ctx context.Context, caller reference.Caller, expected
 	}
 	cur, err = s.find(n.TaskID, caller)
 	if err != nil {
+		if s.d == swapOwnNotFound {
+			// Swap has its own message, the same for a missing, expired or foreign
+			// task: it leaks nothing, though it differs from Get's.
+			return modern.Task{}, fmt.Errorf("swap: task not found: %s: %w", n.TaskID, reference.ErrNotFound)
+		}
 		return modern.Task{}, err
 	}
 	if cur.Version != expected && s.d != casIgnoresVersion {
