@@ -25,7 +25,7 @@ import (
 // Exit statuses.
 const (
 	exitOK      = 0 // every MUST rule passed (and every SHOULD under --strict)
-	exitFailed  = 1 // a rule failed
+	exitFailed  = 1 // a rule failed, was aborted or had its setup refused (Report.OK)
 	exitUsage   = 2 // a usage error, or the store could not be brought up
 	defaultVerb = "run"
 )
@@ -80,7 +80,7 @@ func WithHarness(h harness.Harness) Option {
 func WithAdapter(name, summary string, open func(ctx context.Context) (h harness.Harness, cleanup func(), err error)) Option {
 	return func(c *app) {
 		name = strings.NewReplacer(":", "-", " ", "-").Replace(name)
-		c.adapters[name] = adapter{name: name, summary: summary,
+		c.adapters[name] = adapter{name: name, summary: summary, custom: true,
 			open: func(ctx context.Context, _ string) (harness.Harness, func(), error) { return open(ctx) }}
 		if !c.customDefault {
 			c.defaultAdapter, c.customDefault = name, true
@@ -207,9 +207,12 @@ Commands:
 	}
 	fmt.Fprint(w, `
 Exit status:
-  0  every MUST rule passed (warnings and skips do not fail a run)
-  1  a rule failed (a SHOULD rule fails only under --strict)
-  2  usage error, or the store could not be brought up
+  0  no rule failed (warnings, skips, inconclusive and not exercised rules do not
+     fail a run; partly verified rules fail it only under --strict)
+  1  a rule failed (a SHOULD rule only under --strict), was aborted (the transport
+     or a namespace's bring-up failed), or had a setup call refused; under --strict,
+     a rule was only partly verified
+  2  usage error, or the store could not be brought up before the run
 
 Run 'storecheck help COMMAND' or 'storecheck COMMAND --help' for a command's flags.
 `)

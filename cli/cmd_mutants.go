@@ -247,7 +247,7 @@ func reportMutants(c *app, all []mutants.Mutant, runs []mutantRun, jsonPath stri
 		if v.Killed {
 			yes = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, strings.Join(m.Breaks, ","), yes, truncate(note, 90), r.took.Round(time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, truncate(strings.Join(m.Breaks, ","), 40), yes, truncate(note, 90), r.took.Round(time.Millisecond))
 	}
 	tw.Flush()
 	rate := 100.0

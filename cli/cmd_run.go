@@ -22,7 +22,7 @@ func init() {
 
 type runFlags struct {
 	adapter, era, rules, label, focus string
-	strict                            bool
+	strict, times                     bool
 	junit, json, artifacts            string
 	seed                              int64
 	checks, goroutines, ops, hists    int
@@ -56,6 +56,7 @@ rules never fail a run, and never count as passed.
 	fs.StringVar(&f.focus, "focus", "", "run only specs whose text matches this regular expression")
 	fs.BoolVar(&f.strict, "strict", false, "SHOULD faults fail the run instead of being warnings")
 	fs.StringVar(&f.junit, "junit", "", "also write a JUnit XML report to `FILE`")
+	fs.BoolVar(&f.times, "times", false, "print the battery's own time per area on stderr (always when stderr is a terminal)")
 	fs.StringVar(&f.json, "json", "", "also write a JSON report to `FILE`")
 	fs.StringVar(&f.artifacts, "artifacts", os.Getenv("STORECHECK_ARTIFACTS"), "keep the evidence of failing checks (porcupine's history.html) under `DIR`, newest 20\n(default $STORECHECK_ARTIFACTS; empty: a temporary directory removed when the run ends)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of every randomised check (0 picks one; the summary prints it)")
@@ -163,9 +164,10 @@ func runBattery(c *app, args []string) int {
 		fmt.Fprintf(c.stderr, "storecheck run: writing the summary: %v\n", err)
 	}
 	// The battery's own cost, on stderr so that the summary stays as it was: a slow
-	// area shows here before it shows in CI's budget. Only on a terminal, as progress:
-	// stderr off a terminal carries errors only (the JSON report has the times).
-	if c.progress {
+	// area shows here before it shows in CI's budget. Only on a terminal, as progress,
+	// or when asked (--times): stderr off a terminal carries errors only (the JSON
+	// report has the times).
+	if c.progress || f.times {
 		_ = report.WriteAreaTimes(c.stderr)
 	}
 	if err := outputs.write(report); err != nil {

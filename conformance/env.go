@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega/types"
 
 	"github.com/storecheck/storecheck/conformance/harness"
@@ -62,7 +63,7 @@ func (e *Env) HasClock() bool { return e.clock != nil }
 // reported as passed; their rule reads "partly verified").
 func (e *Env) ManualClock() *reference.ManualClock {
 	if e.clock == nil {
-		e.SkipNoClock("a spec that sets the store's clock to an exact millisecond")
+		e.SkipNoClock(fmt.Sprintf("spec %q, which sets the store's clock to an exact millisecond, skipped", ginkgo.CurrentSpecReport().LeafNodeText))
 	}
 	return e.clock
 }

@@ -17,6 +17,7 @@ const modPrompt = time.Second
 
 func modernContextSpecs(s *suite) {
 	s.It("S-CTX-1", "every modern store method returns promptly with the context's error when the context has ended", func(e *Env) {
+		e.notExercisedRemote(remoteEndedCtx)
 		st := e.Modern()
 		for _, cc := range []struct {
 			name string

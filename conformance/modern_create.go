@@ -89,6 +89,7 @@ func modernCreateSpecs(s *suite) {
 		call := "Create(" + Q(again) + ") while the old task is expired but not swept"
 		_, err := st.Create(e.Ctx, again)
 		e.CheckErr(err, reference.ErrExists, call)
+		e.NoClockDrops("the expired task left untouched by the refused Create, seen 1 ms before expiry,")
 		if e.HasClock() {
 			// Back before expiry the old task must be there, untouched. (No Get happens
 			// while it is expired, so a store that deletes lazily on read is not judged.)

@@ -123,6 +123,7 @@ func modernGetSpecs(s *suite) {
 		}
 		modCheckStored(e, st, live, "time passed but less than its ttl")
 		modCheckStored(e, st, forever, "time passed (no ttl)")
+		e.NoClockDrops("a task without ttl still there a hundred years later")
 		if e.HasClock() {
 			// A hundred years later the task without ttl is still there.
 			e.ManualClock().SetMillis(forever.CreatedAt + 100*365*24*3600*1000)

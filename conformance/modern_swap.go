@@ -178,6 +178,7 @@ func modernSwapSpecs(s *suite) {
 			_, err := st.Swap(e.Ctx, reference.System(), v, n)
 			modCheckNotFoundLike(e, call, err, in.TaskID, refErr, ref)
 		}
+		e.NoClockDrops("the expired task left unchanged by the refused Swaps, seen 1 ms before expiry,")
 		if e.HasClock() {
 			e.ManualClock().SetMillis(in.CreatedAt + *in.TTL - 1)
 			modCheckStored(e, st, cur, "the refused Swaps of the expired task, with the clock moved back before expiry")

@@ -140,6 +140,7 @@ func modernValueSpecs(s *suite) {
 	})
 
 	s.It("S-VAL-4", "the modern store copies values in and out", func(e *Env) {
+		e.notExercisedRemote(remoteCopies)
 		st := e.Modern()
 		in := modRich(e, e.ID("copy"))
 		want := modWithVersion(in.Clone(), 1)
@@ -175,6 +176,7 @@ func modernValueSpecs(s *suite) {
 	})
 
 	s.It("S-VAL-4", "a task's maps are not shared with the caller's nested values", func(e *Env) {
+		e.notExercisedRemote(remoteCopies)
 		st := e.Modern()
 		shared := map[string]any{"inner": map[string]any{"v": "original"}}
 		in := modTask(e, e.ID("alias"))

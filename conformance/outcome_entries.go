@@ -47,6 +47,20 @@ func (e *Env) NotExercised(reason string) {
 	ginkgo.Skip("not exercised: "+reason, 1)
 }
 
+// Checks the wire client decides alone when the store is Remote (harness.Capabilities).
+const (
+	remoteCopies   = "the store is behind the wire protocol: every value crosses it as JSON, so storecheck's client, not the store, makes the copies"
+	remoteEndedCtx = "the store is behind the wire protocol: storecheck's client answers a call whose context has already ended without sending it"
+)
+
+// notExercisedRemote stops the spec as not exercised when the store is Remote, whose
+// client decides the spec's check before the store sees anything.
+func (e *Env) notExercisedRemote(why string) {
+	if e.Caps.Remote {
+		e.NotExercised(why)
+	}
+}
+
 // Skip skips the spec for reason, unless faults were recorded before: those are
 // reported and fail the spec (a skip never hides a fault).
 func (e *Env) Skip(reason string) {

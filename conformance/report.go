@@ -348,9 +348,10 @@ func firstLine(s string) string {
 // Limits of the summary, so that a failing run prints about a screenful of detail
 // beyond the rule table; the JSON report has everything.
 const (
-	summaryFullMessages = 3  // failures (and warnings) shown with their message
-	summaryMessageLines = 20 // lines of one message shown
-	summaryOneLiners    = 10 // further failures shown as one line each
+	summaryFullMessages = 3   // failures (and warnings) shown with their message
+	summaryMessageLines = 15  // lines of one message shown
+	summaryLineWidth    = 240 // characters of one line of a message shown
+	summaryOneLiners    = 10  // further failures shown as one line each
 )
 
 // Summary writes the human summary: a header, one row per rule, the causes of aborted
@@ -523,17 +524,24 @@ func (r *Report) writeCauses(b *strings.Builder, o Outcome, title string) {
 	for _, c := range causes {
 		g := groups[c]
 		fmt.Fprintf(b, "  %s\n", truncate(c, 200))
-		fmt.Fprintf(b, "    %d specs of %d rules, first %s\n%s\n", g.specs, len(g.rules), g.first, wrap(g.rules, "    rules: ", 92))
+		fmt.Fprintf(b, "    %d specs of %d rules, first %s\n    rules: %s\n", g.specs, len(g.rules), g.first,
+			strings.TrimSpace(wrap(g.rules, "           ", 92)))
 	}
 }
 
-// headLines is s cut to its first n lines, saying how many were left out.
+// headLines is s cut to its first n lines, each cut to summaryLineWidth characters,
+// saying how many lines were left out.
 func headLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) <= n {
-		return strings.Join(lines, "\n")
+	more := ""
+	if len(lines) > n {
+		more = fmt.Sprintf("\n... %d more lines (see the JSON report)", len(lines)-n)
+		lines = lines[:n]
 	}
-	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n... %d more lines (see the JSON report)", len(lines)-n)
+	for i, l := range lines {
+		lines[i] = truncate(l, summaryLineWidth)
+	}
+	return strings.Join(lines, "\n") + more
 }
 
 // gist is the line of a spec's message that says what went wrong: the first line

@@ -16,6 +16,7 @@ func init() { register(EraLegacy, legacyContextSpecs) }
 
 func legacyContextSpecs(s *suite) {
 	s.It("S-CTX-1", "every legacy method answers an ended context promptly with its error, and changes nothing or everything", func(e *Env) {
+		e.notExercisedRemote(remoteEndedCtx)
 		st := e.Legacy()
 		ends := []struct {
 			name string

@@ -243,6 +243,7 @@ func legacyValueSpecs(s *suite) {
 	})
 
 	s.It("S-VAL-4", "keeps its own copies: mutating what a call returned or was passed never changes the stored task", func(e *Env) {
+		e.notExercisedRemote(remoteCopies)
 		st := e.Legacy()
 		id := e.ID("copy")
 		meta := legacy.Task{"obj": map[string]any{"k": "v", "in": map[string]any{"x": json.Number("1")}}, "arr": []any{"a", map[string]any{"x": json.Number("1")}, []any{"n"}}, "s": "str"}

@@ -58,6 +58,8 @@ type FaultResult struct {
 	Calls    int `json:"calls"`
 	Acked    int `json:"acked"`
 	Errors   int `json:"errors"`
+	// MaxLate is the latest a call that met the outage returned past its deadline.
+	MaxLate time.Duration `json:"max_late_ns"`
 	// ErrorKinds are the commonest error messages, with counts.
 	ErrorKinds []string `json:"error_kinds,omitempty"`
 	// Recovery is, per era, the time from the backend answering again to the first
@@ -137,7 +139,7 @@ func (r *Report) Summary(w io.Writer) error {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "; recovery %s\n", strings.Join(rec, ", "))
+		fmt.Fprintf(&b, "; recovery %s; latest return past a deadline %s\n", strings.Join(rec, ", "), f.MaxLate.Round(time.Millisecond))
 		fmt.Fprintf(&b, "    tasks %d, acknowledged writes checked %d, lost %d (in %d tasks)\n",
 			f.Tasks, f.AckedChecked, f.AckedLost, f.TasksLost)
 		for _, k := range f.ErrorKinds {

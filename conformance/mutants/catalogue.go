@@ -65,6 +65,8 @@ const (
 	ownerFirst12
 	principalsIgnoreScope
 	acceptsEmptyID
+	swapVersionFromNext
+	diesMidRunDefect
 
 	// Honest variants: stores that take a freedom the specification gives them. They
 	// are not mutants; the battery must pass them (Variants).
@@ -119,6 +121,7 @@ var catalogue = []Mutant{
 	{"foreign-conflicts", []string{"M-SWAP-2", "S-OWN-2"}, "Swap of a foreign task with a stale version answers conflict (existence leak)", modernOnly, foreignConflicts},
 	{"swap-owner-mutable", []string{"M-SWAP-3"}, "Swap lets the owner change", modernOnly, swapOwnerMutable},
 	{"swap-created-at-mutable", []string{"M-SWAP-3"}, "Swap lets created_at change", modernOnly, swapCreatedAtMutable},
+	{"swap-version-from-next", []string{"M-SWAP-1"}, "Swap stores the version the new task carries plus one, not expected + 1", modernOnly, swapVersionFromNext},
 	{"expired-visible", []string{"M-GET-1", "M-F-TTL-1", "M-SWAP-2"}, "expired tasks stay visible until swept", modernOnly, expiredVisible},
 	{"expiry-off-by-one", []string{"M-GET-1", "M-F-TTL-1"}, "a task expires one millisecond late (now > created_at + ttl)", modernOnly, expiryOffByOne},
 	{"sweep-removes-live", []string{"M-SWEEP-1"}, "Sweep removes every task with a ttl, expired or not", modernOnly, sweepRemovesLive},
@@ -137,6 +140,24 @@ var catalogue = []Mutant{
 	{"accepts-empty-id", []string{"S-ID-2"}, "Create accepts the empty id \"\"", both, acceptsEmptyID},
 	{"stale-instance", []string{"S-SHARE-1", "M-CREATE-2"}, "a second instance reads its own stale copy of the backend", both, staleInstance},
 }
+
+// DiesMidRunName names a store outside the catalogue: the honest store whose process
+// exits (status 3) on its diesAfter-th operation. It breaks no rule; it proves that a
+// store process dying mid-run is reported as aborted, never as killed (B-POWER-1). Run
+// it over the wire: in process it ends the run's own process. Lookup finds it;
+// Catalogue does not list it.
+const DiesMidRunName = "dies-mid-run"
+
+// diesAfter is the operation on which dies-mid-run exits: past the first few specs of
+// the legacy era, well before its end.
+const diesAfter = 3000
+
+// diesMidRun is declared to break every legacy store rule, so that any failure blamed
+// on a rule after its death would count as a kill if the judge let it.
+var diesMidRun = Mutant{DiesMidRunName, []string{"L-CREATE-1", "L-CREATE-3", "L-GET-1", "L-UPDATE-1", "L-UPDATE-2",
+	"L-DELETE-1", "L-OWNER-1", "L-LIST-1", "L-LIST-2", "L-LIST-3", "L-LIST-4", "L-CANCEL-1", "L-CLEAN-1", "L-CONC-1",
+	"S-OWN-1", "S-OWN-2", "S-OWN-3", "S-ID-2", "S-VAL-1", "S-VAL-2", "S-CONC-1"},
+	"the store process exits (status 3) in the middle of the run; not a catalogue mutant: it must be reported aborted", legacyOnly, diesMidRunDefect}
 
 // variants are honest stores that use a freedom of the specification a careless
 // battery mistakes for a fault: they must pass.
@@ -179,6 +200,9 @@ const HonestName = "honest"
 func Lookup(name string) (Mutant, bool) {
 	if name == HonestName {
 		return Mutant{Name: HonestName, Defect: "none: the honest store every mutant is a variant of", Eras: both}, true
+	}
+	if name == DiesMidRunName {
+		return diesMidRun, true
 	}
 	for _, m := range append(catalogue[:len(catalogue):len(catalogue)], variants...) {
 		if m.Name == name {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/storecheck/storecheck/reference"
@@ -40,9 +42,16 @@ type store struct {
 
 func (s *store) now() int64 { return reference.NowMillis(s.b.clock) }
 
+// ops counts the operations of this process's dies-mid-run stores.
+var ops atomic.Int64
+
 func (s *store) ctxErr(ctx context.Context) error {
 	if s.d == ignoresContext {
 		return nil
+	}
+	if s.d == diesMidRunDefect && ops.Add(1) == diesAfter {
+		fmt.Fprintf(os.Stderr, "mutant %s: exiting on operation %d\n", DiesMidRunName, diesAfter)
+		os.Exit(3)
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("mutant store: %w", err)
@@ -546,9 +555,13 @@ func (s modernStore) Swap(ctx context.Context, caller reference.Caller, expected
 	if (n.Owner != cur.Owner && s.d != swapOwnerMutable) || (n.CreatedAt != cur.CreatedAt && s.d != swapCreatedAtMutable) {
 		return modern.Task{}, reference.ErrorFor(reference.ErrInvalid, n.TaskID)
 	}
-	n.Version = expected + 1
-	if s.d == casIgnoresVersion {
+	switch s.d {
+	case casIgnoresVersion:
 		n.Version = cur.Version + 1
+	case swapVersionFromNext:
+		n.Version = next.Version + 1
+	default:
+		n.Version = expected + 1
 	}
 	s.b.modern[s.key(n.TaskID)] = n
 	return s.outTask(n), nil

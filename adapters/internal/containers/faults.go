@@ -80,8 +80,15 @@ func (f *Faults) Pause(ctx context.Context) error {
 		return err
 	}
 	defer cli.Close()
-	_, err = cli.ContainerPause(ctx, f.ID, client.ContainerPauseOptions{})
-	return err
+	// The cgroup freezer gives up when a process will not freeze in time (seen on a
+	// loaded machine: "unable to freeze"); the container is left running, so try again.
+	for attempt := 0; ; attempt++ {
+		_, err = cli.ContainerPause(ctx, f.ID, client.ContainerPauseOptions{})
+		if err == nil || attempt == 4 || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 // Unpause thaws what Pause froze.
