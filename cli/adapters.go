@@ -36,6 +36,9 @@ type adapter struct {
 	// so flag names are shared by all adapters: name them for the adapter (--dsn,
 	// --redis-addr) and say which adapter they are for in the help text.
 	flags func(fs *flag.FlagSet)
+	// custom is true for an adapter given by an option (WithHarness, WithAdapter):
+	// bench measures it through its harness rather than a benchmark target.
+	custom bool
 	// validate, when set, checks the adapter's flags before anything is started; its
 	// error is a usage error.
 	validate func() error

@@ -10,7 +10,7 @@ import (
 func init() {
 	addAdapter(adapter{
 		name:    "memstore",
-		summary: "the embedded sharded in-memory store, both eras (the default)",
+		summary: "the embedded sharded in-memory store, both eras",
 		open: func(context.Context, string) (harness.Harness, func(), error) {
 			return memstore.Harness(), nil, nil
 		},

@@ -80,7 +80,7 @@ func WithHarness(h harness.Harness) Option {
 func WithAdapter(name, summary string, open func(ctx context.Context) (h harness.Harness, cleanup func(), err error)) Option {
 	return func(c *app) {
 		name = strings.NewReplacer(":", "-", " ", "-").Replace(name)
-		c.adapters[name] = adapter{name: name, summary: summary,
+		c.adapters[name] = adapter{name: name, summary: summary, custom: true,
 			open: func(ctx context.Context, _ string) (harness.Harness, func(), error) { return open(ctx) }}
 		if !c.customDefault {
 			c.defaultAdapter, c.customDefault = name, true

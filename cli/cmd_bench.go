@@ -49,7 +49,7 @@ Targets: `+targetNames()+`
 		maxRSS                                          int64
 		battery                                         bool
 	)
-	fs.StringVar(&spec, "adapter", "memstore", "the store to benchmark")
+	fs.StringVar(&spec, "adapter", c.benchDefault(), "the store to benchmark")
 	fs.StringVar(&vs, "vs", "", "a second store to benchmark and compare side by side")
 	fs.StringVar(&benchtime, "benchtime", "1s", "each benchmark's run time (or Nx for N ops), as go test -benchtime")
 	fs.IntVar(&count, "count", 3, "run each benchmark this many times, store and baseline alternating; the table shows the median")
@@ -71,7 +71,30 @@ Targets: `+targetNames()+`
 		names = append(names, vs)
 	}
 	var targets []benchmarks.Target
+	var harnessOps []string // the operations a store given by an option can run
 	for _, n := range names {
+		if a, ok := c.adapters[n]; ok && a.custom {
+			h, cleanup, err := a.open(c.ctx, "")
+			if err != nil {
+				fmt.Fprintf(c.stderr, "storecheck bench: bring-up of adapter %s failed: %v\n", n, err)
+				return exitUsage
+			}
+			if cleanup != nil {
+				defer cleanup()
+			}
+			d, err := conformance.Detect(c.ctx, h)
+			if err != nil {
+				fmt.Fprintf(c.stderr, "storecheck bench: %v\n", err)
+				return exitUsage
+			}
+			hasCleanup := false
+			for _, o := range d.Legacy {
+				hasCleanup = hasCleanup || (o.Op == "Cleanup" && o.Offered)
+			}
+			harnessOps = benchmarks.HarnessOps(h, hasCleanup)
+			targets = append(targets, benchmarks.HarnessTarget(h))
+			continue
+		}
 		t, err := benchmarks.Lookup(n)
 		if err != nil {
 			code, _ := c.usageError(fs, err.Error())
@@ -88,6 +111,8 @@ Targets: `+targetNames()+`
 	}
 	if ops != "" {
 		opts.Ops = strings.Split(ops, ",")
+	} else if harnessOps != nil {
+		opts.Ops = harnessOps
 	}
 	loadAtStart := loadAverage()
 	var all [][]benchmarks.Result
@@ -142,6 +167,15 @@ Targets: `+targetNames()+`
 		return exitFailed
 	}
 	return exitOK
+}
+
+// benchDefault is the store bench measures without --adapter: the binary's own store
+// when an option gave one, else memstore.
+func (c *app) benchDefault() string {
+	if c.customDefault {
+		return c.defaultAdapter
+	}
+	return "memstore"
 }
 
 // benchEnv is the bring-up environment: the servers named by the adapters' flags (when

@@ -78,3 +78,11 @@ func TestWithAdapterBringUpError(t *testing.T) {
 		t.Errorf("run with a failing own adapter: exit %d, stderr %q; want 2 naming it and why", code, errOut.String())
 	}
 }
+
+func TestBenchOwnStore(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := Run(t.Context(), []string{"bench", "--benchtime", "5x", "--count", "1", "--ops", "legacy-get,modern-get"}, &out, &errOut, WithHarness(ownStore()))
+	if code != exitOK || !strings.Contains(out.String(), "my-store vs mutex+map") || !strings.Contains(out.String(), "modern-get") {
+		t.Errorf("bench of the binary's own store: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+}
