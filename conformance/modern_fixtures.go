@@ -194,6 +194,8 @@ func modTricky() map[string]any {
 		"astral":       "𝄞 🎉 𐍈 🏳️‍🌈",
 		"rtl":          "שלום مرحبا",
 		"combining":    "e\u0301 a\u0308 ñ",
+		"spaces":       "  leading and trailing  ",
+		"whitespace":   "\t\r\n \u00a0",
 		"escapes":      "quote\" backslash\\ newline\n tab\t sep\u2028 ctl\u001f",
 		"ключ 鍵 🔑":     "unicode key",
 		"arrayOfMixed": []any{"", json.Number("-0.5"), map[string]any{"": nil}, []any{json.Number("9223372036854775807")}},

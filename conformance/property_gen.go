@@ -68,7 +68,7 @@ var values = []any{
 	json.Number("1"), nil, true, false, "", "text",
 	json.Number("9223372036854775807"), json.Number("-9223372036854775808"),
 	json.Number("0.1"), json.Number("1e-7"), json.Number("1.7976931348623157e308"),
-	"\U0001F600 \u05e9\u05dc\u05d5\u05dd e\u0301",
+	"\U0001F600 \u05e9\u05dc\u05d5\u05dd e\u0301", " text ", "\ttext\n",
 	map[string]any{}, []any{},
 	map[string]any{"n": map[string]any{"x": json.Number("1")}}, map[string]any{"n": map[string]any{"y": json.Number("2")}},
 	map[string]any{"": json.Number("1"), "a.b": map[string]any{"$x": []any{json.Number("1"), nil, "x"}}},

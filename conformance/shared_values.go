@@ -48,6 +48,8 @@ func jsonValues() legacy.Task {
 		"astral":       "𝄞 🎉 𐍈 🏳️‍🌈 👩🏽‍💻",
 		"rtl":          "שלום مرحبا \u202eevil\u202c",
 		"combining":    "e\u0301 a\u0308 Z\u0351\u0364\u036b",
+		"spaces":       "  leading and trailing  ",
+		"whitespace":   "\t\r\n \u00a0",
 		"escapes":      "quote\" backslash\\ slash/ newline\n tab\t cr\r ctl\u001f del\u007f sep\u2028\u2029 <b>&amp;</b>",
 		"bom":          "\ufeffbom",
 		"ключ 鍵 🔑":     "unicode key",

@@ -1,0 +1,210 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// Specs that reach where realistic store bugs live: more rows than a page or batch
+// (100, 1000), ttls of 0 and below at the store, and expiry after a Swap.
+
+func init() {
+	register(EraLegacy, legacyReachSpecs)
+	register(EraModern, modernReachSpecs)
+}
+
+// bulkRows is more than the common page and batch sizes (100, 1000): a store that
+// lists, cleans or sweeps one page only falls short.
+const bulkRows = 1100
+
+func legacyReachSpecs(s *suite) {
+	s.It("L-LIST-1", "returns every matching task of more than a page (1100 tasks), each once", func(e *Env) {
+		st := e.Legacy()
+		rows := ownedRows{}
+		j := newListJudge(e, "L-LIST-1", rows)
+		for i := range bulkRows {
+			id := e.ID("bulk")
+			mustCreate(e, st, id, legacy.Task{"i": fmt.Sprint(i)})
+			rows[id] = ""
+			if i%3 == 0 {
+				mustStatus(e, st, id, "completed")
+				j.status[id] = "completed"
+			}
+		}
+		j.list(st, legacy.ListOptions{})
+		j.list(st, legacy.ListOptions{Status: new("completed")})
+		j.list(st, legacy.ListOptions{Status: new("working")})
+		j.finish()
+	})
+
+	s.It("L-LIST-2", "a Limit above a page (1050 of 1100 tasks) returns that many rows", func(e *Env) {
+		st := e.Legacy()
+		rows := ownedRows{}
+		j := newListJudge(e, "L-LIST-2", rows)
+		for range bulkRows {
+			id := e.ID("bulk")
+			mustCreate(e, st, id, legacy.Task{})
+			rows[id] = ""
+		}
+		j.list(st, legacy.ListOptions{Limit: new(1050)})
+		j.list(st, legacy.ListOptions{Limit: new(1000)})
+		j.list(st, legacy.ListOptions{Limit: new(bulkRows + 1)})
+		j.finish()
+	})
+
+	s.It("L-CLEAN-1", "removes every due task of more than a batch (1100), keeps the live ones, and counts them", func(e *Env) {
+		st := e.Legacy()
+		c := requireCleaner(st)
+		due, live := idSet{}, idSet{}
+		for i := range bulkRows + 50 {
+			id := e.ID("bulk")
+			mustCreate(e, st, id, legacy.Task{})
+			if i < bulkRows {
+				mustStatus(e, st, id, []string{"completed", "failed", "cancelled"}[i%3])
+				due[id] = true
+			} else {
+				live[id] = true
+			}
+		}
+		// Every task is older than 0 ms once the clock has moved.
+		if e.HasClock() {
+			e.ManualClock().Advance(time.Second)
+		} else {
+			time.Sleep(5 * time.Millisecond)
+		}
+		n, err := c.Cleanup(e.Ctx, 0)
+		if !e.CheckErr(err, nil, "Cleanup(0)") {
+			return
+		}
+		e.Check(n == len(due), fmt.Sprintf("Cleanup(0) over %d terminal and %d working tasks", len(due), len(live)),
+			fmt.Sprintf("%d removed", len(due)), n)
+		got := rowIDs(listRows(e, st, legacy.ListOptions{}), nil)
+		var kept, lost int
+		for id := range due {
+			if got[id] {
+				kept++
+			}
+		}
+		for id := range live {
+			if !got[id] {
+				lost++
+			}
+		}
+		e.Check(kept == 0 && lost == 0, "List({}) after Cleanup(0)", "no terminal task left and every working one kept",
+			fmt.Sprintf("%d of %d terminal tasks left, %d of %d working tasks removed", kept, len(due), lost, len(live)))
+	})
+}
+
+func modernReachSpecs(s *suite) {
+	s.It("M-SWEEP-1", "sweeps every expired task of more than a batch (1100) and keeps the rest", func(e *Env) {
+		st := e.Modern()
+		var expiring, kept []modern.Task
+		base := e.NowMillis()
+		for i := range bulkRows + 20 {
+			t := modTask(e, e.ID("bulk"))
+			if i < bulkRows {
+				t.TTL = modMS(modShortTTL)
+				expiring = append(expiring, modCreate(e, st, t))
+			} else {
+				kept = append(kept, modCreate(e, st, t))
+			}
+		}
+		modTimeTo(e, base+modShortTTL+1)
+		n, err := st.Sweep(e.Ctx)
+		if !e.CheckErr(err, nil, "Sweep()") {
+			return
+		}
+		e.Check(n == len(expiring), fmt.Sprintf("Sweep() with %d expired tasks and %d without ttl", len(expiring), len(kept)),
+			fmt.Sprintf("%d removed", len(expiring)), n)
+		e.Check(reachCount(e, st, expiring) == 0, "Get of each expired task after Sweep()", "ErrNotFound for all", "some found")
+		e.Check(reachCount(e, st, kept) == len(kept), "Get of each task without ttl after Sweep()", fmt.Sprintf("all %d found", len(kept)),
+			fmt.Sprintf("%d found", reachCount(e, st, kept)))
+		// Swept, not hidden: each id can be created again.
+		again := modTask(e, expiring[len(expiring)-1].TaskID)
+		_, err = st.Create(e.Ctx, again)
+		e.CheckErr(err, nil, "Create of a swept id "+Q(again.TaskID))
+	})
+
+	s.It("M-GET-1", "a ttl of 0 or below is stored and expired at once (now >= created_at + ttl): not found, still a taken id, swept", func(e *Env) {
+		st := e.Modern()
+		for _, ttl := range []int64{0, -1, -1000, -(1 << 62)} {
+			in := modTask(e, e.ID("ttl0"))
+			in.TTL = modMS(ttl)
+			call := fmt.Sprintf("Create(%s) with ttl %d", Q(in.TaskID), ttl)
+			got, err := st.Create(e.Ctx, in)
+			if !e.CheckErr(err, nil, call+" (the store keeps ttl opaque: only the facade refuses it)") {
+				continue
+			}
+			e.Check(got.TTL != nil && *got.TTL == ttl, call, fmt.Sprintf("the task returned with ttl %d", ttl), got)
+			for _, c := range []reference.Caller{reference.System(), reference.Anonymous()} {
+				input := fmt.Sprintf("Get(%s, %s) of a task with ttl %d", Q(in.TaskID), c, ttl)
+				t, err := st.Get(e.Ctx, in.TaskID, c)
+				e.Check(errors.Is(err, reference.ErrNotFound), input, "ErrNotFound: the task expired at created_at + ttl, which is not after now", modOutcome(t, err))
+			}
+			_, err = st.Create(e.Ctx, modTask(e, in.TaskID))
+			e.CheckErr(err, reference.ErrExists, fmt.Sprintf("Create(%s) again before Sweep (an expired task still holds its id, M-CREATE-1)", Q(in.TaskID)))
+			next := modNext(got, "revived?")
+			_, err = st.Swap(e.Ctx, reference.System(), 1, next)
+			e.CheckErr(err, reference.ErrNotFound, modSwapCall(reference.System(), 1, next)+fmt.Sprintf(" of a task with ttl %d", ttl))
+		}
+		n, err := st.Sweep(e.Ctx)
+		if e.CheckErr(err, nil, "Sweep()") {
+			e.Check(n == 4, "Sweep() after creating tasks with ttl 0, -1, -1000 and -2^62", "4 removed", n)
+		}
+	})
+
+	s.It("M-GET-1", "expiry counts from created_at after a Swap: a Swap neither resets nor extends it, and a Swap of ttl moves it", func(e *Env) {
+		clock := e.ManualClock()
+		st := e.Modern()
+		base := e.NowMillis()
+		in := modTask(e, e.ID("swap-ttl"))
+		in.TTL = modMS(1000)
+		cur := modCreate(e, st, in)
+		clock.SetMillis(base + 600)
+		next := modNext(cur, "halfway")
+		_, err := st.Swap(e.Ctx, reference.System(), cur.Version, next)
+		e.RequireErr(err, nil, "setup: "+modSwapCall(reference.System(), cur.Version, next))
+		clock.SetMillis(base + 999)
+		_, err = st.Get(e.Ctx, in.TaskID, reference.System())
+		e.CheckErr(err, nil, "Get at created_at+999 of a task with ttl 1000, swapped at created_at+600")
+		clock.SetMillis(base + 1000)
+		_, err = st.Get(e.Ctx, in.TaskID, reference.System())
+		e.CheckErr(err, reference.ErrNotFound, "Get at created_at+1000 of a task with ttl 1000, swapped at created_at+600 (a Swap does not restart the ttl)")
+
+		// A Swap that lengthens the ttl moves the expiry with it.
+		clock.SetMillis(base)
+		in2 := modTask(e, e.ID("swap-ttl"))
+		in2.TTL = modMS(1000)
+		cur2 := modCreate(e, st, in2)
+		longer := modNext(cur2, "longer")
+		longer.TTL = modMS(5000)
+		_, err = st.Swap(e.Ctx, reference.System(), cur2.Version, longer)
+		e.RequireErr(err, nil, "setup: "+modSwapCall(reference.System(), cur2.Version, longer))
+		clock.SetMillis(base + 4999)
+		_, err = st.Get(e.Ctx, in2.TaskID, reference.System())
+		e.CheckErr(err, nil, "Get at created_at+4999 of a task whose ttl a Swap raised from 1000 to 5000")
+		clock.SetMillis(base + 5000)
+		_, err = st.Get(e.Ctx, in2.TaskID, reference.System())
+		e.CheckErr(err, reference.ErrNotFound, "Get at created_at+5000 of a task whose ttl a Swap raised to 5000")
+		n, err := st.Sweep(e.Ctx)
+		if e.CheckErr(err, nil, "Sweep() at created_at+5000") {
+			e.Check(n == 2, "Sweep() at created_at+5000 after both tasks expired", "2 removed", n)
+		}
+	})
+}
+
+// reachCount counts the tasks a system Get still finds.
+func reachCount(e *Env, st modern.Store, ts []modern.Task) int {
+	n := 0
+	for _, t := range ts {
+		if _, ok := modStored(e, st, t.TaskID); ok {
+			n++
+		}
+	}
+	return n
+}
