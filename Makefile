@@ -30,7 +30,7 @@ fmt:
 # to battery-NAME.{table,txt}. Every table ends with the peak RSS of its run (which fails
 # above 1 GiB) and the load average: numbers from a shared machine mean little without it.
 BENCH_OUT ?= benchmarks/results
-BENCH_ADAPTERS ?= memstore ets-like wire postgres redis redis-cluster
+BENCH_ADAPTERS ?= memstore ets-like wire postgres redis redis-cluster river-sqlite river-postgres
 BENCH_BATTERY ?= memstore postgres redis
 BENCHTIME ?= 200ms
 BENCHCOUNT ?= 5

@@ -30,6 +30,8 @@ var guideVerdicts = []struct {
 			"L-F-SCOPE-1":  "as S-OWN-1, through the facade's Get, Cancel and List",
 			"L-F-LIST-1":   "as S-OWN-1: the facade's re-check cannot drop rows whose owner is gone",
 			"L-F-FIN-2":    "SHOULD: the store has no conditional update, so the facade's cancel is check-then-act",
+			"L-LIST-2":     "the L-LIST-4 defect seen from Limit: the limit is applied to rows outside the Owner scope",
+			"L-LIST-3":     "the L-LIST-4 defect seen from Owner: the scope is ignored",
 		},
 	},
 	{
