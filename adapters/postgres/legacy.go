@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/storecheck/storecheck/adapters/internal/taskrow"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
@@ -34,29 +35,6 @@ func NewLegacy(pool *pgxpool.Pool, opts ...Option) *Legacy {
 	return &Legacy{pool: pool, cfg: newConfig(opts)}
 }
 
-// legacyRow is a task's row: the promoted columns and the JSON body.
-type legacyRow struct {
-	owner, status []byte
-	createdAt     *int64
-	body          string
-}
-
-func newLegacyRow(t legacy.Task) (legacyRow, error) {
-	body, err := encodeJSON(map[string]any(t))
-	if err != nil {
-		return legacyRow{}, err
-	}
-	r := legacyRow{
-		owner:  ownerBytes(t.Owner()),
-		status: append([]byte{}, t.Status()...), // never nil: the column is NOT NULL
-		body:   body,
-	}
-	if c, ok := t.CreatedAt(); ok {
-		r.createdAt = &c
-	}
-	return r, nil
-}
-
 // Create stores meta stamped with task_id, status working and created_at from the store's
 // clock (L-CREATE-1); an existing id fails with reference.ErrExists and is untouched.
 func (l *Legacy) Create(ctx context.Context, id string, meta legacy.Task) (legacy.Task, error) {
@@ -64,7 +42,7 @@ func (l *Legacy) Create(ctx context.Context, id string, meta legacy.Task) (legac
 	if err != nil {
 		return nil, err
 	}
-	r, err := newLegacyRow(row)
+	r, err := taskrow.NewLegacy(row)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +50,7 @@ func (l *Legacy) Create(ctx context.Context, id string, meta legacy.Task) (legac
 		`INSERT INTO storecheck_legacy_tasks (task_id, owner, status, created_at, body)
 		 SELECT $1::text, $2::bytea, $3::bytea, $4::bigint, $5::text `+durable+`
 		 ON CONFLICT (task_id) DO NOTHING`,
-		id, r.owner, r.status, r.createdAt, r.body)
+		id, r.Owner, r.Status, r.CreatedAt, r.Body)
 	if err != nil {
 		return nil, dbError(ctx, "create", err)
 	}
@@ -95,18 +73,7 @@ func (l *Legacy) Get(ctx context.Context, id string) (legacy.Task, error) {
 	if err != nil {
 		return nil, dbError(ctx, "get", err)
 	}
-	return decodeLegacy(body)
-}
-
-func decodeLegacy(body string) (legacy.Task, error) {
-	var t legacy.Task
-	if err := decodeJSON(body, &t); err != nil {
-		return nil, err
-	}
-	if t == nil {
-		return nil, fmt.Errorf("%w: stored task is not a JSON object", reference.ErrInternal)
-	}
-	return t, nil
+	return taskrow.DecodeLegacy(body)
 }
 
 // Update shallow-merges changes into the task (L-UPDATE-1); a missing id is
@@ -141,7 +108,7 @@ func (l *Legacy) modify(ctx context.Context, op, id string, allowed []reference.
 	if err != nil {
 		return nil, err
 	}
-	if err := checkUTF8(map[string]any(ch), "$"); err != nil {
+	if err := taskrow.CheckUTF8(map[string]any(ch), "$"); err != nil {
 		return nil, err // refuse before taking a lock
 	}
 	// Read, merge in Go, then write only if the body is still the one read: two
@@ -160,7 +127,7 @@ func (l *Legacy) modify(ctx context.Context, op, id string, allowed []reference.
 		if err != nil {
 			return nil, dbError(ctx, op, err)
 		}
-		cur, err := decodeLegacy(body)
+		cur, err := taskrow.DecodeLegacy(body)
 		if err != nil {
 			return nil, dbError(ctx, op, err)
 		}
@@ -168,13 +135,13 @@ func (l *Legacy) modify(ctx context.Context, op, id string, allowed []reference.
 			return nil, fmt.Errorf("%w: task %s is %s", reference.ErrConflict, id, cur.Status())
 		}
 		next := legacy.MergeRow(cur, ch)
-		r, err := newLegacyRow(next)
+		r, err := taskrow.NewLegacy(next)
 		if err != nil {
 			return nil, dbError(ctx, op, err)
 		}
 		tag, err := l.pool.Exec(ctx,
 			`UPDATE storecheck_legacy_tasks SET owner = $2, status = $3, created_at = $4, body = $5
-			 WHERE task_id = $1 AND body = $6`, id, r.owner, r.status, r.createdAt, r.body, body)
+			 WHERE task_id = $1 AND body = $6`, id, r.Owner, r.Status, r.CreatedAt, r.Body, body)
 		if err != nil {
 			return nil, dbError(ctx, op, err)
 		}
@@ -250,7 +217,7 @@ func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Ta
 		return nil, dbError(ctx, "list", err)
 	}
 	for _, b := range bodies {
-		t, err := decodeLegacy(b)
+		t, err := taskrow.DecodeLegacy(b)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/storecheck/storecheck/adapters/internal/taskrow"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/modern"
 )
@@ -29,53 +30,6 @@ func NewModern(pool *pgxpool.Pool, opts ...Option) *Modern {
 // maxSwapRetries bounds Swap's retries after a read found nothing wrong with the row.
 const maxSwapRetries = 16
 
-// modernBody is the part of a task the store keeps verbatim without reading it. Nil and
-// empty maps stay apart (null vs {}), so every field round-trips as written.
-type modernBody struct {
-	Status          reference.Status `json:"status"`
-	StatusMessage   string           `json:"status_message"`
-	LastUpdatedAt   int64            `json:"last_updated_at"`
-	PollInterval    *int64           `json:"poll_interval"`
-	Result          map[string]any   `json:"result"`
-	Error           map[string]any   `json:"error"`
-	InputRequests   map[string]any   `json:"input_requests"`
-	StagedResponses map[string]any   `json:"staged_responses"`
-	InputResponses  map[string]any   `json:"input_responses"`
-	IssuedKeys      []string         `json:"issued_keys"`
-}
-
-// modernRow is a task's row.
-type modernRow struct {
-	owner     []byte
-	ttl       *int64
-	expiresAt *int64
-	body      string
-}
-
-func newModernRow(t modern.Task) (modernRow, error) {
-	b := modernBody{
-		Status: t.Status, StatusMessage: t.StatusMessage, LastUpdatedAt: t.LastUpdatedAt,
-		PollInterval: t.PollInterval, Result: t.Result, Error: t.Error,
-		InputRequests: t.InputRequests, StagedResponses: t.StagedResponses,
-		InputResponses: t.InputResponses, IssuedKeys: t.IssuedKeys,
-	}
-	for _, s := range []any{string(b.Status), b.StatusMessage, b.Result, b.Error, b.InputRequests,
-		b.StagedResponses, b.InputResponses, b.IssuedKeys} {
-		if err := checkUTF8(s, "task"); err != nil {
-			return modernRow{}, err
-		}
-	}
-	body, err := encodeJSON(b)
-	if err != nil {
-		return modernRow{}, err
-	}
-	r := modernRow{owner: ownerBytes(t.Owner), ttl: t.TTL, body: body}
-	if t.TTL != nil {
-		r.expiresAt = new(addSat(t.CreatedAt, *t.TTL))
-	}
-	return r, nil
-}
-
 // Create stores task with version 1 (M-CREATE-1); an existing id, expired or not until
 // swept, fails with reference.ErrExists. It commits with synchronous_commit on before it
 // returns, so any instance on the database finds the task at once (M-CREATE-2).
@@ -88,7 +42,7 @@ func (m *Modern) Create(ctx context.Context, task modern.Task) (modern.Task, err
 		return modern.Task{}, err
 	}
 	row.Version = 1
-	r, err := newModernRow(row)
+	r, err := taskrow.NewModern(row)
 	if err != nil {
 		return modern.Task{}, err
 	}
@@ -96,7 +50,7 @@ func (m *Modern) Create(ctx context.Context, task modern.Task) (modern.Task, err
 		`INSERT INTO storecheck_modern_tasks (task_id, owner, created_at, ttl, expires_at, version, body)
 		 SELECT $1::text, $2::bytea, $3::bigint, $4::bigint, $5::bigint, $6::bigint, $7::text `+durable+`
 		 ON CONFLICT (task_id) DO NOTHING`,
-		row.TaskID, r.owner, row.CreatedAt, r.ttl, r.expiresAt, row.Version, r.body)
+		row.TaskID, r.Owner, row.CreatedAt, r.TTL, r.ExpiresAt, row.Version, r.Body)
 	if err != nil {
 		return modern.Task{}, dbError(ctx, "create", err)
 	}
@@ -140,15 +94,10 @@ func (m *Modern) load(ctx context.Context, id string, now *int64) (modern.Task, 
 	if err != nil {
 		return modern.Task{}, false, err
 	}
-	var b modernBody
-	if err := decodeJSON(body, &b); err != nil {
+	t.Owner = string(owner)
+	if err := taskrow.FillModern(&t, body); err != nil {
 		return modern.Task{}, false, err
 	}
-	t.Owner = string(owner)
-	t.Status, t.StatusMessage, t.LastUpdatedAt = b.Status, b.StatusMessage, b.LastUpdatedAt
-	t.PollInterval, t.Result, t.Error = b.PollInterval, b.Result, b.Error
-	t.InputRequests, t.StagedResponses, t.InputResponses = b.InputRequests, b.StagedResponses, b.InputResponses
-	t.IssuedKeys = b.IssuedKeys
 	return t, true, nil
 }
 
@@ -166,7 +115,7 @@ func (m *Modern) Swap(ctx context.Context, caller reference.Caller, expectedVers
 		return modern.Task{}, err
 	}
 	row.Version = expectedVersion + 1
-	r, err := newModernRow(row)
+	r, err := taskrow.NewModern(row)
 	if err != nil {
 		return modern.Task{}, err
 	}
@@ -179,7 +128,7 @@ func (m *Modern) Swap(ctx context.Context, caller reference.Caller, expectedVers
 				`UPDATE storecheck_modern_tasks SET version = $3, ttl = $4, expires_at = $5, body = $6
 				 WHERE task_id = $1 AND version = $2 AND (expires_at IS NULL OR expires_at > $7)
 				   AND owner IS NOT DISTINCT FROM $8 AND created_at = $9`,
-				id, expectedVersion, row.Version, r.ttl, r.expiresAt, r.body, now, r.owner, row.CreatedAt)
+				id, expectedVersion, row.Version, r.TTL, r.ExpiresAt, r.Body, now, r.Owner, row.CreatedAt)
 			if err != nil {
 				return modern.Task{}, dbError(ctx, "swap", err)
 			}

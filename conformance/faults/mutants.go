@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/storecheck/storecheck/conformance/harness"
@@ -116,7 +117,14 @@ type defect struct {
 
 	mu     sync.Mutex
 	broken error // no-reconnect: the first error, answered for ever
+
+	okAt atomic.Int64 // retry-after-error: when a call last succeeded (Unix ns)
 }
+
+// retryDelay is how long after the backend answers again retry-after-error replays a
+// failed write: longer than a worker's read-back backoff (at most 1s), shorter than
+// Config.After, so the read sees the write absent and the final read sees it applied.
+const retryDelay = 2 * time.Second
 
 // stuck returns the error a store that never reconnects keeps answering, or nil.
 func (d *defect) stuck() error {
@@ -155,16 +163,26 @@ func write[T any](ctx context.Context, d *defect, ack T, fn func(ctx context.Con
 		return ack, nil
 	case "retry-after-error":
 		v, err := fn(ctx)
-		if err != nil {
+		if err == nil {
+			d.okAt.Store(time.Now().UnixNano())
+		} else {
+			failedAt := time.Now().UnixNano()
+			// Like a client-side retry queue that replays failed writes a moment after
+			// the backend answers again: the caller has been told the write failed and
+			// may already have read the task without it.
 			go func() {
+				for i := 0; d.okAt.Load() < failedAt && i < 2400; i++ { // 2 min at most
+					time.Sleep(50 * time.Millisecond)
+				}
+				time.Sleep(retryDelay)
 				for range 60 {
-					time.Sleep(time.Second)
 					rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 					err := bare(rctx)
 					cancel()
 					if err == nil {
 						return
 					}
+					time.Sleep(time.Second)
 				}
 			}()
 		}
@@ -187,6 +205,12 @@ func write[T any](ctx context.Context, d *defect, ack T, fn func(ctx context.Con
 // reads too, and the one that never reconnects fails them.
 func read[T any](ctx context.Context, d *defect, fn func(ctx context.Context) (T, error)) (T, error) {
 	switch d.name {
+	case "retry-after-error":
+		v, err := fn(ctx)
+		if err == nil {
+			d.okAt.Store(time.Now().UnixNano())
+		}
+		return v, err
 	case "hang-on-pause":
 		return fn(context.WithoutCancel(ctx))
 	case "no-reconnect":

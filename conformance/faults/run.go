@@ -45,7 +45,8 @@ type Config struct {
 	// Before is how long clients write before the fault (default 1s), Outage how long
 	// the backend stays paused or killed (default 6s: a client that ignores its
 	// deadline returns 5s late, well past the grace), After how long they write once
-	// the store serves again (default 1s).
+	// the store serves again (default 4s: long enough for a write retried behind the
+	// caller's back after recovery to show before the final read).
 	Before, Outage, After time.Duration
 	// RecoveryTimeout bounds the wait for the store to serve again (default 60s: a Postgres that was paused faces every connection its clients opened and gave up on meanwhile, and took up to 27 s to serve again on a loaded machine).
 	RecoveryTimeout time.Duration
@@ -76,7 +77,7 @@ func (c Config) withDefaults(h harness.Harness) Config {
 	def(&c.Grace, 3*time.Second)
 	def(&c.Before, time.Second)
 	def(&c.Outage, 6*time.Second)
-	def(&c.After, time.Second)
+	def(&c.After, 4*time.Second)
 	def(&c.RecoveryTimeout, time.Minute)
 	def(&c.MinAckedWait, 20*time.Second)
 	if c.MinAcked == 0 {
@@ -220,10 +221,12 @@ func runFault(ctx context.Context, h harness.Harness, inj harness.FaultInjector,
 	}
 	backAt := time.Now()
 	res.Outage = backAt.Sub(faultAt)
-	// After a kill nothing sent before it can still take effect (see judge).
+	// After a kill nothing sent before the restart began can still take effect (see
+	// judge). The stamp is taken before the restart, not after it returns: a read may
+	// succeed on the new server before its readiness wait is over.
 	var restart time.Time
 	if fault == Kill {
-		restart = backAt
+		restart = downTo
 	}
 	c.mu.Lock()
 	c.backAt = backAt
