@@ -24,6 +24,7 @@ func listRules(c *app, args []string) int {
 	var era, rule string
 	fs := newFlagSet("list", "storecheck list [flags]", func(w io.Writer) {
 		fmt.Fprint(w, `Lists every rule of docs/spec.md in one line each. Shared rules run in both eras;
+SDK-profile rules (P-*) run with storecheck run --era sdk;
 fault rules (F-*) run with storecheck run --faults against a backend storecheck started;
 battery rules (B-*) are the battery's checks on itself, made by its own tests, not run
 against a store. --rule ID prints that rule's full text from docs/spec.md.
@@ -31,7 +32,7 @@ against a store. --rule ID prints that rule's full text from docs/spec.md.
 `)
 	})
 	fs.BoolVar(&asJSON, "json", false, "print the rules as a JSON array")
-	fs.StringVar(&era, "era", "", "only rules of this era: shared, legacy, modern, faults or battery")
+	fs.StringVar(&era, "era", "", "only rules of this era: shared, legacy, modern, sdk, faults or battery")
 	fs.StringVar(&rule, "rule", "", "print this rule's full text (an ID such as L-LIST-4)")
 	if code, ok := c.parse(fs, args); !ok {
 		return code
@@ -53,7 +54,7 @@ against a store. --rule ID prints that rule's full text from docs/spec.md.
 		}
 	}
 	if len(rules) == 0 {
-		code, _ := c.usageError(fs, fmt.Sprintf("--era %q: want shared, legacy, modern, faults or battery", era))
+		code, _ := c.usageError(fs, fmt.Sprintf("--era %q: want shared, legacy, modern, sdk, faults or battery", era))
 		return code
 	}
 	if asJSON {
@@ -76,6 +77,8 @@ against a store. --rule ID prints that rule's full text from docs/spec.md.
 			e = "battery self-check"
 		case "faults":
 			e = "faults (run --faults)"
+		case "sdk":
+			e = "sdk (SDK task-store profile)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, strings.ToUpper(string(r.Level)), e, r.Text)
 	}

@@ -50,7 +50,7 @@ rules never fail a run, and never count as passed.
 `)
 	})
 	fs.StringVar(&f.adapter, "adapter", c.defaultAdapter, "the store to check: NAME or NAME:ARG (storecheck help lists them)")
-	fs.StringVar(&f.era, "era", "all", "era to run: legacy, modern or all (all = every era the store implements)")
+	fs.StringVar(&f.era, "era", "all", "era to run: legacy, modern, sdk (the SDK task-store profile) or all (all = every era the store implements)")
 	fs.StringVar(&f.rules, "rules", "", "run only these rules: comma-separated IDs (storecheck list prints them)")
 	fs.StringVar(&f.label, "label", "", "run only specs matching this Ginkgo label expression over the labels\nRULE-ID, must|should, legacy|modern, area:NAME, e.g. 'S-OWN-1 || area:list'")
 	fs.StringVar(&f.focus, "focus", "", "run only specs whose text matches this regular expression")
@@ -202,10 +202,10 @@ func (f runFlags) execConfig() (conformance.ExecConfig, error) {
 	}
 	switch f.era {
 	case "all", "":
-	case string(conformance.EraLegacy), string(conformance.EraModern):
+	case string(conformance.EraLegacy), string(conformance.EraModern), string(conformance.EraSDK):
 		cfg.Eras = []conformance.Era{conformance.Era(f.era)}
 	default:
-		return cfg, fmt.Errorf("--era %q: want legacy, modern or all", f.era)
+		return cfg, fmt.Errorf("--era %q: want legacy, modern, sdk or all", f.era)
 	}
 	for _, id := range strings.Split(f.rules, ",") {
 		if id = strings.TrimSpace(id); id != "" {

@@ -8,6 +8,7 @@ import (
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/sdk"
 )
 
 // Detected is what the battery knows about a store before it runs: what the harness
@@ -20,6 +21,12 @@ type Detected struct {
 	// "Cancel" (legacy.Canceler), "Cleanup" (legacy.Cleaner), "UpdateIf"
 	// (legacy.ConditionalUpdater). Empty when the store has no legacy era.
 	Legacy []Optional
+	// SDK lists the optional operations of the SDK-profile store: "DeleteTask"
+	// (sdk.Deleter), "Cleanup" (sdk.Cleaner), "WaitForUpdate" (sdk.Waiter). Empty when
+	// the store has no SDK profile.
+	SDK []Optional
+	// Policy is what the SDK-profile store declares.
+	Policy sdk.Policy
 }
 
 // Optional is one optional interface of a store.
@@ -31,6 +38,11 @@ type Optional struct {
 // Detect opens one namespace of h to see which optional interfaces its stores implement.
 func Detect(ctx context.Context, h harness.Harness) (Detected, error) {
 	d := Detected{Store: h.Name(), Declared: h.Capabilities()}
+	if d.Declared.SDK {
+		if err := d.detectSDK(ctx, h); err != nil {
+			return d, err
+		}
+	}
 	if !d.Declared.Legacy {
 		return d, nil
 	}
@@ -58,6 +70,32 @@ func Detect(ctx context.Context, h harness.Harness) (Detected, error) {
 	return d, nil
 }
 
+func (d *Detected) detectSDK(ctx context.Context, h harness.Harness) error {
+	var clock reference.Clock = reference.SystemClock{}
+	if d.Declared.Clock {
+		clock = reference.NewManualClock(Epoch)
+	}
+	ns, err := h.Open(ctx, clock)
+	if err != nil {
+		return fmt.Errorf("%w: %s: open a namespace: %w", ErrBringUp, h.Name(), err)
+	}
+	defer ns.Close(context.WithoutCancel(ctx))
+	st, err := harness.OpenSDK(ctx, ns)
+	if err != nil {
+		return fmt.Errorf("%w: %s: open the SDK-profile store: %w", ErrBringUp, h.Name(), err)
+	}
+	_, del := st.(sdk.Deleter)
+	_, clean := st.(sdk.Cleaner)
+	_, wait := st.(sdk.Waiter)
+	d.SDK = []Optional{
+		{"DeleteTask", "sdk.Deleter", del},
+		{"Cleanup", "sdk.Cleaner", clean},
+		{"WaitForUpdate", "sdk.Waiter", wait},
+	}
+	d.Policy = st.Policy()
+	return nil
+}
+
 // String is the summary's header: one line per fact, each saying what follows from it.
 func (d Detected) String() string {
 	var b strings.Builder
@@ -67,6 +105,9 @@ func (d Detected) String() string {
 	}
 	if d.Declared.Modern {
 		eras = append(eras, "modern")
+	}
+	if d.Declared.SDK {
+		eras = append(eras, "sdk")
 	}
 	fmt.Fprintf(&b, "store %s: eras %s\n", d.Store, strings.Join(eras, ", "))
 	if d.Declared.Clock {
@@ -89,6 +130,18 @@ func (d Detected) String() string {
 			parts = append(parts, fmt.Sprintf("%s (%s) %s", o.Op, o.Interface, yes))
 		}
 		fmt.Fprintf(&b, "  optional legacy operations: %s\n", strings.Join(parts, ", "))
+	}
+	if len(d.SDK) > 0 {
+		var parts []string
+		for _, o := range d.SDK {
+			yes := "no"
+			if o.Offered {
+				yes = "yes"
+			}
+			parts = append(parts, fmt.Sprintf("%s (%s) %s", o.Op, o.Interface, yes))
+		}
+		fmt.Fprintf(&b, "  optional SDK-profile operations: %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(&b, "  SDK-profile policy: sessionless callers %s, ttl counted from %s\n", d.Policy.Sessionless, d.Policy.TTLFrom)
 	}
 	return b.String()
 }

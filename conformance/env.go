@@ -17,6 +17,7 @@ import (
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
+	"github.com/storecheck/storecheck/reference/sdk"
 )
 
 // Epoch is where the battery's clock starts in every spec that controls time: a fixed,
@@ -40,6 +41,7 @@ type Env struct {
 	faults []string
 	legacy legacy.Store
 	modern modern.Store
+	sdk    sdk.Store
 	seq    atomic.Int64
 	tag    string
 
@@ -97,6 +99,18 @@ func (e *Env) Modern() modern.Store {
 		e.modern = st
 	}
 	return e.modern
+}
+
+// SDK returns the spec's SDK-profile store (the same instance on every call).
+func (e *Env) SDK() sdk.Store {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sdk == nil {
+		st, err := harness.OpenSDK(e.Ctx, e.ns)
+		e.bringUp("SDK-profile store", err)
+		e.sdk = st
+	}
+	return e.sdk
 }
 
 // OtherLegacy opens another instance on the same namespace (S-SHARE-1). It skips when
@@ -240,7 +254,7 @@ func describeErr(err error) string {
 	for _, s := range []error{reference.ErrNotFound, reference.ErrExists, reference.ErrConflict,
 		reference.ErrInvalid, reference.ErrTooLarge, reference.ErrTerminal,
 		reference.ErrInvalidTransition, reference.ErrKeyReused, reference.ErrLimitReached,
-		reference.ErrUnsupported, context.Canceled, context.DeadlineExceeded} {
+		reference.ErrUnsupported, reference.ErrNoResult, context.Canceled, context.DeadlineExceeded} {
 		if errors.Is(err, s) {
 			if err == s {
 				return fmt.Sprintf("%q", err.Error())

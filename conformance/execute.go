@@ -17,6 +17,7 @@ import (
 
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/sdk"
 )
 
 // ExecConfig says what Execute runs. The zero value runs every era the harness
@@ -187,12 +188,15 @@ func captureReport() *types.Report {
 
 func newSeed() int64 { return rand.Int64N(1_000_000_000) + 1 }
 
+// allEras are the contracts a store may declare, in the order runs take them.
+var allEras = []Era{EraLegacy, EraModern, EraSDK}
+
 func selectEras(h harness.Harness, asked []Era) ([]Era, error) {
 	caps := h.Capabilities()
-	declared := map[Era]bool{EraLegacy: caps.Legacy, EraModern: caps.Modern}
+	declared := map[Era]bool{EraLegacy: caps.Legacy, EraModern: caps.Modern, EraSDK: caps.SDK}
 	if len(asked) == 0 {
 		var eras []Era
-		for _, e := range []Era{EraLegacy, EraModern} {
+		for _, e := range allEras {
 			if declared[e] {
 				eras = append(eras, e)
 			}
@@ -203,7 +207,7 @@ func selectEras(h harness.Harness, asked []Era) ([]Era, error) {
 		return eras, nil
 	}
 	var eras []Era
-	for _, e := range []Era{EraLegacy, EraModern} { // legacy first, whatever the order asked
+	for _, e := range allEras { // legacy first, whatever the order asked
 		for _, a := range asked {
 			if a == e && !slices.Contains(eras, e) {
 				eras = append(eras, e)
@@ -211,8 +215,8 @@ func selectEras(h harness.Harness, asked []Era) ([]Era, error) {
 		}
 	}
 	for _, a := range asked {
-		if a != EraLegacy && a != EraModern {
-			return nil, fmt.Errorf("%w: unknown era %q (want %q or %q)", ErrSelection, a, EraLegacy, EraModern)
+		if !slices.Contains(allEras, a) {
+			return nil, fmt.Errorf("%w: unknown era %q (want %q, %q or %q)", ErrSelection, a, EraLegacy, EraModern, EraSDK)
 		}
 		if !declared[a] {
 			return nil, fmt.Errorf("%w: store %s does not implement the %s era", ErrSelection, h.Name(), a)
@@ -284,6 +288,11 @@ func bringUp(ctx context.Context, h harness.Harness, eras []Era) (err error) {
 			_, err = ns.Legacy(ctx)
 		case EraModern:
 			_, err = ns.Modern(ctx)
+		case EraSDK:
+			var st sdk.Store
+			if st, err = harness.OpenSDK(ctx, ns); err == nil {
+				err = st.Policy().Validate()
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("%w: %s: open the %s store: %w", ErrBringUp, h.Name(), era, err)

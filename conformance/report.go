@@ -605,10 +605,13 @@ func specLabels(rule Rule, era Era) []string {
 	return []string{rule.ID, string(rule.Level), string(era), "area:" + rule.Area}
 }
 
-// appliesTo reports whether rule has specs in era: the shared rules run in both, and so
-// does B-REPRO-1, whose specs replay each era's randomised checks against the store (the
-// rerun hint of a failure names it).
+// appliesTo reports whether rule has specs in era: the shared rules run in both eras, and
+// so does B-REPRO-1, whose specs replay each era's randomised checks against the store
+// (the rerun hint of a failure names it). The SDK profile has rules of its own only.
 func appliesTo(rule Rule, era Era) bool {
+	if era == EraSDK {
+		return rule.Era == string(era)
+	}
 	return rule.Era == "shared" || rule.Era == string(era) || rule.ID == "B-REPRO-1"
 }
 
@@ -813,7 +816,7 @@ func specResult(sr types.SpecReport) SpecResult {
 	}
 	for _, l := range sr.Labels() {
 		switch {
-		case l == string(EraLegacy) || l == string(EraModern):
+		case l == string(EraLegacy) || l == string(EraModern) || l == string(EraSDK):
 			s.Era = Era(l)
 		case strings.HasPrefix(l, "area:"):
 			s.Area = strings.TrimPrefix(l, "area:")

@@ -32,7 +32,13 @@ func RunModern(t *testing.T, h harness.Harness, opts ...Options) {
 	runEras(t, h, []Era{EraModern}, opts)
 }
 
-// Run runs the battery of every era h declares. At most one Options may be given; the
+// RunSDK runs the SDK task-store profile's battery (docs/spec.md section 6) against h.
+func RunSDK(t *testing.T, h harness.Harness, opts ...Options) {
+	t.Helper()
+	runEras(t, h, []Era{EraSDK}, opts)
+}
+
+// Run runs the battery of every era h declares (the SDK profile included). At most one Options may be given; the
 // -storecheck.* test flags and STORECHECK_* variables override its fields (gotest.go).
 // The per-rule summary, headed by what was detected of the store, is logged at the
 // caller's line when the run fails, and with go test -v always.
@@ -45,6 +51,9 @@ func Run(t *testing.T, h harness.Harness, opts ...Options) {
 	}
 	if caps.Modern {
 		eras = append(eras, EraModern)
+	}
+	if caps.SDK {
+		eras = append(eras, EraSDK)
 	}
 	if len(eras) == 0 {
 		t.Fatalf("storecheck: harness %s declares no era", h.Name())

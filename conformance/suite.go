@@ -85,6 +85,7 @@ type Era = harness.Era
 const (
 	EraLegacy = harness.EraLegacy
 	EraModern = harness.EraModern
+	EraSDK    = harness.EraSDK
 )
 
 // It registers one spec for rule id. Every spec opens a fresh namespace, gets the
@@ -208,6 +209,11 @@ func DescribeLegacy(h harness.Harness, opts ...Options) bool {
 // DescribeModern is DescribeLegacy for the modern era.
 func DescribeModern(h harness.Harness, opts ...Options) bool {
 	return describe(h, EraModern, opts)
+}
+
+// DescribeSDK is DescribeLegacy for the SDK task-store profile (docs/spec.md section 6).
+func DescribeSDK(h harness.Harness, opts ...Options) bool {
+	return describe(h, EraSDK, opts)
 }
 
 func describe(h harness.Harness, era Era, opts []Options) bool {

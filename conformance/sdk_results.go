@@ -1,0 +1,164 @@
+package conformance
+
+import (
+	"fmt"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonvalue"
+	"github.com/storecheck/storecheck/reference/sdk"
+)
+
+func init() { register(EraSDK, sdkResultSpecs) }
+
+func sdkResultSpecs(s *suite) {
+	s.It("P-RESULT-1", "StoreTaskResult takes completed or failed, sets status and result in one step, once, and GetTaskResult returns it exactly", func(e *Env) {
+		st := e.SDK()
+		session := sdkSession(e, "result")
+		t := sdkCreate(e, st, session, sdkParams(nil))
+		for _, bad := range append([]reference.Status{reference.StatusWorking, reference.StatusInputRequired, reference.StatusCancelled}, sdkUnknownStatuses[:3]...) {
+			in := fmt.Sprintf("StoreTaskResult(%s, %s, %s, result)", sdkWho(session), Q(t.TaskID), Q(string(bad)))
+			e.CheckErr(st.StoreTaskResult(e.Ctx, session, t.TaskID, bad, sdkResult("wrong status")), reference.ErrInvalid, in)
+			sdkCheckUnchanged(e, st, session, t, in)
+			_, err := st.GetTaskResult(e.Ctx, session, t.TaskID)
+			e.CheckErr(err, reference.ErrNoResult, "GetTaskResult after the refused "+in)
+		}
+		for _, end := range []reference.Status{reference.StatusCompleted, reference.StatusFailed} {
+			t := sdkCreate(e, st, session, sdkParams(nil))
+			sdkPass(e, 1000)
+			result := sdkResult(string(end))
+			now := e.NowMillis()
+			in := fmt.Sprintf("StoreTaskResult(%s, %s, %s, %s)", sdkWho(session), Q(t.TaskID), end, Q(result))
+			if !e.CheckErr(st.StoreTaskResult(e.Ctx, session, t.TaskID, end, result), nil, in) {
+				continue
+			}
+			got, ok := sdkStored(e, st, session, t.TaskID)
+			if e.Check(ok, "GetTask after "+in, "the task", "ErrNotFound") {
+				e.Check(got.Status == end, "GetTask after "+in+": status", string(end), string(got.Status))
+				e.Check(got.CreatedAt == t.CreatedAt, "GetTask after "+in+": createdAt", Q(t.CreatedAt), Q(got.CreatedAt))
+				if ms, ok := sdkMillis(e, "GetTask after "+in, "lastUpdatedAt", got.LastUpdatedAt); ok && e.HasClock() {
+					e.Check(ms == now, "GetTask after "+in+": lastUpdatedAt", sdk.FormatTime(now), Q(got.LastUpdatedAt))
+				}
+			}
+			sdkCheckResult(e, st, session, t.TaskID, result, in)
+			second := fmt.Sprintf("a second StoreTaskResult(%s, %s, completed)", sdkWho(session), Q(t.TaskID))
+			e.CheckErr(st.StoreTaskResult(e.Ctx, session, t.TaskID, reference.StatusCompleted, sdkResult("second")), reference.ErrTerminal, second)
+			sdkCheckResult(e, st, session, t.TaskID, result, second+" (the result is stored once)")
+		}
+	})
+
+	s.It("P-RESULT-2", "GetTaskResult answers only for a terminal task with a result, and ErrNoResult otherwise", func(e *Env) {
+		st := e.SDK()
+		session := sdkSession(e, "noresult")
+		t := sdkCreate(e, st, session, sdkParams(nil))
+		_, err := st.GetTaskResult(e.Ctx, session, t.TaskID)
+		e.CheckErr(err, reference.ErrNoResult, fmt.Sprintf("GetTaskResult(%s, %s) of a working task", sdkWho(session), Q(t.TaskID)))
+		if e.CheckErr(st.UpdateTaskStatus(e.Ctx, session, t.TaskID, reference.StatusInputRequired, "waiting"), nil, "UpdateTaskStatus(input_required)") {
+			_, err = st.GetTaskResult(e.Ctx, session, t.TaskID)
+			e.CheckErr(err, reference.ErrNoResult, fmt.Sprintf("GetTaskResult(%s, %s) of an input_required task", sdkWho(session), Q(t.TaskID)))
+		}
+		sdkTerminate(e, st, session, t.TaskID, reference.StatusCancelled)
+		_, err = st.GetTaskResult(e.Ctx, session, t.TaskID)
+		e.CheckErr(err, reference.ErrNoResult, fmt.Sprintf("GetTaskResult(%s, %s) of a task cancelled without a result", sdkWho(session), Q(t.TaskID)))
+		missing := e.ID("never-created")
+		_, err = st.GetTaskResult(e.Ctx, session, missing)
+		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("GetTaskResult(%s, %s) of a task never created", sdkWho(session), Q(missing)))
+	})
+
+	s.It("P-RESULT-3", "values are copies: mutating a task or result passed to or returned by the store changes nothing stored", func(e *Env) {
+		st := e.SDK()
+		session := sdkSession(e, "alias")
+		if mut, ok := st.(sdk.CallerMutator); ok {
+			sdkAliasRemote(e, st, mut, session)
+			return
+		}
+		if e.Caps.Remote {
+			e.notExercisedRemote("values cross the wire as copies and the store's client offers no sdk.CallerMutator to mutate them where the store is")
+		}
+		// The task CreateTask returned.
+		t := sdkCreate(e, st, session, sdkParams(i64(sdkTTL(e))))
+		p := sdkParams(i64(sdkTTL(e)))
+		p.PollInterval = i64(500)
+		t2 := sdkCreate(e, st, session, p)
+		before := t2.Clone()
+		*t2.TTL, *t2.PollInterval = 1, 1
+		sdkCheckUnchanged(e, st, session, before, "the caller set *ttl and *pollInterval of the task CreateTask returned to 1")
+		// The task GetTask returned.
+		got, ok := sdkStored(e, st, session, t2.TaskID)
+		if ok {
+			*got.TTL, *got.PollInterval = 2, 2
+			sdkCheckUnchanged(e, st, session, before, "the caller set *ttl and *pollInterval of the task GetTask returned to 2")
+		}
+		// The tasks ListTasks returned.
+		listed, _ := sdkListAll(e, st, session, 10_000)
+		for _, l := range listed {
+			if l.TTL != nil {
+				*l.TTL = 3
+			}
+			if l.PollInterval != nil {
+				*l.PollInterval = 3
+			}
+		}
+		sdkCheckUnchanged(e, st, session, before, "the caller set *ttl and *pollInterval of every task ListTasks returned to 3")
+		// The result passed in, and the one handed out.
+		in := sdkResult("alias")
+		want := jsonvalue.CloneObject(in)
+		if !e.CheckErr(st.StoreTaskResult(e.Ctx, session, t.TaskID, reference.StatusCompleted, in), nil, "StoreTaskResult(completed)") {
+			return
+		}
+		in["storecheck_mutated"] = true
+		in["content"].([]any)[0].(map[string]any)["text"] = "changed by the caller"
+		sdkCheckResult(e, st, session, t.TaskID, want, "the caller changed the result it had passed to StoreTaskResult")
+		out, err := st.GetTaskResult(e.Ctx, session, t.TaskID)
+		if e.CheckErr(err, nil, "GetTaskResult") {
+			out["storecheck_mutated"] = true
+			if c, ok := out["content"].([]any); ok && len(c) > 0 {
+				if m, ok := c[0].(map[string]any); ok {
+					m["text"] = "changed by the caller"
+				}
+			}
+			sdkCheckResult(e, st, session, t.TaskID, want, "the caller changed the result GetTaskResult had returned")
+		}
+	})
+
+	s.It("P-RESULT-4", "no task is completed or failed without a result: UpdateTaskStatus to either is refused, or a result is kept", func(e *Env) {
+		st := e.SDK()
+		session := sdkSession(e, "noresult")
+		for _, end := range []reference.Status{reference.StatusCompleted, reference.StatusFailed} {
+			t := sdkCreate(e, st, session, sdkParams(nil))
+			in := fmt.Sprintf("UpdateTaskStatus(%s, %s, %s) (no result given)", sdkWho(session), Q(t.TaskID), end)
+			err := st.UpdateTaskStatus(e.Ctx, session, t.TaskID, end, "finished")
+			if err != nil {
+				e.CheckErr(err, reference.ErrInvalid, in)
+				sdkCheckUnchanged(e, st, session, t, "the refused "+in)
+				continue
+			}
+			got, ok := sdkStored(e, st, session, t.TaskID)
+			if !e.Check(ok, "GetTask after "+in, "the task", "ErrNotFound") {
+				continue
+			}
+			if got.Status != end {
+				continue // the store took the call without finishing the task: nothing lost
+			}
+			_, rerr := st.GetTaskResult(e.Ctx, session, t.TaskID)
+			e.Check(rerr == nil, "GetTaskResult after "+in,
+				"a result (the store accepted the status, so it must answer tasks/result), or the update refused with ErrInvalid",
+				fmt.Sprintf("%s: the task is %s and can never answer a result (StoreTaskResult is now refused: terminal)", describeErr(rerr), end))
+		}
+	})
+}
+
+// sdkAliasRemote is P-RESULT-3 where the store is behind a process boundary: the values
+// a caller holds are mutated on the store's side through sdk.CallerMutator.
+func sdkAliasRemote(e *Env, st sdk.Store, mut sdk.CallerMutator, session string) {
+	t := sdkCreate(e, st, session, sdkParams(nil))
+	e.RequireErr(mut.MutateHeld(e.Ctx, t.TaskID, sdk.HeldCreatedTask), nil, "MutateHeld(created_task)")
+	sdkCheckUnchanged(e, st, session, t, "the caller mutated the task CreateTask returned (status failed, a status message)")
+	want := sdkResult("alias")
+	if !e.CheckErr(st.StoreTaskResult(e.Ctx, session, t.TaskID, reference.StatusCompleted, want), nil, "StoreTaskResult(completed)") {
+		return
+	}
+	e.RequireErr(mut.MutateHeld(e.Ctx, t.TaskID, sdk.HeldStoredResult), nil, "MutateHeld(stored_result)")
+	sdkCheckResult(e, st, session, t.TaskID, want, "the caller mutated the result it had passed to StoreTaskResult")
+	e.RequireErr(mut.MutateHeld(e.Ctx, t.TaskID, sdk.HeldReturnedResult), nil, "MutateHeld(returned_result)")
+	sdkCheckResult(e, st, session, t.TaskID, want, "the caller mutated the result GetTaskResult had returned")
+}

@@ -1,0 +1,130 @@
+package conformance
+
+import (
+	"fmt"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/sdk"
+)
+
+func init() { register(EraSDK, sdkTTLSpecs) }
+
+// sdkKeptTTL creates a task requesting ttl and returns it with the ttl the store keeps;
+// a store that keeps another ttl than the one asked for skips the spec (P-CREATE-1
+// allows it; the spec's arithmetic needs the one it asked for).
+func sdkKeptTTL(e *Env, st sdk.Store, session string, ttl int64) sdk.Task {
+	t := sdkCreate(e, st, session, sdkParams(i64(ttl)))
+	if t.TTL == nil || *t.TTL != ttl {
+		e.Skip(fmt.Sprintf("not applicable: the store keeps ttl %s when %d is requested", showSDK(t.TTL), ttl))
+	}
+	return t
+}
+
+func sdkTTLSpecs(s *suite) {
+	s.It("P-TTL-1", "a task that is not terminal is never removed by its ttl, and can still be completed", func(e *Env) {
+		st := e.SDK()
+		session := sdkSession(e, "ttl-working")
+		ttl := sdkTTL(e)
+		w := sdkKeptTTL(e, st, session, ttl)
+		ir := sdkKeptTTL(e, st, session, ttl)
+		e.RequireErr(st.UpdateTaskStatus(e.Ctx, session, ir.TaskID, reference.StatusInputRequired, "waiting"), nil, "setup: UpdateTaskStatus(input_required)")
+		sdkPass(e, 2*ttl)
+		after := fmt.Sprintf("twice its ttl of %d ms passed", ttl)
+		if cl, ok := st.(sdk.Cleaner); ok {
+			_, err := cl.Cleanup(e.Ctx)
+			e.CheckErr(err, nil, "Cleanup() once "+after)
+			after += " and Cleanup ran"
+		}
+		for _, t := range []sdk.Task{w, ir} {
+			got, ok := sdkStored(e, st, session, t.TaskID)
+			if !e.Check(ok, fmt.Sprintf("GetTask(%s, %s) of a task still at work after %s", sdkWho(session), Q(t.TaskID), after), "the task: it is not terminal", "ErrNotFound: the ttl removed a task still at work") {
+				continue
+			}
+			e.Check(!got.Status.Terminal(), fmt.Sprintf("GetTask(%s, %s) after %s", sdkWho(session), Q(t.TaskID), after), "still working or input_required", string(got.Status))
+			r := sdkResult("late but done")
+			in := fmt.Sprintf("StoreTaskResult(%s, %s, completed) after %s", sdkWho(session), Q(t.TaskID), after)
+			// Its retention ended long ago, so once terminal it may go at once (P-TTL-2);
+			// but the worker's result must be accepted.
+			e.CheckErr(st.StoreTaskResult(e.Ctx, session, t.TaskID, reference.StatusCompleted, r), nil, in)
+		}
+	})
+
+	s.It("P-TTL-2", "a terminal task is kept for its ttl counted as the store declares, and not after", func(e *Env) {
+		st := e.SDK()
+		session := sdkSession(e, "ttl-count")
+		ttl := sdkTTL(e)
+		from := st.Policy().TTLFrom
+		quarter := ttl / 4
+		// Completed at a quarter of its ttl: creation counting ends at ttl, completion
+		// counting at a quarter past it. A count restarted at completion, or at any
+		// write, keeps the task past the declared end.
+		t := sdkKeptTTL(e, st, session, ttl)
+		created, ok := sdkMillis(e, "CreateTask", "createdAt", t.CreatedAt)
+		if !ok {
+			return
+		}
+		sdkPass(e, quarter)
+		done := e.NowMillis()
+		sdkComplete(e, st, session, t.TaskID, sdkResult("kept"))
+		end := created + ttl
+		if from == sdk.TTLFromCompletion {
+			end = done + ttl
+		}
+		decl := fmt.Sprintf("ttl %d ms counted from %s (declared), created %s, completed %s", ttl, from, sdk.FormatTime(created), sdk.FormatTime(done))
+		if e.HasClock() {
+			e.clock.SetMillis(end - 1)
+			_, found := sdkStored(e, st, session, t.TaskID)
+			e.Check(found, fmt.Sprintf("GetTask at %s, 1 ms before its retention ends; %s", sdk.FormatTime(end-1), decl), "the task", "ErrNotFound")
+			e.clock.SetMillis(end)
+			sdkCheckGone(e, st, session, t.TaskID, fmt.Sprintf("its retention ended at %s; %s", sdk.FormatTime(end), decl))
+		} else {
+			sdkPass(e, end-quarter/2-e.NowMillis())
+			_, found := sdkStored(e, st, session, t.TaskID)
+			e.Check(found, fmt.Sprintf("GetTask %d ms before its retention ends; %s", quarter/2, decl), "the task", "ErrNotFound")
+			sdkPass(e, end+quarter/2-e.NowMillis())
+			sdkCheckGone(e, st, session, t.TaskID, fmt.Sprintf("%d ms after its retention ended; %s", quarter/2, decl))
+		}
+		// A task that becomes terminal after its retention ended goes at once under
+		// creation counting.
+		if from == sdk.TTLFromCreation {
+			late := sdkKeptTTL(e, st, session, ttl)
+			lc, _ := sdk.ParseTime(late.CreatedAt)
+			sdkPass(e, lc+ttl+quarter-e.NowMillis())
+			sdkComplete(e, st, session, late.TaskID, sdkResult("late"))
+			sdkCheckGone(e, st, session, late.TaskID, fmt.Sprintf("it completed after its retention (created %s + ttl %d ms, counted from creation) had ended", late.CreatedAt, ttl))
+		}
+	})
+
+	s.It("P-TTL-3", "the reported ttl is the one kept: null never expires, and ttl 0 is gone once terminal", func(e *Env) {
+		st := e.SDK()
+		session := sdkSession(e, "ttl-edge")
+		zero := sdkCreate(e, st, session, sdkParams(i64(0)))
+		none := sdkCreate(e, st, session, sdkParams(nil))
+		sdkComplete(e, st, session, zero.TaskID, sdkResult("zero"))
+		sdkComplete(e, st, session, none.TaskID, sdkResult("none"))
+		switch {
+		case zero.TTL == nil:
+			e.NoteSDK("a requested ttl of 0 is kept as null (unlimited)")
+		case *zero.TTL == 0:
+			sdkPass(e, 1)
+			sdkCheckGone(e, st, session, zero.TaskID, "it reported ttl 0 and then completed")
+		}
+		if none.TTL != nil {
+			e.NoteSDK(fmt.Sprintf("a task created without a ttl keeps ttl %d", *none.TTL))
+		} else {
+			long := int64(10 * 365 * 24 * 3600 * 1000)
+			if !e.HasClock() {
+				long = 2 * sdkTTL(e)
+				e.PartlyVerified(fmt.Sprintf("no clock control: ttl null checked for %d ms, not years", long))
+			}
+			sdkPass(e, long)
+			_, found := sdkStored(e, st, session, none.TaskID)
+			e.Check(found, fmt.Sprintf("GetTask(%s, %s) of a completed task reporting ttl null, %d ms later", sdkWho(session), Q(none.TaskID), long), "the task (null never expires)", "ErrNotFound")
+		}
+	})
+
+	s.It("P-TTL-4", "the store counts ttl from creation, as MCP 2025-11-25 defines it", func(e *Env) {
+		p := e.SDK().Policy()
+		e.Check(p.TTLFrom == sdk.TTLFromCreation, "Policy()", `ttlFrom "creation"`, fmt.Sprintf("ttlFrom %q", p.TTLFrom))
+	})
+}
