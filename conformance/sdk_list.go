@@ -3,7 +3,7 @@ package conformance
 import (
 	"fmt"
 	"slices"
-		"time"
+	"time"
 
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/sdk"

@@ -175,4 +175,3 @@ func outcomeSDK(err error) string {
 	}
 	return err.Error()
 }
-
