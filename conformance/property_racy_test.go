@@ -40,7 +40,7 @@ type racyHarness struct{ kind racyKind }
 
 func (h racyHarness) Name() string { return racyNames[h.kind] }
 func (h racyHarness) Capabilities() harness.Capabilities {
-	return memharness.Harness().Capabilities()
+	return legacyModernOnly(memharness.Harness().Capabilities())
 }
 
 func (h racyHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
@@ -119,7 +119,7 @@ type realClockHarness struct{}
 func (realClockHarness) Name() string { return "memstore on the real clock" }
 func (realClockHarness) Capabilities() harness.Capabilities {
 	c := memharness.Harness().Capabilities()
-	c.Clock = false
+	c.Clock, c.SDK = false, false
 	return c
 }
 func (realClockHarness) Open(ctx context.Context, _ reference.Clock) (harness.Namespace, error) {
