@@ -197,8 +197,10 @@ func TestSerialClientsAreInconclusive(t *testing.T) {
 // panickyHarness is memstore whose legacy Update panics.
 type panickyHarness struct{}
 
-func (panickyHarness) Name() string                       { return "memstore whose Update panics" }
-func (panickyHarness) Capabilities() harness.Capabilities { return legacyModernOnly(memharness.Harness().Capabilities()) }
+func (panickyHarness) Name() string { return "memstore whose Update panics" }
+func (panickyHarness) Capabilities() harness.Capabilities {
+	return legacyModernOnly(memharness.Harness().Capabilities())
+}
 func (panickyHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
 	s := memstore.New(memstore.WithClock(clock))
 	return panickyNamespace{s}, nil

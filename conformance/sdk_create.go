@@ -13,7 +13,7 @@ func sdkCreateSpecs(s *suite) {
 	s.It("P-CREATE-1", "a created task is working, stamped now, with the ttl requested or kept, and reads back unchanged", func(e *Env) {
 		st := e.SDK()
 		session := sdkSession(e, "create")
-		for _, ttl := range []*int64{i64(sdkTTL(e)), nil, i64(0)} {
+		for _, ttl := range []*int64{i64(sdkTTL(e)), nil} {
 			p := sdkParams(ttl)
 			p.PollInterval = i64(750)
 			before := e.NowMillis()

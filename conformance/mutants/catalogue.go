@@ -17,6 +17,7 @@ import (
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
+	"github.com/storecheck/storecheck/reference/sdk"
 )
 
 type defect int
@@ -69,6 +70,30 @@ const (
 	principalsIgnoreScope
 	acceptsEmptyID
 	swapVersionFromNext
+
+	// The SDK task-store profile's defects (sdk_store.go).
+	sdkSequentialIDs
+	sdkRacyIDs
+	sdkCreateNoLastUpdated
+	sdkSessionFold
+	sdkSessionlessSeesAll
+	sdkAliases
+	sdkCursorByID
+	sdkQuadraticPaging
+	sdkTTLRemovesWorking
+	sdkTTLRestarts
+	sdkTTLZeroKept
+	sdkUnknownStatusStored
+	sdkCompleteWithoutResult
+	sdkTerminalOverwritable
+	sdkTOCTOUFinish
+	sdkResultAnyStatus
+	sdkNoResultNotFound
+	sdkListStale
+	sdkDeleteMissingSucceeds
+	sdkCleanupRemovesTerminal
+	sdkWaitReturnsAtOnce
+
 	diesMidRunDefect
 
 	// Honest variants: stores that take a freedom the specification gives them. They
@@ -96,6 +121,7 @@ var (
 	both       = []harness.Era{harness.EraLegacy, harness.EraModern}
 	legacyOnly = []harness.Era{harness.EraLegacy}
 	modernOnly = []harness.Era{harness.EraModern}
+	sdkOnly    = []harness.Era{harness.EraSDK}
 )
 
 var catalogue = []Mutant{
@@ -145,6 +171,30 @@ var catalogue = []Mutant{
 	{"principals-ignore-scope", []string{"L-LIST-3", "S-OWN-1", "L-LIST-4", "L-LIST-2"}, "List ignores Owner and Limit for principals only, and scopes anonymous callers", legacyOnly, principalsIgnoreScope},
 	{"accepts-empty-id", []string{"S-ID-2"}, "Create accepts the empty id \"\"", both, acceptsEmptyID},
 	{"stale-instance", []string{"S-SHARE-1", "M-CREATE-2"}, "a second instance reads its own stale copy of the backend", both, staleInstance},
+
+	// The SDK task-store profile. Those marked (TS) are the TypeScript SDK's
+	// InMemoryTaskStore's own defects (issue 16).
+	{"sdk-sequential-ids", []string{"P-ID-1"}, "CreateTask numbers its tasks: task-1, task-2, ... (distinct, guessable)", sdkOnly, sdkSequentialIDs},
+	{"sdk-racy-ids", []string{"P-ID-2"}, "the next id is drawn ahead and replaced only after the insert: concurrent creates share it (natural race)", sdkOnly, sdkRacyIDs},
+	{"sdk-create-no-last-updated", []string{"P-CREATE-1"}, "a created task has no lastUpdatedAt until its first write", sdkOnly, sdkCreateNoLastUpdated},
+	{"sdk-session-case-insensitive", []string{"P-SESS-1"}, "sessions are compared case-insensitively (session ABC sees session abc's tasks)", sdkOnly, sdkSessionFold},
+	{"sdk-sessionless-sees-all", []string{"P-SESS-2"}, "(TS) a caller without a session sees and writes every session's task, while the store declares sessionless callers isolated", sdkOnly, sdkSessionlessSeesAll},
+	{"sdk-aliases", []string{"P-RESULT-3"}, "(TS) CreateTask and GetTask hand out the stored task, StoreTaskResult keeps the caller's map, GetTaskResult returns the stored one", sdkOnly, sdkAliases},
+	{"sdk-cursor-by-id", []string{"P-LIST-2"}, "(TS) the cursor is the last task's id: once that task is deleted or expired, ListTasks fails with invalid cursor", sdkOnly, sdkCursorByID},
+	{"sdk-quadratic-paging", []string{"P-LIST-3"}, "(TS) every page copies all of the caller's tasks first: O(tasks) per page, O(tasks²) per listing", sdkOnly, sdkQuadraticPaging},
+	{"sdk-ttl-removes-working", []string{"P-TTL-1"}, "(TS) the ttl removes a task whatever its status, working ones included", sdkOnly, sdkTTLRemovesWorking},
+	{"sdk-ttl-restarts-at-completion", []string{"P-TTL-2"}, "(TS) the ttl is counted again from the terminal status while the store declares it counts from creation", sdkOnly, sdkTTLRestarts},
+	{"sdk-ttl-zero-kept", []string{"P-TTL-3"}, "(TS) a task reports ttl 0 and never expires (if (ttl) is false for 0)", sdkOnly, sdkTTLZeroKept},
+	{"sdk-unknown-status-stored", []string{"P-STATUS-1"}, "(TS) UpdateTaskStatus stores any status, bogus included", sdkOnly, sdkUnknownStatusStored},
+	{"sdk-complete-without-result", []string{"P-RESULT-4"}, "(TS) UpdateTaskStatus(completed) is taken without a result: GetTaskResult can never answer", sdkOnly, sdkCompleteWithoutResult},
+	{"sdk-terminal-overwritable", []string{"P-FIN-1", "P-FIN-2"}, "UpdateTaskStatus does not check for a terminal status: a completed task can be cancelled or resumed", sdkOnly, sdkTerminalOverwritable},
+	{"sdk-toctou-finish", []string{"P-FIN-2"}, "terminal writes check the status under the lock, then write under it again later: racing writers both win (natural race)", sdkOnly, sdkTOCTOUFinish},
+	{"sdk-result-any-status", []string{"P-RESULT-1"}, "(TS) StoreTaskResult takes any status: a working task gets a result", sdkOnly, sdkResultAnyStatus},
+	{"sdk-no-result-not-found", []string{"P-RESULT-2"}, "GetTaskResult of a task without a result answers not found, as if the task were gone", sdkOnly, sdkNoResultNotFound},
+	{"sdk-list-stale", []string{"P-LIST-1"}, "ListTasks shows each task as it was created, not as it is", sdkOnly, sdkListStale},
+	{"sdk-delete-missing-succeeds", []string{"P-DELETE-1"}, "DeleteTask of a missing task answers success", sdkOnly, sdkDeleteMissingSucceeds},
+	{"sdk-cleanup-removes-terminal", []string{"P-CLEAN-1"}, "Cleanup removes every terminal task with a ttl, expired or not", sdkOnly, sdkCleanupRemovesTerminal},
+	{"sdk-wait-returns-at-once", []string{"P-WAIT-1"}, "WaitForUpdate returns at once, whether or not the task changed", sdkOnly, sdkWaitReturnsAtOnce},
 }
 
 // DiesMidRunName names a store outside the catalogue: the honest store whose process
@@ -187,9 +237,18 @@ var inProcessOnly = map[defect]string{
 	staleInstance:  "one child process is one store instance",
 }
 
+// sdkNotServed is why the SDK-profile mutants are judged in process only for now:
+// `storecheck serve` does not serve a mutant's SDK-profile store over the wire yet.
+const sdkNotServed = "storecheck serve does not serve mutants' SDK-profile stores (Mutant.SDKStore) over the wire yet"
+
 // InProcessOnly, when not empty, says why the defect cannot show through a process
 // boundary (the wire protocol): such a mutant is not judged over the wire.
-func (m Mutant) InProcessOnly() string { return inProcessOnly[m.d] }
+func (m Mutant) InProcessOnly() string {
+	if m.d >= sdkSequentialIDs && m.d <= sdkWaitReturnsAtOnce {
+		return sdkNotServed
+	}
+	return inProcessOnly[m.d]
+}
 
 // Catalogue returns every mutant, sorted by name.
 func Catalogue() []Mutant {
@@ -239,6 +298,12 @@ func (m Mutant) Stores(clock reference.Clock) (legacy.Store, modern.Store) {
 	return legacyStore{s}, modernStore{s}
 }
 
+// SDKStore returns a fresh SDK-profile store of the mutant reading clock: its defect
+// when it is one of the profile's, the honest store of the profile otherwise.
+func (m Mutant) SDKStore(clock reference.Clock) sdk.Store {
+	return sdkStore{b: newSDKBackend(clock), d: m.d}
+}
+
 // Honest is the catalogue's store without a defect: it must pass the battery.
 func Honest() harness.Harness { return &storeHarness{name: "mutants' honest store", d: honest} }
 
@@ -255,11 +320,11 @@ type storeHarness struct {
 func (h *storeHarness) Name() string { return h.name }
 
 func (h *storeHarness) Capabilities() harness.Capabilities {
-	return harness.Capabilities{Legacy: true, Modern: true, Clock: true, Shared: true, Facade: facadeMode(h.d)}
+	return harness.Capabilities{Legacy: true, Modern: true, SDK: true, Clock: true, Shared: true, Facade: facadeMode(h.d)}
 }
 
 func (h *storeHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
-	return &namespace{b: newBackend(clock), d: h.d}, nil
+	return &namespace{b: newBackend(clock), sdk: newSDKBackend(clock), d: h.d}, nil
 }
 
 // namespace hands out instances over one backend. The stale-instance mutant gives every
@@ -267,6 +332,7 @@ func (h *storeHarness) Open(ctx context.Context, clock reference.Clock) (harness
 type namespace struct {
 	mu     sync.Mutex
 	b      *backend
+	sdk    *sdkBackend
 	d      defect
 	opened int
 }
@@ -291,6 +357,12 @@ func (n *namespace) Legacy(ctx context.Context) (legacy.Store, error) {
 
 func (n *namespace) Modern(ctx context.Context) (modern.Store, error) {
 	return modernStore{n.instance()}, nil
+}
+
+// SDK is the namespace's SDK-profile store: the mutant's defect when it is one of the
+// profile's, the honest profile store otherwise. Its instances share the backend.
+func (n *namespace) SDK(ctx context.Context) (sdk.Store, error) {
+	return sdkStore{b: n.sdk, d: n.d}, nil
 }
 
 func (n *namespace) Close(ctx context.Context) error { return nil }

@@ -1,0 +1,421 @@
+package mutants
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonvalue"
+	"github.com/storecheck/storecheck/reference/sdk"
+)
+
+// The SDK task-store profile's mutants (docs/spec.md section 6) are variants of one
+// small honest store of the profile: a mutex, a map and the tasks in creation order.
+// Each defect is one the SDKs' own in-memory stores have, or one a store author could
+// easily make.
+
+// sdkPageSize is the honest store's page size (the TypeScript and Python SDKs' own).
+const sdkPageSize = 10
+
+type sdkBackend struct {
+	mu      sync.Mutex
+	clock   reference.Clock
+	seq     uint64
+	counter int
+	nextID  string // the racy-ids mutant's next id
+	tasks   map[string]*sdkRow
+	order   []*sdkRow // creation order; rows removed since stay in place, marked gone
+}
+
+type sdkRow struct {
+	task       sdk.Task
+	created    sdk.Task // the task as created, for the stale-list mutant
+	session    string
+	seq        uint64
+	createdMs  int64
+	terminalMs int64
+	result     sdk.Result
+	gone       bool
+	wake       chan struct{}
+}
+
+func newSDKBackend(clock reference.Clock) *sdkBackend {
+	return &sdkBackend{clock: clock, tasks: map[string]*sdkRow{}}
+}
+
+// sdkStore is the profile's store over a backend, with at most one defect switched on.
+type sdkStore struct {
+	b *sdkBackend
+	d defect
+}
+
+var (
+	_ sdk.Store   = sdkStore{}
+	_ sdk.Deleter = sdkStore{}
+	_ sdk.Cleaner = sdkStore{}
+	_ sdk.Waiter  = sdkStore{}
+)
+
+func (s sdkStore) now() int64 { return reference.NowMillis(s.b.clock) }
+
+func (s sdkStore) Policy() sdk.Policy {
+	return sdk.Policy{Sessionless: sdk.SessionlessIsolated, TTLFrom: sdk.TTLFromCreation}
+}
+
+func (s sdkStore) live(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("mutant: %w", err)
+	}
+	return nil
+}
+
+// visible: a task is its session's; having no session is a session of its own.
+func (s sdkStore) visible(r *sdkRow, caller string) bool {
+	switch {
+	case s.d == sdkSessionFold:
+		return strings.EqualFold(r.session, caller)
+	case s.d == sdkSessionlessSeesAll && caller == sdk.NoSession:
+		return true
+	}
+	return r.session == caller
+}
+
+// expired: a terminal task whose ttl, counted from creation, has passed.
+func (s sdkStore) expired(r *sdkRow, now int64) bool {
+	if r.task.TTL == nil {
+		return false
+	}
+	ttl := *r.task.TTL
+	if s.d == sdkTTLZeroKept && ttl == 0 {
+		return false // if (ttl) { schedule cleanup }: 0 is false
+	}
+	if !r.task.Status.Terminal() && s.d != sdkTTLRemovesWorking {
+		return false
+	}
+	from := r.createdMs
+	if s.d == sdkTTLRestarts && r.terminalMs != 0 {
+		from = r.terminalMs
+	}
+	return now >= from+ttl
+}
+
+// lookup finds the live row of id visible to caller; b.mu is held.
+func (s sdkStore) lookup(caller, id string, now int64) (*sdkRow, error) {
+	r, ok := s.b.tasks[id]
+	if !ok || !s.visible(r, caller) {
+		return nil, reference.NotFound(id)
+	}
+	if s.expired(r, now) {
+		s.remove(r)
+		return nil, reference.NotFound(id)
+	}
+	return r, nil
+}
+
+func (s sdkStore) remove(r *sdkRow) {
+	if r.gone {
+		return
+	}
+	r.gone = true
+	delete(s.b.tasks, r.task.TaskID)
+	close(r.wake)
+}
+
+func (s sdkStore) touch(r *sdkRow, now int64) {
+	r.task.LastUpdatedAt = sdk.FormatTime(now)
+	if r.task.Status.Terminal() && r.terminalMs == 0 {
+		r.terminalMs = now
+	}
+	close(r.wake)
+	r.wake = make(chan struct{})
+}
+
+func (s sdkStore) out(t sdk.Task) sdk.Task {
+	if s.d == sdkAliases {
+		return t // the stored task itself: its ttl and poll interval are shared
+	}
+	return t.Clone()
+}
+
+func (s sdkStore) CreateTask(ctx context.Context, session string, p sdk.CreateParams) (sdk.Task, error) {
+	if err := s.live(ctx); err != nil {
+		return sdk.Task{}, err
+	}
+	now := s.now()
+	at := sdk.FormatTime(now)
+	s.b.mu.Lock()
+	id := reference.GenerateID()
+	switch s.d {
+	case sdkSequentialIDs:
+		s.b.counter++
+		id = "task-" + strconv.Itoa(s.b.counter)
+	case sdkRacyIDs:
+		// The next id is drawn ahead and handed out on a read; it is replaced only
+		// once the task is in: two creates between those moments share it.
+		if s.b.nextID == "" {
+			s.b.nextID = reference.GenerateID()
+		}
+		id = s.b.nextID
+		s.b.mu.Unlock()
+		runtime.Gosched()
+		s.b.mu.Lock()
+	}
+	defer s.b.mu.Unlock()
+	s.b.seq++
+	t := sdk.Task{TaskID: id, Status: reference.StatusWorking, CreatedAt: at, LastUpdatedAt: at}
+	if p.TTL != nil {
+		t.TTL = i64(*p.TTL)
+	}
+	if p.PollInterval != nil {
+		t.PollInterval = i64(*p.PollInterval)
+	}
+	if s.d == sdkCreateNoLastUpdated {
+		t.LastUpdatedAt = ""
+	}
+	r := &sdkRow{task: t, created: t.Clone(), session: session, seq: s.b.seq, createdMs: now, wake: make(chan struct{})}
+	s.b.tasks[id] = r
+	s.b.order = append(s.b.order, r)
+	if s.d == sdkRacyIDs {
+		s.b.nextID = reference.GenerateID()
+	}
+	return s.out(r.task), nil
+}
+
+func i64(v int64) *int64 { return &v }
+
+func (s sdkStore) GetTask(ctx context.Context, session, id string) (sdk.Task, error) {
+	if err := s.live(ctx); err != nil {
+		return sdk.Task{}, err
+	}
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	r, err := s.lookup(session, id, s.now())
+	if err != nil {
+		return sdk.Task{}, err
+	}
+	return s.out(r.task), nil
+}
+
+// finish is the terminal check and the write of StoreTaskResult and UpdateTaskStatus:
+// under the lock, or, for the toctou-finish mutant, checked under it and written under
+// it again later.
+func (s sdkStore) finish(session, id string, update bool, write func(r *sdkRow, now int64)) error {
+	now := s.now()
+	s.b.mu.Lock()
+	r, err := s.lookup(session, id, now)
+	if err == nil && r.task.Status.Terminal() && !(update && s.d == sdkTerminalOverwritable) {
+		err = reference.ErrorFor(reference.ErrTerminal, id)
+	}
+	if err != nil {
+		s.b.mu.Unlock()
+		return err
+	}
+	if s.d == sdkTOCTOUFinish {
+		s.b.mu.Unlock()
+		runtime.Gosched()
+		s.b.mu.Lock()
+	}
+	defer s.b.mu.Unlock()
+	write(r, now)
+	s.touch(r, now)
+	return nil
+}
+
+func (s sdkStore) StoreTaskResult(ctx context.Context, session, id string, status reference.Status, result sdk.Result) error {
+	if err := s.live(ctx); err != nil {
+		return err
+	}
+	if status != reference.StatusCompleted && status != reference.StatusFailed && s.d != sdkResultAnyStatus {
+		return fmt.Errorf("mutant: a result is stored with status completed or failed, not %q: %w", status, reference.ErrInvalid)
+	}
+	norm, err := jsonvalue.Normalize(result)
+	obj, ok := norm.(map[string]any)
+	if err != nil || !ok {
+		return fmt.Errorf("mutant: the result is not a JSON object: %w", reference.ErrInvalid)
+	}
+	if s.d == sdkAliases {
+		obj = result // the caller's own map
+	}
+	return s.finish(session, id, false, func(r *sdkRow, now int64) {
+		r.result = obj
+		r.task.Status = status
+	})
+}
+
+func (s sdkStore) GetTaskResult(ctx context.Context, session, id string) (sdk.Result, error) {
+	if err := s.live(ctx); err != nil {
+		return nil, err
+	}
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	r, err := s.lookup(session, id, s.now())
+	if err != nil {
+		return nil, err
+	}
+	if r.result == nil {
+		if s.d == sdkNoResultNotFound {
+			return nil, reference.NotFound(id)
+		}
+		return nil, reference.ErrorFor(reference.ErrNoResult, id)
+	}
+	if s.d == sdkAliases {
+		return r.result, nil
+	}
+	return jsonvalue.CloneObject(r.result), nil
+}
+
+func (s sdkStore) UpdateTaskStatus(ctx context.Context, session, id string, status reference.Status, message string) error {
+	if err := s.live(ctx); err != nil {
+		return err
+	}
+	switch {
+	case !status.Known() && s.d != sdkUnknownStatusStored:
+		return fmt.Errorf("mutant: unknown status %q: %w", status, reference.ErrInvalid)
+	case (status == reference.StatusCompleted || status == reference.StatusFailed) && s.d != sdkCompleteWithoutResult:
+		return fmt.Errorf("mutant: %s is set with its result by StoreTaskResult: %w", status, reference.ErrInvalid)
+	}
+	return s.finish(session, id, true, func(r *sdkRow, now int64) {
+		r.task.Status = status
+		if message != "" {
+			r.task.StatusMessage = message
+		}
+	})
+}
+
+func (s sdkStore) ListTasks(ctx context.Context, session, cursor string) (sdk.Page, error) {
+	if err := s.live(ctx); err != nil {
+		return sdk.Page{}, err
+	}
+	now := s.now()
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	rows := s.b.order
+	if s.d == sdkQuadraticPaging {
+		// Every page starts from a fresh copy of the caller's tasks.
+		var mine []*sdkRow
+		for _, r := range s.b.order {
+			if !r.gone && s.visible(r, session) && !s.expired(r, now) {
+				mine = append(mine, r)
+			}
+		}
+		rows = mine
+	}
+	start := 0
+	switch {
+	case cursor == "":
+	case s.d == sdkCursorByID:
+		// The cursor is the last task's id, looked up among the tasks still there.
+		start = -1
+		for i, r := range rows {
+			if !r.gone && r.task.TaskID == cursor {
+				start = i + 1
+				break
+			}
+		}
+		if start < 0 {
+			return sdk.Page{}, fmt.Errorf("mutant: invalid cursor %s: %w", cursor, reference.ErrInvalid)
+		}
+	default:
+		after, err := strconv.ParseUint(strings.TrimPrefix(cursor, "s"), 10, 64)
+		if err != nil || !strings.HasPrefix(cursor, "s") {
+			return sdk.Page{}, fmt.Errorf("mutant: invalid cursor %s: %w", cursor, reference.ErrInvalid)
+		}
+		start = sort.Search(len(rows), func(i int) bool { return rows[i].seq > after })
+	}
+	page := sdk.Page{Tasks: []sdk.Task{}}
+	var last *sdkRow
+	var expired []*sdkRow
+	for _, r := range rows[start:] {
+		if r.gone || !s.visible(r, session) {
+			continue
+		}
+		if s.expired(r, now) {
+			expired = append(expired, r)
+			continue
+		}
+		if len(page.Tasks) == sdkPageSize {
+			if s.d == sdkCursorByID {
+				page.NextCursor = last.task.TaskID
+			} else {
+				page.NextCursor = "s" + strconv.FormatUint(last.seq, 10)
+			}
+			break
+		}
+		t := r.task
+		if s.d == sdkListStale {
+			t = r.created
+		}
+		page.Tasks = append(page.Tasks, t.Clone())
+		last = r
+	}
+	for _, r := range expired {
+		s.remove(r)
+	}
+	return page, nil
+}
+
+func (s sdkStore) DeleteTask(ctx context.Context, session, id string) error {
+	if err := s.live(ctx); err != nil {
+		return err
+	}
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	r, err := s.lookup(session, id, s.now())
+	if err != nil {
+		if s.d == sdkDeleteMissingSucceeds {
+			return nil
+		}
+		return err
+	}
+	s.remove(r)
+	return nil
+}
+
+func (s sdkStore) Cleanup(ctx context.Context) (int, error) {
+	if err := s.live(ctx); err != nil {
+		return 0, err
+	}
+	now := s.now()
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	var doomed []*sdkRow
+	for _, r := range s.b.tasks {
+		if s.expired(r, now) || (s.d == sdkCleanupRemovesTerminal && r.task.TTL != nil && r.task.Status.Terminal()) {
+			doomed = append(doomed, r)
+		}
+	}
+	for _, r := range doomed {
+		s.remove(r)
+	}
+	return len(doomed), nil
+}
+
+func (s sdkStore) WaitForUpdate(ctx context.Context, session, id string) error {
+	if err := s.live(ctx); err != nil {
+		return err
+	}
+	s.b.mu.Lock()
+	r, err := s.lookup(session, id, s.now())
+	var wake chan struct{}
+	if err == nil {
+		wake = r.wake
+	}
+	s.b.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if s.d == sdkWaitReturnsAtOnce {
+		return nil
+	}
+	select {
+	case <-wake:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("mutant: %w", ctx.Err())
+	}
+}
