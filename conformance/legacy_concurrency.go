@@ -46,7 +46,7 @@ func legacyConcurrencySpecs(s *suite) {
 		clients, rounds := e.raceClients(), e.raceRounds()
 		m := e.meter()
 		defer m.done()
-		for r := range rounds {
+		for r := range m.rounds(rounds) {
 			if e.Ctx.Err() != nil {
 				return
 			}
@@ -110,7 +110,7 @@ func legacyConcurrencySpecs(s *suite) {
 		clients, rounds := e.raceClients(), e.raceRounds()
 		m := e.meter()
 		defer m.done()
-		for r := range rounds {
+		for r := range m.rounds(rounds) {
 			if e.Ctx.Err() != nil {
 				return
 			}
@@ -167,7 +167,7 @@ func legacyConcurrencySpecs(s *suite) {
 		clients, rounds := e.raceClients(), e.raceRounds()
 		m := e.meter()
 		defer m.done()
-		for r := range rounds {
+		for r := range m.rounds(rounds) {
 			if e.Ctx.Err() != nil {
 				return
 			}
@@ -273,7 +273,7 @@ func (e *Env) disjointUpdates() {
 	const per = 3
 	m := e.meter()
 	defer m.done()
-	for r := range rounds {
+	for r := range m.rounds(rounds) {
 		if e.Ctx.Err() != nil {
 			return
 		}

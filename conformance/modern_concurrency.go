@@ -26,7 +26,7 @@ func modernConcurrencySpecs(s *suite) {
 		clients, rounds := e.raceClients(), e.raceRounds()
 		m := e.meter()
 		defer m.done()
-		for r := range rounds {
+		for r := range m.rounds(rounds) {
 			if e.Ctx.Err() != nil {
 				return
 			}
@@ -78,7 +78,7 @@ func modernConcurrencySpecs(s *suite) {
 		const per = 4
 		m := e.meter()
 		defer m.done()
-		for r := range rounds {
+		for r := range m.rounds(rounds) {
 			if e.Ctx.Err() != nil {
 				return
 			}
@@ -152,7 +152,7 @@ func (e *Env) modernCreateRace() {
 	clients, rounds := e.raceClients(), e.raceRounds()
 	m := e.meter()
 	defer m.done()
-	for r := range rounds {
+	for r := range m.rounds(rounds) {
 		if e.Ctx.Err() != nil {
 			return
 		}

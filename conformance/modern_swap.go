@@ -263,7 +263,7 @@ func modernSwapSpecs(s *suite) {
 		m := e.meter()
 		defer m.done()
 		cur := modCreate(e, st, modTask(e, e.ID("race")))
-		for round := range rounds {
+		for round := range m.rounds(rounds) {
 			var (
 				errs  = make([]error, n)
 				gots  = make([]modern.Task, n)

@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"sort"
 	"sync"
 	"time"
@@ -49,11 +50,17 @@ const (
 	OverlapThreshold = 0.005
 	// MinInFlight is the least peak of calls at the store at once.
 	MinInFlight = 2
+	// MinOverlapping is a count of overlapping calls that counts whatever their share:
+	// a check that ran long enough to see this many of its calls meet another client's
+	// on the same task has exercised the race as often as a short one above the share.
+	MinOverlapping = 64
 )
 
-// Conclusive reports whether the check overlapped enough to count.
+// Conclusive reports whether the check overlapped enough to count: a peak of at least
+// MinInFlight, and a share of at least Threshold or MinOverlapping overlapping calls.
 func (s OverlapStats) Conclusive() bool {
-	return s.Ops > 0 && s.Share >= s.Threshold && s.PeakInFlight >= s.MinInFlight
+	return s.Ops > 0 && s.PeakInFlight >= s.MinInFlight &&
+		(s.Share >= s.Threshold || s.OverlappingOps >= MinOverlapping)
 }
 
 func (s OverlapStats) String() string {
@@ -201,12 +208,52 @@ func (m *overlapMeter) add(spans []span) {
 	}
 }
 
-// done attaches the stats to the spec and, when the check found no fault but did not
-// overlap enough to have found one, marks it inconclusive.
-func (m *overlapMeter) done() OverlapStats {
+const (
+	// extendRounds bounds how far rounds extends a check, as a multiple of its base.
+	extendRounds = 8
+	// extendFor bounds, in wall time, how long rounds extends a check past its base.
+	extendFor = 15 * time.Second
+)
+
+// rounds yields the round numbers of a check: its base rounds, then more while the check
+// has neither overlapped enough to count nor found a fault, up to extendRounds times the
+// base or extendFor. A fast store on a busy machine may serve most rounds serially; more
+// rounds give its clients more chances to meet, so that the check ends conclusive where
+// the store allows it rather than inconclusive by bad luck. A store whose calls cannot
+// overlap (one request at a time) stays inconclusive after the extension.
+func (m *overlapMeter) rounds(base int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		var deadline time.Time
+		for r := 0; ; r++ {
+			if r >= base {
+				if deadline.IsZero() {
+					deadline = time.Now().Add(extendFor)
+				}
+				if m.e.Ctx.Err() != nil || len(m.e.Faults()) > 0 || r >= base*extendRounds || time.Now().After(deadline) {
+					return
+				}
+				if m.sample(); m.stats.Conclusive() {
+					return
+				}
+			}
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+// sample folds the harness's count of requests in flight into the stats.
+func (m *overlapMeter) sample() {
 	if m.gauge != nil {
 		m.stats.PeakInFlight = max(m.stats.PeakInFlight, m.gauge.PeakInFlight())
 	}
+}
+
+// done attaches the stats to the spec and, when the check found no fault but did not
+// overlap enough to have found one, marks it inconclusive.
+func (m *overlapMeter) done() OverlapStats {
+	m.sample()
 	m.e.Overlap(m.stats)
 	if !m.stats.Conclusive() && len(m.e.Faults()) == 0 {
 		m.e.Inconclusive("the concurrent clients did not overlap enough for this check to show a race: " + m.stats.String())

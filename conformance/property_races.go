@@ -178,7 +178,7 @@ func (e *Env) modernRaces() {
 		}
 		return instance{kind, id, calls, m.Clone(), m}
 	}
-	for round := range rounds {
+	for round := range meter.rounds(rounds) {
 		if e.Ctx.Err() != nil {
 			return
 		}
@@ -419,7 +419,7 @@ func (e *Env) legacyRaces() {
 		}
 		return instance{kind, id, calls, m.Clone(), m}
 	}
-	for round := range rounds {
+	for round := range meter.rounds(rounds) {
 		if e.Ctx.Err() != nil {
 			return
 		}

@@ -41,7 +41,7 @@ const (
 	PartlyVerified Outcome = "partly verified"
 	// Inconclusive: a check ran without a fault but could not tell (too little
 	// overlap between concurrent operations, a linearizability checker that answered
-	// Unknown). Never fails the run, never counts as passed.
+	// Unknown). Never counts as passed; fails the run under Strict only.
 	Inconclusive Outcome = "inconclusive"
 	// NotExercised: storecheck's own code decided the rule's specs before the store saw
 	// anything (under --exec the wire client copies values and refuses calls whose
@@ -54,7 +54,7 @@ func (o Outcome) failsRun(strict bool) bool {
 	switch o {
 	case Failed, Aborted, SetupRefused:
 		return true
-	case PartlyVerified:
+	case PartlyVerified, Inconclusive:
 		return strict
 	}
 	return false

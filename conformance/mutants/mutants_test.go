@@ -289,8 +289,10 @@ func TestEmptyIDIsS_ID_2(t *testing.T) {
 		got, out, _ := outcomes(t, bin, "--adapter", "mutant:accepts-empty-id", "--seed", seed, "--rules", "S-ID-2,B-REPRO-1,S-CONC-1")
 		for _, era := range []string{"legacy", "modern"} {
 			for rule, want := range map[string]string{"S-ID-2": "FAILED", "B-REPRO-1": "passed", "S-CONC-1": "passed"} {
-				if got[rule+" "+era] != want {
-					t.Errorf("seed %s: %s %s is %q, want %q\n%s", seed, rule, era, got[rule+" "+era], want, out)
+				// S-CONC-1's concurrent specs may be inconclusive on a busy machine (too
+				// little overlap): what matters here is that it is not failed.
+				if g := got[rule+" "+era]; g != want && (rule != "S-CONC-1" || g != "inconclusive") {
+					t.Errorf("seed %s: %s %s is %q, want %q\n%s", seed, rule, era, g, want, out)
 				}
 			}
 		}
