@@ -64,8 +64,8 @@ func (s OverlapStats) Conclusive() bool {
 }
 
 func (s OverlapStats) String() string {
-	return fmt.Sprintf("%d of %d calls (%.1f%%) overlapped another client's call on the same task (threshold %.1f%%); peak %d calls in flight at the store (at least %d needed); %d histories",
-		s.OverlappingOps, s.Ops, 100*s.Share, 100*s.Threshold, s.PeakInFlight, s.MinInFlight, s.Histories)
+	return fmt.Sprintf("%d of %d calls (%.1f%%) overlapped another client's call on the same task (at least %.1f%% or %d calls needed); peak %d calls in flight at the store (at least %d needed); %d histories",
+		s.OverlappingOps, s.Ops, 100*s.Share, 100*s.Threshold, MinOverlapping, s.PeakInFlight, s.MinInFlight, s.Histories)
 }
 
 // span is one call as the battery saw it: who made it, on which task, and when it was

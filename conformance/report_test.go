@@ -181,6 +181,9 @@ func TestReportOutcomes(t *testing.T) {
 	if r.OK() {
 		t.Errorf("OK() = true for a run with failed MUST rules")
 	}
+	if a := r.Alarms(); len(a) != 3 {
+		t.Errorf("Alarms() = %v, want the 3 failed rules", a)
+	}
 }
 
 func TestReportOKWithOnlyWarningsAndSkips(t *testing.T) {
@@ -420,6 +423,9 @@ func TestReportNewOutcomes(t *testing.T) {
 	if r.OK() {
 		t.Error("OK() = true with aborted and setup-refused rules")
 	}
+	if len(r.Alarms()) == 0 {
+		t.Error("Alarms() is empty with aborted and setup-refused rules")
+	}
 	var buf bytes.Buffer
 	if err := r.Summary(&buf); err != nil {
 		t.Fatal(err)
@@ -449,6 +455,9 @@ func TestReportNewOutcomes(t *testing.T) {
 		r.Strict = true
 		if r.OK() {
 			t.Errorf("%s (partly verified, inconclusive): OK() = true under Strict", sel)
+		}
+		if a := r.Alarms(); len(a) != 0 {
+			t.Errorf("%s (partly verified, inconclusive): Alarms() = %v, want none", sel, a)
 		}
 	}
 
