@@ -32,7 +32,7 @@ func TestOverlapCounting(t *testing.T) {
 	if got := overlapping([]span{{0, "a", 0, 10}, {0, "a", 5, 15}}); got != 0 {
 		t.Errorf("one client's own calls count as overlapping: %d", got)
 	}
-	s := OverlapStats{Ops: 100, OverlappingOps: 1, Share: 0.01, PeakInFlight: 2, Threshold: 0.005, MinInFlight: 2}
+	s := OverlapStats{Ops: 100, OverlappingOps: 64, Share: 0.64, PeakInFlight: 2, MinOverlapping: 64, MinInFlight: 2}
 	if !s.Conclusive() {
 		t.Errorf("%v should be conclusive", s)
 	}
@@ -251,8 +251,8 @@ func TestRoundsExtendUntilConclusive(t *testing.T) {
 		meetFrom int // the first round whose clients overlap; -1 for never
 		want     int // rounds run
 	}{
-		{"conclusive from the start", 0, 4},
-		{"conclusive after the base", 10, 11},
+		{"conclusive from the start", 0, 4},   // 160 overlapping calls in the base rounds
+		{"conclusive after the base", 10, 12}, // rounds 10 and 11 bring 80 overlapping calls
 		{"never conclusive", -1, 4 * extendRounds},
 	} {
 		e := newPropEnv(t, memharness.Harness(), "S-CONC-1", Options{Seed: 1})
@@ -273,8 +273,8 @@ func TestRoundsExtendUntilConclusive(t *testing.T) {
 	}
 }
 
-// TestConclusiveByCount: a share below the threshold counts once MinOverlapping calls
-// overlapped; a peak of one never counts.
+// TestConclusiveByCount: a check counts from MinOverlapping overlapping calls, whatever
+// their share, with a peak of at least MinInFlight.
 func TestConclusiveByCount(t *testing.T) {
 	for _, tc := range []struct {
 		s    OverlapStats
@@ -282,11 +282,11 @@ func TestConclusiveByCount(t *testing.T) {
 	}{
 		{OverlapStats{Ops: 100000, OverlappingOps: MinOverlapping, PeakInFlight: 2}, true},
 		{OverlapStats{Ops: 100000, OverlappingOps: MinOverlapping - 1, PeakInFlight: 2}, false},
-		{OverlapStats{Ops: 100, OverlappingOps: 1, PeakInFlight: 2}, true},
+		{OverlapStats{Ops: 100, OverlappingOps: MinOverlapping - 1, PeakInFlight: 8}, false},
 		{OverlapStats{Ops: 100, OverlappingOps: 100, PeakInFlight: 1}, false},
 		{OverlapStats{}, false},
 	} {
-		tc.s.Threshold, tc.s.MinInFlight = OverlapThreshold, MinInFlight
+		tc.s.MinOverlapping, tc.s.MinInFlight = MinOverlapping, MinInFlight
 		if tc.s.Ops > 0 {
 			tc.s.Share = float64(tc.s.OverlappingOps) / float64(tc.s.Ops)
 		}
