@@ -1,0 +1,241 @@
+// storecheck wire shim (docs/wire.md, protocol 3, the SDK task-store profile) around the
+// TypeScript MCP SDK's real InMemoryTaskStore.
+//
+//   storecheck run --exec "node examples/typescript-sdk/shim.mjs"
+//
+// The shim only maps: each sdk.* op is one call of the store's TaskStore method, with the
+// store's answer translated to the wire's shape. It never checks, repairs or retries
+// anything the store does. What it has to decide on its own is written down here:
+//   - The store throws plain Errors: the shim classifies them by message into wire error
+//     codes (errorCode below); a message it does not know is `internal`, with the text.
+//   - getTask's null is `not_found`.
+//   - Timestamps: the store's ISO 8601 strings become milliseconds (Date.parse; the store
+//     writes millisecond precision, so nothing is lost).
+//   - Declared policy (hello): the store's own documentation says "Calls that pass no
+//     sessionId are not restricted", so the shim declares sessionless access
+//     "unrestricted"; ttl counts from creation (MCP 2025-11-25, and the TaskStore
+//     interface's "cleanup ... after TTL expires, regardless of task status").
+//   - sdk.mutate: the shim holds the objects the store returned or was given, as a caller
+//     in the same process would, and mutates them when asked (aliasing is invisible
+//     through JSON otherwise).
+// Numbers stay exact (docs/wire.md, pitfalls): on Node 20 the shim restarts itself with
+// --harmony-json-parse-with-source when JSON.rawJSON is missing.
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+
+if (typeof JSON.rawJSON !== "function") {
+  const flag = "--harmony-json-parse-with-source";
+  if (process.execArgv.includes(flag)) {
+    console.error("shim: JSON.rawJSON is missing even with " + flag + "; node 20 or later is needed");
+    process.exit(1);
+  }
+  const r = spawnSync(process.execPath, [...process.execArgv, flag, ...process.argv.slice(1)], { stdio: "inherit" });
+  process.exit(r.status ?? 1);
+}
+
+const { InMemoryTaskStore } = await import("@modelcontextprotocol/sdk/experimental/tasks");
+const sdkVersion = JSON.parse(
+  readFileSync(new URL("./node_modules/@modelcontextprotocol/sdk/package.json", import.meta.url)),
+).version;
+
+const PROTOCOL = 3;
+
+const parseExact = (line) =>
+  JSON.parse(line, (key, value, ctx) =>
+    typeof value === "number" && String(value) !== ctx.source ? JSON.rawJSON(ctx.source) : value,
+  );
+
+class WireError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+// errorCode classifies an Error the store threw (it has no codes: only messages).
+function errorCode(e) {
+  if (e instanceof WireError) return e.code;
+  const m = String(e?.message ?? e);
+  if (/not found/i.test(m)) return "not_found";
+  if (/has no result stored/i.test(m)) return "not_found";
+  if (/terminal status/i.test(m)) return "terminal";
+  if (/invalid cursor/i.test(m)) return "invalid";
+  return "internal";
+}
+
+let store = new InMemoryTaskStore();
+// Objects a caller in the store's process would hold (sdk.mutate), per task id.
+let held = new Map();
+
+function hold(taskId, what, obj) {
+  let h = held.get(taskId);
+  if (!h) held.set(taskId, (h = {}));
+  h[what] = obj;
+}
+
+function millis(iso, field, taskId) {
+  const ms = Date.parse(iso);
+  if (typeof iso !== "string" || Number.isNaN(ms)) {
+    throw new WireError("internal", `the store returned ${field} ${JSON.stringify(iso)} for task ${taskId}, not an ISO 8601 time`);
+  }
+  return ms;
+}
+
+// wireTask is the wire's task object of one the store returned.
+function wireTask(t) {
+  return {
+    task_id: t.taskId,
+    status: t.status,
+    status_message: t.statusMessage ?? null,
+    created_at_ms: millis(t.createdAt, "createdAt", t.taskId),
+    last_updated_at_ms: millis(t.lastUpdatedAt, "lastUpdatedAt", t.taskId),
+    ttl_ms: t.ttl ?? null,
+    poll_interval_ms: t.pollInterval ?? null,
+  };
+}
+
+function str(args, key) {
+  const v = args[key];
+  if (typeof v !== "string") throw new WireError("invalid", `${key} must be a string`);
+  return v;
+}
+
+function optStr(args, key) {
+  const v = args[key];
+  if (v === null || v === undefined) return undefined;
+  if (typeof v !== "string") throw new WireError("invalid", `${key} must be a string or null`);
+  return v;
+}
+
+function optInt(args, key) {
+  const v = args[key];
+  if (v === null || v === undefined) return null;
+  if (typeof v !== "number" || !Number.isSafeInteger(v)) throw new WireError("invalid", `${key} must be an integer or null`);
+  return v;
+}
+
+let requestCounter = 0;
+
+const ops = {
+  hello(args) {
+    const offered = args.protocol;
+    if (!Number.isInteger(offered) || offered < PROTOCOL) {
+      throw new WireError("unsupported", `this shim serves the SDK profile only, which needs protocol ${PROTOCOL}; offered ${offered}`);
+    }
+    return {
+      protocol: PROTOCOL,
+      name: `typescript-sdk InMemoryTaskStore ${sdkVersion}`,
+      eras: [],
+      profiles: ["sdk"],
+      sdk: { sessionless: "unrestricted", ttl_from: "creation", delete: false, cleanup: false, wait: false, mutate: true },
+      clock: false,
+    };
+  },
+  reset() {
+    store.cleanup(); // the store's own: clears its ttl timers and its tasks
+    store = new InMemoryTaskStore();
+    held = new Map();
+    return null;
+  },
+  clock() {
+    throw new WireError("unsupported", "InMemoryTaskStore reads the system clock and node's timers");
+  },
+  async "sdk.create"(args) {
+    const params = { ttl: optInt(args, "ttl_ms") };
+    const poll = optInt(args, "poll_interval_ms");
+    if (poll !== null) params.pollInterval = poll;
+    const request = args.request ?? { method: "tools/call", params: { name: "storecheck" } };
+    const t = await store.createTask(params, ++requestCounter, request, optStr(args, "session"));
+    hold(t.taskId, "created_task", t);
+    return wireTask(t);
+  },
+  async "sdk.get"(args) {
+    const id = str(args, "task_id");
+    const t = await store.getTask(id, optStr(args, "session"));
+    if (t === null || t === undefined) throw new WireError("not_found", `Task with ID ${id} not found`);
+    return wireTask(t);
+  },
+  async "sdk.store_result"(args) {
+    const id = str(args, "task_id");
+    const result = args.result;
+    await store.storeTaskResult(id, str(args, "status"), result, optStr(args, "session"));
+    hold(id, "stored_result", result);
+    return null;
+  },
+  async "sdk.get_result"(args) {
+    const id = str(args, "task_id");
+    const r = await store.getTaskResult(id, optStr(args, "session"));
+    hold(id, "returned_result", r);
+    return r;
+  },
+  async "sdk.update_status"(args) {
+    const id = str(args, "task_id");
+    await store.updateTaskStatus(id, str(args, "status"), optStr(args, "status_message"), optStr(args, "session"));
+    return null;
+  },
+  async "sdk.list"(args) {
+    const page = await store.listTasks(optStr(args, "cursor"), optStr(args, "session"));
+    return { tasks: page.tasks.map(wireTask), next_cursor: page.nextCursor ?? null };
+  },
+  "sdk.mutate"(args) {
+    const id = str(args, "task_id");
+    const what = str(args, "what");
+    if (!["created_task", "stored_result", "returned_result"].includes(what)) {
+      throw new WireError("invalid", `what must be created_task, stored_result or returned_result, got ${JSON.stringify(what)}`);
+    }
+    const obj = held.get(id)?.[what];
+    if (obj === undefined || obj === null || typeof obj !== "object") {
+      throw new WireError("not_found", `the shim holds no ${what} of task ${id}`);
+    }
+    if (what === "created_task") {
+      obj.status = "failed";
+      obj.statusMessage = "mutated by the caller";
+    } else {
+      obj.storecheck_mutated = true;
+    }
+    return null;
+  },
+};
+
+function answer(id, ok, err) {
+  const line = err
+    ? JSON.stringify({ id, error: { code: errorCode(err), message: String(err?.message ?? err) } })
+    : JSON.stringify({ id, ok: ok === undefined ? null : ok });
+  process.stdout.write(line + "\n");
+}
+
+async function handle(line) {
+  let req;
+  try {
+    req = parseExact(line);
+  } catch (e) {
+    console.error("shim: cannot answer a line that is not JSON:", line.slice(0, 200));
+    return;
+  }
+  if (req === null || typeof req !== "object" || !Number.isSafeInteger(req.id)) {
+    console.error("shim: cannot answer a request without an integer id:", line.slice(0, 200));
+    return;
+  }
+  const f = ops[req.op];
+  if (!f) {
+    answer(req.id, null, new WireError("unsupported", `unknown op ${JSON.stringify(req.op)}`));
+    return;
+  }
+  const args = req.args && typeof req.args === "object" ? req.args : {};
+  try {
+    answer(req.id, await f(args), null);
+  } catch (e) {
+    answer(req.id, null, e);
+  }
+}
+
+// One request at a time, in the order read: each answer is written before the next request
+// starts, so an sdk.mutate never lands before the answer it follows is written. Nothing
+// is lost by it: no InMemoryTaskStore method awaits inside, so every call is atomic in
+// the store's own process too (docs/wire.md allows a serial child).
+const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const line of rl) {
+  if (line.length > 0) await handle(line);
+}
+store.cleanup(); // its ttl timers would keep node alive after stdin ends
