@@ -9,8 +9,8 @@
 //   - The store throws plain Errors: the shim classifies them by message into wire error
 //     codes (errorCode below); a message it does not know is `internal`, with the text.
 //   - getTask's null is `not_found`.
-//   - Timestamps: the store's ISO 8601 strings become milliseconds (Date.parse; the store
-//     writes millisecond precision, so nothing is lost).
+//   - Tasks and pages go out as the store returned them (the wire's SDK task is the MCP
+//     Task object): no field is renamed, converted or dropped.
 //   - Declared policy (hello): the store's own documentation says "Calls that pass no
 //     sessionId are not restricted", so the shim declares sessionless access
 //     "unrestricted"; ttl counts from creation (MCP 2025-11-25, and the TaskStore
@@ -58,7 +58,7 @@ function errorCode(e) {
   if (e instanceof WireError) return e.code;
   const m = String(e?.message ?? e);
   if (/not found/i.test(m)) return "not_found";
-  if (/has no result stored/i.test(m)) return "not_found";
+  if (/has no result stored/i.test(m)) return "no_result";
   if (/terminal status/i.test(m)) return "terminal";
   if (/invalid cursor/i.test(m)) return "invalid";
   return "internal";
@@ -74,27 +74,6 @@ function hold(taskId, what, obj) {
   h[what] = obj;
 }
 
-function millis(iso, field, taskId) {
-  const ms = Date.parse(iso);
-  if (typeof iso !== "string" || Number.isNaN(ms)) {
-    throw new WireError("internal", `the store returned ${field} ${JSON.stringify(iso)} for task ${taskId}, not an ISO 8601 time`);
-  }
-  return ms;
-}
-
-// wireTask is the wire's task object of one the store returned.
-function wireTask(t) {
-  return {
-    task_id: t.taskId,
-    status: t.status,
-    status_message: t.statusMessage ?? null,
-    created_at_ms: millis(t.createdAt, "createdAt", t.taskId),
-    last_updated_at_ms: millis(t.lastUpdatedAt, "lastUpdatedAt", t.taskId),
-    ttl_ms: t.ttl ?? null,
-    poll_interval_ms: t.pollInterval ?? null,
-  };
-}
-
 function str(args, key) {
   const v = args[key];
   if (typeof v !== "string") throw new WireError("invalid", `${key} must be a string`);
@@ -105,13 +84,6 @@ function optStr(args, key) {
   const v = args[key];
   if (v === null || v === undefined) return undefined;
   if (typeof v !== "string") throw new WireError("invalid", `${key} must be a string or null`);
-  return v;
-}
-
-function optInt(args, key) {
-  const v = args[key];
-  if (v === null || v === undefined) return null;
-  if (typeof v !== "number" || !Number.isSafeInteger(v)) throw new WireError("invalid", `${key} must be an integer or null`);
   return v;
 }
 
@@ -142,19 +114,23 @@ const ops = {
     throw new WireError("unsupported", "InMemoryTaskStore reads the system clock and node's timers");
   },
   async "sdk.create"(args) {
-    const params = { ttl: optInt(args, "ttl_ms") };
-    const poll = optInt(args, "poll_interval_ms");
-    if (poll !== null) params.pollInterval = poll;
-    const request = args.request ?? { method: "tools/call", params: { name: "storecheck" } };
-    const t = await store.createTask(params, ++requestCounter, request, optStr(args, "session"));
-    hold(t.taskId, "created_task", t);
-    return wireTask(t);
+    const p = args.params ?? {};
+    if (typeof p !== "object") throw new WireError("invalid", "params must be an object");
+    // CreateTaskOptions: the keys the battery sent, as sent (an absent ttl stays absent).
+    const options = {};
+    if ("ttl" in p) options.ttl = p.ttl;
+    if ("pollInterval" in p) options.pollInterval = p.pollInterval;
+    const requestId = p.requestId ?? ++requestCounter;
+    const request = p.request ?? { method: "tools/call", params: { name: "storecheck" } };
+    const t = await store.createTask(options, requestId, request, optStr(args, "session"));
+    hold(t?.taskId, "created_task", t);
+    return t;
   },
   async "sdk.get"(args) {
     const id = str(args, "task_id");
     const t = await store.getTask(id, optStr(args, "session"));
     if (t === null || t === undefined) throw new WireError("not_found", `Task with ID ${id} not found`);
-    return wireTask(t);
+    return t;
   },
   async "sdk.store_result"(args) {
     const id = str(args, "task_id");
@@ -175,8 +151,7 @@ const ops = {
     return null;
   },
   async "sdk.list"(args) {
-    const page = await store.listTasks(optStr(args, "cursor"), optStr(args, "session"));
-    return { tasks: page.tasks.map(wireTask), next_cursor: page.nextCursor ?? null };
+    return await store.listTasks(optStr(args, "cursor"), optStr(args, "session"));
   },
   "sdk.mutate"(args) {
     const id = str(args, "task_id");
