@@ -13,7 +13,7 @@ import (
 // SDKSupport is what a child's SDK-profile store declares in hello (protocol 3, key
 // "sdk"): its policy and which optional operations it has.
 type SDKSupport struct {
-	Policy                       sdk.Policy
+	Policy                        sdk.Policy
 	Delete, Cleanup, Wait, Mutate bool
 }
 
