@@ -124,4 +124,3 @@ func (s *childSubject) Stop() {
 		_ = s.wc.Close()
 	}
 }
-
