@@ -18,33 +18,26 @@
 //   - sdk.mutate: the shim holds the objects the store returned or was given, as a caller
 //     in the same process would, and mutates them when asked (aliasing is invisible
 //     through JSON otherwise).
-// Numbers stay exact (docs/wire.md, pitfalls): on Node 20 the shim restarts itself with
-// --harmony-json-parse-with-source when JSON.rawJSON is missing.
-import { spawnSync } from "node:child_process";
+// Numbers stay exact (docs/wire.md, pitfalls) through lossless-json: a number that is not a
+// safe integer is kept as its source text and written back verbatim. (Node 20's
+// JSON.rawJSON under --harmony-json-parse-with-source corrupts values on a line that
+// holds characters beyond Latin-1, so the shim does not use it.)
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-
-if (typeof JSON.rawJSON !== "function") {
-  const flag = "--harmony-json-parse-with-source";
-  if (process.execArgv.includes(flag)) {
-    console.error("shim: JSON.rawJSON is missing even with " + flag + "; node 20 or later is needed");
-    process.exit(1);
-  }
-  const r = spawnSync(process.execPath, [...process.execArgv, flag, ...process.argv.slice(1)], { stdio: "inherit" });
-  process.exit(r.status ?? 1);
-}
-
-const { InMemoryTaskStore } = await import("@modelcontextprotocol/sdk/experimental/tasks");
+import { LosslessNumber, parse as parseLossless, stringify as stringifyLossless } from "lossless-json";
+import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
 const sdkVersion = JSON.parse(
   readFileSync(new URL("./node_modules/@modelcontextprotocol/sdk/package.json", import.meta.url)),
 ).version;
 
 const PROTOCOL = 3;
 
+// Safe integers (ids, ttl, pollInterval) become numbers; every other number stays exact.
 const parseExact = (line) =>
-  JSON.parse(line, (key, value, ctx) =>
-    typeof value === "number" && String(value) !== ctx.source ? JSON.rawJSON(ctx.source) : value,
-  );
+  parseLossless(line, null, (text) => {
+    const n = Number(text);
+    return Number.isSafeInteger(n) && String(n) === text ? n : new LosslessNumber(text);
+  });
 
 class WireError extends Error {
   constructor(code, message) {
@@ -176,7 +169,7 @@ const ops = {
 function answer(id, ok, err) {
   const line = err
     ? JSON.stringify({ id, error: { code: errorCode(err), message: String(err?.message ?? err) } })
-    : JSON.stringify({ id, ok: ok === undefined ? null : ok });
+    : stringifyLossless({ id, ok: ok === undefined ? null : ok });
   process.stdout.write(line + "\n");
 }
 
