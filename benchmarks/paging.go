@@ -87,6 +87,13 @@ func Paging(ctx context.Context, subjects []PagingSubject, opts PagingOptions) (
 		opts.Seeders = 8
 	}
 	var res PagingResult
+	for i, subj := range subjects {
+		for _, o := range subjects[:i] {
+			if o.Name == subj.Name {
+				return res, fmt.Errorf("paging: two stores are named %q", subj.Name)
+			}
+		}
+	}
 	for _, subj := range subjects {
 		res.Subjects = append(res.Subjects, subj.Name)
 		points, note, err := pagingSubject(ctx, subj, sizes, opts)

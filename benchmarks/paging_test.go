@@ -58,6 +58,10 @@ func TestPaging(t *testing.T) {
 		t.Errorf("svg (%v):\n%s", err, svg.String())
 	}
 
+	if _, err := Paging(ctx, []PagingSubject{subject("x", memstore.NewSDK()), subject("x", memstore.NewSDK())}, PagingOptions{Sizes: []int{10}}); err == nil {
+		t.Error("two stores of one name: no error")
+	}
+
 	// A listing that repeats a task is no measurement: the run fails, naming the page.
 	_, err = Paging(ctx, []PagingSubject{subject("rep", repeatingSDK{memstore.NewSDK(memstore.WithPageSize(10))})}, PagingOptions{Sizes: []int{30}})
 	if err == nil || !strings.Contains(err.Error(), "page 2") {

@@ -57,6 +57,11 @@ func (c *app) benchPaging(fs *flag.FlagSet, count, maxN int, budget time.Duratio
 		if err := ch.Start(c.ctx); err != nil {
 			return fail(err)
 		}
+		for _, o := range subjects {
+			if o.Name == ch.Name {
+				ch.Name += " --exec"
+			}
+		}
 		subjects = append(subjects, ch.PagingSubject)
 	}
 	loadAtStart := loadAverage()
