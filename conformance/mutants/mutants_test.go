@@ -77,7 +77,9 @@ func TestCatalogueDeclaresEveryStoreRule(t *testing.T) {
 func mustStoreRules() []string {
 	var ids []string
 	for _, r := range conformance.Rules() {
-		if r.Level == conformance.Must && r.Subject() == conformance.SubjectStore && r.Era != "faults" {
+		// The SDK profile's mutants (era "sdk") land with its battery specs (issue 16,
+		// second slice); until then its rules are not demanded here.
+		if r.Level == conformance.Must && r.Subject() == conformance.SubjectStore && r.Era != "faults" && r.Era != "sdk" {
 			ids = append(ids, r.ID)
 		}
 	}
