@@ -86,7 +86,7 @@ func sdkIDSpecs(s *suite) {
 		m := e.meter()
 		defer m.done()
 		owner := map[string]string{}
-		for r := range rounds {
+		for r := range m.rounds(rounds) {
 			if e.Ctx.Err() != nil {
 				return
 			}

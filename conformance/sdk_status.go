@@ -102,7 +102,7 @@ func sdkStatusSpecs(s *suite) {
 		rounds := max(e.raceRounds()/4, 8)
 		m := e.meter()
 		defer m.done()
-		for r := range rounds {
+		for r := range m.rounds(rounds) {
 			if e.Ctx.Err() != nil {
 				return
 			}

@@ -237,18 +237,9 @@ var inProcessOnly = map[defect]string{
 	staleInstance:  "one child process is one store instance",
 }
 
-// sdkNotServed is why the SDK-profile mutants are judged in process only for now:
-// `storecheck serve` does not serve a mutant's SDK-profile store over the wire yet.
-const sdkNotServed = "storecheck serve does not serve mutants' SDK-profile stores (Mutant.SDKStore) over the wire yet"
-
 // InProcessOnly, when not empty, says why the defect cannot show through a process
 // boundary (the wire protocol): such a mutant is not judged over the wire.
-func (m Mutant) InProcessOnly() string {
-	if m.d >= sdkSequentialIDs && m.d <= sdkWaitReturnsAtOnce {
-		return sdkNotServed
-	}
-	return inProcessOnly[m.d]
-}
+func (m Mutant) InProcessOnly() string { return inProcessOnly[m.d] }
 
 // Catalogue returns every mutant, sorted by name.
 func Catalogue() []Mutant {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,7 +19,9 @@ import (
 )
 
 // TestSDKMutantsFailExactlyTheirRules runs the SDK profile's battery (--era sdk
-// --strict) against the honest store and every SDK-profile mutant: the honest store
+// --strict) against the honest store and every SDK-profile mutant in process, and the
+// honest store and sdk-aliases over the wire protocol too (storecheck serve; aliasing
+// through sdk.mutate): the honest store
 // passes every rule, and each mutant fails exactly the rules it declares, no other
 // (a rule it cannot be judged on may read inconclusive or skipped, never failed).
 func TestSDKMutantsFailExactlyTheirRules(t *testing.T) {
@@ -41,41 +44,57 @@ func TestSDKMutantsFailExactlyTheirRules(t *testing.T) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
 	for _, m := range ms {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			report := filepath.Join(dir, m.Name+".json")
-			out, err := runCLI(bin, "run", "--adapter", "mutant:"+m.Name, "--era", "sdk", "--strict", "--json", report)
-			data, rerr := os.ReadFile(report)
-			if rerr != nil {
-				t.Errorf("%s: no report (%v): %s", m.Name, err, out)
-				return
-			}
-			var r struct {
-				Rules []struct{ ID, Outcome string }
-			}
-			if err := json.Unmarshal(data, &r); err != nil {
-				t.Errorf("%s: %v", m.Name, err)
-				return
-			}
-			var failed []string
-			for _, rule := range r.Rules {
-				if rule.Outcome == "failed" {
-					failed = append(failed, rule.ID)
-				}
-			}
-			sort.Strings(failed)
-			want := slices.Clone(m.Breaks)
-			sort.Strings(want)
-			if !slices.Equal(failed, want) {
-				t.Errorf("%s (%s): failed %v, want exactly %v\n%s", m.Name, m.Defect, failed, want, lastLinesOf(out, 30))
-			}
-			if m.Name == mutants.HonestName && (err != nil || len(r.Rules) < 20) {
-				t.Errorf("honest store: exit %v with %d rules judged, want a pass of every SDK-profile rule", err, len(r.Rules))
-			}
-		})
+		wg.Go(func() { checkSDKMutant(t, bin, dir, m, false, sem) })
+		// Over the wire only where the check takes another path there (aliasing through
+		// sdk.mutate) and for the honest store; TestCatalogueIsKilledOverTheWire runs
+		// every mutant over the wire.
+		if m.Name == mutants.HonestName || m.Name == "sdk-aliases" {
+			wg.Go(func() { checkSDKMutant(t, bin, dir, m, true, sem) })
+		}
 	}
 	wg.Wait()
+}
+
+func checkSDKMutant(t *testing.T, bin, dir string, m mutants.Mutant, wire bool, sem chan struct{}) {
+	sem <- struct{}{}
+	defer func() { <-sem }()
+	how := "in process"
+	report := filepath.Join(dir, m.Name+".json")
+	args := []string{"run", "--adapter", "mutant:" + m.Name, "--era", "sdk", "--strict", "--json", report}
+	if wire {
+		how = "over the wire"
+		report = filepath.Join(dir, m.Name+"-wire.json")
+		args = []string{"run", "--adapter", "exec", "--exec", strconv.Quote(bin) + " serve --facade --adapter mutant:" + m.Name,
+			"--era", "sdk", "--strict", "--json", report}
+	}
+	out, err := runCLI(bin, args...)
+	data, rerr := os.ReadFile(report)
+	if rerr != nil {
+		t.Errorf("%s %s: no report (%v): %s", m.Name, how, err, out)
+		return
+	}
+	var r struct {
+		Rules []struct{ ID, Outcome string }
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Errorf("%s: %v", m.Name, err)
+		return
+	}
+	var failed []string
+	for _, rule := range r.Rules {
+		if rule.Outcome == "failed" {
+			failed = append(failed, rule.ID)
+		}
+	}
+	sort.Strings(failed)
+	want := slices.Clone(m.Breaks)
+	sort.Strings(want)
+	if !slices.Equal(failed, want) {
+		t.Errorf("%s %s (%s): failed %v, want exactly %v\n%s", m.Name, how, m.Defect, failed, want, lastLinesOf(out, 30))
+	}
+	if m.Name == mutants.HonestName && (err != nil || len(r.Rules) < 20) {
+		t.Errorf("honest store %s: exit %v with %d rules judged, want a pass of every SDK-profile rule", how, err, len(r.Rules))
+	}
 }
 
 // TestSDKStoreOfMutant: Mutant.SDKStore (what a server of the mutants over the wire
