@@ -32,6 +32,11 @@ type backend struct {
 	// updated records when a legacy task's status last changed, for the mutant that
 	// measures cleanup age from completion.
 	updated map[string]int64
+
+	// held, while not nil, holds back every call until it is closed: the hold of
+	// harness.Blocker, a lock taken by someone else.
+	holdMu sync.Mutex
+	held   chan struct{}
 }
 
 func newBackend(clock reference.Clock) *backend {
@@ -49,8 +54,11 @@ func (s *store) now() int64 { return reference.NowMillis(s.b.clock) }
 // ops counts the operations of this process's dies-mid-run stores.
 var ops atomic.Int64
 
+// ctxErr starts every call: it answers a context that has ended, then waits while the
+// backend is held (harness.Blocker), giving up when the context ends.
 func (s *store) ctxErr(ctx context.Context) error {
 	if s.d == ignoresContext {
+		s.waitHeld(nil)
 		return nil
 	}
 	if s.d == diesMidRunDefect && ops.Add(1) == diesAfter {
@@ -60,7 +68,47 @@ func (s *store) ctxErr(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("mutant store: %w", err)
 	}
-	return nil
+	if s.d == waitIgnoresContext {
+		s.waitHeld(nil)
+		return nil
+	}
+	return s.waitHeld(ctx)
+}
+
+// waitHeld waits while the backend is held, or until ctx ends; a nil ctx never ends.
+func (s *store) waitHeld(ctx context.Context) error {
+	s.b.holdMu.Lock()
+	held := s.b.held
+	s.b.holdMu.Unlock()
+	if held == nil {
+		return nil
+	}
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
+	select {
+	case <-held:
+		return nil
+	case <-done:
+		return fmt.Errorf("mutant store: waiting on a lock: %w", ctx.Err())
+	}
+}
+
+// hold holds back every later call of the backend until release.
+func (b *backend) hold() (release func()) {
+	ch := make(chan struct{})
+	b.holdMu.Lock()
+	b.held = ch
+	b.holdMu.Unlock()
+	return func() {
+		b.holdMu.Lock()
+		if b.held == ch {
+			b.held = nil
+		}
+		b.holdMu.Unlock()
+		close(ch)
+	}
 }
 
 func (s *store) checkID(id string) error {
