@@ -27,12 +27,12 @@ func init() {
 
 // heldWait is how long a held call runs before its context ends: time to reach the
 // backend and wait on the hold.
-const heldWait = 250 * time.Millisecond
+const heldWait = 100 * time.Millisecond
 
 // heldSettle is how long after a held write was let through the battery reads the task
 // again: a statement the server had already received may still commit after the caller
 // gave up (docs/spec.md, readings: nothing or everything).
-const heldSettle = 300 * time.Millisecond
+const heldSettle = 100 * time.Millisecond
 
 // noBlocker is why the held-call specs are not exercised on a harness without Blocker.
 const noBlocker = "the harness cannot hold its backend busy (it implements no harness.Blocker), so no call was cancelled while it waited in the store"

@@ -35,6 +35,8 @@ const (
 	cleanupFromCompletion
 	cleanupRemovesLive
 	deepMerge
+	updateKeepsStamps
+	cleanupCreateTime
 	updateCreates
 	createMerges
 	createKeepsMetaKeys
@@ -112,6 +114,8 @@ var catalogue = []Mutant{
 	{"cleanup-ge", []string{"L-CLEAN-1"}, "Cleanup removes tasks whose age equals the ttl (>= instead of >)", legacyOnly, cleanupGE},
 	{"cleanup-from-completion", []string{"L-CLEAN-1"}, "Cleanup measures age from the last status change, not created_at", legacyOnly, cleanupFromCompletion},
 	{"cleanup-removes-working", []string{"L-CLEAN-1"}, "Cleanup removes old working and input_required tasks", legacyOnly, cleanupRemovesLive},
+	{"update-keeps-stamps", []string{"L-UPDATE-1", "L-CLEAN-1"}, "Update ignores created_at and task_id in the changes (the values Create stamped stay)", legacyOnly, updateKeepsStamps},
+	{"cleanup-create-time", []string{"L-CLEAN-1"}, "Cleanup ages a task from the time Create stamped (a column Update never writes), not from the created_at it holds", legacyOnly, cleanupCreateTime},
 	{"deep-merge", []string{"L-UPDATE-1"}, "Update merges nested objects instead of replacing them", legacyOnly, deepMerge},
 	{"update-creates", []string{"L-UPDATE-2"}, "Update of a missing id creates the task (an upsert)", legacyOnly, updateCreates},
 	{"create-merges", []string{"L-CREATE-3", "L-CREATE-2"}, "Create of an existing id merges the new metadata into the old task", legacyOnly, createMerges},
@@ -322,6 +326,9 @@ func (b *backend) snapshot() *backend {
 	}
 	for k, v := range b.updated {
 		c.updated[k] = v
+	}
+	for k, v := range b.created {
+		c.created[k] = v
 	}
 	return c
 }

@@ -32,6 +32,9 @@ type backend struct {
 	// updated records when a legacy task's status last changed, for the mutant that
 	// measures cleanup age from completion.
 	updated map[string]int64
+	// created records when Create stamped a legacy task, for the mutant that ages tasks
+	// from it rather than from the created_at they hold.
+	created map[string]int64
 
 	// held, while not nil, holds back every call until it is closed: the hold of
 	// harness.Blocker, a lock taken by someone else.
@@ -40,7 +43,7 @@ type backend struct {
 }
 
 func newBackend(clock reference.Clock) *backend {
-	return &backend{clock: clock, legacy: map[string]legacy.Task{}, modern: map[string]modern.Task{}, updated: map[string]int64{}}
+	return &backend{clock: clock, legacy: map[string]legacy.Task{}, modern: map[string]modern.Task{}, updated: map[string]int64{}, created: map[string]int64{}}
 }
 
 // store is one instance over a backend, with at most one defect switched on.
@@ -235,6 +238,7 @@ func (s legacyStore) Create(ctx context.Context, id string, meta legacy.Task) (l
 	}
 	s.b.legacy[k] = t
 	s.b.updated[k] = now
+	s.b.created[k] = now
 	return s.out(t), nil
 }
 
@@ -297,6 +301,15 @@ func (s legacyStore) update(ctx context.Context, id string, allowed []reference.
 	} else {
 		next = legacy.Merge(cur, c)
 	}
+	if s.d == updateKeepsStamps {
+		for _, key := range []string{legacy.KeyTaskID, legacy.KeyCreatedAt} {
+			if v, ok := cur[key]; ok {
+				next[key] = v
+			} else {
+				delete(next, key)
+			}
+		}
+	}
 	s.b.legacy[k] = next
 	if _, changed := c[legacy.KeyStatus]; changed {
 		s.b.updated[k] = s.now()
@@ -357,6 +370,7 @@ func (s legacyStore) createIfAbsent(id, k string, t legacy.Task) (legacy.Task, e
 	defer s.b.mu.Unlock()
 	s.b.legacy[k] = t
 	s.b.updated[k] = s.now()
+	s.b.created[k] = s.now()
 	return s.out(t), nil
 }
 
@@ -395,6 +409,7 @@ func (s legacyStore) Delete(ctx context.Context, id string) error {
 	}
 	delete(s.b.legacy, k)
 	delete(s.b.updated, k)
+	delete(s.b.created, k)
 	return nil
 }
 
@@ -510,9 +525,15 @@ func (s legacyStore) Cleanup(ctx context.Context, ttl time.Duration) (int, error
 		if !t.Status().Terminal() && s.d != cleanupRemovesLive {
 			continue
 		}
-		born, _ := t.CreatedAt()
-		if s.d == cleanupFromCompletion {
-			born = s.b.updated[k]
+		born, ok := t.CreatedAt()
+		switch s.d {
+		case cleanupFromCompletion:
+			born, ok = s.b.updated[k], true
+		case cleanupCreateTime:
+			born, ok = s.b.created[k], true
+		}
+		if !ok {
+			continue // a created_at that is not an integer has no age
 		}
 		age := now - born
 		expired := age > ttlMs
@@ -522,6 +543,7 @@ func (s legacyStore) Cleanup(ctx context.Context, ttl time.Duration) (int, error
 		if expired {
 			delete(s.b.legacy, k)
 			delete(s.b.updated, k)
+			delete(s.b.created, k)
 			n++
 		}
 	}
