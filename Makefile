@@ -1,12 +1,28 @@
 # storecheck. `make test` is the README's test command and what .ci/run calls.
 GO ?= go
 
-.PHONY: test test-faults check race vet fmt bench env
+.PHONY: test test-faults check race vet fmt bench env node-deps
 
-# Every test: units, the battery against every adapter (Postgres and Redis in containers).
+# The TypeScript SDK's pinned store (examples/typescript-sdk: npm ci from its lockfile),
+# which the SDK profile's compatibility test runs. Without npm the test skips, except
+# under CI=true, where it fails.
+TS_SDK := examples/typescript-sdk
+node-deps: $(TS_SDK)/node_modules/.package-lock.json
+
+$(TS_SDK)/node_modules/.package-lock.json: $(TS_SDK)/package.json $(TS_SDK)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix $(TS_SDK) --no-audit --no-fund; \
+	elif [ "$$CI" = true ]; then \
+		echo "node-deps: npm is missing; CI needs node 20 or later and npm"; exit 1; \
+	else \
+		echo "node-deps: npm is missing: the TypeScript SDK compatibility test will skip"; \
+	fi
+
+# Every test: units, the battery against every adapter (Postgres and Redis in containers),
+# the SDK profile against the TypeScript SDK's store (node-deps).
 # The Redis Cluster failover check runs without -race (go-redis races in its own cluster
 # state reload: see adapters/redis/clustertest/faults_test.go).
-test: vet
+test: vet node-deps
 	$(GO) test -race -count=1 -timeout 40m ./...
 	$(GO) test -count=1 -timeout 10m -run 'TestFaultsFailover' ./adapters/redis/clustertest/
 

@@ -207,11 +207,11 @@ Commands:
 	}
 	fmt.Fprint(w, `
 Exit status:
-  0  no rule failed (warnings, skips, inconclusive and not exercised rules do not
-     fail a run; partly verified rules fail it only under --strict)
+  0  no rule failed (warnings, skips and not exercised rules do not fail a run;
+     partly verified and inconclusive rules fail it only under --strict)
   1  a rule failed (a SHOULD rule only under --strict), was aborted (the transport
      or a namespace's bring-up failed), or had a setup call refused; under --strict,
-     a rule was only partly verified
+     a rule was only partly verified or inconclusive
   2  usage error, or the store could not be brought up before the run
 
 Run 'storecheck help COMMAND' or 'storecheck COMMAND --help' for a command's flags.

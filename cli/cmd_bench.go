@@ -47,7 +47,9 @@ Targets: `+targetNames()+`
 		spec, vs, benchtime, cleanupTime, ops, out, svg string
 		count                                           int
 		maxRSS                                          int64
-		battery                                         bool
+		battery, paging                                 bool
+		pagingMax                                       int
+		pagingBudget                                    time.Duration
 	)
 	fs.StringVar(&spec, "adapter", c.benchDefault(), "the store to benchmark")
 	fs.StringVar(&vs, "vs", "", "a second store to benchmark and compare side by side")
@@ -59,12 +61,18 @@ Targets: `+targetNames()+`
 	fs.StringVar(&svg, "svg", "", "write an SVG bar chart of the results to `FILE`")
 	fs.BoolVar(&battery, "battery", false, "time the conformance battery itself against --adapter (a `storecheck run` adapter), --count times: wall time per run and per area")
 	fs.Int64Var(&maxRSS, "max-rss-mib", 1024, "fail when the peak RSS of this process or of a child it ran exceeds this many MiB (0: no limit)")
+	fs.BoolVar(&paging, "paging", false, "the SDK profile's paging benchmark: list N tasks (1k…64k) page by page through memstore's SDK store in\nprocess, over the wire, and the --exec store process if given; a table of times and growth, and --svg a chart")
+	fs.IntVar(&pagingMax, "paging-max", benchmarks.PagingSizes[len(benchmarks.PagingSizes)-1], "--paging: the largest N")
+	fs.DurationVar(&pagingBudget, "paging-budget", 60*time.Second, "--paging: a store whose listing takes longer is not listed at larger N (the cap is noted)")
 	c.addAdapterFlags(fs) // --dsn and the other backends' flags, read back below
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
 	if battery {
 		return c.benchBattery(fs, spec, count, out, maxRSS)
+	}
+	if paging {
+		return c.benchPaging(fs, count, pagingMax, pagingBudget, out, svg, maxRSS)
 	}
 	names := []string{spec}
 	if vs != "" {

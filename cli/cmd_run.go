@@ -43,9 +43,9 @@ Examples:
 
 Exit status: 0 no rule failed; 1 a rule failed (a SHOULD rule only under --strict),
 was aborted (the transport or a namespace's bring-up failed) or had a setup call
-refused, or, under --strict, was only partly verified; 2 usage error or the store
-could not be brought up before the run. Inconclusive, not exercised and skipped
-rules never fail a run, and never count as passed.
+refused, or, under --strict, was only partly verified or inconclusive; 2 usage
+error or the store could not be brought up before the run. Not exercised and
+skipped rules never fail a run; none of these count as passed.
 
 `)
 	})
@@ -54,7 +54,7 @@ rules never fail a run, and never count as passed.
 	fs.StringVar(&f.rules, "rules", "", "run only these rules: comma-separated IDs (storecheck list prints them)")
 	fs.StringVar(&f.label, "label", "", "run only specs matching this Ginkgo label expression over the labels\nRULE-ID, must|should, legacy|modern, area:NAME, e.g. 'S-OWN-1 || area:list'")
 	fs.StringVar(&f.focus, "focus", "", "run only specs whose text matches this regular expression")
-	fs.BoolVar(&f.strict, "strict", false, "SHOULD faults fail the run instead of being warnings")
+	fs.BoolVar(&f.strict, "strict", false, "SHOULD faults, partly verified and inconclusive rules fail the run")
 	fs.StringVar(&f.junit, "junit", "", "also write a JUnit XML report to `FILE`")
 	fs.BoolVar(&f.times, "times", false, "print the battery's own time per area on stderr (always when stderr is a terminal)")
 	fs.StringVar(&f.json, "json", "", "also write a JSON report to `FILE`")

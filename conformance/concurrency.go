@@ -32,19 +32,38 @@ func together(n int, fn func(i int)) {
 	var cs clients
 	var ready sync.WaitGroup
 	start := make(chan struct{})
+	var at time.Time // written before start is closed, read after
 	ready.Add(n)
 	for i := range n {
 		cs.run(i, func() {
 			ready.Done()
 			<-start
+			spinUntil(at)
 			fn(i)
 		})
 	}
 	// The caller releases them (see barrier) and waits, leaving its processor to them.
 	ready.Wait()
 	time.Sleep(barrierSettle)
+	at = time.Now().Add(releaseSpin)
 	close(start)
 	cs.wait()
+}
+
+// releaseSpin is how long after a release the released clients start their calls.
+// Woken from a channel, they land on the releasing processor's run queue and reach the
+// other processors only as those wake and steal them, some microseconds later; a fast
+// store in process has served a whole round by then, one client after another. Each
+// released client instead spins until one instant shared by all, so that the clients
+// running on every processor at that instant call the store at once. (Measured on two
+// cores, in process, memstore: parked and released clients overlapped in 0.1-6 % of
+// their calls, typically under 1 %; spun to one instant, in 2-38 %, typically 10-20 %.)
+const releaseSpin = 200 * time.Microsecond
+
+// spinUntil busy-waits until t: a sleep would park the client and lose the instant.
+func spinUntil(t time.Time) {
+	for time.Now().Before(t) {
+	}
 }
 
 // clients is a group of client goroutines of one check.
@@ -88,7 +107,7 @@ func (c *clients) wait() {
 // barrier releases n clients at once, any number of times (one round after another).
 // Clients park until the last one arrives; that one waits a moment, so that every
 // other client is parked rather than about to park, then releases them all at once and
-// goes on itself. Released together, the clients are spread over every processor by
+// goes on itself; every released client spins until one shared instant (releaseSpin). Released together, the clients are spread over every processor by
 // the scheduler, and contend for the store from the same instant. (Measured on two
 // cores: clients that spin and yield while they wait, or a release the instant the last
 // arrives, overlap in a few percent of their calls; parked and released together, in
@@ -98,6 +117,7 @@ type barrier struct {
 	n       int // clients still in the rounds
 	arrived int
 	release chan struct{}
+	at      time.Time // when the released round starts (set before release is closed)
 }
 
 // barrierSettle is how long the last client waits before it releases the others.
@@ -127,6 +147,7 @@ func (b *barrier) lastLocked() (chan struct{}, bool) {
 	ch := b.release
 	b.arrived = 0
 	b.release = make(chan struct{})
+	b.at = time.Now().Add(barrierSettle + releaseSpin)
 	return ch, true
 }
 
@@ -135,12 +156,18 @@ func (b *barrier) wait() {
 	b.mu.Lock()
 	b.arrived++
 	if ch, ok := b.lastLocked(); ok {
+		at := b.at
 		b.mu.Unlock()
 		time.Sleep(barrierSettle)
 		close(ch)
+		spinUntil(at)
 		return
 	}
 	ch := b.release
 	b.mu.Unlock()
 	<-ch
+	b.mu.Lock()
+	at := b.at
+	b.mu.Unlock()
+	spinUntil(at)
 }

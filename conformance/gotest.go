@@ -28,7 +28,7 @@ var testFlags = struct {
 
 // goTestSettings names each setting's flag (after "storecheck.") and variable.
 var goTestSettings = []struct{ flag, env, usage string }{
-	{"strict", "STORECHECK_STRICT", "SHOULD faults fail their spec instead of being warnings"},
+	{"strict", "STORECHECK_STRICT", "SHOULD faults fail their spec instead of being warnings; partly verified and inconclusive rules fail the run"},
 	{"rules", "STORECHECK_RULES", "run only these rules: comma-separated IDs (storecheck list prints them)"},
 	{"seed", seedEnv, "seed of every randomised check (0 picks one; the summary prints it)"},
 	{"json", "STORECHECK_JSON", "write the report as JSON to `FILE`"},

@@ -46,7 +46,7 @@ func legacyConcurrencySpecs(s *suite) {
 		clients, rounds := e.raceClients(), e.raceRounds()
 		m := e.meter()
 		defer m.done()
-		for r := range rounds {
+		for r := range m.rounds(rounds) {
 			if e.Ctx.Err() != nil {
 				return
 			}
@@ -110,7 +110,7 @@ func legacyConcurrencySpecs(s *suite) {
 		clients, rounds := e.raceClients(), e.raceRounds()
 		m := e.meter()
 		defer m.done()
-		for r := range rounds {
+		for r := range m.rounds(rounds) {
 			if e.Ctx.Err() != nil {
 				return
 			}
@@ -164,49 +164,18 @@ func legacyConcurrencySpecs(s *suite) {
 
 	createRace := func(e *Env, judge func(e *Env, in string, id string, winners map[int]legacy.Task, final legacy.Task, found bool) bool) {
 		st := e.Legacy()
-		clients, rounds := e.raceClients(), e.raceRounds()
-		m := e.meter()
-		defer m.done()
-		for r := range rounds {
-			if e.Ctx.Err() != nil {
-				return
-			}
-			// Two ids per round; each client creates both, half of them in the other
-			// order, so that every round holds two contests.
-			ids := []string{e.ID("race-create"), e.ID("race-create")}
-			var mu sync.Mutex
-			winners := []map[int]legacy.Task{{}, {}}
-			var faults faultList
-			tl := newTimeline()
-			together(clients, func(c int) {
-				for k := range ids {
-					j := (k + c) % len(ids)
-					id := ids[j]
-					meta := createMeta(c)
-					var got legacy.Task
-					var err error
-					tl.do(c, id, func() { got, err = st.Create(e.Ctx, id, meta) })
-					switch {
-					case err == nil:
-						mu.Lock()
-						winners[j][c] = got
-						mu.Unlock()
-					case !errors.Is(err, reference.ErrExists):
-						faults.add("Create(%q, %s): %s", id, show(meta), describeErr(err))
-					}
-				}
-			})
-			m.add(tl.take())
-			for j, id := range ids {
-				in := fmt.Sprintf("round %d: %d concurrent Create(%s, {creator: N, onlyN: true}) released together", r, clients, Q(id))
+		createRounds(e, func(c int, id string) (legacy.Task, error) { return st.Create(e.Ctx, id, createMeta(c)) },
+			func(c int, id string) string { return fmt.Sprintf("Create(%q, %s)", id, show(createMeta(c))) },
+			func(r int, id string, winners map[int]legacy.Task, faults *faultList) bool {
+				in := fmt.Sprintf("round %d: %d concurrent Create(%s, {creator: N, onlyN: true}) released together", r, e.raceClients(), Q(id))
 				faults.report(e, in, "success or ErrExists")
 				final, found := stored(e, st, id)
-				if !judge(e, in, id, winners[j], final, found) {
-					return
+				if !judge(e, in, id, winners, final, found) {
+					return false
 				}
 				_ = st.Delete(e.Ctx, id) // keeps the namespace, and the next List, small
-			}
-		}
+				return true
+			})
 	}
 
 	s.It("L-CREATE-2", "of concurrent Creates of one id exactly one succeeds; the others fail with ErrExists", func(e *Env) {
@@ -250,6 +219,52 @@ func legacyConcurrencySpecs(s *suite) {
 	})
 }
 
+// createRounds runs the rounds of a create race (L-CREATE-2/3, M-CREATE-1): in each,
+// every client Creates the same two fresh ids, half of them in the other order, released
+// together, so that every round holds two contests. create makes client c's Create of
+// id; call describes it for a fault (outside the timed call). An answer other than
+// success or ErrExists is added to faults; judge gets each id's winners, and ends the
+// check by answering false.
+func createRounds[T any](e *Env, create func(c int, id string) (T, error), call func(c int, id string) string,
+	judge func(round int, id string, winners map[int]T, faults *faultList) bool) {
+	clients, rounds := e.raceClients(), e.raceRounds()
+	m := e.meter()
+	defer m.done()
+	for r := range m.rounds(rounds) {
+		if e.Ctx.Err() != nil {
+			return
+		}
+		ids := []string{e.ID("race-create"), e.ID("race-create")}
+		var mu sync.Mutex
+		winners := []map[int]T{{}, {}}
+		var faults faultList
+		tl := newTimeline()
+		together(clients, func(c int) {
+			for k := range ids {
+				j := (k + c) % len(ids)
+				id := ids[j]
+				var got T
+				var err error
+				tl.do(c, id, func() { got, err = create(c, id) })
+				switch {
+				case err == nil:
+					mu.Lock()
+					winners[j][c] = got
+					mu.Unlock()
+				case !errors.Is(err, reference.ErrExists):
+					faults.add("%s: %s", call(c, id), describeErr(err))
+				}
+			}
+		})
+		m.add(tl.take())
+		for j, id := range ids {
+			if !judge(r, id, winners[j], &faults) {
+				return
+			}
+		}
+	}
+}
+
 // createMeta is the metadata creator c races with: its own marker key, so that a
 // merge of two creators' tasks shows.
 func createMeta(c int) legacy.Task {
@@ -273,7 +288,7 @@ func (e *Env) disjointUpdates() {
 	const per = 3
 	m := e.meter()
 	defer m.done()
-	for r := range rounds {
+	for r := range m.rounds(rounds) {
 		if e.Ctx.Err() != nil {
 			return
 		}

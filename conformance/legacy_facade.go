@@ -404,7 +404,7 @@ func legacyFacadeSpecs(s *suite) {
 		racers, rounds := e.raceClients(), e.raceRounds()
 		meter := e.meter()
 		defer meter.done()
-		for r := range rounds {
+		for r := range meter.rounds(rounds) {
 			// Two tasks per round; each racer claims both, half of them in the other order.
 			ids := []string{e.ID("claim"), e.ID("claim")}
 			for _, id := range ids {
@@ -446,7 +446,7 @@ func legacyFacadeSpecs(s *suite) {
 		clients, rounds := e.raceClients(), e.raceRounds()
 		meter := e.meter()
 		defer meter.done()
-		for r := range rounds {
+		for r := range meter.rounds(rounds) {
 			id := e.ID("race")
 			mustCreate(e, st, id, legacy.Task{})
 			// Half the clients cancel, half complete (each with its own result): the

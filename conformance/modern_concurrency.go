@@ -26,7 +26,7 @@ func modernConcurrencySpecs(s *suite) {
 		clients, rounds := e.raceClients(), e.raceRounds()
 		m := e.meter()
 		defer m.done()
-		for r := range rounds {
+		for r := range m.rounds(rounds) {
 			if e.Ctx.Err() != nil {
 				return
 			}
@@ -78,7 +78,7 @@ func modernConcurrencySpecs(s *suite) {
 		const per = 4
 		m := e.meter()
 		defer m.done()
-		for r := range rounds {
+		for r := range m.rounds(rounds) {
 			if e.Ctx.Err() != nil {
 				return
 			}
@@ -149,57 +149,28 @@ func consistent(t modern.Task) bool {
 // same fresh id; exactly one may succeed, and every later read sees its task.
 func (e *Env) modernCreateRace() {
 	st := e.Modern()
-	clients, rounds := e.raceClients(), e.raceRounds()
-	m := e.meter()
-	defer m.done()
-	for r := range rounds {
-		if e.Ctx.Err() != nil {
-			return
-		}
-		// Two ids per round; each client creates both, half of them in the other order,
-		// so that every round holds two contests.
-		ids := []string{e.ID("race-create"), e.ID("race-create")}
-		var mu sync.Mutex
-		winners := []map[int]modern.Task{{}, {}}
-		var faults faultList
-		tl := newTimeline()
-		together(clients, func(c int) {
-			for k := range ids {
-				j := (k + c) % len(ids)
-				id := ids[j]
-				t := modTask(e, id)
-				t.StatusMessage = fmt.Sprintf("creator %d", c)
-				var got modern.Task
-				var err error
-				tl.do(c, id, func() { got, err = st.Create(e.Ctx, t) })
-				switch {
-				case err == nil:
-					mu.Lock()
-					winners[j][c] = got
-					mu.Unlock()
-				case !errors.Is(err, reference.ErrExists):
-					faults.add("Create(%s): %s", Q(t), describeErr(err))
-				}
-			}
-		})
-		m.add(tl.take())
-		for j, id := range ids {
-			in := fmt.Sprintf("round %d: %d concurrent Create(task %s, status_message \"creator N\") released together", r, clients, Q(id))
-			if !faults.check(e, in, "success or ErrExists") {
-				return
-			}
-			if !e.Check(len(winners[j]) == 1, in, "exactly one success, every other Create ErrExists",
-				fmt.Sprintf("%d successes (creators %v)\n  %s", len(winners[j]), sortedKeys(winners[j]), e.rerun())) {
-				return
-			}
-			for c, w := range winners[j] {
-				want := modTask(e, id)
-				want.StatusMessage = fmt.Sprintf("creator %d", c)
-				if !modCheckTask(e, in+fmt.Sprintf(": the winner's (creator %d) answer", c), modWithVersion(want, 1), w) ||
-					!modCheckStored(e, st, w, in) {
-					return
-				}
-			}
-		}
+	task := func(c int, id string) modern.Task {
+		t := modTask(e, id)
+		t.StatusMessage = fmt.Sprintf("creator %d", c)
+		return t
 	}
+	createRounds(e, func(c int, id string) (modern.Task, error) { return st.Create(e.Ctx, task(c, id)) },
+		func(c int, id string) string { return fmt.Sprintf("Create(%s)", Q(task(c, id))) },
+		func(r int, id string, winners map[int]modern.Task, faults *faultList) bool {
+			in := fmt.Sprintf("round %d: %d concurrent Create(task %s, status_message \"creator N\") released together", r, e.raceClients(), Q(id))
+			if !faults.check(e, in, "success or ErrExists") {
+				return false
+			}
+			if !e.Check(len(winners) == 1, in, "exactly one success, every other Create ErrExists",
+				fmt.Sprintf("%d successes (creators %v)\n  %s", len(winners), sortedKeys(winners), e.rerun())) {
+				return false
+			}
+			for c, w := range winners {
+				if !modCheckTask(e, in+fmt.Sprintf(": the winner's (creator %d) answer", c), modWithVersion(task(c, id), 1), w) ||
+					!modCheckStored(e, st, w, in) {
+					return false
+				}
+			}
+			return true
+		})
 }

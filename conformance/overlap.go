@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"sort"
 	"sync"
 	"time"
@@ -35,30 +36,35 @@ type OverlapStats struct {
 	// answered when the harness counts them (harness.InFlightGauge: the wire client),
 	// otherwise calls entered and not yet returned at the Store interface.
 	PeakInFlight int `json:"peak_in_flight"`
-	// Threshold is the least Share, and MinInFlight the least PeakInFlight, for the
-	// check to count: below either the check is inconclusive.
-	Threshold   float64 `json:"threshold"`
-	MinInFlight int     `json:"min_in_flight"`
+	// MinOverlapping is the least OverlappingOps, and MinInFlight the least
+	// PeakInFlight, for the check to count: below either the check is inconclusive.
+	MinOverlapping int `json:"min_overlapping"`
+	MinInFlight    int `json:"min_in_flight"`
 }
 
 const (
-	// OverlapThreshold is the least share of overlapping calls a concurrent check needs.
-	// Measured on a shared, heavily loaded 2-core machine (README, readings): in process
-	// honest stores reach 1-17 % (two threads are seldom on the CPU together there),
-	// through the wire protocol more than 90 %; clients that cannot overlap reach 0.
-	OverlapThreshold = 0.005
+	// MinOverlapping is how many of a check's calls must have overlapped another
+	// client's call on the same task for the check to count: each is a meeting of two
+	// clients at the store in which a race could show. A count rather than a share, so
+	// that a long check on a busy machine, where two of its threads are seldom on the
+	// CPU at once, can earn it by running more rounds (overlapMeter.rounds). Measured on
+	// two cores: memstore in process reaches it in its base rounds when the machine is
+	// quiet (10-20 % of calls overlap), in its extension rounds under load; stores over
+	// the wire overlap in more than 90 % of calls; clients that cannot overlap in none.
+	MinOverlapping = 64
 	// MinInFlight is the least peak of calls at the store at once.
 	MinInFlight = 2
 )
 
-// Conclusive reports whether the check overlapped enough to count.
+// Conclusive reports whether the check overlapped enough to count: MinOverlapping
+// overlapping calls and a peak of MinInFlight.
 func (s OverlapStats) Conclusive() bool {
-	return s.Ops > 0 && s.Share >= s.Threshold && s.PeakInFlight >= s.MinInFlight
+	return s.OverlappingOps >= s.MinOverlapping && s.PeakInFlight >= s.MinInFlight && s.Ops > 0
 }
 
 func (s OverlapStats) String() string {
-	return fmt.Sprintf("%d of %d calls (%.1f%%) overlapped another client's call on the same task (threshold %.1f%%); peak %d calls in flight at the store (at least %d needed); %d histories",
-		s.OverlappingOps, s.Ops, 100*s.Share, 100*s.Threshold, s.PeakInFlight, s.MinInFlight, s.Histories)
+	return fmt.Sprintf("%d of %d calls (%.1f%%) overlapped another client's call on the same task (at least %d needed); peak %d calls in flight at the store (at least %d needed); %d histories",
+		s.OverlappingOps, s.Ops, 100*s.Share, s.MinOverlapping, s.PeakInFlight, s.MinInFlight, s.Histories)
 }
 
 // span is one call as the battery saw it: who made it, on which task, and when it was
@@ -179,7 +185,7 @@ type overlapMeter struct {
 // meter starts measuring a concurrent check. When the harness counts the requests in
 // flight at its store, the count starts afresh here.
 func (e *Env) meter() *overlapMeter {
-	m := &overlapMeter{e: e, stats: OverlapStats{Threshold: OverlapThreshold, MinInFlight: MinInFlight}}
+	m := &overlapMeter{e: e, stats: OverlapStats{MinOverlapping: MinOverlapping, MinInFlight: MinInFlight}}
 	if g, ok := e.h.(harness.InFlightGauge); ok {
 		m.gauge = g
 		g.PeakInFlight()
@@ -201,12 +207,52 @@ func (m *overlapMeter) add(spans []span) {
 	}
 }
 
-// done attaches the stats to the spec and, when the check found no fault but did not
-// overlap enough to have found one, marks it inconclusive.
-func (m *overlapMeter) done() OverlapStats {
+const (
+	// extendRounds bounds how far rounds extends a check, as a multiple of its base.
+	extendRounds = 8
+	// extendFor bounds, in wall time, how long rounds extends a check past its base.
+	extendFor = 15 * time.Second
+)
+
+// rounds yields the round numbers of a check: its base rounds, then more while the check
+// has neither overlapped enough to count nor found a fault, up to extendRounds times the
+// base or extendFor. A fast store on a busy machine may serve most rounds serially; more
+// rounds give its clients more chances to meet, so that the check ends conclusive where
+// the store allows it rather than inconclusive by bad luck. A store whose calls cannot
+// overlap (one request at a time) stays inconclusive after the extension.
+func (m *overlapMeter) rounds(base int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		var deadline time.Time
+		for r := 0; ; r++ {
+			if r >= base {
+				if deadline.IsZero() {
+					deadline = time.Now().Add(extendFor)
+				}
+				if m.e.Ctx.Err() != nil || len(m.e.Faults()) > 0 || r >= base*extendRounds || time.Now().After(deadline) {
+					return
+				}
+				if m.sample(); m.stats.Conclusive() {
+					return
+				}
+			}
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+// sample folds the harness's count of requests in flight into the stats.
+func (m *overlapMeter) sample() {
 	if m.gauge != nil {
 		m.stats.PeakInFlight = max(m.stats.PeakInFlight, m.gauge.PeakInFlight())
 	}
+}
+
+// done attaches the stats to the spec and, when the check found no fault but did not
+// overlap enough to have found one, marks it inconclusive.
+func (m *overlapMeter) done() OverlapStats {
+	m.sample()
 	m.e.Overlap(m.stats)
 	if !m.stats.Conclusive() && len(m.e.Faults()) == 0 {
 		m.e.Inconclusive("the concurrent clients did not overlap enough for this check to show a race: " + m.stats.String())

@@ -32,7 +32,7 @@ func TestOverlapCounting(t *testing.T) {
 	if got := overlapping([]span{{0, "a", 0, 10}, {0, "a", 5, 15}}); got != 0 {
 		t.Errorf("one client's own calls count as overlapping: %d", got)
 	}
-	s := OverlapStats{Ops: 100, OverlappingOps: 1, Share: 0.01, PeakInFlight: 2, Threshold: 0.005, MinInFlight: 2}
+	s := OverlapStats{Ops: 100, OverlappingOps: 64, Share: 0.64, PeakInFlight: 2, MinOverlapping: 64, MinInFlight: 2}
 	if !s.Conclusive() {
 		t.Errorf("%v should be conclusive", s)
 	}
@@ -234,5 +234,64 @@ func TestClientPanicFailsTheSpec(t *testing.T) {
 	}
 	if len(e.overlaps) != 1 {
 		t.Errorf("the check's overlap was not reported on the way out (%d reports)", len(e.overlaps))
+	}
+}
+
+// TestRoundsExtendUntilConclusive: a round-based check that has not overlapped enough
+// after its base rounds runs more, stops as soon as it counts, and gives up (leaving it
+// inconclusive) after extendRounds times its base when its clients never meet.
+func TestRoundsExtendUntilConclusive(t *testing.T) {
+	serial := []span{{0, "t", 0, 10}, {1, "t", 20, 30}}
+	var together []span
+	for c := range 40 {
+		together = append(together, span{c % 2, "t", 100, 200})
+	}
+	for _, tc := range []struct {
+		name     string
+		meetFrom int // the first round whose clients overlap; -1 for never
+		want     int // rounds run
+	}{
+		{"conclusive from the start", 0, 4},   // 160 overlapping calls in the base rounds
+		{"conclusive after the base", 10, 12}, // rounds 10 and 11 bring 80 overlapping calls
+		{"never conclusive", -1, 4 * extendRounds},
+	} {
+		e := newPropEnv(t, memharness.Harness(), "S-CONC-1", Options{Seed: 1})
+		m := e.meter()
+		n := 0
+		for r := range m.rounds(4) {
+			n++
+			if tc.meetFrom >= 0 && r >= tc.meetFrom {
+				m.add(together)
+			} else {
+				m.add(serial)
+			}
+		}
+		stats := m.done()
+		if n != tc.want || stats.Conclusive() != (tc.meetFrom >= 0) {
+			t.Errorf("%s: %d rounds, conclusive %v (%v); want %d rounds, conclusive %v", tc.name, n, stats.Conclusive(), stats, tc.want, tc.meetFrom >= 0)
+		}
+	}
+}
+
+// TestConclusiveByCount: a check counts from MinOverlapping overlapping calls, whatever
+// their share, with a peak of at least MinInFlight.
+func TestConclusiveByCount(t *testing.T) {
+	for _, tc := range []struct {
+		s    OverlapStats
+		want bool
+	}{
+		{OverlapStats{Ops: 100000, OverlappingOps: MinOverlapping, PeakInFlight: 2}, true},
+		{OverlapStats{Ops: 100000, OverlappingOps: MinOverlapping - 1, PeakInFlight: 2}, false},
+		{OverlapStats{Ops: 100, OverlappingOps: MinOverlapping - 1, PeakInFlight: 8}, false},
+		{OverlapStats{Ops: 100, OverlappingOps: 100, PeakInFlight: 1}, false},
+		{OverlapStats{}, false},
+	} {
+		tc.s.MinOverlapping, tc.s.MinInFlight = MinOverlapping, MinInFlight
+		if tc.s.Ops > 0 {
+			tc.s.Share = float64(tc.s.OverlappingOps) / float64(tc.s.Ops)
+		}
+		if got := tc.s.Conclusive(); got != tc.want {
+			t.Errorf("%v: Conclusive() = %v, want %v", tc.s, got, tc.want)
+		}
 	}
 }

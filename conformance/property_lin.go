@@ -141,7 +141,7 @@ func (e *Env) checkHistories(name string, run historyFunc) {
 	timeout := 20 * time.Second
 	m := e.meter()
 	defer m.done()
-	for i := range e.Opts.Budget.Histories {
+	for i := range m.rounds(e.Opts.Budget.Histories) {
 		if e.Ctx.Err() != nil {
 			return
 		}

@@ -41,7 +41,7 @@ const (
 	PartlyVerified Outcome = "partly verified"
 	// Inconclusive: a check ran without a fault but could not tell (too little
 	// overlap between concurrent operations, a linearizability checker that answered
-	// Unknown). Never fails the run, never counts as passed.
+	// Unknown). Never counts as passed; fails the run under Strict only.
 	Inconclusive Outcome = "inconclusive"
 	// NotExercised: storecheck's own code decided the rule's specs before the store saw
 	// anything (under --exec the wire client copies values and refuses calls whose
@@ -54,7 +54,7 @@ func (o Outcome) failsRun(strict bool) bool {
 	switch o {
 	case Failed, Aborted, SetupRefused:
 		return true
-	case PartlyVerified:
+	case PartlyVerified, Inconclusive:
 		return strict
 	}
 	return false
@@ -183,8 +183,8 @@ func (t *Totals) add(o Outcome, subject Subject) {
 
 // OK reports whether the run passed: no rule failed, aborted or had its setup refused,
 // and nothing failed outside the rules; under Strict, no rule was only partly
-// verified. Warnings (outside Strict), inconclusive and not-exercised rules, skips and
-// rules not covered do not fail a run.
+// verified or inconclusive. Warnings (outside Strict), inconclusive (outside Strict)
+// and not-exercised rules, skips and rules not covered do not fail a run.
 func (r *Report) OK() bool {
 	if len(r.SuiteFailures) > 0 {
 		return false
@@ -195,6 +195,23 @@ func (r *Report) OK() bool {
 		}
 	}
 	return true
+}
+
+// Alarms returns the rules, as "ID era", that the run found broken: failed (and, under
+// Strict, warned), aborted or refused at setup. Unlike OK it leaves out what a run could
+// not tell (inconclusive, partly verified), so that it answers whether a store known to
+// be honest drew a false alarm.
+func (r *Report) Alarms() []string {
+	var out []string
+	for _, rr := range r.Rules {
+		if rr.Outcome.failsRun(r.Strict) && rr.Outcome != Inconclusive && rr.Outcome != PartlyVerified {
+			out = append(out, rr.ID+" "+string(rr.Era))
+		}
+	}
+	if len(r.SuiteFailures) > 0 {
+		out = append(out, "the suite itself")
+	}
+	return out
 }
 
 // Rule returns the result of rule id in era.

@@ -181,6 +181,9 @@ func TestReportOutcomes(t *testing.T) {
 	if r.OK() {
 		t.Errorf("OK() = true for a run with failed MUST rules")
 	}
+	if a := r.Alarms(); len(a) != 3 {
+		t.Errorf("Alarms() = %v, want the 3 failed rules", a)
+	}
 }
 
 func TestReportOKWithOnlyWarningsAndSkips(t *testing.T) {
@@ -420,6 +423,9 @@ func TestReportNewOutcomes(t *testing.T) {
 	if r.OK() {
 		t.Error("OK() = true with aborted and setup-refused rules")
 	}
+	if len(r.Alarms()) == 0 {
+		t.Error("Alarms() is empty with aborted and setup-refused rules")
+	}
 	var buf bytes.Buffer
 	if err := r.Summary(&buf); err != nil {
 		t.Fatal(err)
@@ -439,15 +445,20 @@ func TestReportNewOutcomes(t *testing.T) {
 		t.Errorf("the setup cause has %d lines of its own, want one", n)
 	}
 
-	// Only partly verified and inconclusive: a pass, failed by Strict for partly verified.
+	// Only partly verified and inconclusive: a pass, failed by Strict for either.
 	tr = fakeRun(tr.SpecReports[1:4]...)
-	r = buildReport(Report{Store: "fake", Eras: []Era{EraLegacy}}, tr, mustSelection(t, []Era{EraLegacy}, "L-CLEAN-1 || S-CONC-1"))
-	if !r.OK() {
-		t.Errorf("partly verified + inconclusive: OK() = false without Strict")
-	}
-	r.Strict = true
-	if r.OK() {
-		t.Errorf("partly verified: OK() = true under Strict")
+	for _, sel := range []string{"L-CLEAN-1 || S-CONC-1", "L-CLEAN-1", "S-CONC-1"} {
+		r = buildReport(Report{Store: "fake", Eras: []Era{EraLegacy}}, tr, mustSelection(t, []Era{EraLegacy}, sel))
+		if !r.OK() {
+			t.Errorf("%s (partly verified, inconclusive): OK() = false without Strict", sel)
+		}
+		r.Strict = true
+		if r.OK() {
+			t.Errorf("%s (partly verified, inconclusive): OK() = true under Strict", sel)
+		}
+		if a := r.Alarms(); len(a) != 0 {
+			t.Errorf("%s (partly verified, inconclusive): Alarms() = %v, want none", sel, a)
+		}
 	}
 
 	var junit bytes.Buffer

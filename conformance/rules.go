@@ -15,7 +15,8 @@ const (
 type Rule struct {
 	ID    string
 	Level Level
-	// Era is "shared" (section 0), "legacy" (section 1), "modern" (section 2),
+	// Era is "shared" (section 0), "legacy" (section 1), "modern" (section 2), "sdk"
+	// (the SDK task-store profile, section 6),
 	// "faults" (run by storecheck run --faults against a backend it can take away,
 	// package conformance/faults) or "battery" (section 3, the battery's checks on itself).
 	Era string
@@ -99,6 +100,30 @@ var catalogue = []Rule{
 	{"M-F-TTL-1", Must, "modern", "facade", "An expired task is not found for every caller, the worker included, before and after Sweep."},
 	{"M-F-NOTIFY-1", Must, "modern", "facade", "TaskChanged is called once per successful write, after it, in the writer's goroutine; a panic in it is recovered."},
 	{"M-F-LISTEN-1", Must, "modern", "facade", "The listen hub delivers only to subscriptions naming the task whose principal may see it, and never blocks the writer."},
+
+	{"P-ID-1", Must, "sdk", "ids", "CreateTask generates the id: valid, 2000 distinct, at least 122 bits of entropy per the positional estimate."},
+	{"P-ID-2", Must, "sdk", "ids", "Concurrent CreateTask calls never return the same id; every task they created reads back."},
+	{"P-CREATE-1", Must, "sdk", "create", "A created task is working, createdAt = lastUpdatedAt = now, the ttl requested or kept, and GetTask returns it unchanged."},
+	{"P-SESS-1", Must, "sdk", "sessions", "Another session's task is ErrNotFound for every call, changes nothing, and never listed."},
+	{"P-SESS-2", Must, "sdk", "sessions", "A caller without a session is treated as the declared policy says: isolated, refused or unrestricted."},
+	{"P-SESS-3", Should, "sdk", "sessions", "The declared sessionless policy fails closed (isolated or refused)."},
+	{"P-STATUS-1", Must, "sdk", "status", "UpdateTaskStatus refuses unknown statuses with ErrInvalid and changes nothing; working/input_required moves are stored."},
+	{"P-FIN-1", Must, "sdk", "finality", "A terminal task is final: UpdateTaskStatus and StoreTaskResult fail with ErrTerminal and change nothing."},
+	{"P-FIN-2", Must, "sdk", "finality", "Of concurrent terminal writes on one task exactly one wins; the task ends with its status and result."},
+	{"P-RESULT-1", Must, "sdk", "results", "StoreTaskResult takes completed or failed, sets status and result in one step, once; GetTaskResult returns it exactly."},
+	{"P-RESULT-2", Must, "sdk", "results", "GetTaskResult answers only for a terminal task with a result; otherwise ErrNoResult."},
+	{"P-RESULT-3", Must, "sdk", "results", "Values are copies: mutating a task or result passed or returned never changes the store."},
+	{"P-RESULT-4", Must, "sdk", "results", "No task is completed or failed without a result: UpdateTaskStatus to either is ErrInvalid, or a result is kept."},
+	{"P-LIST-1", Must, "sdk", "list", "Following nextCursor returns every visible task exactly once, as GetTask returns it, and nothing invisible."},
+	{"P-LIST-2", Must, "sdk", "list", "A cursor survives its task being deleted or expiring between pages; the listing stays exactly-once."},
+	{"P-LIST-3", Must, "sdk", "list", "A page costs O(page): the median page time at 16000 tasks is at most 4 times that at 1000."},
+	{"P-TTL-1", Must, "sdk", "ttl", "A task that is not terminal is never removed by its ttl."},
+	{"P-TTL-2", Must, "sdk", "ttl", "A terminal task is kept for its ttl counted as declared (creation or completion) and not after; no restart."},
+	{"P-TTL-3", Must, "sdk", "ttl", "The reported ttl is the one kept: null never expires; ttl 0 is gone once terminal."},
+	{"P-TTL-4", Should, "sdk", "ttl", "The store counts ttl from creation (MCP 2025-11-25)."},
+	{"P-DELETE-1", Must, "sdk", "delete", "After DeleteTask the task is not found by any call; deleting a missing task is ErrNotFound."},
+	{"P-CLEAN-1", Must, "sdk", "cleanup", "Cleanup removes every expired task, and only those, and returns the count."},
+	{"P-WAIT-1", Must, "sdk", "wait", "WaitForUpdate returns after a status change, waits while none, and is ErrNotFound for an invisible task."},
 
 	{"F-OUTAGE-1", Must, "faults", "outage", "While the backend is away every call returns an error by its context's deadline: no hang, no panic, no success it could not store."},
 	{"F-RECOVER-1", Must, "faults", "outage", "Once the backend is back the store's existing clients serve again, without a new client or a restart."},

@@ -86,7 +86,7 @@ func legacyConcurrencyRuleSpecs(s *suite) {
 		keys := []string{"a", "b", "c", "d"}
 		m := e.meter()
 		defer m.done()
-		for r := range rounds {
+		for r := range m.rounds(rounds) {
 			if e.Ctx.Err() != nil {
 				return
 			}

@@ -16,6 +16,9 @@ var (
 	ErrLimitReached      = errors.New("store limit reached")
 	ErrUnsupported       = errors.New("operation not supported")
 	ErrInternal          = errors.New("internal store error")
+	// ErrNoResult answers a request for the result of a task that has none (the SDK
+	// profile's GetTaskResult of a task that is not terminal, or was cancelled).
+	ErrNoResult = errors.New("task has no result")
 )
 
 // IDError is a sentinel error about one task id. Its message is the sentinel's text with
@@ -48,6 +51,7 @@ var codes = []struct {
 	{ErrLimitReached, "limit_reached"},
 	{ErrUnsupported, "unsupported"},
 	{ErrInternal, "internal"},
+	{ErrNoResult, "no_result"},
 	// Facade errors, never a store's: wire protocol 2 carries them with codes of their own.
 	{ErrInvalidTransition, "invalid_transition"},
 	{ErrKeyReused, "key_reused"},

@@ -20,7 +20,7 @@ func TestCodes(t *testing.T) {
 	want := map[error]string{
 		ErrNotFound: "not_found", ErrExists: "exists", ErrConflict: "conflict", ErrInvalid: "invalid",
 		ErrTooLarge: "too_large", ErrTerminal: "terminal", ErrLimitReached: "limit_reached",
-		ErrUnsupported: "unsupported", ErrInternal: "internal",
+		ErrUnsupported: "unsupported", ErrInternal: "internal", ErrNoResult: "no_result",
 		ErrInvalidTransition: "invalid_transition", ErrKeyReused: "key_reused", errors.New("other"): "internal",
 	}
 	for err, code := range want {

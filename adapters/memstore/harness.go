@@ -9,11 +9,19 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/memstore"
 	"github.com/storecheck/storecheck/reference/modern"
+	"github.com/storecheck/storecheck/reference/sdk"
 )
 
 // Harness puts memstore under the battery: every namespace is a fresh Store reading the
-// battery's clock. Both eras, clock control, no sharing (one instance per namespace).
+// battery's clock. Both eras and the SDK profile (memstore.SDK), clock control, no
+// sharing (one instance per namespace).
 func Harness() harness.Harness {
+	return harness.WithSDK(eras(), func(clock reference.Clock) sdk.Store {
+		return memstore.NewSDK(memstore.WithSDKClock(clock))
+	})
+}
+
+func eras() harness.Harness {
 	return harness.InProcess("memstore",
 		harness.Capabilities{Legacy: true, Modern: true, Clock: true, Shared: false},
 		func(clock reference.Clock) (legacy.Store, modern.Store) {

@@ -78,6 +78,10 @@ type Hello struct {
 	Store, Facade bool
 	// FacadeConfig is the facade configuration the child accepts in facade.configure.
 	FacadeConfig FacadeSupport
+	// SDK is true when the child serves the SDK task-store profile (version 3,
+	// profiles ["sdk"]); SDKSupport is what its store declared.
+	SDK        bool
+	SDKSupport SDKSupport
 }
 
 // FacadeSupport says which settings of docs/spec.md 2.2 a child's facade can take.

@@ -125,7 +125,7 @@ func TestHandshakeFailures(t *testing.T) {
 		mode  string
 		frags []string
 	}{
-		{"protocol3", []string{"hello", "speaks protocol 3"}},
+		{"protocol4", []string{"hello", "speaks protocol 4"}},
 		{"v2-layers-bad", []string{"hello", `unknown layer "cache"`}},
 		{"noeras", []string{"hello", "no era"}},
 		{"hello-garbage", []string{"not a JSON object", `"hello there"`}},

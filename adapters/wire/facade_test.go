@@ -24,8 +24,11 @@ const facadeServeEnv = "STORECHECK_WIRE_SERVE_CHILD"
 
 func serveChild(mode string) {
 	h := memharness.Harness()
-	if mode == "facade" {
+	switch mode {
+	case "facade":
 		h = harness.WithReferenceFacades(h)
+	case "sdk-keeping":
+		h = sdkKeepingHarness()
 	}
 	if err := wire.Serve(context.Background(), os.Stdin, os.Stdout, h, wire.ServeOptions{Log: os.Stderr}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -58,8 +61,8 @@ func TestNegotiation(t *testing.T) {
 		protocol        int
 		store, facade   bool
 	}{
-		{"go child with facade", facadeServeEnv, "facade", 2, true, true},
-		{"go child without facade", facadeServeEnv, "store", 2, true, false},
+		{"go child with facade", facadeServeEnv, "facade", 3, true, true},
+		{"go child without facade", facadeServeEnv, "store", 3, true, false},
 		{"strict version 1 child", fakeEnv, "v1-strict", 1, true, false},
 		{"lenient version 1 child", fakeEnv, "honest", 1, true, false},
 	} {

@@ -38,8 +38,8 @@ func fakeChild(mode string) {
 		}
 		if req.Op == "hello" {
 			switch mode {
-			case "protocol3":
-				send(`{"id":%d,"ok":{"protocol":3,"eras":["legacy"]}}`, req.ID)
+			case "protocol4":
+				send(`{"id":%d,"ok":{"protocol":4,"eras":["legacy"]}}`, req.ID)
 			case "v1-strict":
 				// A version 1 shim that refuses any other offer, as WIRE.md version 1 let it.
 				if v, _ := req.Args["protocol"].(float64); v != 1 {
@@ -53,6 +53,14 @@ func fakeChild(mode string) {
 				send(`{"id":%d,"ok":{"protocol":1,"eras":[]}}`, req.ID)
 			case "hello-garbage":
 				send(`hello there`)
+			case "sdk-undeclared":
+				send(`{"id":%d,"ok":{"protocol":3,"eras":[],"profiles":["sdk"]}}`, req.ID)
+			case "sdk-bad-policy":
+				send(`{"id":%d,"ok":{"protocol":3,"eras":[],"profiles":["sdk"],"sdk":{"sessionless":"open","ttl_from":"creation"}}}`, req.ID)
+			case "sdk-none":
+				send(`{"id":%d,"ok":{"protocol":3,"eras":[],"profiles":[]}}`, req.ID)
+			case "sdk-no-ttl", "sdk-float-ttl", "sdk-bad-page", "sdk-wait-null":
+				send(`{"id":%d,"ok":{"protocol":3,"eras":[],"profiles":["sdk"],"sdk":{"sessionless":"unrestricted","ttl_from":"creation","wait":true}}}`, req.ID)
 			case "legacy-only":
 				send(`{"id":%d,"ok":{"protocol":1,"eras":["legacy"],"legacy":{"cleanup":true,"conditional_update":true}}}`, req.ID)
 			default:
@@ -92,6 +100,14 @@ func fakeChild(mode string) {
 			send(`{"id":%d,"ok":[1,2]}`, req.ID)
 		case "bad-list":
 			send(`{"id":%d,"ok":[%s, 7]}`, req.ID, task)
+		case "sdk-no-ttl":
+			send(`{"id":%d,"ok":{"taskId":"t","status":"working","createdAt":"2026-01-01T00:00:00.000Z","lastUpdatedAt":"2026-01-01T00:00:00.000Z"}}`, req.ID)
+		case "sdk-float-ttl":
+			send(`{"id":%d,"ok":{"taskId":"t","status":"working","createdAt":"2026-01-01T00:00:00.000Z","lastUpdatedAt":"2026-01-01T00:00:00.000Z","ttl":1.5}}`, req.ID)
+		case "sdk-bad-page":
+			send(`{"id":%d,"ok":{"tasks":[{"taskId":7}]}}`, req.ID)
+		case "sdk-wait-null":
+			send(`{"id":%d,"ok":null}`, req.ID)
 		case "bad-modern":
 			send(`{"id":%d,"ok":{"task_id":"x","version":1}}`, req.ID)
 		case "die":

@@ -10,6 +10,7 @@ import (
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
+	"github.com/storecheck/storecheck/reference/sdk"
 )
 
 // Harness puts a child process under the battery. One child serves the whole run: Open
@@ -59,7 +60,7 @@ func (h *Harness) Capabilities() harness.Capabilities {
 	if h.c.hello.Facade {
 		facade = harness.FacadeOwn
 	}
-	return harness.Capabilities{Legacy: h.c.hello.Legacy, Modern: h.c.hello.Modern, Clock: h.c.hello.Clock, Facade: facade, Remote: true}
+	return harness.Capabilities{Legacy: h.c.hello.Legacy, Modern: h.c.hello.Modern, SDK: h.c.hello.SDK, Clock: h.c.hello.Clock, Facade: facade, Remote: true}
 }
 
 var _ harness.TransportFailer = (*Harness)(nil)
@@ -94,7 +95,14 @@ type namespace struct {
 	clock *reference.ManualClock
 }
 
-var _ harness.Facades = (*namespace)(nil)
+var (
+	_ harness.Facades      = (*namespace)(nil)
+	_ harness.SDKNamespace = (*namespace)(nil)
+)
+
+// SDK is the child's SDK-profile store (protocol 3); it forwards the battery's clock
+// like the eras' stores do.
+func (n *namespace) SDK(ctx context.Context) (sdk.Store, error) { return n.c.sdkStore(n.clock) }
 
 // LegacyFacade is the child's legacy facade; it forwards the battery's clock like the
 // stores do.

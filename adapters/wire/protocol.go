@@ -14,7 +14,7 @@ import (
 
 // ProtocolVersion is the newest version of docs/wire.md this package speaks: storecheck
 // offers it in hello and the child answers with the version it speaks.
-const ProtocolVersion = 2
+const ProtocolVersion = 3
 
 // MinProtocolVersion is the oldest version still spoken: a version 1 child has store
 // operations only.
@@ -71,6 +71,18 @@ const (
 	opModernTasksFail      = "modern.tasks.fail"
 	opModernTasksUpdate    = "modern.tasks.update"
 	opModernTasksCancel    = "modern.tasks.cancel"
+
+	// Version 3: the SDK task-store profile (docs/wire.md, "SDK profile operations").
+	opSDKCreate       = "sdk.create"
+	opSDKGet          = "sdk.get"
+	opSDKStoreResult  = "sdk.store_result"
+	opSDKGetResult    = "sdk.get_result"
+	opSDKUpdateStatus = "sdk.update_status"
+	opSDKList         = "sdk.list"
+	opSDKDelete       = "sdk.delete"
+	opSDKCleanup      = "sdk.cleanup"
+	opSDKWait         = "sdk.wait"
+	opSDKMutate       = "sdk.mutate"
 )
 
 // request is one line storecheck sends.
@@ -214,7 +226,7 @@ func DecodeAnswer(line []byte) (Answer, error) {
 
 // codeList is the codes of WIRE.md, for error messages.
 var codeList = strings.Join([]string{"not_found", "exists", "conflict", "invalid", "too_large",
-	"terminal", "limit_reached", "unsupported", "internal", "invalid_transition", "key_reused"}, ", ")
+	"terminal", "limit_reached", "unsupported", "internal", "invalid_transition", "key_reused", "no_result"}, ", ")
 
 // OpError is the error of one call: the op, the request id and what went wrong. A
 // store's own error (a RemoteError wrapping a sentinel) is returned as is, not wrapped

@@ -17,6 +17,7 @@ import (
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
+	"github.com/storecheck/storecheck/reference/sdk"
 )
 
 // ServeOptions configure Serve.
@@ -97,6 +98,8 @@ type server struct {
 	ns     harness.Namespace
 	legacy legacy.Store
 	modern modern.Store
+	sdk    sdk.Store // protocol 3: the SDK-profile store, nil without one
+	held   heldValues
 
 	// version is the protocol version hello agreed on; facadeCfg the facade
 	// configuration facade.configure set (nil: the defaults).
@@ -127,8 +130,9 @@ func (s *server) reset(ctx context.Context) error {
 	defer s.mu.Unlock()
 	if s.ns != nil {
 		_ = s.ns.Close(ctx)
-		s.ns, s.legacy, s.modern = nil, nil, nil
+		s.ns, s.legacy, s.modern, s.sdk = nil, nil, nil, nil
 	}
+	s.held.reset()
 	ns, err := s.h.Open(ctx, s.clock)
 	if err != nil {
 		return err
@@ -147,7 +151,12 @@ func (s *server) reset(ctx context.Context) error {
 			return err
 		}
 	}
-	s.ns, s.legacy, s.modern = ns, l, m
+	st, err := openSDK(ctx, s.caps, ns)
+	if err != nil {
+		_ = ns.Close(ctx)
+		return err
+	}
+	s.ns, s.legacy, s.modern, s.sdk = ns, l, m, st
 	return nil
 }
 
@@ -239,7 +248,7 @@ func (s *server) session(ctx context.Context, op string, args map[string]any) (a
 		}
 		version := min(int(v), ProtocolVersion)
 		s.version.Store(int32(version))
-		var eras []string
+		eras := []string{}
 		if s.caps.Legacy {
 			eras = append(eras, "legacy")
 		}
@@ -250,13 +259,14 @@ func (s *server) session(ctx context.Context, op string, args map[string]any) (a
 		_, c := s.legacy.(legacy.Canceler)
 		_, l := s.legacy.(legacy.Cleaner)
 		_, u := s.legacy.(legacy.ConditionalUpdater)
-		s.mu.RUnlock()
 		hello := map[string]any{"protocol": version, "name": s.name, "eras": eras,
 			"legacy": map[string]any{"cancel": c, "cleanup": l, "conditional_update": u}, "clock": s.caps.Clock}
 		if !s.strictV1 {
 			hello["delay"] = true
 		}
 		s.helloV2(version, hello)
+		s.helloV3(version, hello)
+		s.mu.RUnlock()
 		return hello, nil
 	case opReset:
 		s.wg.Wait() // abandoned requests finish on the namespace they started on
@@ -514,6 +524,9 @@ func (s *server) dispatch(ctx context.Context, op string, args map[string]any) (
 	}
 	if s.isFacadeOp(op) {
 		return s.dispatchFacade(ctx, op, args)
+	}
+	if isSDKOp(op) {
+		return s.dispatchSDK(ctx, op, args)
 	}
 	return nil, fmt.Errorf("%w: unknown op %q", reference.ErrUnsupported, op)
 }

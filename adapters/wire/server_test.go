@@ -73,12 +73,18 @@ func TestServe(t *testing.T) {
 	if got, _ := json.Marshal(hello["ok"]); string(got) != want {
 		t.Errorf("hello = %s, want %s", got, want)
 	}
-	// Offers are answered with the newest version both speak; memstore has no facade.
-	for _, offer := range []int{2, 3} {
+	// Offers are answered with the newest version both speak; memstore has no facade,
+	// and from version 3 it serves the SDK profile.
+	for _, offer := range []int{2, 3, 4} {
 		hello := ask(fmt.Sprintf(`{"id":2,"op":"hello","args":{"protocol":%d}}`, offer))
 		ok, _ := hello["ok"].(map[string]any)
-		if layers, _ := json.Marshal(ok["layers"]); ok["protocol"] != 2.0 || string(layers) != `["store"]` {
-			t.Errorf("hello protocol %d = %v, want protocol 2, layers [store]", offer, hello)
+		want := float64(min(offer, 3))
+		if layers, _ := json.Marshal(ok["layers"]); ok["protocol"] != want || string(layers) != `["store"]` {
+			t.Errorf("hello protocol %d = %v, want protocol %v, layers [store]", offer, hello, want)
+		}
+		profiles, _ := json.Marshal(ok["profiles"])
+		if offer >= 3 && string(profiles) != `["sdk"]` || offer < 3 && ok["profiles"] != nil {
+			t.Errorf("hello protocol %d: profiles %s, want [\"sdk\"] from version 3 only", offer, profiles)
 		}
 	}
 	if c := code(ask(`{"id":2,"op":"hello","args":{"protocol":0}}`)); c != "unsupported" {

@@ -386,6 +386,9 @@ func parseHello(raw json.RawMessage) (Hello, error) {
 	if err := parseLayers(m, &h); err != nil {
 		return bad("%v", err)
 	}
+	if err := parseProfiles(m, &h); err != nil {
+		return bad("%v", err)
+	}
 	switch x := m["name"].(type) {
 	case nil:
 	case string:
@@ -407,7 +410,10 @@ func parseHello(raw json.RawMessage) (Hello, error) {
 			return bad(`unknown era %s (want "legacy" or "modern")`, jsonvalue.Describe(e))
 		}
 	}
-	if !h.Legacy && !h.Modern {
+	if !h.Legacy && !h.Modern && !h.SDK {
+		if h.Protocol >= 3 {
+			return bad(`eras lists no era and profiles no profile`)
+		}
 		return bad("eras lists no era")
 	}
 	switch x := m["legacy"].(type) {

@@ -9,6 +9,7 @@ import (
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
+	"github.com/storecheck/storecheck/reference/sdk"
 )
 
 // WithReferenceFacades wraps h so that it declares FacadeOwn and each namespace serves
@@ -40,6 +41,12 @@ type referenceNamespace struct {
 	mu     sync.Mutex
 	legacy legacy.Store
 	modern modern.Store
+}
+
+// SDK passes the wrapped namespace's SDK-profile store through (the profile has no
+// facade).
+func (n *referenceNamespace) SDK(ctx context.Context) (sdk.Store, error) {
+	return OpenSDK(ctx, n.Namespace)
 }
 
 func (n *referenceNamespace) LegacyFacade(ctx context.Context, cfg FacadeConfig) (legacy.Facade, error) {

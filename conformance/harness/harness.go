@@ -11,6 +11,7 @@ import (
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
+	"github.com/storecheck/storecheck/reference/sdk"
 )
 
 // Harness brings up the store under test. The battery calls Open once per spec, so each
@@ -40,18 +41,34 @@ type Namespace interface {
 	Close(ctx context.Context) error
 }
 
+// SDKNamespace is implemented by the Namespace of a harness declaring Capabilities.SDK.
+// It is apart from Namespace so that harnesses without the profile compile unchanged;
+// the battery finds it by interface assertion.
+type SDKNamespace interface {
+	// SDK returns an instance of the SDK-profile store on this namespace; like Legacy,
+	// each call may return a new instance sharing the namespace's data.
+	SDK(ctx context.Context) (sdk.Store, error)
+}
+
 // Era names a contract of SPEC.md.
 type Era string
 
 const (
 	EraLegacy Era = "legacy"
 	EraModern Era = "modern"
+	// EraSDK is the SDK task-store profile (docs/spec.md section 6), a contract of
+	// its own beside the two eras.
+	EraSDK Era = "sdk"
 )
 
 // Capabilities is what a harness declares about its store.
 type Capabilities struct {
 	// Eras the store implements.
 	Legacy, Modern bool
+	// SDK is true when every Namespace also implements SDKNamespace: the store has the
+	// SDK task-store profile (docs/spec.md section 6). Its policy is the store's own
+	// declaration (sdk.Store.Policy).
+	SDK bool
 	// Clock is true when the store reads the clock given to Open. Without it,
 	// time-dependent specs run on the real clock with safe margins and specs that
 	// need an exact millisecond are skipped with the reason "no clock control".

@@ -1,0 +1,74 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/sdk"
+)
+
+// SDKFunc builds a fresh, empty in-process SDK-profile store reading clock.
+type SDKFunc func(clock reference.Clock) sdk.Store
+
+// WithSDK adds the SDK task-store profile to h: h declares Capabilities.SDK, and every
+// namespace it opens also implements SDKNamespace with a fresh store from newSDK (one
+// instance per namespace, reading the namespace's clock).
+func WithSDK(h Harness, newSDK SDKFunc) Harness { return withSDK{Harness: h, newSDK: newSDK} }
+
+type withSDK struct {
+	Harness
+	newSDK SDKFunc
+}
+
+func (h withSDK) Capabilities() Capabilities {
+	c := h.Harness.Capabilities()
+	c.SDK = true
+	return c
+}
+
+func (h withSDK) Open(ctx context.Context, clock reference.Clock) (Namespace, error) {
+	ns, err := h.Harness.Open(ctx, clock)
+	if err != nil {
+		return nil, err
+	}
+	return &sdkNamespace{Namespace: ns, name: h.Name(), store: h.newSDK(clock)}, nil
+}
+
+type sdkNamespace struct {
+	Namespace
+	name   string
+	mu     sync.Mutex
+	closed bool
+	store  sdk.Store
+}
+
+func (n *sdkNamespace) SDK(ctx context.Context) (sdk.Store, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch {
+	case n.closed:
+		return nil, ErrClosed
+	case n.store == nil:
+		return nil, fmt.Errorf("%s has no SDK profile: %w", n.name, reference.ErrUnsupported)
+	}
+	return n.store, nil
+}
+
+func (n *sdkNamespace) Close(ctx context.Context) error {
+	n.mu.Lock()
+	n.closed, n.store = true, nil
+	n.mu.Unlock()
+	return n.Namespace.Close(ctx)
+}
+
+// OpenSDK returns the SDK-profile store of ns, or reference.ErrUnsupported when ns has
+// none.
+func OpenSDK(ctx context.Context, ns Namespace) (sdk.Store, error) {
+	s, ok := ns.(SDKNamespace)
+	if !ok {
+		return nil, fmt.Errorf("namespace has no SDK profile: %w", reference.ErrUnsupported)
+	}
+	return s.SDK(ctx)
+}
