@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -90,6 +91,32 @@ func legacyCleanupSpecs(s *suite) {
 		cleanupRun(e, st, cl, 1500*time.Microsecond, mine, idSet{}, "when a failed task is 1 ms old")
 		clk.Advance(time.Millisecond)
 		cleanupRun(e, st, cl, 1500*time.Microsecond, mine, setOf(half), "when a failed task is 2 ms old")
+	})
+
+	s.It("L-CLEAN-1", "counts age from the created_at the task holds, one an Update stored included; a created_at that is not an integer has no age", func(e *Env) {
+		st := e.Legacy()
+		cl := requireCleaner(st)
+		now := e.NowMillis()
+		const hour = int64(time.Hour / time.Millisecond)
+		mine := idSet{}
+		task := func(name string, changes legacy.Task) string {
+			id := e.ID(name)
+			mustCreate(e, st, id, legacy.Task{"what": name})
+			mustUpdate(e, st, id, changes)
+			mine[id] = true
+			return id
+		}
+		at := func(ms int64) json.Number { return json.Number(fmt.Sprint(ms)) }
+		old := task("backdated", legacy.Task{legacy.KeyStatus: "completed", legacy.KeyCreatedAt: at(now - 2*hour)})
+		oldFailed := task("backdated-failed", legacy.Task{legacy.KeyCreatedAt: at(now - 3*hour), legacy.KeyStatus: "failed"})
+		task("postdated", legacy.Task{legacy.KeyStatus: "completed", legacy.KeyCreatedAt: at(now + 10*hour)})
+		task("text", legacy.Task{legacy.KeyStatus: "cancelled", legacy.KeyCreatedAt: "long ago"})
+		task("null", legacy.Task{legacy.KeyStatus: "failed", legacy.KeyCreatedAt: nil})
+		task("fraction", legacy.Task{legacy.KeyStatus: "completed", legacy.KeyCreatedAt: json.Number("1.5")})
+		task("backdated-working", legacy.Task{legacy.KeyCreatedAt: at(now - 5*hour)})
+		task("fresh", legacy.Task{legacy.KeyStatus: "completed"})
+		cleanupRun(e, st, cl, time.Hour, mine, setOf(old, oldFailed),
+			"after Updates set created_at two and three hours back (terminal), ten hours ahead, to text, null and 1.5")
 	})
 
 	s.It("L-CLEAN-1", "on the store's own clock: keeps young and live tasks, removes old terminal ones, and counts them", func(e *Env) {

@@ -43,6 +43,50 @@ func legacyUpdateSpecs(s *suite) {
 		}
 	})
 
+	s.It("L-UPDATE-1", "replaces the keys Create stamped, created_at and task_id, like any other key; the task keeps answering to the id it was created with", func(e *Env) {
+		st := e.Legacy()
+		id, renamed := e.ID("stamped"), e.ID("renamed")
+		cur := mustCreate(e, st, id, legacy.Task{"a": "b"})
+		stamp, _ := cur.CreatedAt()
+		steps := []legacy.Task{
+			{legacy.KeyCreatedAt: json.Number(fmt.Sprint(stamp - 7_200_000))}, // two hours older
+			{legacy.KeyCreatedAt: json.Number("1")},
+			{legacy.KeyCreatedAt: "yesterday"},
+			{legacy.KeyCreatedAt: nil},
+			{legacy.KeyCreatedAt: json.Number("9223372036854775807"), "a": "c"},
+			{legacy.KeyTaskID: renamed},
+			{legacy.KeyTaskID: json.Number("7"), legacy.KeyStatus: "completed"},
+			{legacy.KeyTaskID: renamed, legacy.KeyCreatedAt: json.Number(fmt.Sprint(stamp + 1))},
+		}
+		for _, changes := range steps {
+			input := fmt.Sprintf("Update(%s, %s)", Q(id), Q(changes))
+			want := legacy.Merge(cur, changes)
+			got, err := st.Update(e.Ctx, id, changes)
+			if !e.CheckErr(err, nil, input) {
+				return
+			}
+			checkTask(e, input+" returned", want, got)
+			if !checkStored(e, st, id, want, input) {
+				return
+			}
+			cur = want
+		}
+		// The id names the task; its task_id key is data: no task answers to it.
+		input := fmt.Sprintf("Get(%s) after Update(%s, {\"task_id\": %s})", Q(renamed), Q(id), Q(renamed))
+		got, ok := stored(e, st, renamed)
+		e.Check(!ok, input, "ErrNotFound: no task was created with that id", got)
+		rows := listRows(e, st, legacy.ListOptions{})
+		n := 0
+		for _, r := range rows {
+			if legacy.Equal(r, cur) {
+				n++
+			}
+		}
+		e.Check(n == 1, fmt.Sprintf("List({}) after Updates of %s's created_at and task_id", Q(id)), "exactly one row equal to "+show(cur), fmt.Sprintf("%d such rows among %d", n, len(rows)))
+		e.CheckErr(st.Delete(e.Ctx, id), nil, fmt.Sprintf("Delete(%s) of a task whose task_id key says %s", Q(id), Q(renamed)))
+		checkGone(e, st, id, fmt.Sprintf("Delete(%s) of a task whose task_id key says %s", Q(id), Q(renamed)))
+	})
+
 	s.It("L-UPDATE-2", "answers ErrNotFound for a missing id and creates nothing", func(e *Env) {
 		st := e.Legacy()
 		missing := e.ID("missing")

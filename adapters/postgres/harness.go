@@ -113,6 +113,7 @@ type namespace struct {
 
 	mu     sync.Mutex
 	pools  []*pgxpool.Pool
+	holds  []*pgx.Conn // connections of Block, closed by Close if still open
 	closed bool
 }
 
@@ -166,9 +167,12 @@ func (n *namespace) Modern(ctx context.Context) (modern.Store, error) {
 // Close closes the namespace's pools and drops its schema with everything in it.
 func (n *namespace) Close(ctx context.Context) error {
 	n.mu.Lock()
-	pools := n.pools
-	n.pools, n.closed = nil, true
+	pools, holds := n.pools, n.holds
+	n.pools, n.holds, n.closed = nil, nil, true
 	n.mu.Unlock()
+	for _, c := range holds {
+		c.Close(context.WithoutCancel(ctx)) // a no-op for a released hold
+	}
 	for _, p := range pools {
 		p.Close()
 	}
@@ -187,4 +191,57 @@ func (n *namespace) drop(ctx context.Context) error {
 		return fmt.Errorf("postgres harness: drop schema %s: %w", n.schema, err)
 	}
 	return nil
+}
+
+var _ harness.Blocker = (*namespace)(nil)
+
+// Block holds the task's row, or with reads the whole table, from another connection of
+// its own, in a transaction left open until Release: a row lock (SELECT ... FOR UPDATE)
+// holds back the store's writes of the task, LOCK TABLE ... IN ACCESS EXCLUSIVE MODE its
+// reads as well. S-CTX-1 then ends the context of a call waiting on it.
+func (n *namespace) Block(ctx context.Context, era harness.Era, id string, reads bool) (harness.Hold, error) {
+	table := "storecheck_legacy_tasks"
+	if era == harness.EraModern {
+		table = "storecheck_modern_tasks"
+	}
+	cfg, err := n.poolConfig()
+	if err != nil {
+		return harness.Hold{}, err
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig)
+	if err != nil {
+		return harness.Hold{}, fmt.Errorf("postgres harness: block: %w", err)
+	}
+	fail := func(err error) (harness.Hold, error) {
+		conn.Close(context.WithoutCancel(ctx))
+		return harness.Hold{}, fmt.Errorf("postgres harness: block: %w", err)
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	var how string
+	if reads {
+		how = "LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE on another connection"
+		if _, err := tx.Exec(ctx, "LOCK TABLE "+table+" IN ACCESS EXCLUSIVE MODE"); err != nil {
+			return fail(err)
+		}
+	} else {
+		how = "a row lock (SELECT ... FOR UPDATE) on another connection"
+		var one int
+		if err := tx.QueryRow(ctx, "SELECT 1 FROM "+table+" WHERE task_id = $1 FOR UPDATE", id).Scan(&one); err != nil {
+			return fail(fmt.Errorf("locking the row of task %q: %w", id, err))
+		}
+	}
+	n.mu.Lock()
+	n.holds = append(n.holds, conn)
+	n.mu.Unlock()
+	return harness.Hold{How: how, Release: func(ctx context.Context) error {
+		err := tx.Rollback(ctx)
+		conn.Close(context.WithoutCancel(ctx))
+		if err != nil {
+			return fmt.Errorf("postgres harness: release: %w", err)
+		}
+		return nil
+	}}, nil
 }

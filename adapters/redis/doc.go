@@ -114,7 +114,11 @@
 //
 // Give clients ContextTimeoutEnabled so that a context's deadline bounds a call waiting
 // on the server (S-CTX-1); every call also refuses an already finished context before
-// sending anything. Read from masters only (no ReadOnly/RouteByLatency): a replica lags,
+// sending anything, and stops waiting when its context is cancelled while the server
+// holds it back (a paused server, a long script): go-redis watches only deadlines, so
+// the store waits for the answer in a goroutine of its own and leaves it behind on
+// cancellation (the command, one command or one script, is then applied whole or not
+// at all). Read from masters only (no ReadOnly/RouteByLatency): a replica lags,
 // and S-SHARE-1 needs the next read on any instance to see an acknowledged write. An
 // acknowledged write is applied in the server's memory; what survives a crash is the
 // server's persistence setting (the test bring-up runs AOF, fsync every second).

@@ -186,3 +186,51 @@ func DeletePrefix(ctx context.Context, c redis.UniversalClient, prefix string) (
 	}
 	return total, err
 }
+
+var _ harness.Blocker = (*namespace)(nil)
+
+// pauseReads is how long a CLIENT PAUSE ALL of Block lasts: every client waits, the
+// one that would unpause too, so the pause ends by itself and Release waits for it.
+const pauseReads = 1500 * time.Millisecond
+
+// Block pauses the server (CLIENT PAUSE on every primary, from the harness's own
+// client): WRITE holds back the store's writes (and its scripts) until Release unpauses;
+// with reads, ALL holds back every command for pauseReads, and Release waits for the
+// pause to end. The whole server pauses, not only the namespace: do not point a harness
+// that blocks at a server others use.
+func (n *namespace) Block(ctx context.Context, era harness.Era, id string, reads bool) (harness.Hold, error) {
+	mode, d := "WRITE", 30*time.Second
+	if reads {
+		mode, d = "ALL", pauseReads
+	}
+	admin := n.h.adminClient()
+	each := func(ctx context.Context, f func(ctx context.Context, c *redis.Client) error) error {
+		switch c := admin.(type) {
+		case *redis.Client:
+			return f(ctx, c)
+		case *redis.ClusterClient:
+			return c.ForEachMaster(ctx, f)
+		}
+		return fmt.Errorf("redis harness: block: %w: client %T", reference.ErrUnsupported, admin)
+	}
+	until := time.Now().Add(d)
+	err := each(ctx, func(ctx context.Context, c *redis.Client) error {
+		return c.Do(ctx, "CLIENT", "PAUSE", d.Milliseconds(), mode).Err()
+	})
+	if err != nil {
+		return harness.Hold{}, fmt.Errorf("redis harness: block: %w", err)
+	}
+	return harness.Hold{How: "CLIENT PAUSE " + mode, Release: func(ctx context.Context) error {
+		if reads {
+			// Nothing gets through a pause of every client: wait for its end.
+			select {
+			case <-time.After(time.Until(until)):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return each(ctx, func(ctx context.Context, c *redis.Client) error {
+			return c.Do(ctx, "CLIENT", "UNPAUSE").Err()
+		})
+	}}, nil
+}

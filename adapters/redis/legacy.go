@@ -126,7 +126,7 @@ func (l *Legacy) Get(ctx context.Context, id string) (legacy.Task, error) {
 		return nil, err
 	}
 	_, key := l.key(id)
-	m, err := l.s.c.HGetAll(ctx, key).Result()
+	m, err := l.s.hgetall(ctx, key)
 	if err != nil {
 		return nil, dbError(ctx, "get", err)
 	}

@@ -155,7 +155,7 @@ func (m *Modern) Get(ctx context.Context, id string, caller reference.Caller) (m
 		return modern.Task{}, err
 	}
 	key, _ := m.keys(id)
-	h, err := m.s.c.HGetAll(ctx, key).Result()
+	h, err := m.s.hgetall(ctx, key)
 	if err != nil {
 		return modern.Task{}, dbError(ctx, "get", err)
 	}

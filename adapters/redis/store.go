@@ -120,7 +120,8 @@ type Store struct {
 
 // New returns a store on c (a *redis.Client or *redis.ClusterClient). Give the client
 // ContextTimeoutEnabled, so that a context's deadline bounds a call that is waiting on
-// the server (S-CTX-1). The store does not close c.
+// the server (S-CTX-1; the store itself stops waiting when a context is cancelled). The
+// store does not close c.
 func New(c redis.UniversalClient, opts ...Option) (*Store, error) {
 	if c == nil {
 		return nil, fmt.Errorf("%w: redis store: nil client", reference.ErrInvalid)
@@ -179,7 +180,9 @@ func (s *Store) begin(ctx context.Context, op string) error {
 		return nil
 	}
 	want := "buckets=" + strconv.Itoa(s.cfg.buckets)
-	old, err := s.c.SetArgs(ctx, s.confKey(), want, redis.SetArgs{Mode: "NX", Get: true}).Result()
+	old, err := interruptible(ctx, func() (string, error) {
+		return s.c.SetArgs(ctx, s.confKey(), want, redis.SetArgs{Mode: "NX", Get: true}).Result()
+	})
 	switch {
 	case errors.Is(err, redis.Nil):
 	case err != nil:
@@ -217,13 +220,49 @@ func dbError(ctx context.Context, op string, err error) error {
 	return fmt.Errorf("redis: %s: %w: %v", op, reference.ErrInternal, err)
 }
 
+// interruptible runs f, which waits on the server, so that the context's cancellation
+// ends the wait at once (S-CTX-1): go-redis ends a wait at the context's deadline
+// (ContextTimeoutEnabled) but not when the context is cancelled, so a call behind a
+// paused server or a long script would wait for the server. On cancellation f goes on in
+// the background until the server answers: a command already sent may still be
+// applied, whole, since every call is one command or one script (nothing or
+// everything).
+func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	if ctx.Done() == nil {
+		return f()
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
 // run runs a script by SHA (EVALSHA), loading it on a node that lacks it.
 func (s *Store) run(ctx context.Context, sc *redis.Script, keys []string, args ...any) (any, error) {
-	v, err := sc.Run(ctx, s.c, keys, args...).Result()
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
-	}
-	return v, err
+	return interruptible(ctx, func() (any, error) {
+		v, err := sc.Run(ctx, s.c, keys, args...).Result()
+		if errors.Is(err, redis.Nil) {
+			return nil, nil
+		}
+		return v, err
+	})
+}
+
+// hgetall reads a hash (HGETALL).
+func (s *Store) hgetall(ctx context.Context, key string) (map[string]string, error) {
+	return interruptible(ctx, func() (map[string]string, error) { return s.c.HGetAll(ctx, key).Result() })
 }
 
 // allBuckets lists every bucket of the store.
@@ -239,6 +278,10 @@ func (s *Store) allBuckets() []int {
 // keys and args given by the bucket; replies are in the order of buckets. A node without
 // the script gets it (SCRIPT LOAD on every node) and the pipeline runs once more.
 func (s *Store) perBucket(ctx context.Context, sc *redis.Script, buckets []int, keys func(b int) []string, args func(b int) []any) ([]any, error) {
+	return interruptible(ctx, func() ([]any, error) { return s.perBucketWait(ctx, sc, buckets, keys, args) })
+}
+
+func (s *Store) perBucketWait(ctx context.Context, sc *redis.Script, buckets []int, keys func(b int) []string, args func(b int) []any) ([]any, error) {
 	for attempt := 0; ; attempt++ {
 		pipe := s.c.Pipeline()
 		cmds := make([]*redis.Cmd, len(buckets))

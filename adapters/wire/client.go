@@ -70,6 +70,9 @@ type Hello struct {
 	Cancel, Cleanup, ConditionalUpdate bool
 	// Clock is true when the child obeys the clock op.
 	Clock bool
+	// Delay is true when the child obeys the delay op: it holds its next store
+	// operation back (S-CTX-1 then cancels a call while the child sleeps on it).
+	Delay bool
 	// Store and Facade are the layers the child serves (version 2; a version 1 child
 	// serves the store only).
 	Store, Facade bool
@@ -318,6 +321,17 @@ func (c *Client) SetClock(ctx context.Context, ms *int64) error {
 	defer c.clockMu.Unlock()
 	c.clockSrc = nil
 	_, err := c.roundTrip(ctx, opClock, map[string]any{"now_ms": ms}, nil)
+	return err
+}
+
+// Delay asks the child to hold its next store operation back by d before running it
+// (the delay op). It fails with reference.ErrUnsupported when the child did not declare
+// delay.
+func (c *Client) Delay(ctx context.Context, d time.Duration) error {
+	if !c.hello.Delay {
+		return fmt.Errorf("wire: delay: %w: the store process did not declare the delay op", reference.ErrUnsupported)
+	}
+	_, err := c.roundTrip(ctx, opDelay, map[string]any{"ms": d.Milliseconds()}, nil)
 	return err
 }
 

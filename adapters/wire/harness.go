@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
@@ -147,4 +148,30 @@ func (h *Harness) StderrReport() string {
 		return ""
 	}
 	return fmt.Sprintf("last %d lines of the store process's stderr:\n%s", len(lines), strings.Join(lines, "\n"))
+}
+
+var _ harness.Blocker = (*namespace)(nil)
+
+// heldDelay is how long Block asks the child to hold its next store operation back:
+// well past the moment S-CTX-1 ends the held call's context.
+const heldDelay = 300 * time.Millisecond
+
+// Block asks the child to sleep heldDelay before its next store operation (the delay op,
+// for a child that declared it), whatever the era, id or kind of call. The held call's
+// context then ends while the child sleeps: storecheck's client must stop waiting and
+// answer the context's error, and the child, which applies the call whole once it wakes,
+// must be consistent afterwards. Release waits for the delay to pass.
+func (n *namespace) Block(ctx context.Context, era harness.Era, id string, reads bool) (harness.Hold, error) {
+	if err := n.c.Delay(ctx, heldDelay); err != nil {
+		return harness.Hold{}, err
+	}
+	until := time.Now().Add(heldDelay)
+	return harness.Hold{How: fmt.Sprintf("the store process sleeping %v before it runs the call (delay op)", heldDelay), Release: func(ctx context.Context) error {
+		select {
+		case <-time.After(time.Until(until)):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}}, nil
 }

@@ -38,6 +38,7 @@ const (
 	opHello          = "hello"
 	opReset          = "reset"
 	opClock          = "clock"
+	opDelay          = "delay"
 	opLegacyCreate   = "legacy.create"
 	opLegacyGet      = "legacy.get"
 	opLegacyUpdate   = "legacy.update"

@@ -81,6 +81,10 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, h harness.Harness, opt
 	}
 }
 
+// maxDelayMillis bounds the delay op: a hold longer than a request's timeout would only
+// get the store process killed as hung.
+const maxDelayMillis = 10_000
+
 type server struct {
 	h     harness.Harness
 	caps  harness.Capabilities
@@ -100,6 +104,7 @@ type server struct {
 	// version is the protocol version hello agreed on; facadeCfg the facade
 	// configuration facade.configure set (nil: the defaults).
 	version   atomic.Int32
+	delay     atomic.Int64 // ms the next store request waits before it runs (the delay op)
 	facadeCfg atomic.Pointer[harness.FacadeConfig]
 	strictV1  bool
 
@@ -197,15 +202,19 @@ func (s *server) request(ctx context.Context, line []byte) {
 		return
 	}
 	switch op {
-	case opHello, opReset, opClock, opFacadeConfigure:
+	case opHello, opReset, opClock, opFacadeConfigure, opDelay:
 		// Session ops run in order: nothing else is read until they are answered.
 		ok, err := s.session(ctx, op, args)
 		s.reply(id, ok, err)
 		return
 	}
+	delay := time.Duration(s.delay.Swap(0)) * time.Millisecond // the delay op's, for this request
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		if delay > 0 {
+			time.Sleep(delay)
+		}
 		s.mu.RLock()
 		ok, err := s.dispatch(ctx, op, args)
 		s.mu.RUnlock()
@@ -217,6 +226,17 @@ func (s *server) session(ctx context.Context, op string, args map[string]any) (a
 	switch op {
 	case opFacadeConfigure:
 		return nil, s.configure(args)
+	case opDelay:
+		if s.strictV1 {
+			return nil, fmt.Errorf("%w: unknown op %s", reference.ErrUnsupported, op)
+		}
+		n, _ := args["ms"].(json.Number)
+		ms, err := integer(n)
+		if err != nil || ms < 0 || ms > maxDelayMillis {
+			return nil, fmt.Errorf("%w: ms must be an integer from 0 to %d, got %v", reference.ErrInvalid, maxDelayMillis, args["ms"])
+		}
+		s.delay.Store(ms)
+		return nil, nil
 	case opHello:
 		p, _ := args["protocol"].(json.Number)
 		v, err := integer(p)
@@ -241,6 +261,9 @@ func (s *server) session(ctx context.Context, op string, args map[string]any) (a
 		_, u := s.legacy.(legacy.ConditionalUpdater)
 		hello := map[string]any{"protocol": version, "name": s.name, "eras": eras,
 			"legacy": map[string]any{"cancel": c, "cleanup": l, "conditional_update": u}, "clock": s.caps.Clock}
+		if !s.strictV1 {
+			hello["delay"] = true
+		}
 		s.helloV2(version, hello)
 		s.helloV3(version, hello)
 		s.mu.RUnlock()
@@ -248,6 +271,7 @@ func (s *server) session(ctx context.Context, op string, args map[string]any) (a
 	case opReset:
 		s.wg.Wait() // abandoned requests finish on the namespace they started on
 		s.facadeCfg.Store(nil)
+		s.delay.Store(0)
 		return nil, s.reset(ctx)
 	}
 	if !s.caps.Clock {

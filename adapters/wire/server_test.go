@@ -69,7 +69,7 @@ func code(m map[string]any) string {
 func TestServe(t *testing.T) {
 	ask := served(t, memharness.Harness())
 	hello := ask(`{"id":1,"op":"hello","args":{"protocol":1}}`)
-	want := `{"clock":true,"eras":["legacy","modern"],"legacy":{"cancel":true,"cleanup":true,"conditional_update":true},"name":"memstore","protocol":1}`
+	want := `{"clock":true,"delay":true,"eras":["legacy","modern"],"legacy":{"cancel":true,"cleanup":true,"conditional_update":true},"name":"memstore","protocol":1}`
 	if got, _ := json.Marshal(hello["ok"]); string(got) != want {
 		t.Errorf("hello = %s, want %s", got, want)
 	}
@@ -128,7 +128,7 @@ func TestServeStoreHarness(t *testing.T) {
 	})
 	ask := served(t, h)
 	hello, _ := json.Marshal(ask(`{"id":1,"op":"hello","args":{"protocol":1}}`)["ok"])
-	want := `{"clock":false,"eras":["legacy"],"legacy":{"cancel":false,"cleanup":false,"conditional_update":false},"name":"plain","protocol":1}`
+	want := `{"clock":false,"delay":true,"eras":["legacy"],"legacy":{"cancel":false,"cleanup":false,"conditional_update":false},"name":"plain","protocol":1}`
 	if string(hello) != want {
 		t.Errorf("hello = %s, want %s", hello, want)
 	}

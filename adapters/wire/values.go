@@ -442,6 +442,13 @@ func parseHello(raw json.RawMessage) (Hello, error) {
 	default:
 		return bad("clock must be a boolean, got %s", kindOf(x))
 	}
+	switch x := m["delay"].(type) {
+	case nil:
+	case bool:
+		h.Delay = x
+	default:
+		return bad("delay must be a boolean, got %s", kindOf(x))
+	}
 	if !h.Legacy {
 		h.Cancel, h.Cleanup, h.ConditionalUpdate = false, false, false
 	}

@@ -36,6 +36,8 @@ const (
 	cleanupFromCompletion
 	cleanupRemovesLive
 	deepMerge
+	updateKeepsStamps
+	cleanupCreateTime
 	updateCreates
 	createMerges
 	createKeepsMetaKeys
@@ -59,6 +61,7 @@ const (
 	secondsTimestamps
 	aliasesValues
 	ignoresContext
+	waitIgnoresContext
 	trimsIDs
 	strictIDs
 	staleInstance
@@ -137,6 +140,8 @@ var catalogue = []Mutant{
 	{"cleanup-ge", []string{"L-CLEAN-1"}, "Cleanup removes tasks whose age equals the ttl (>= instead of >)", legacyOnly, cleanupGE},
 	{"cleanup-from-completion", []string{"L-CLEAN-1"}, "Cleanup measures age from the last status change, not created_at", legacyOnly, cleanupFromCompletion},
 	{"cleanup-removes-working", []string{"L-CLEAN-1"}, "Cleanup removes old working and input_required tasks", legacyOnly, cleanupRemovesLive},
+	{"update-keeps-stamps", []string{"L-UPDATE-1", "L-CLEAN-1"}, "Update ignores created_at and task_id in the changes (the values Create stamped stay)", legacyOnly, updateKeepsStamps},
+	{"cleanup-create-time", []string{"L-CLEAN-1"}, "Cleanup ages a task from the time Create stamped (a column Update never writes), not from the created_at it holds", legacyOnly, cleanupCreateTime},
 	{"deep-merge", []string{"L-UPDATE-1"}, "Update merges nested objects instead of replacing them", legacyOnly, deepMerge},
 	{"update-creates", []string{"L-UPDATE-2"}, "Update of a missing id creates the task (an upsert)", legacyOnly, updateCreates},
 	{"create-merges", []string{"L-CREATE-3", "L-CREATE-2"}, "Create of an existing id merges the new metadata into the old task", legacyOnly, createMerges},
@@ -165,6 +170,7 @@ var catalogue = []Mutant{
 	{"seconds-timestamps", []string{"L-CREATE-1", "M-FIELDS-1", "M-CREATE-1"}, "timestamps are stored in seconds, not milliseconds", both, secondsTimestamps},
 	{"aliases-values", []string{"S-VAL-4"}, "returns the store's own maps: a caller's mutation changes the stored task", both, aliasesValues},
 	{"ignores-context", []string{"S-CTX-1"}, "a cancelled context is ignored and the call goes through", both, ignoresContext},
+	{"wait-ignores-context", []string{"S-CTX-1"}, "the context is checked when a call starts, not while it waits on a lock someone else holds (a blocking call without the context)", both, waitIgnoresContext},
 	{"trims-ids", []string{"S-ID-2"}, "ids are trimmed and case-folded (A and a are one task)", both, trimsIDs},
 	{"strict-ids", []string{"S-ID-2"}, "ids with : { } % _ * or over 255 bytes are refused", both, strictIDs},
 	{"owner-first-12-bytes", []string{"L-LIST-3", "S-OWN-1", "S-OWN-3", "L-LIST-4"}, "List compares owners on their first 12 bytes (a CHAR(12) index column): tenant-acme-corp-1 sees tenant-acme-corp-2's rows", legacyOnly, ownerFirst12},
@@ -232,9 +238,10 @@ func Variants() []Mutant {
 
 // inProcessOnly are the defects the wire protocol cannot carry, and why.
 var inProcessOnly = map[defect]string{
-	aliasesValues:  "values are serialised on the wire, so the caller never shares the store's memory",
-	ignoresContext: "the protocol has no cancellation: the Go client enforces contexts itself",
-	staleInstance:  "one child process is one store instance",
+	aliasesValues:      "values are serialised on the wire, so the caller never shares the store's memory",
+	ignoresContext:     "the protocol has no cancellation: the Go client enforces contexts itself",
+	waitIgnoresContext: "the protocol has no cancellation: the Go client stops waiting for a held call itself",
+	staleInstance:      "one child process is one store instance",
 }
 
 // InProcessOnly, when not empty, says why the defect cannot show through a process
@@ -358,6 +365,18 @@ func (n *namespace) SDK(ctx context.Context) (sdk.Store, error) {
 
 func (n *namespace) Close(ctx context.Context) error { return nil }
 
+var _ harness.Blocker = (*namespace)(nil)
+
+// Block holds back every call of the namespace's stores (reads too) until released: a
+// lock held by someone else, which the honest store waits on with its context.
+func (n *namespace) Block(ctx context.Context, era harness.Era, id string, reads bool) (harness.Hold, error) {
+	release := n.b.hold()
+	return harness.Hold{How: "a lock someone else holds", Release: func(context.Context) error {
+		release()
+		return nil
+	}}, nil
+}
+
 func (b *backend) snapshot() *backend {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -370,6 +389,9 @@ func (b *backend) snapshot() *backend {
 	}
 	for k, v := range b.updated {
 		c.updated[k] = v
+	}
+	for k, v := range b.created {
+		c.created[k] = v
 	}
 	return c
 }

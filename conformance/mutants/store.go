@@ -32,10 +32,18 @@ type backend struct {
 	// updated records when a legacy task's status last changed, for the mutant that
 	// measures cleanup age from completion.
 	updated map[string]int64
+	// created records when Create stamped a legacy task, for the mutant that ages tasks
+	// from it rather than from the created_at they hold.
+	created map[string]int64
+
+	// held, while not nil, holds back every call until it is closed: the hold of
+	// harness.Blocker, a lock taken by someone else.
+	holdMu sync.Mutex
+	held   chan struct{}
 }
 
 func newBackend(clock reference.Clock) *backend {
-	return &backend{clock: clock, legacy: map[string]legacy.Task{}, modern: map[string]modern.Task{}, updated: map[string]int64{}}
+	return &backend{clock: clock, legacy: map[string]legacy.Task{}, modern: map[string]modern.Task{}, updated: map[string]int64{}, created: map[string]int64{}}
 }
 
 // store is one instance over a backend, with at most one defect switched on.
@@ -49,8 +57,11 @@ func (s *store) now() int64 { return reference.NowMillis(s.b.clock) }
 // ops counts the operations of this process's dies-mid-run stores.
 var ops atomic.Int64
 
+// ctxErr starts every call: it answers a context that has ended, then waits while the
+// backend is held (harness.Blocker), giving up when the context ends.
 func (s *store) ctxErr(ctx context.Context) error {
 	if s.d == ignoresContext {
+		s.waitHeld(nil)
 		return nil
 	}
 	if s.d == diesMidRunDefect && ops.Add(1) == diesAfter {
@@ -60,7 +71,47 @@ func (s *store) ctxErr(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("mutant store: %w", err)
 	}
-	return nil
+	if s.d == waitIgnoresContext {
+		s.waitHeld(nil)
+		return nil
+	}
+	return s.waitHeld(ctx)
+}
+
+// waitHeld waits while the backend is held, or until ctx ends; a nil ctx never ends.
+func (s *store) waitHeld(ctx context.Context) error {
+	s.b.holdMu.Lock()
+	held := s.b.held
+	s.b.holdMu.Unlock()
+	if held == nil {
+		return nil
+	}
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
+	select {
+	case <-held:
+		return nil
+	case <-done:
+		return fmt.Errorf("mutant store: waiting on a lock: %w", ctx.Err())
+	}
+}
+
+// hold holds back every later call of the backend until release.
+func (b *backend) hold() (release func()) {
+	ch := make(chan struct{})
+	b.holdMu.Lock()
+	b.held = ch
+	b.holdMu.Unlock()
+	return func() {
+		b.holdMu.Lock()
+		if b.held == ch {
+			b.held = nil
+		}
+		b.holdMu.Unlock()
+		close(ch)
+	}
 }
 
 func (s *store) checkID(id string) error {
@@ -187,6 +238,7 @@ func (s legacyStore) Create(ctx context.Context, id string, meta legacy.Task) (l
 	}
 	s.b.legacy[k] = t
 	s.b.updated[k] = now
+	s.b.created[k] = now
 	return s.out(t), nil
 }
 
@@ -249,6 +301,15 @@ func (s legacyStore) update(ctx context.Context, id string, allowed []reference.
 	} else {
 		next = legacy.Merge(cur, c)
 	}
+	if s.d == updateKeepsStamps {
+		for _, key := range []string{legacy.KeyTaskID, legacy.KeyCreatedAt} {
+			if v, ok := cur[key]; ok {
+				next[key] = v
+			} else {
+				delete(next, key)
+			}
+		}
+	}
 	s.b.legacy[k] = next
 	if _, changed := c[legacy.KeyStatus]; changed {
 		s.b.updated[k] = s.now()
@@ -309,6 +370,7 @@ func (s legacyStore) createIfAbsent(id, k string, t legacy.Task) (legacy.Task, e
 	defer s.b.mu.Unlock()
 	s.b.legacy[k] = t
 	s.b.updated[k] = s.now()
+	s.b.created[k] = s.now()
 	return s.out(t), nil
 }
 
@@ -347,6 +409,7 @@ func (s legacyStore) Delete(ctx context.Context, id string) error {
 	}
 	delete(s.b.legacy, k)
 	delete(s.b.updated, k)
+	delete(s.b.created, k)
 	return nil
 }
 
@@ -462,9 +525,15 @@ func (s legacyStore) Cleanup(ctx context.Context, ttl time.Duration) (int, error
 		if !t.Status().Terminal() && s.d != cleanupRemovesLive {
 			continue
 		}
-		born, _ := t.CreatedAt()
-		if s.d == cleanupFromCompletion {
-			born = s.b.updated[k]
+		born, ok := t.CreatedAt()
+		switch s.d {
+		case cleanupFromCompletion:
+			born, ok = s.b.updated[k], true
+		case cleanupCreateTime:
+			born, ok = s.b.created[k], true
+		}
+		if !ok {
+			continue // a created_at that is not an integer has no age
 		}
 		age := now - born
 		expired := age > ttlMs
@@ -474,6 +543,7 @@ func (s legacyStore) Cleanup(ctx context.Context, ttl time.Duration) (int, error
 		if expired {
 			delete(s.b.legacy, k)
 			delete(s.b.updated, k)
+			delete(s.b.created, k)
 			n++
 		}
 	}

@@ -118,6 +118,7 @@ class Store:
     def __init__(self):
         self.fixed_now = None  # milliseconds, or None for the real clock
         self.version = 1  # the protocol version hello agreed on
+        self.delay_ms = 0  # how long the next store operation sleeps first (delay op)
         self.reset()
 
     def reset(self):
@@ -328,7 +329,7 @@ class Store:
         self.version = min(offered, 2)  # answer the newest version both sides speak
         h = {"protocol": self.version, "name": "python-example", "eras": ["legacy", "modern"],
              "legacy": {"cancel": True, "cleanup": True, "conditional_update": True},
-             "clock": True}
+             "clock": True, "delay": True}
         if self.version >= 2:
             h["layers"] = ["store", "facade"]
             h["facade"] = {"require_owner": True, "default_ttl": True, "max_ttl": True}
@@ -342,11 +343,21 @@ class Store:
         self.fixed_now = arg(a, "now_ms", int, nullable=True)
         return None
 
+    def delay(self, a):
+        # The next store operation sleeps this long first (S-CTX-1 cancels a call while
+        # the store holds it back; storecheck's client must stop waiting for it).
+        ms = arg(a, "ms", int)
+        if ms < 0 or ms > 10000:
+            raise StoreError("invalid", "ms must be from 0 to 10000")
+        self.delay_ms = ms
+        return None
+
 
 OPS = {
     "hello": Store.hello,
     "reset": Store.do_reset,
     "clock": Store.clock,
+    "delay": Store.delay,
     "legacy.create": Store.legacy_create,
     "legacy.get": Store.legacy_get,
     "legacy.update": Store.legacy_update,
@@ -361,6 +372,8 @@ OPS = {
     "modern.delete": Store.modern_delete,
     "modern.sweep": Store.modern_sweep,
 }
+
+SESSION_OPS = ("hello", "reset", "clock", "delay", "facade.configure")
 
 
 def main():
@@ -386,6 +399,10 @@ def main():
                 raise StoreError("invalid", "args must be an object")
             if name == "reset":
                 fac.configure({})  # reset returns the facade to its defaults
+                store.delay_ms = 0
+            elif name not in SESSION_OPS and store.delay_ms:
+                time.sleep(store.delay_ms / 1000.0)
+                store.delay_ms = 0
             answer = '{"id":%s,"ok":%s}' % (dumps(rid), dumps(op(target, args)))
         except StoreError as e:
             answer = dumps({"id": rid, "error": {"code": e.code, "message": e.message}})
