@@ -1,5 +1,5 @@
 // Package conformance is storecheck's battery: one or more Ginkgo specs for every rule of
-// SPEC.md, run against any store a harness.Harness brings up.
+// docs/spec.md, run against any store a harness.Harness brings up.
 //
 // Every spec is labelled with its rule ID, its level (must, should), its era (legacy,
 // modern) and its area (area:list, area:owner, ...), gets a fresh namespace and the

@@ -65,7 +65,7 @@ func (e *Env) Clock() reference.Clock {
 func (e *Env) HasClock() bool { return e.clock != nil }
 
 // ManualClock returns the battery's clock, and skips the spec with the reason
-// "no clock control" when the store does not obey it (WIRE.md: such specs are never
+// "no clock control" when the store does not obey it (docs/wire.md: such specs are never
 // reported as passed; their rule reads "partly verified").
 func (e *Env) ManualClock() *reference.ManualClock {
 	if e.clock == nil {

@@ -54,7 +54,7 @@ func longOwners() []string {
 // ownerCorpus is every owner the list and owner specs try: trickyOwners and longOwners.
 func ownerCorpus() []string { return append(trickyOwners(), longOwners()...) }
 
-// ownerRow is one row of the owner truth table (SPEC.md section 0).
+// ownerRow is one row of the owner truth table (docs/spec.md section 0).
 type ownerRow struct {
 	name         string
 	owned        bool // the task is owned by "owner-y"; else it has no owner
@@ -70,7 +70,7 @@ const (
 	ownerY = "owner-y"
 )
 
-// ownerTable is the owner truth table of SPEC.md, written out rather than computed so
+// ownerTable is the owner truth table of docs/spec.md, written out rather than computed so
 // that the battery does not share a bug with reference.CanSee. The system caller sees
 // every task in both settings.
 func ownerTable() []ownerRow {

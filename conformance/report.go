@@ -75,7 +75,7 @@ type Report struct {
 	// Duration is the wall time of the whole run.
 	Duration time.Duration `json:"duration_ns"`
 	// Rules holds one result per (rule, era) selected, in era order then in the
-	// order of SPEC.md. A shared rule appears once per era it ran in.
+	// order of docs/spec.md. A shared rule appears once per era it ran in.
 	Rules []RuleResult `json:"rules"`
 	// Specs holds every spec that was selected, in the order it ran.
 	Specs []SpecResult `json:"specs"`

@@ -11,7 +11,7 @@ const (
 	Should Level = "should"
 )
 
-// Rule is one rule of SPEC.md.
+// Rule is one rule of docs/spec.md.
 type Rule struct {
 	ID    string
 	Level Level
@@ -26,7 +26,7 @@ type Rule struct {
 	Text string
 }
 
-// Rules returns the catalogue of SPEC.md, in the order of the document.
+// Rules returns the catalogue of docs/spec.md, in the order of the document.
 func Rules() []Rule { return append([]Rule(nil), catalogue...) }
 
 // RuleByID finds a rule by its ID.

@@ -134,7 +134,7 @@ func ownerListTable(e *Env, st legacy.Store, requireOwner bool) {
 	}
 }
 
-// callerAdmits is the truth table as the battery states it (SPEC.md section 0), for a
+// callerAdmits is the truth table as the battery states it (docs/spec.md section 0), for a
 // task owned by owner ("" for none).
 func callerAdmits(c reference.Caller, owner string, requireOwner bool) bool {
 	if c.IsSystem() {

@@ -14,7 +14,7 @@ func init() {
 	register(EraModern, transitionSpecs)
 }
 
-// transitionTable is the table of SPEC.md section 0, written out: from a non-terminal
+// transitionTable is the table of docs/spec.md section 0, written out: from a non-terminal
 // status every status is reachable, the same one included; from a terminal one nothing.
 var transitionTable = map[reference.Status]map[reference.Status]bool{
 	"working":        {"working": true, "input_required": true, "completed": true, "failed": true, "cancelled": true},
@@ -44,10 +44,10 @@ func transitionSpecs(s *suite) {
 				e.Check(got == want, input, fmt.Sprint(want), fmt.Sprint(got))
 			}
 		}
-		e.Check(len(reference.Statuses()) == 5, "Statuses()", "the five statuses of SPEC.md", fmt.Sprint(reference.Statuses()))
+		e.Check(len(reference.Statuses()) == 5, "Statuses()", "the five statuses of docs/spec.md", fmt.Sprint(reference.Statuses()))
 		for _, st := range reference.Statuses() {
 			_, known := transitionTable[st]
-			e.Check(known, "Statuses()", "only the statuses of SPEC.md", fmt.Sprintf("%q", st))
+			e.Check(known, "Statuses()", "only the statuses of docs/spec.md", fmt.Sprintf("%q", st))
 		}
 	})
 }

@@ -79,7 +79,7 @@ type suite struct {
 	caps harness.Capabilities
 }
 
-// Era names a contract of SPEC.md.
+// Era names a contract of docs/spec.md.
 type Era = harness.Era
 
 const (

@@ -1,4 +1,4 @@
-// Package reference holds what both task eras share (SPEC.md section 0): statuses and
+// Package reference holds what both task eras share (docs/spec.md section 0): statuses and
 // their transition table, callers and the owner truth table, task ids, sentinel errors
 // and the clock that stores and facades read.
 //

@@ -3,7 +3,7 @@ package reference
 import "errors"
 
 // Sentinel errors. Stores and facades wrap them; callers test with errors.Is. Each has a
-// wire form (WIRE.md), see Code and FromCode.
+// wire form (docs/wire.md), see Code and FromCode.
 var (
 	ErrNotFound          = errors.New("task not found")
 	ErrExists            = errors.New("task already exists")

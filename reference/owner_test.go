@@ -2,7 +2,7 @@ package reference
 
 import "testing"
 
-// truthTable is the owner truth table of SPEC.md section 0, one row per line.
+// truthTable is the owner truth table of docs/spec.md section 0, one row per line.
 var truthTable = []struct {
 	owner        string
 	caller       Caller

@@ -1,6 +1,6 @@
 package reference
 
-// Status is a task status (SPEC.md section 0).
+// Status is a task status (docs/spec.md section 0).
 type Status string
 
 const (
@@ -30,7 +30,7 @@ func (s Status) Terminal() bool {
 	return s == StatusCompleted || s == StatusFailed || s == StatusCancelled
 }
 
-// ValidTransition answers the transition table of SPEC.md section 0 (S-TRANS-1): from a
+// ValidTransition answers the transition table of docs/spec.md section 0 (S-TRANS-1): from a
 // non-terminal status every status is reachable, the same one included (a retried job
 // re-marks its task working); from a terminal status nothing is; unknown statuses on
 // either side answer false.

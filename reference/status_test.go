@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestValidTransitionTable checks every cell of the SPEC.md section 0 table (S-TRANS-1)
+// TestValidTransitionTable checks every cell of the docs/spec.md section 0 table (S-TRANS-1)
 // against an independent transcription of it, plus unknown statuses on either side.
 func TestValidTransitionTable(t *testing.T) {
 	// want[from][to], transcribed from the table row by row.
@@ -58,7 +58,7 @@ func TestStatusKnownTerminal(t *testing.T) {
 		}
 		want, ok := terminal[s]
 		if !ok {
-			t.Errorf("Statuses()[%d] = %q is not a status of SPEC.md section 0", i, s)
+			t.Errorf("Statuses()[%d] = %q is not a status of docs/spec.md section 0", i, s)
 		}
 		if s.Terminal() != want {
 			t.Errorf("%q.Terminal(): want %v, got %v", s, want, s.Terminal())

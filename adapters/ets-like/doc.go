@@ -11,7 +11,7 @@
 // and expired-but-unswept ones included: the cap bounds memory, and those rows hold
 // memory until they are removed. The store holds both eras in separate keyspaces (a legacy
 // and a modern task may share an id) that share the one table and so the one cap. It also
-// follows SPEC.md where EtsStore does not: Create of an existing id fails with
+// follows docs/spec.md where EtsStore does not: Create of an existing id fails with
 // reference.ErrExists (ETS insert_new) instead of overwriting the row (L-CREATE-2). Ids
 // are checked where a task is made (Create: reference.ErrInvalid, S-ID-2); any other
 // call with an id no task can have answers reference.ErrNotFound (Delete: success).

@@ -9,7 +9,7 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-// Legacy is the legacy era of the table (SPEC.md 1.1).
+// Legacy is the legacy era of the table (docs/spec.md 1.1).
 type Legacy struct{ s *Store }
 
 var (

@@ -7,7 +7,7 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// Modern is the modern era of the table (SPEC.md 2.1). Its rows count toward MaxRows.
+// Modern is the modern era of the table (docs/spec.md 2.1). Its rows count toward MaxRows.
 type Modern struct{ s *Store }
 
 var _ modern.Store = (*Modern)(nil)

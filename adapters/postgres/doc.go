@@ -1,5 +1,5 @@
 // Package postgres is a task store on PostgreSQL (pgx v5, pgxpool) for both eras of
-// SPEC.md: Legacy implements legacy.Store plus the optional Canceler, Cleaner and
+// docs/spec.md: Legacy implements legacy.Store plus the optional Canceler, Cleaner and
 // ConditionalUpdater; Modern implements modern.Store.
 //
 // # Schema

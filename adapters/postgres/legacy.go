@@ -16,7 +16,7 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-// Legacy is the legacy-era store (SPEC.md 1.1) on the tables of Migrate in the pool's
+// Legacy is the legacy-era store (docs/spec.md 1.1) on the tables of Migrate in the pool's
 // search_path.
 type Legacy struct {
 	pool *pgxpool.Pool

@@ -13,7 +13,7 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// Modern is the modern-era store (SPEC.md 2.1) on the tables of Migrate in the pool's
+// Modern is the modern-era store (docs/spec.md 2.1) on the tables of Migrate in the pool's
 // search_path.
 type Modern struct {
 	pool *pgxpool.Pool

@@ -1,4 +1,4 @@
-// Package redisstore is a task store on Redis (go-redis v9) for both eras of SPEC.md, on
+// Package redisstore is a task store on Redis (go-redis v9) for both eras of docs/spec.md, on
 // one server or on a Redis Cluster: Legacy implements legacy.Store plus the optional
 // Canceler, Cleaner and ConditionalUpdater; Modern implements modern.Store.
 //

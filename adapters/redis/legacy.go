@@ -14,7 +14,7 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-// Legacy is the legacy-era store (SPEC.md 1.1): legacy.Store plus the optional
+// Legacy is the legacy-era store (docs/spec.md 1.1): legacy.Store plus the optional
 // Canceler, Cleaner and ConditionalUpdater.
 type Legacy struct{ s *Store }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// Modern is the modern-era store (SPEC.md 2.1).
+// Modern is the modern-era store (docs/spec.md 2.1).
 type Modern struct{ s *Store }
 
 var _ modern.Store = (*Modern)(nil)

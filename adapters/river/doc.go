@@ -1,4 +1,4 @@
-// Package river is a task store of both eras of SPEC.md backed by River
+// Package river is a task store of both eras of docs/spec.md backed by River
 // (github.com/riverqueue/river), the Go twin of the seeds' Oban guide: every task row
 // lives next to its River job, in the same database.
 //

@@ -11,7 +11,7 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-// Legacy is the legacy-era store (SPEC.md 1.1) of a Backend: every task row has its
+// Legacy is the legacy-era store (docs/spec.md 1.1) of a Backend: every task row has its
 // River job, inserted in the same transaction.
 type Legacy[TTx any] struct{ b *Backend[TTx] }
 

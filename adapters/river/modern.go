@@ -10,7 +10,7 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// Modern is the modern-era store (SPEC.md 2.1) of a Backend: compare-and-swap on a
+// Modern is the modern-era store (docs/spec.md 2.1) of a Backend: compare-and-swap on a
 // version column, every task row with its River job.
 type Modern[TTx any] struct{ b *Backend[TTx] }
 

@@ -586,7 +586,7 @@ func (c *Client) handle(line []byte) {
 	if a.Err != nil {
 		r.err = a.Err
 		if a.Err.err == nil {
-			r.err = &OpError{Op: cl.op, ID: a.ID, Err: fmt.Errorf("%w: unknown error code %q (message %q); the codes of WIRE.md are %s: %s",
+			r.err = &OpError{Op: cl.op, ID: a.ID, Err: fmt.Errorf("%w: unknown error code %q (message %q); the codes of docs/wire.md are %s: %s",
 				ErrProtocol, a.Err.Code, a.Err.Message, codeList, quoteLine(line))}
 		}
 	}
@@ -702,7 +702,7 @@ func (c *Client) deathError(writeErr error) error {
 	return fmt.Errorf("%w: it closed its stdout%s", ErrChildExited, c.stderr.describe())
 }
 
-// Close ends the session as WIRE.md says: it closes the child's stdin and waits for it
+// Close ends the session as docs/wire.md says: it closes the child's stdin and waits for it
 // to exit, killing it after the grace period. Pending calls fail with ErrClosed. It
 // reports a child that had to be killed or exited with a non-zero status.
 func (c *Client) Close() error {
@@ -728,7 +728,7 @@ func (c *Client) Close() error {
 		killed := c.killed
 		c.mu.Unlock()
 		if c.exitErr != nil && !killed && !ended {
-			c.closeErr = fmt.Errorf("wire: %s exited with %v after its stdin closed (WIRE.md: it must exit 0)%s", c.command(), c.exitErr, c.stderr.describe())
+			c.closeErr = fmt.Errorf("wire: %s exited with %v after its stdin closed (docs/wire.md: it must exit 0)%s", c.command(), c.exitErr, c.stderr.describe())
 		}
 	})
 	return c.closeErr

@@ -41,7 +41,7 @@ func fakeChild(mode string) {
 			case "protocol4":
 				send(`{"id":%d,"ok":{"protocol":4,"eras":["legacy"]}}`, req.ID)
 			case "v1-strict":
-				// A version 1 shim that refuses any other offer, as WIRE.md version 1 let it.
+				// A version 1 shim that refuses any other offer, as docs/wire.md version 1 let it.
 				if v, _ := req.Args["protocol"].(float64); v != 1 {
 					send(`{"id":%d,"error":{"code":"unsupported","message":"this store speaks protocol 1"}}`, req.ID)
 				} else {

@@ -127,7 +127,7 @@ func (b *legacyBase) Delete(ctx context.Context, id string) error {
 	if err := checkUTF8(id); err != nil {
 		return err
 	}
-	// WIRE.md answers null; the value is not used, so it is not judged.
+	// docs/wire.md answers null; the value is not used, so it is not judged.
 	return b.c.do(ctx, b.clock, opLegacyDelete, map[string]any{"task_id": id}, nil)
 }
 

@@ -33,7 +33,7 @@ var (
 	ErrClosed = errors.New("wire client closed")
 )
 
-// Ops of WIRE.md.
+// Ops of docs/wire.md.
 const (
 	opHello          = "hello"
 	opReset          = "reset"
@@ -224,7 +224,7 @@ func DecodeAnswer(line []byte) (Answer, error) {
 	return Answer{ID: id, Err: re}, nil
 }
 
-// codeList is the codes of WIRE.md, for error messages.
+// codeList is the codes of docs/wire.md, for error messages.
 var codeList = strings.Join([]string{"not_found", "exists", "conflict", "invalid", "too_large",
 	"terminal", "limit_reached", "unsupported", "internal", "invalid_transition", "key_reused", "no_result"}, ", ")
 

@@ -25,7 +25,7 @@ type ServeOptions struct {
 	// Name is the store's name in the hello answer; empty takes the harness's name.
 	Name string
 	// Log receives the server's own diagnostics (requests it cannot answer); nil
-	// discards them. `storecheck serve` passes stderr, as WIRE.md asks.
+	// discards them. `storecheck serve` passes stderr, as docs/wire.md asks.
 	Log io.Writer
 	// Protocol, when 1, makes the server a strict version 1 child: it refuses any other
 	// offer and serves no facade layer (to check that version 1 children keep working).
@@ -34,7 +34,7 @@ type ServeOptions struct {
 }
 
 // Serve answers the wire protocol on r and w with the stores of h, until r ends. It is
-// the child side of WIRE.md for Go stores: `storecheck serve` runs it on stdin and
+// the child side of docs/wire.md for Go stores: `storecheck serve` runs it on stdin and
 // stdout.
 //
 // Each reset opens a fresh namespace of h (and closes the previous one), so a harness
@@ -344,7 +344,7 @@ func (s *server) writeErr() error {
 	return nil
 }
 
-// errArgs wraps ErrInvalid for a request whose arguments do not have WIRE.md's shape.
+// errArgs wraps ErrInvalid for a request whose arguments do not have docs/wire.md's shape.
 func errArgs(op, format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s", reference.ErrInvalid, op, fmt.Sprintf(format, args...))
 }

@@ -7,7 +7,7 @@ import (
 	"sync"
 )
 
-// tailLines is how many lines of a child's stderr are kept (WIRE.md).
+// tailLines is how many lines of a child's stderr are kept (docs/wire.md).
 const tailLines = 200
 
 // maxStderrLine cuts absurdly long stderr lines so that a child cannot fill memory.

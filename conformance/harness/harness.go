@@ -50,7 +50,7 @@ type SDKNamespace interface {
 	SDK(ctx context.Context) (sdk.Store, error)
 }
 
-// Era names a contract of SPEC.md.
+// Era names a contract of docs/spec.md.
 type Era string
 
 const (

@@ -12,7 +12,7 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-// Legacy models a legacy store (SPEC.md 1.1) and, through its F* methods, the legacy
+// Legacy models a legacy store (docs/spec.md 1.1) and, through its F* methods, the legacy
 // facade over it (1.2). Tasks are JSON objects in canonical form, keyed by id.
 type Legacy struct {
 	tasks map[string]legacy.Task
@@ -292,7 +292,7 @@ func (m *Legacy) CheckList(opts legacy.ListOptions, rows []legacy.Task, ours fun
 	return "", nil
 }
 
-// --- facade (SPEC.md 1.2) ---
+// --- facade (docs/spec.md 1.2) ---
 
 // FCreate is L-F-CREATE-1: a non-empty owner is stamped over meta's.
 func (m *Legacy) FCreate(id string, meta legacy.Task, owner string, now int64) (legacy.Task, error) {

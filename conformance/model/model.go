@@ -1,4 +1,4 @@
-// Package model holds pure sequential models of the two task eras of SPEC.md: the
+// Package model holds pure sequential models of the two task eras of docs/spec.md: the
 // legacy store and facade (section 1) and the modern store and facade (section 2).
 //
 // A model is a map and plain functions: no locks, no clock of its own (every call that
@@ -22,7 +22,7 @@ func ValidID(id string) bool {
 	return id != "" && len(id) <= 512 && utf8.ValidString(id) && !strings.Contains(id, "\x00")
 }
 
-// Visible is the owner truth table of SPEC.md section 0: the system sees everything; an
+// Visible is the owner truth table of docs/spec.md section 0: the system sees everything; an
 // unowned task is seen by every caller unless requireOwner; an owned task only by the
 // principal with exactly that owner.
 func Visible(owner string, c reference.Caller, requireOwner bool) bool {

@@ -12,7 +12,7 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// Modern models a modern store (SPEC.md 2.1) and, through its F* methods, the modern
+// Modern models a modern store (docs/spec.md 2.1) and, through its F* methods, the modern
 // facade over it (2.2). Notes records every write the facade made, in order: what its
 // notifier must have heard (M-F-NOTIFY-1).
 type Modern struct {
@@ -132,7 +132,7 @@ func (m *Modern) Sweep(now int64) int {
 	return n
 }
 
-// --- facade (SPEC.md 2.2) ---
+// --- facade (docs/spec.md 2.2) ---
 
 // Facade is the configuration of the modern facade the model follows.
 type Facade struct {

@@ -171,7 +171,7 @@ func (l guideLegacy) Update(ctx context.Context, id string, changes legacy.Task)
 }
 
 // Cancel is cancel/1: Repo.get, Oban.cancel_job (a failure only logged), then
-// Repo.update to cancelled: a plain write, as SPEC.md allows a store's Cancel.
+// Repo.update to cancelled: a plain write, as docs/spec.md allows a store's Cancel.
 func (l guideLegacy) Cancel(ctx context.Context, id string) (legacy.Task, error) {
 	if _, err := l.s.Get(ctx, id); err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 	"github.com/storecheck/storecheck/reference"
 )
 
-// Store is the legacy store contract (SPEC.md 1.1). Every method is safe for concurrent
+// Store is the legacy store contract (docs/spec.md 1.1). Every method is safe for concurrent
 // use (S-CONC-1) and honours its context (S-CTX-1). Errors wrap the reference sentinels.
 type Store interface {
 	// Create stores meta with task_id = id, status = working and created_at = now

@@ -1,4 +1,4 @@
-// Package legacy is the legacy era of SPEC.md section 1 (MCP 2025-11-25, ConduitMCP's
+// Package legacy is the legacy era of docs/spec.md section 1 (MCP 2025-11-25, ConduitMCP's
 // ConduitMcp.Tasks): the task type, the Store contract with its optional interfaces, and
 // the reference facade Tasks.
 package legacy

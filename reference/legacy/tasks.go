@@ -9,7 +9,7 @@ import (
 	"github.com/storecheck/storecheck/reference"
 )
 
-// Tasks is the reference legacy facade (SPEC.md 1.2): ConduitMCP's ConduitMcp.Tasks with
+// Tasks is the reference legacy facade (docs/spec.md 1.2): ConduitMCP's ConduitMcp.Tasks with
 // owner scoping, a re-checked List and enforced finality. It is safe for concurrent use
 // when its store is.
 type Tasks struct {
@@ -21,7 +21,7 @@ type Tasks struct {
 type Option func(*Tasks)
 
 // WithRequireOwner turns on require_owner: unowned tasks are denied to every scoped caller
-// (owner truth table, SPEC.md section 0).
+// (owner truth table, docs/spec.md section 0).
 func WithRequireOwner(on bool) Option { return func(t *Tasks) { t.requireOwner = on } }
 
 // New returns the facade over store.

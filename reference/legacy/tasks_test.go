@@ -55,7 +55,7 @@ func variants(t *testing.T) map[string]legacy.Store {
 
 func q(v any) string { return jsonvalue.Describe(v) }
 
-// truthTable is the owner truth table of SPEC.md section 0 plus the system caller.
+// truthTable is the owner truth table of docs/spec.md section 0 plus the system caller.
 var truthTable = []struct {
 	owner        string
 	caller       reference.Caller

@@ -9,7 +9,7 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-// Legacy is the legacy era of a Store (SPEC.md 1.1).
+// Legacy is the legacy era of a Store (docs/spec.md 1.1).
 type Legacy struct {
 	s    *Store
 	rows table[legacy.Task]

@@ -7,7 +7,7 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// Modern is the modern era of a Store (SPEC.md 2.1).
+// Modern is the modern era of a Store (docs/spec.md 2.1).
 type Modern struct {
 	s *Store
 	// rows point to immutable tasks: a write stores a new one, so a reader clones the

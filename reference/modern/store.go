@@ -6,7 +6,7 @@ import (
 	"github.com/storecheck/storecheck/reference"
 )
 
-// Store is the modern store contract (SPEC.md 2.1). It has no List: task ids are bearer
+// Store is the modern store contract (docs/spec.md 2.1). It has no List: task ids are bearer
 // tokens. A store takes its clock (for expiry) from its constructor. Every method is safe
 // for concurrent use (S-CONC-1) and honours its context (S-CTX-1).
 type Store interface {

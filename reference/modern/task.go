@@ -1,4 +1,4 @@
-// Package modern is the modern era of SPEC.md section 2 (the 2026-07-28 extension
+// Package modern is the modern era of docs/spec.md section 2 (the 2026-07-28 extension
 // io.modelcontextprotocol/tasks): the typed task record, the compare-and-swap Store
 // contract, and the reference facade Tasks with its Notifier and listen hub.
 package modern
@@ -149,7 +149,7 @@ func RPCError(code int64, message string, data any) map[string]any {
 	return e
 }
 
-// wireTask is the wire form of WIRE.md: exactly these keys.
+// wireTask is the wire form of docs/wire.md: exactly these keys.
 type wireTask struct {
 	TaskID          string          `json:"task_id"`
 	Owner           *string         `json:"owner"`
@@ -168,7 +168,7 @@ type wireTask struct {
 	Version         int64           `json:"version"`
 }
 
-// MarshalJSON writes the wire form of WIRE.md (created_at_ms, ttl_ms, …; owner null for
+// MarshalJSON writes the wire form of docs/wire.md (created_at_ms, ttl_ms, …; owner null for
 // none; maps as objects, never null; issued_keys as an array).
 func (t Task) MarshalJSON() ([]byte, error) {
 	w := wireTask{

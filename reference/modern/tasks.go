@@ -39,7 +39,7 @@ type Config struct {
 	Logger       *slog.Logger    // recovered notifier panics; nil = slog.Default()
 }
 
-// Tasks is the reference modern facade (SPEC.md 2.2): the task lifecycle over a
+// Tasks is the reference modern facade (docs/spec.md 2.2): the task lifecycle over a
 // compare-and-swap store. Every lifecycle operation is a CAS loop, so concurrent writers
 // (a client's cancel, the worker's complete) never lose each other's writes and terminal
 // statuses are final. It is safe for concurrent use.
