@@ -52,9 +52,9 @@ func startServed(t *testing.T, mode string) *wire.Client {
 	return c
 }
 
-// TestNegotiation: storecheck offers 2; a version 2 child answers 2 with its layers, a
-// strict version 1 child that refuses the offer is asked again with 1 and keeps
-// working, a lenient one answers 1.
+// TestNegotiation: storecheck offers 3 (ProtocolVersion); a version 3 child answers 3
+// with its layers, a strict version 1 child that refuses the offer is asked again with
+// lower versions down to 1 and keeps working, a lenient one answers 1.
 func TestNegotiation(t *testing.T) {
 	for _, tc := range []struct {
 		name, env, mode string
