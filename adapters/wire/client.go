@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/storecheck/storecheck/reference"
@@ -95,12 +96,12 @@ type Client struct {
 	opts    Options
 	argv    []string
 	cmd     *exec.Cmd
-	stdin   io.WriteCloser
+	stdin   *os.File
+	rawIn   syscall.RawConn // stdin's, for the writer's non-blocking attempt
 	stdout  *os.File
 	stderr  *tail
 	hello   Hello
 	nextID  atomic.Int64
-	out     chan []byte
 	quit    chan struct{} // closed by Close: the writer closes stdin
 	dead    chan struct{} // closed when fatal is set
 	exited  chan struct{} // closed when the process has exited; exitErr is then set
@@ -120,6 +121,19 @@ type Client struct {
 	// peak is the most requests pending at once since PeakInFlight last read it.
 	peak int
 
+	// The request lines go out from the callers themselves: a caller appends its line
+	// to wbuf and, when no one is writing, writes wbuf with one non-blocking write(2),
+	// taking along the lines others appended meanwhile. Only when the pipe is full does
+	// writeLoop (woken by wkick) finish the backlog with blocking writes.
+	wmu     sync.Mutex
+	wbuf    []byte
+	wspare  []byte
+	writing bool  // a caller or writeLoop owns the pipe
+	werr    error // the first write error: later lines are dropped
+	wkick   chan struct{}
+	// nUnsettled is len(unsettled), read without mu by the calls' fast path.
+	nUnsettled atomic.Int32
+
 	closeOnce sync.Once
 	closeErr  error
 
@@ -133,10 +147,19 @@ type Client struct {
 }
 
 type call struct {
-	op        string
-	ch        chan result   // buffered: exactly one result is ever sent
-	done      chan struct{} // closed when the call leaves pending (answered or failed)
-	abandoned bool          // the caller's context ended; the answer is discarded
+	op string
+	ch chan result // buffered: exactly one result is ever sent
+	// done, made when the call is abandoned, is closed when it leaves pending (answered
+	// or failed); settle waits on it.
+	done      chan struct{}
+	abandoned bool // the caller's context ended; the answer is discarded
+}
+
+// leave closes done, if the call has one; with c.mu held.
+func (cl *call) leave() {
+	if cl.done != nil {
+		close(cl.done)
+	}
 }
 
 type result struct {
@@ -156,7 +179,7 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 	c := &Client{
 		opts: opts, argv: append([]string(nil), argv...),
 		stderr:    &tail{copyTo: opts.Stderr},
-		out:       make(chan []byte, 256),
+		wkick:     make(chan struct{}, 1),
 		quit:      make(chan struct{}),
 		dead:      make(chan struct{}),
 		exited:    make(chan struct{}),
@@ -170,24 +193,38 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 	// A grandchild holding stderr open must not keep Wait from returning.
 	cmd.WaitDelay = 2 * time.Second
 	setProcessGroup(cmd)
-	stdin, err := cmd.StdinPipe()
+	// stdin is our own pipe too, rather than cmd.StdinPipe: the writer needs the
+	// *os.File for its non-blocking attempt (exec hands the child a blocking end).
+	stdinR, stdin, err := os.Pipe()
 	if err != nil {
+		return nil, fmt.Errorf("wire: %w", err)
+	}
+	cmd.Stdin = stdinR
+	rawIn, err := stdin.SyscallConn()
+	if err != nil {
+		stdinR.Close()
+		stdin.Close()
 		return nil, fmt.Errorf("wire: %w", err)
 	}
 	// stdout is a plain pipe read by our own goroutine, not cmd.StdoutPipe: Wait must
 	// not close it while answers the child wrote before exiting are still unread.
 	r, w, err := os.Pipe()
 	if err != nil {
+		stdinR.Close()
+		stdin.Close()
 		return nil, fmt.Errorf("wire: %w", err)
 	}
 	cmd.Stdout = w
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
+		stdinR.Close()
+		stdin.Close()
 		return nil, fmt.Errorf("wire: starting %s: %w", c.command(), err)
 	}
 	w.Close()
-	c.cmd, c.stdin, c.stdout = cmd, stdin, r
+	stdinR.Close()
+	c.cmd, c.stdin, c.rawIn, c.stdout = cmd, stdin, rawIn, r
 	go c.readLoop()
 	go c.writeLoop()
 	go c.waitLoop()
@@ -409,21 +446,23 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 	if err := ctx.Err(); err != nil {
 		return nil, &OpError{Op: op, Err: err}
 	}
-	rawArgs, err := json.Marshal(args)
+	var argBuf [256]byte
+	rawArgs, err := appendArgs(argBuf[:0], args)
 	if err != nil {
 		return nil, &OpError{Op: op, Err: fmt.Errorf("%w: arguments have no JSON form: %v", reference.ErrInvalid, err)}
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	if err := c.settle(ctx, timer); err != nil {
-		return nil, &OpError{Op: op, Err: err}
+	if c.nUnsettled.Load() != 0 {
+		if err := c.settle(ctx, timer); err != nil {
+			return nil, &OpError{Op: op, Err: err}
+		}
 	}
 	id := c.nextID.Add(1)
 	if idOut != nil {
 		*idOut = id
 	}
-	line := appendRequest(make([]byte, 0, len(rawArgs)+len(op)+48), id, op, rawArgs)
-	cl := &call{op: op, ch: make(chan result, 1), done: make(chan struct{})}
+	cl := &call{op: op, ch: make(chan result, 1)}
 	c.mu.Lock()
 	if c.fatal != nil {
 		f := c.fatal
@@ -434,21 +473,7 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 	c.peak = max(c.peak, len(c.pending))
 	c.mu.Unlock()
 
-	select {
-	case c.out <- line:
-	case r := <-cl.ch: // a fatal error came first
-		return r.ok, r.err
-	case <-c.dead:
-		r := <-cl.ch
-		return r.ok, r.err
-	case <-ctx.Done():
-		c.forget(id) // never sent: nothing to wait for
-		return nil, &OpError{Op: op, ID: id, Err: ctx.Err()}
-	case <-timer.C:
-		c.timeout(op, id, timeout)
-		r := <-cl.ch
-		return r.ok, r.err
-	}
+	c.write(id, op, rawArgs)
 	select {
 	case r := <-cl.ch:
 		return r.ok, r.err
@@ -459,6 +484,54 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 		c.timeout(op, id, timeout)
 		r := <-cl.ch
 		return r.ok, r.err
+	}
+}
+
+// write sends one request line (see wbuf). A line is never lost to the pipe being full;
+// a write error ends the session (writeFailed), failing every pending call.
+func (c *Client) write(id int64, op string, rawArgs []byte) {
+	c.wmu.Lock()
+	if c.werr != nil {
+		c.wmu.Unlock()
+		return
+	}
+	c.wbuf = appendRequest(c.wbuf, id, op, rawArgs)
+	if c.writing {
+		c.wmu.Unlock()
+		return // the writer takes this line along
+	}
+	c.writing = true
+	for {
+		buf := c.wbuf
+		c.wbuf = c.wspare[:0]
+		c.wmu.Unlock()
+		n, err := tryWrite(c.rawIn, buf)
+		c.wmu.Lock()
+		if err != nil {
+			c.werr = err
+			c.writing = false
+			c.wbuf = nil
+			c.wmu.Unlock()
+			go c.writeFailed(err)
+			return
+		}
+		if n < len(buf) {
+			// The pipe is full: writeLoop finishes with blocking writes, in order.
+			c.wbuf = append(append(make([]byte, 0, len(buf)-n+len(c.wbuf)), buf[n:]...), c.wbuf...)
+			c.wspare = nil
+			c.wmu.Unlock()
+			select {
+			case c.wkick <- struct{}{}:
+			default:
+			}
+			return
+		}
+		c.wspare = buf[:0]
+		if len(c.wbuf) == 0 {
+			c.writing = false
+			c.wmu.Unlock()
+			return
+		}
 	}
 }
 
@@ -493,7 +566,7 @@ func (c *Client) forget(id int64) {
 	c.mu.Lock()
 	if cl, ok := c.pending[id]; ok {
 		delete(c.pending, id)
-		close(cl.done)
+		cl.leave()
 	}
 	c.mu.Unlock()
 }
@@ -504,7 +577,9 @@ func (c *Client) abandon(id int64) {
 	c.mu.Lock()
 	if cl, ok := c.pending[id]; ok {
 		cl.abandoned = true
+		cl.done = make(chan struct{})
 		c.unsettled[id] = cl
+		c.nUnsettled.Store(int32(len(c.unsettled)))
 	}
 	c.mu.Unlock()
 }
@@ -532,6 +607,7 @@ func (c *Client) failLocked(cause error) {
 	c.fatal = cause
 	close(c.dead)
 	clear(c.unsettled)
+	c.nUnsettled.Store(0)
 	for id, cl := range c.pending {
 		// Named with its request id: the request the child died on is the first
 		// place to look in its log.
@@ -542,7 +618,7 @@ func (c *Client) failLocked(cause error) {
 	slices.Sort(c.fatalOps)
 	for id, cl := range c.pending {
 		delete(c.pending, id)
-		close(cl.done)
+		cl.leave()
 		if !cl.abandoned {
 			cl.ch <- result{err: &OpError{Op: cl.op, ID: id, Err: cause}}
 		}
@@ -558,12 +634,12 @@ func (c *Client) kill() {
 
 // handle dispatches one line of the child's stdout.
 func (c *Client) handle(line []byte) {
+	a, err := DecodeAnswer(line) // outside mu: the callers need it to send
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.fatal != nil {
 		return // the session is over; keep draining so the child never blocks
 	}
-	a, err := DecodeAnswer(line)
 	if err != nil {
 		if cl, ok := c.pending[a.ID]; ok && a.ID != 0 {
 			err = fmt.Errorf("answer to %s (request %d): %w", cl.op, a.ID, err)
@@ -577,9 +653,10 @@ func (c *Client) handle(line []byte) {
 		return
 	}
 	delete(c.pending, a.ID)
-	close(cl.done)
+	cl.leave()
 	if cl.abandoned {
 		delete(c.unsettled, a.ID)
+		c.nUnsettled.Store(int32(len(c.unsettled)))
 		return
 	}
 	r := result{ok: a.OK}
@@ -645,25 +722,48 @@ func trimNewline(b []byte) []byte {
 	return b
 }
 
+// writeLoop finishes a backlog write left it because the pipe was full (see wbuf), and
+// closes stdin when Close asks.
 func (c *Client) writeLoop() {
 	for {
 		select {
 		case <-c.quit:
 			_ = c.stdin.Close()
 			return
-		case line := <-c.out:
-			if _, err := c.stdin.Write(line); err != nil {
-				// The child stopped reading: report its exit if it is on its way.
-				select {
-				case <-c.exited:
-				case <-c.quit:
-				case <-time.After(time.Second):
-				}
-				c.fail(c.deathError(err))
+		case <-c.wkick:
+		}
+		for {
+			c.wmu.Lock()
+			buf := c.wbuf
+			c.wbuf = nil
+			if len(buf) == 0 || c.werr != nil {
+				c.writing = false
+				c.wmu.Unlock()
+				break
+			}
+			c.wmu.Unlock()
+			if _, err := c.stdin.Write(buf); err != nil {
+				c.wmu.Lock()
+				c.werr = err
+				c.writing = false
+				c.wbuf = nil
+				c.wmu.Unlock()
+				c.writeFailed(err)
 				return
 			}
 		}
 	}
+}
+
+// writeFailed ends the session after a write to the child's stdin failed.
+func (c *Client) writeFailed(err error) {
+	// The child stopped reading: report its exit if it is on its way.
+	select {
+	case <-c.exited:
+	case <-c.quit:
+	case <-time.After(time.Second):
+	}
+	c.fail(c.deathError(err))
 }
 
 func (c *Client) waitLoop() {
