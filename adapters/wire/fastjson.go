@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
@@ -506,33 +507,153 @@ func decodeFast(raw []byte, depth int) (v any, ok bool) {
 	}
 }
 
-// decodeModernFast reads a modern task's wire form without building its object: ok is
-// false when the answer is not exactly the fifteen keys, each once, or a value needs the
-// slow path; modernFromObject then decodes it and words any error.
+// decodeModernFast reads a modern task's wire form straight into a modern.Task: ok is
+// false when the answer is not exactly the fifteen keys, each once, or a value is not
+// of its key's type or needs the slow path; modernFromObject then decodes it and words
+// any error.
 func decodeModernFast(raw []byte) (modern.Task, bool) {
 	var buf [16]field
 	fields, ok := scanObject(raw, buf[:0])
 	if !ok || len(fields) != len(modernKeys) {
 		return modern.Task{}, false
 	}
-	var vals [15]any
+	var t modern.Task
 	for _, f := range fields {
-		k := modernKeyIndex(f.key)
-		if k < 0 {
+		v := f.val
+		null := v[0] == 'n'
+		switch k := modernKeyIndex(f.key); k {
+		case 0, 1, 2, 3: // task_id, owner, status, status_message
+			var s string
+			if !null || k == 0 || k == 2 {
+				if s, ok = plainString(v); !ok {
+					return modern.Task{}, false
+				}
+			}
+			switch k {
+			case 0:
+				t.TaskID = s
+			case 1:
+				t.Owner = s
+			case 2:
+				t.Status = reference.Status(s)
+			case 3:
+				t.StatusMessage = s
+			}
+		case 4, 5, 14: // created_at_ms, last_updated_at_ms, version
+			n, ok := plainInt(v)
+			if !ok {
+				return modern.Task{}, false
+			}
+			switch k {
+			case 4:
+				t.CreatedAt = n
+			case 5:
+				t.LastUpdatedAt = n
+			case 14:
+				t.Version = n
+			}
+		case 6, 7: // ttl_ms, poll_interval_ms
+			if null {
+				continue
+			}
+			n, ok := plainInt(v)
+			if !ok {
+				return modern.Task{}, false
+			}
+			if k == 6 {
+				t.TTL = &n
+			} else {
+				t.PollInterval = &n
+			}
+		case 8, 9, 10, 11, 12: // the maps
+			if null {
+				continue
+			}
+			if v[0] != '{' {
+				return modern.Task{}, false
+			}
+			x, ok := decodeFast(v, 0)
+			if !ok {
+				return modern.Task{}, false
+			}
+			m := x.(map[string]any)
+			switch k {
+			case 8:
+				t.Result = m
+			case 9:
+				t.Error = m
+			case 10:
+				t.InputRequests = m
+			case 11:
+				t.StagedResponses = m
+			case 12:
+				t.InputResponses = m
+			}
+		case 13: // issued_keys
+			if null {
+				continue
+			}
+			if v[0] != '[' {
+				return modern.Task{}, false
+			}
+			t.IssuedKeys = []string{}
+			i := skipWS(v, 1)
+			if v[i] == ']' {
+				continue
+			}
+			for {
+				end := skipValue(v, i, 0)
+				s, ok := plainString(v[i:end])
+				if !ok {
+					return modern.Task{}, false
+				}
+				t.IssuedKeys = append(t.IssuedKeys, s)
+				i = skipWS(v, end)
+				if v[i] == ']' {
+					break
+				}
+				i = skipWS(v, i+1)
+			}
+		default:
 			return modern.Task{}, false
 		}
-		v, ok := decodeFast(f.val, 0)
-		if !ok {
-			return modern.Task{}, false
-		}
-		vals[k] = v
-	}
-	// Every key is known and none repeats (scanObject), so all fifteen are present.
-	t, err := modernFromValues(func(k string) any { return vals[modernKeyIndex(k)] })
-	if err != nil {
-		return modern.Task{}, false
 	}
 	return t, true
+}
+
+// plainString is a validated JSON string without escapes, as its value.
+func plainString(v []byte) (string, bool) {
+	if v[0] != '"' {
+		return "", false
+	}
+	if _, plain := skipString(v, 0); !plain {
+		return "", false
+	}
+	return string(v[1 : len(v)-1]), true
+}
+
+// plainInt is a validated JSON number that is a plain integer literal in int64 range
+// (what integer reads without its big.Rat fallback).
+func plainInt(v []byte) (int64, bool) {
+	neg := v[0] == '-'
+	d := v
+	if neg {
+		d = v[1:]
+	}
+	if len(d) == 0 || len(d) > 18 {
+		return 0, false // longer ones may overflow: leave them to integer
+	}
+	var n int64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 func modernKeyIndex(k string) int {

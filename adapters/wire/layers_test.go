@@ -71,7 +71,9 @@ func BenchmarkLayers(b *testing.B) {
 		b.ReportAllocs()
 		var buf []byte
 		for b.Loop() {
-			raw, err := json.Marshal(map[string]any{"task_id": task.TaskID, "caller": wire.CallerArg(reference.System())})
+			// What the client does: the args appended (json.Marshal's bytes), then framed.
+			var argBuf [256]byte
+			raw, err := wire.AppendArgs(argBuf[:0], map[string]any{"task_id": task.TaskID, "caller": wire.CallerArg(reference.System())})
 			if err != nil {
 				b.Fatal(err)
 			}
