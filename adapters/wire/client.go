@@ -149,6 +149,10 @@ type Client struct {
 type call struct {
 	op string
 	ch chan result // buffered: exactly one result is ever sent
+	// deadline is when the watchdog declares the child hung unless the call has been
+	// answered or abandoned; timeout is the duration it was set from, for the message.
+	deadline time.Time
+	timeout  time.Duration
 	// done, made when the call is abandoned, is closed when it leaves pending (answered
 	// or failed); settle waits on it.
 	done      chan struct{}
@@ -228,6 +232,7 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 	go c.readLoop()
 	go c.writeLoop()
 	go c.waitLoop()
+	go c.watchdog()
 
 	c.hello, err = c.handshake(ctx)
 	if err != nil {
@@ -451,10 +456,8 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 	if err != nil {
 		return nil, &OpError{Op: op, Err: fmt.Errorf("%w: arguments have no JSON form: %v", reference.ErrInvalid, err)}
 	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
 	if c.nUnsettled.Load() != 0 {
-		if err := c.settle(ctx, timer); err != nil {
+		if err := c.settle(ctx, timeout); err != nil {
 			return nil, &OpError{Op: op, Err: err}
 		}
 	}
@@ -462,7 +465,9 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 	if idOut != nil {
 		*idOut = id
 	}
-	cl := &call{op: op, ch: make(chan result, 1)}
+	// No timer per call: a timer a caller blocks on is put in the runtime's heap and
+	// wakes a thread to watch it, on every call. The watchdog checks deadlines instead.
+	cl := &call{op: op, ch: make(chan result, 1), deadline: time.Now().Add(timeout), timeout: timeout}
 	c.mu.Lock()
 	if c.fatal != nil {
 		f := c.fatal
@@ -475,15 +480,45 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 
 	c.write(id, op, rawArgs)
 	select {
-	case r := <-cl.ch:
+	case r := <-cl.ch: // an answer, or the failure of the session (a timeout among them)
 		return r.ok, r.err
 	case <-ctx.Done():
 		c.abandon(id)
 		return nil, &OpError{Op: op, ID: id, Err: ctx.Err()}
-	case <-timer.C:
-		c.timeout(op, id, timeout)
-		r := <-cl.ch
-		return r.ok, r.err
+	}
+}
+
+// watchdogTick is how often the watchdog looks for calls past their deadline: a tenth
+// of the request timeout, within 1 ms to 100 ms, so a hung child is declared so at most
+// that late.
+func watchdogTick(timeout time.Duration) time.Duration {
+	return min(max(timeout/10, time.Millisecond), 100*time.Millisecond)
+}
+
+// watchdog declares the child hung when a call that is still waiting passes its
+// deadline (see timeout), until the session ends.
+func (c *Client) watchdog() {
+	t := time.NewTicker(watchdogTick(c.opts.Timeout))
+	defer t.Stop()
+	for {
+		select {
+		case <-c.dead:
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		var late *call
+		var lateID int64
+		c.mu.Lock()
+		for id, cl := range c.pending {
+			if !cl.abandoned && now.After(cl.deadline) && (late == nil || cl.deadline.Before(late.deadline)) {
+				late, lateID = cl, id
+			}
+		}
+		c.mu.Unlock()
+		if late != nil {
+			c.timeout(late.op, lateID, late.timeout)
+		}
 	}
 }
 
@@ -537,7 +572,9 @@ func (c *Client) write(id int64, op string, rawArgs []byte) {
 
 // settle waits until every abandoned request has been answered (see unsettled). A
 // child that never answers one trips the timeout as if the caller had waited for it.
-func (c *Client) settle(ctx context.Context, timer *time.Timer) error {
+func (c *Client) settle(ctx context.Context, timeout time.Duration) error {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
 	for {
 		c.mu.Lock()
 		var wait *call
@@ -555,7 +592,7 @@ func (c *Client) settle(ctx context.Context, timer *time.Timer) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-timer.C:
-			c.timeout(wait.op, wid, c.opts.Timeout)
+			c.timeout(wait.op, wid, timeout)
 			return nil // the session is over: the caller fails with the timeout
 		}
 	}
