@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/storecheck/storecheck/reference"
@@ -95,12 +96,12 @@ type Client struct {
 	opts    Options
 	argv    []string
 	cmd     *exec.Cmd
-	stdin   io.WriteCloser
+	stdin   *os.File
+	rawIn   syscall.RawConn // stdin's, for the writer's non-blocking attempt
 	stdout  *os.File
 	stderr  *tail
 	hello   Hello
 	nextID  atomic.Int64
-	out     chan []byte
 	quit    chan struct{} // closed by Close: the writer closes stdin
 	dead    chan struct{} // closed when fatal is set
 	exited  chan struct{} // closed when the process has exited; exitErr is then set
@@ -120,6 +121,19 @@ type Client struct {
 	// peak is the most requests pending at once since PeakInFlight last read it.
 	peak int
 
+	// The request lines go out from the callers themselves: a caller appends its line
+	// to wbuf and, when no one is writing, writes wbuf with one non-blocking write(2),
+	// taking along the lines others appended meanwhile. Only when the pipe is full does
+	// writeLoop (woken by wkick) finish the backlog with blocking writes.
+	wmu     sync.Mutex
+	wbuf    []byte
+	wspare  []byte
+	writing bool  // a caller or writeLoop owns the pipe
+	werr    error // the first write error: later lines are dropped
+	wkick   chan struct{}
+	// nUnsettled is len(unsettled), read without mu by the calls' fast path.
+	nUnsettled atomic.Int32
+
 	closeOnce sync.Once
 	closeErr  error
 
@@ -133,10 +147,23 @@ type Client struct {
 }
 
 type call struct {
-	op        string
-	ch        chan result   // buffered: exactly one result is ever sent
-	done      chan struct{} // closed when the call leaves pending (answered or failed)
-	abandoned bool          // the caller's context ended; the answer is discarded
+	op string
+	ch chan result // buffered: exactly one result is ever sent
+	// deadline is when the watchdog declares the child hung unless the call has been
+	// answered or abandoned; timeout is the duration it was set from, for the message.
+	deadline time.Time
+	timeout  time.Duration
+	// done, made when the call is abandoned, is closed when it leaves pending (answered
+	// or failed); settle waits on it.
+	done      chan struct{}
+	abandoned bool // the caller's context ended; the answer is discarded
+}
+
+// leave closes done, if the call has one; with c.mu held.
+func (cl *call) leave() {
+	if cl.done != nil {
+		close(cl.done)
+	}
 }
 
 type result struct {
@@ -156,7 +183,7 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 	c := &Client{
 		opts: opts, argv: append([]string(nil), argv...),
 		stderr:    &tail{copyTo: opts.Stderr},
-		out:       make(chan []byte, 256),
+		wkick:     make(chan struct{}, 1),
 		quit:      make(chan struct{}),
 		dead:      make(chan struct{}),
 		exited:    make(chan struct{}),
@@ -170,27 +197,42 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 	// A grandchild holding stderr open must not keep Wait from returning.
 	cmd.WaitDelay = 2 * time.Second
 	setProcessGroup(cmd)
-	stdin, err := cmd.StdinPipe()
+	// stdin is our own pipe too, rather than cmd.StdinPipe: the writer needs the
+	// *os.File for its non-blocking attempt (exec hands the child a blocking end).
+	stdinR, stdin, err := os.Pipe()
 	if err != nil {
+		return nil, fmt.Errorf("wire: %w", err)
+	}
+	cmd.Stdin = stdinR
+	rawIn, err := stdin.SyscallConn()
+	if err != nil {
+		stdinR.Close()
+		stdin.Close()
 		return nil, fmt.Errorf("wire: %w", err)
 	}
 	// stdout is a plain pipe read by our own goroutine, not cmd.StdoutPipe: Wait must
 	// not close it while answers the child wrote before exiting are still unread.
 	r, w, err := os.Pipe()
 	if err != nil {
+		stdinR.Close()
+		stdin.Close()
 		return nil, fmt.Errorf("wire: %w", err)
 	}
 	cmd.Stdout = w
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
+		stdinR.Close()
+		stdin.Close()
 		return nil, fmt.Errorf("wire: starting %s: %w", c.command(), err)
 	}
 	w.Close()
-	c.cmd, c.stdin, c.stdout = cmd, stdin, r
+	stdinR.Close()
+	c.cmd, c.stdin, c.rawIn, c.stdout = cmd, stdin, rawIn, r
 	go c.readLoop()
 	go c.writeLoop()
 	go c.waitLoop()
+	go c.watchdog()
 
 	c.hello, err = c.handshake(ctx)
 	if err != nil {
@@ -409,21 +451,23 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 	if err := ctx.Err(); err != nil {
 		return nil, &OpError{Op: op, Err: err}
 	}
-	rawArgs, err := json.Marshal(args)
+	var argBuf [256]byte
+	rawArgs, err := appendArgs(argBuf[:0], args)
 	if err != nil {
 		return nil, &OpError{Op: op, Err: fmt.Errorf("%w: arguments have no JSON form: %v", reference.ErrInvalid, err)}
 	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	if err := c.settle(ctx, timer); err != nil {
-		return nil, &OpError{Op: op, Err: err}
+	if c.nUnsettled.Load() != 0 {
+		if err := c.settle(ctx, timeout); err != nil {
+			return nil, &OpError{Op: op, Err: err}
+		}
 	}
 	id := c.nextID.Add(1)
 	if idOut != nil {
 		*idOut = id
 	}
-	line := appendRequest(make([]byte, 0, len(rawArgs)+len(op)+48), id, op, rawArgs)
-	cl := &call{op: op, ch: make(chan result, 1), done: make(chan struct{})}
+	// No timer per call: a timer a caller blocks on is put in the runtime's heap and
+	// wakes a thread to watch it, on every call. The watchdog checks deadlines instead.
+	cl := &call{op: op, ch: make(chan result, 1), deadline: time.Now().Add(timeout), timeout: timeout}
 	c.mu.Lock()
 	if c.fatal != nil {
 		f := c.fatal
@@ -434,37 +478,103 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 	c.peak = max(c.peak, len(c.pending))
 	c.mu.Unlock()
 
+	c.write(id, op, rawArgs)
 	select {
-	case c.out <- line:
-	case r := <-cl.ch: // a fatal error came first
-		return r.ok, r.err
-	case <-c.dead:
-		r := <-cl.ch
-		return r.ok, r.err
-	case <-ctx.Done():
-		c.forget(id) // never sent: nothing to wait for
-		return nil, &OpError{Op: op, ID: id, Err: ctx.Err()}
-	case <-timer.C:
-		c.timeout(op, id, timeout)
-		r := <-cl.ch
-		return r.ok, r.err
-	}
-	select {
-	case r := <-cl.ch:
+	case r := <-cl.ch: // an answer, or the failure of the session (a timeout among them)
 		return r.ok, r.err
 	case <-ctx.Done():
 		c.abandon(id)
 		return nil, &OpError{Op: op, ID: id, Err: ctx.Err()}
-	case <-timer.C:
-		c.timeout(op, id, timeout)
-		r := <-cl.ch
-		return r.ok, r.err
+	}
+}
+
+// watchdogTick is how often the watchdog looks for calls past their deadline: a tenth
+// of the request timeout, within 1 ms to 100 ms, so a hung child is declared so at most
+// that late.
+func watchdogTick(timeout time.Duration) time.Duration {
+	return min(max(timeout/10, time.Millisecond), 100*time.Millisecond)
+}
+
+// watchdog declares the child hung when a call that is still waiting passes its
+// deadline (see timeout), until the session ends.
+func (c *Client) watchdog() {
+	t := time.NewTicker(watchdogTick(c.opts.Timeout))
+	defer t.Stop()
+	for {
+		select {
+		case <-c.dead:
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		var late *call
+		var lateID int64
+		c.mu.Lock()
+		for id, cl := range c.pending {
+			if !cl.abandoned && now.After(cl.deadline) && (late == nil || cl.deadline.Before(late.deadline)) {
+				late, lateID = cl, id
+			}
+		}
+		c.mu.Unlock()
+		if late != nil {
+			c.timeout(late.op, lateID, late.timeout)
+		}
+	}
+}
+
+// write sends one request line (see wbuf). A line is never lost to the pipe being full;
+// a write error ends the session (writeFailed), failing every pending call.
+func (c *Client) write(id int64, op string, rawArgs []byte) {
+	c.wmu.Lock()
+	if c.werr != nil {
+		c.wmu.Unlock()
+		return
+	}
+	c.wbuf = appendRequest(c.wbuf, id, op, rawArgs)
+	if c.writing {
+		c.wmu.Unlock()
+		return // the writer takes this line along
+	}
+	c.writing = true
+	for {
+		buf := c.wbuf
+		c.wbuf = c.wspare[:0]
+		c.wmu.Unlock()
+		n, err := tryWrite(c.rawIn, buf)
+		c.wmu.Lock()
+		if err != nil {
+			c.werr = err
+			c.writing = false
+			c.wbuf = nil
+			c.wmu.Unlock()
+			go c.writeFailed(err)
+			return
+		}
+		if n < len(buf) {
+			// The pipe is full: writeLoop finishes with blocking writes, in order.
+			c.wbuf = append(append(make([]byte, 0, len(buf)-n+len(c.wbuf)), buf[n:]...), c.wbuf...)
+			c.wspare = nil
+			c.wmu.Unlock()
+			select {
+			case c.wkick <- struct{}{}:
+			default:
+			}
+			return
+		}
+		c.wspare = buf[:0]
+		if len(c.wbuf) == 0 {
+			c.writing = false
+			c.wmu.Unlock()
+			return
+		}
 	}
 }
 
 // settle waits until every abandoned request has been answered (see unsettled). A
 // child that never answers one trips the timeout as if the caller had waited for it.
-func (c *Client) settle(ctx context.Context, timer *time.Timer) error {
+func (c *Client) settle(ctx context.Context, timeout time.Duration) error {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
 	for {
 		c.mu.Lock()
 		var wait *call
@@ -482,7 +592,7 @@ func (c *Client) settle(ctx context.Context, timer *time.Timer) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-timer.C:
-			c.timeout(wait.op, wid, c.opts.Timeout)
+			c.timeout(wait.op, wid, timeout)
 			return nil // the session is over: the caller fails with the timeout
 		}
 	}
@@ -493,7 +603,7 @@ func (c *Client) forget(id int64) {
 	c.mu.Lock()
 	if cl, ok := c.pending[id]; ok {
 		delete(c.pending, id)
-		close(cl.done)
+		cl.leave()
 	}
 	c.mu.Unlock()
 }
@@ -504,7 +614,9 @@ func (c *Client) abandon(id int64) {
 	c.mu.Lock()
 	if cl, ok := c.pending[id]; ok {
 		cl.abandoned = true
+		cl.done = make(chan struct{})
 		c.unsettled[id] = cl
+		c.nUnsettled.Store(int32(len(c.unsettled)))
 	}
 	c.mu.Unlock()
 }
@@ -532,6 +644,7 @@ func (c *Client) failLocked(cause error) {
 	c.fatal = cause
 	close(c.dead)
 	clear(c.unsettled)
+	c.nUnsettled.Store(0)
 	for id, cl := range c.pending {
 		// Named with its request id: the request the child died on is the first
 		// place to look in its log.
@@ -542,7 +655,7 @@ func (c *Client) failLocked(cause error) {
 	slices.Sort(c.fatalOps)
 	for id, cl := range c.pending {
 		delete(c.pending, id)
-		close(cl.done)
+		cl.leave()
 		if !cl.abandoned {
 			cl.ch <- result{err: &OpError{Op: cl.op, ID: id, Err: cause}}
 		}
@@ -558,12 +671,12 @@ func (c *Client) kill() {
 
 // handle dispatches one line of the child's stdout.
 func (c *Client) handle(line []byte) {
+	a, err := DecodeAnswer(line) // outside mu: the callers need it to send
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.fatal != nil {
 		return // the session is over; keep draining so the child never blocks
 	}
-	a, err := DecodeAnswer(line)
 	if err != nil {
 		if cl, ok := c.pending[a.ID]; ok && a.ID != 0 {
 			err = fmt.Errorf("answer to %s (request %d): %w", cl.op, a.ID, err)
@@ -577,9 +690,10 @@ func (c *Client) handle(line []byte) {
 		return
 	}
 	delete(c.pending, a.ID)
-	close(cl.done)
+	cl.leave()
 	if cl.abandoned {
 		delete(c.unsettled, a.ID)
+		c.nUnsettled.Store(int32(len(c.unsettled)))
 		return
 	}
 	r := result{ok: a.OK}
@@ -645,25 +759,48 @@ func trimNewline(b []byte) []byte {
 	return b
 }
 
+// writeLoop finishes a backlog write left it because the pipe was full (see wbuf), and
+// closes stdin when Close asks.
 func (c *Client) writeLoop() {
 	for {
 		select {
 		case <-c.quit:
 			_ = c.stdin.Close()
 			return
-		case line := <-c.out:
-			if _, err := c.stdin.Write(line); err != nil {
-				// The child stopped reading: report its exit if it is on its way.
-				select {
-				case <-c.exited:
-				case <-c.quit:
-				case <-time.After(time.Second):
-				}
-				c.fail(c.deathError(err))
+		case <-c.wkick:
+		}
+		for {
+			c.wmu.Lock()
+			buf := c.wbuf
+			c.wbuf = nil
+			if len(buf) == 0 || c.werr != nil {
+				c.writing = false
+				c.wmu.Unlock()
+				break
+			}
+			c.wmu.Unlock()
+			if _, err := c.stdin.Write(buf); err != nil {
+				c.wmu.Lock()
+				c.werr = err
+				c.writing = false
+				c.wbuf = nil
+				c.wmu.Unlock()
+				c.writeFailed(err)
 				return
 			}
 		}
 	}
+}
+
+// writeFailed ends the session after a write to the child's stdin failed.
+func (c *Client) writeFailed(err error) {
+	// The child stopped reading: report its exit if it is on its way.
+	select {
+	case <-c.exited:
+	case <-c.quit:
+	case <-time.After(time.Second):
+	}
+	c.fail(c.deathError(err))
 }
 
 func (c *Client) waitLoop() {

@@ -8,4 +8,5 @@ var (
 	EncodeModernTask = encodeModernTask
 	DecodeModernTask = decodeModernTask
 	CallerArg        = callerArg
+	AppendArgs       = appendArgs
 )

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -25,11 +26,21 @@ func init() {
 	if os.Getenv(serveEnv) == "" {
 		return
 	}
+	// STORECHECK_WIRE_SERVE_CPUPROFILE=file profiles the serving child, for the server's
+	// half of a round trip (go tool pprof file).
+	stop := func() {}
+	if path := os.Getenv("STORECHECK_WIRE_SERVE_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			stop = func() { pprof.StopCPUProfile(); f.Close() }
+		}
+	}
+	code := 0
 	if err := wire.Serve(context.Background(), os.Stdin, os.Stdout, memharness.Harness(), wire.ServeOptions{Log: os.Stderr}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		code = 1
 	}
-	os.Exit(0)
+	stop()
+	os.Exit(code)
 }
 
 // BenchmarkLayers splits one modern Get over the wire into its layers, so that a slow
@@ -71,7 +82,9 @@ func BenchmarkLayers(b *testing.B) {
 		b.ReportAllocs()
 		var buf []byte
 		for b.Loop() {
-			raw, err := json.Marshal(map[string]any{"task_id": task.TaskID, "caller": wire.CallerArg(reference.System())})
+			// What the client does: the args appended (json.Marshal's bytes), then framed.
+			var argBuf [256]byte
+			raw, err := wire.AppendArgs(argBuf[:0], map[string]any{"task_id": task.TaskID, "caller": wire.CallerArg(reference.System())})
 			if err != nil {
 				b.Fatal(err)
 			}

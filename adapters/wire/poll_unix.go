@@ -44,3 +44,28 @@ func pollable(r io.Reader) io.Reader {
 	}
 	return os.NewFile(uintptr(fd), f.Name())
 }
+
+// tryWrite writes b with one non-blocking write(2) on rc's fd: n < len(b) with a nil
+// error means the pipe is full (the caller finishes with blocking writes).
+func tryWrite(rc syscall.RawConn, b []byte) (n int, err error) {
+	cerr := rc.Write(func(fd uintptr) bool {
+		for n < len(b) {
+			m, e := syscall.Write(int(fd), b[n:])
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e == syscall.EAGAIN:
+				return true
+			case e != nil:
+				err = e
+				return true
+			}
+			n += m
+		}
+		return true
+	})
+	if err == nil {
+		err = cerr
+	}
+	return n, err
+}

@@ -33,7 +33,7 @@ var (
 	ErrClosed = errors.New("wire client closed")
 )
 
-// Ops of docs/wire.md.
+// Ops of WIRE.md.
 const (
 	opHello          = "hello"
 	opReset          = "reset"
@@ -171,6 +171,16 @@ func loggerHint(line []byte) string {
 // the request the bad answer was meant for.
 func DecodeAnswer(line []byte) (Answer, error) {
 	line = bytes.TrimSuffix(line, []byte("\r"))
+	if utf8.Valid(line) {
+		if a, ok := decodeAnswerFast(line); ok {
+			return a, nil
+		}
+	}
+	return decodeAnswerSlow(line)
+}
+
+// decodeAnswerSlow is DecodeAnswer through encoding/json; it words every error.
+func decodeAnswerSlow(line []byte) (Answer, error) {
 	bad := func(id int64, format string, args ...any) (Answer, error) {
 		return Answer{ID: id}, fmt.Errorf("%w: %s: %s", ErrProtocol, fmt.Sprintf(format, args...), quoteLine(line))
 	}
@@ -222,6 +232,66 @@ func DecodeAnswer(line []byte) (Answer, error) {
 	re := &RemoteError{Code: code, Message: msg}
 	re.err, _ = reference.FromCode(code)
 	return Answer{ID: id, Err: re}, nil
+}
+
+// decodeAnswerFast is DecodeAnswer for a well-formed answer whose keys are plain and
+// unrepeated: {"id":…,"ok":…} or {"id":…,"error":{"code":…,"message":…}}. Anything
+// else (including every malformed line) is left to DecodeAnswer's slow path.
+func decodeAnswerFast(line []byte) (Answer, bool) {
+	var buf [4]field
+	fields, ok := scanObject(line, buf[:0])
+	if !ok {
+		return Answer{}, false
+	}
+	var rawID, rawOK, rawErr []byte
+	for _, f := range fields {
+		switch f.key {
+		case "id":
+			rawID = f.val
+		case "ok":
+			rawOK = f.val
+		case "error":
+			rawErr = f.val
+		}
+	}
+	if rawID == nil || (rawOK == nil) == (rawErr == nil) || (rawID[0] != '-' && (rawID[0] < '0' || rawID[0] > '9')) {
+		return Answer{}, false
+	}
+	id, err := integer(json.Number(rawID))
+	if err != nil {
+		return Answer{}, false
+	}
+	if rawOK != nil {
+		return Answer{ID: id, OK: json.RawMessage(rawOK)}, true
+	}
+	var ebuf [4]field
+	efields, ok := scanObject(rawErr, ebuf[:0])
+	if !ok {
+		return Answer{}, false
+	}
+	var code, msg string
+	hasCode := false
+	for _, f := range efields {
+		switch f.key {
+		case "code", "message":
+			v, ok := decodeScalar(f.val)
+			s, isStr := v.(string)
+			if !ok || !isStr && v != nil {
+				return Answer{}, false
+			}
+			if f.key == "code" {
+				code, hasCode = s, isStr
+			} else {
+				msg = s
+			}
+		}
+	}
+	if !hasCode {
+		return Answer{}, false
+	}
+	re := &RemoteError{Code: code, Message: msg}
+	re.err, _ = reference.FromCode(code)
+	return Answer{ID: id, Err: re}, true
 }
 
 // codeList is the codes of docs/wire.md, for error messages.

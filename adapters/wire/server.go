@@ -108,10 +108,11 @@ type server struct {
 	facadeCfg atomic.Pointer[harness.FacadeConfig]
 	strictV1  bool
 
-	wg   sync.WaitGroup
-	wmu  sync.Mutex
-	bw   *bufio.Writer
-	werr error
+	wg      sync.WaitGroup
+	writers atomic.Int32 // replies between taking their turn and writing (see reply)
+	wmu     sync.Mutex
+	bw      *bufio.Writer
+	werr    error
 }
 
 // switchClock is the clock the served stores read: a fixed time once the clock op has
@@ -171,6 +172,14 @@ type requestLine struct {
 // integer id, cannot be answered: bad says why (for the log). A line with an id but args
 // that are not an object gets argsErr, to answer with.
 func decodeRequest(line []byte) (id int64, op string, args map[string]any, bad string, argsErr error) {
+	if id, op, args, ok := decodeRequestFast(line); ok {
+		return id, op, args, "", nil
+	}
+	return decodeRequestSlow(line)
+}
+
+// decodeRequestSlow is decodeRequest through encoding/json.
+func decodeRequestSlow(line []byte) (id int64, op string, args map[string]any, bad string, argsErr error) {
 	var req requestLine
 	// One pass: decoding into the struct fails exactly when the line is not a JSON
 	// object (or null, which has no id and is refused just below).
@@ -189,6 +198,54 @@ func decodeRequest(line []byte) (id int64, op string, args map[string]any, bad s
 		args = m
 	}
 	return id, req.Op, args, "", nil
+}
+
+// decodeRequestFast is decodeRequest for the lines storecheck writes: exactly the keys
+// id, op and args, once each, an integer id, a plain op string and an object (or null)
+// of args. Anything else takes decodeRequest's slow path, whose struct decoding also
+// matches keys case-insensitively.
+func decodeRequestFast(line []byte) (id int64, op string, args map[string]any, ok bool) {
+	var buf [4]field
+	fields, ok := scanObject(line, buf[:0])
+	if !ok || len(fields) != 3 {
+		return 0, "", nil, false
+	}
+	var rawID, rawOp, rawArgs []byte
+	for _, f := range fields {
+		switch f.key {
+		case "id":
+			rawID = f.val
+		case "op":
+			rawOp = f.val
+		case "args":
+			rawArgs = f.val
+		default:
+			return 0, "", nil, false
+		}
+	}
+	if rawID == nil || rawOp == nil || rawArgs == nil {
+		return 0, "", nil, false
+	}
+	// json.Unmarshal into an int64 takes exactly the plain integer literals.
+	id, err := strconv.ParseInt(string(rawID), 10, 64)
+	if err != nil || rawID[0] == '+' {
+		return 0, "", nil, false
+	}
+	v, ok := decodeScalar(rawOp)
+	if op, ok = v.(string); !ok {
+		return 0, "", nil, false
+	}
+	switch rawArgs[0] {
+	case 'n':
+		return id, op, nil, true
+	case '{':
+		v, ok := decodeFast(rawArgs, 0)
+		if !ok {
+			return 0, "", nil, false
+		}
+		return id, op, v.(map[string]any), true
+	}
+	return 0, "", nil, false
 }
 
 func (s *server) request(ctx context.Context, line []byte) {
@@ -292,11 +349,16 @@ func (s *server) session(ctx context.Context, op string, args map[string]any) (a
 	return nil, nil
 }
 
-// reply writes one answer; writes are serialised so that lines never interleave.
+// reply writes one answer; writes are serialised so that lines never interleave. The
+// buffer is flushed by the last of the replies that are writing at once: an answer
+// finished while others queue for the writer goes out with theirs in one write(2), and
+// no answer ever waits for a request still running.
 func (s *server) reply(id int64, ok any, err error) {
-	line := appendAnswer(nil, id, ok, err)
+	line := appendAnswer(make([]byte, 0, 512), id, ok, err)
+	s.writers.Add(1)
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	last := s.writers.Add(-1) == 0
 	if s.werr != nil {
 		return
 	}
@@ -304,7 +366,9 @@ func (s *server) reply(id int64, ok any, err error) {
 		s.werr = err
 		return
 	}
-	s.werr = s.bw.Flush()
+	if last {
+		s.werr = s.bw.Flush()
+	}
 }
 
 // appendAnswer appends the line of an answer, newline included: {"id":…,"ok":…} or
@@ -314,6 +378,15 @@ func (s *server) reply(id int64, ok any, err error) {
 func appendAnswer(b []byte, id int64, ok any, err error) []byte {
 	b = append(b, `{`...)
 	if err == nil {
+		if t, isTask := ok.(modern.Task); isTask {
+			head := append(b, `"id":`...)
+			head = strconv.AppendInt(head, id, 10)
+			head = append(head, `,"ok":`...)
+			if line, merr := appendModernTask(head, t); merr == nil {
+				return append(line, '}', '\n')
+			}
+			// json.Marshal below words the error.
+		}
 		v, merr := json.Marshal(ok)
 		if merr == nil {
 			b = append(b, `"id":`...)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"slices"
 	"strconv"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// The wire forms of docs/wire.md's values, both ways. Decoders are strict: a value of the
+// The wire forms of WIRE.md's values, both ways. Decoders are strict: a value of the
 // wrong shape is an error that says which field and what came instead, never a default.
 
 // checkUTF8 refuses strings JSON cannot carry. encoding/json would silently replace
@@ -248,6 +247,9 @@ var modernKeys = []string{"task_id", "owner", "status", "status_message", "creat
 	"staged_responses", "input_responses", "issued_keys", "version"}
 
 func decodeModernTask(raw json.RawMessage) (modern.Task, error) {
+	if t, ok := decodeModernFast(raw); ok {
+		return t, nil
+	}
 	m, err := decodeObject(raw, "a modern task")
 	if err != nil {
 		return modern.Task{}, err
@@ -260,22 +262,28 @@ func decodeModernTask(raw json.RawMessage) (modern.Task, error) {
 // record does not tell them apart); everything else must have exactly its type.
 func modernFromObject(m map[string]any) (modern.Task, error) {
 	for k := range m {
-		if !slices.Contains(modernKeys, k) {
+		if modernKeyIndex(k) < 0 {
 			return modern.Task{}, fmt.Errorf("a modern task has exactly the keys of docs/wire.md, and %q is not one", k)
 		}
 	}
 	for _, k := range modernKeys {
 		if _, ok := m[k]; !ok {
-			return modern.Task{}, fmt.Errorf("a modern task must carry every key of docs/wire.md, and %q is missing", k)
+			return modern.Task{}, fmt.Errorf("a modern task must carry every key of WIRE.md, and %q is missing", k)
 		}
 	}
+	return modernFromValues(func(k string) any { return m[k] })
+}
+
+// modernFromValues reads a modern task from the values of its fifteen keys (all
+// present), as modernFromObject describes.
+func modernFromValues(get func(k string) any) (modern.Task, error) {
 	var t modern.Task
 	var err error
 	str := func(k string, nullable bool) string {
 		if err != nil {
 			return ""
 		}
-		switch x := m[k].(type) {
+		switch x := get(k).(type) {
 		case string:
 			return x
 		case nil:
@@ -283,14 +291,14 @@ func modernFromObject(m map[string]any) (modern.Task, error) {
 				return ""
 			}
 		}
-		err = fmt.Errorf("%s must be a string%s, got %s", k, orNull(nullable), kindOf(m[k]))
+		err = fmt.Errorf("%s must be a string%s, got %s", k, orNull(nullable), kindOf(get(k)))
 		return ""
 	}
 	num := func(k string, nullable bool) *int64 {
 		if err != nil {
 			return nil
 		}
-		switch x := m[k].(type) {
+		switch x := get(k).(type) {
 		case json.Number:
 			i, e := integer(x)
 			if e == nil {
@@ -301,20 +309,20 @@ func modernFromObject(m map[string]any) (modern.Task, error) {
 				return nil
 			}
 		}
-		err = fmt.Errorf("%s must be an integer%s, got %s", k, orNull(nullable), kindOf(m[k]))
+		err = fmt.Errorf("%s must be an integer%s, got %s", k, orNull(nullable), kindOf(get(k)))
 		return nil
 	}
 	obj := func(k string) map[string]any {
 		if err != nil {
 			return nil
 		}
-		switch x := m[k].(type) {
+		switch x := get(k).(type) {
 		case map[string]any:
 			return x
 		case nil:
 			return nil
 		}
-		err = fmt.Errorf("%s must be an object or null, got %s", k, kindOf(m[k]))
+		err = fmt.Errorf("%s must be an object or null, got %s", k, kindOf(get(k)))
 		return nil
 	}
 	t.TaskID = str("task_id", false)
@@ -340,7 +348,7 @@ func modernFromObject(m map[string]any) (modern.Task, error) {
 	if err != nil {
 		return modern.Task{}, err
 	}
-	switch x := m["issued_keys"].(type) {
+	switch x := get("issued_keys").(type) {
 	case nil:
 	case []any:
 		t.IssuedKeys = make([]string, len(x))
