@@ -22,14 +22,27 @@ $(TS_SDK)/node_modules/.package-lock.json: $(TS_SDK)/package.json $(TS_SDK)/pack
 # the SDK profile against the TypeScript SDK's store (node-deps).
 # The Redis Cluster failover check runs without -race (go-redis races in its own cluster
 # state reload: see adapters/redis/clustertest/faults_test.go).
+# go test shows nothing of a passing package's output, so the fault checks append one
+# line per fault (acknowledged writes lost of those checked, every F-rule's outcome) to
+# $STORECHECK_FAULTS_SUMMARY, printed at the end whether the tests passed or not.
 test: vet node-deps
-	$(GO) test -race -count=1 -timeout 40m ./...
-	$(GO) test -count=1 -timeout 10m -run 'TestFaultsFailover' ./adapters/redis/clustertest/
+	@sum=$$(mktemp); export STORECHECK_FAULTS_SUMMARY=$$sum; \
+	echo "$(GO) test -race -count=1 -timeout 40m ./..."; \
+	$(GO) test -race -count=1 -timeout 40m ./...; code=$$?; \
+	echo "$(GO) test -count=1 -timeout 10m -run 'TestFaultsFailover' ./adapters/redis/clustertest/"; \
+	$(GO) test -count=1 -timeout 10m -run 'TestFaultsFailover' ./adapters/redis/clustertest/ || code=1; \
+	echo "fault checks (docs/spec.md 5):"; cat $$sum; rm -f $$sum; exit $$code
 
 # The fault checks alone (also part of test): Postgres and Redis paused, killed and
-# restarted, a Redis Cluster primary killed, and the fault mutants (Docker needed).
+# restarted, a Redis Cluster primary killed, and the fault mutants (Docker needed):
+# TestFaults*, TestFaultMutantsAreKilled, TestFaultableConfig and the in-process
+# TestRunHonestGate, TestMutantsKilledOnGate, TestJudge*.
+FAULT_TESTS := Fault|MutantsKilledOnGate|HonestGate|Judge
 test-faults:
-	$(GO) test -count=1 -timeout 20m -run 'Faults' ./adapters/postgres/ ./adapters/redis/ ./adapters/redis/clustertest/ ./conformance/faults/ ./cli/
+	@sum=$$(mktemp); export STORECHECK_FAULTS_SUMMARY=$$sum; \
+	echo "$(GO) test -count=1 -timeout 20m -run '$(FAULT_TESTS)' ..."; \
+	$(GO) test -count=1 -timeout 20m -run '$(FAULT_TESTS)' ./adapters/postgres/ ./adapters/redis/ ./adapters/redis/rediscontainer/ ./adapters/redis/clustertest/ ./conformance/faults/ ./cli/; code=$$?; \
+	echo "fault checks (docs/spec.md 5):"; cat $$sum; rm -f $$sum; exit $$code
 
 # The main job: the battery against the embedded in-memory store, no services needed.
 check:

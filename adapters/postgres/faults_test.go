@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,8 +44,44 @@ func TestFaults(t *testing.T) {
 			t.Errorf("%s: %d of %d acknowledged writes lost, want 0 of some", f.Fault, f.AckedLost, f.AckedChecked)
 		}
 		for _, v := range f.Rules {
-			if v.Outcome != faults.Passed {
-				t.Errorf("%s: %s %s, want passed: %v", f.Fault, v.ID, v.Outcome, v.Reasons)
+			want := faults.Passed
+			if v.ID == faults.RuleDeclare && f.Fault == faults.Pause {
+				want = faults.NotExercised // a pause is not a crash
+			}
+			if v.Outcome != want {
+				t.Errorf("%s: %s %s, want %s: %v", f.Fault, v.ID, v.Outcome, want, v.Reasons)
+			}
+		}
+	}
+}
+
+// TestFaultDurabilityDeclared: the durability declared from the server's settings is lossy
+// exactly when synchronous_commit is off or fsync is off (every other
+// synchronous_commit value flushes the commit record locally before the commit
+// returns), and the setting is named for the report.
+func TestFaultDurabilityDeclared(t *testing.T) {
+	for _, c := range []struct {
+		syncCommit, fsync string
+		lossy             bool
+	}{
+		{"on", "on", false},
+		{"local", "on", false},
+		{"remote_write", "on", false},
+		{"remote_apply", "on", false},
+		{"off", "on", true},
+		{"on", "off", true},
+		{"off", "off", true},
+	} {
+		d := postgres.Durability(c.syncCommit, c.fsync)
+		if d.MayLoseOnCrash != c.lossy {
+			t.Errorf("Durability(synchronous_commit=%s, fsync=%s).MayLoseOnCrash = %v, want %v", c.syncCommit, c.fsync, d.MayLoseOnCrash, c.lossy)
+		}
+		if d.MayLoseOnFailover {
+			t.Errorf("Durability(%s, %s) declares failover losses: one server has no failover", c.syncCommit, c.fsync)
+		}
+		for _, want := range []string{"synchronous_commit=" + c.syncCommit, "fsync=" + c.fsync} {
+			if !strings.Contains(d.Setting, want) {
+				t.Errorf("Durability(%s, %s).Setting = %q, does not name %s", c.syncCommit, c.fsync, d.Setting, want)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -51,15 +52,22 @@ func TestFaultsAOFAlways(t *testing.T) {
 			t.Errorf("%s: %d of %d acknowledged writes lost, want 0 of some", f.Fault, f.AckedLost, f.AckedChecked)
 		}
 		for _, v := range f.Rules {
-			if v.Outcome != faults.Passed {
-				t.Errorf("%s: %s %s, want passed: %v", f.Fault, v.ID, v.Outcome, v.Reasons)
+			want := faults.Passed
+			if v.ID == faults.RuleDeclare && f.Fault == faults.Pause {
+				want = faults.NotExercised // a pause is not a crash
+			}
+			if v.Outcome != want {
+				t.Errorf("%s: %s %s, want %s: %v", f.Fault, v.ID, v.Outcome, want, v.Reasons)
 			}
 		}
 	}
 }
 
-// TestFaultsDefaultPersistence measures what a user of a default Redis gets: the kill
-// loses acknowledged writes, reported as declared with their number, never as passed.
+// TestFaultsDefaultPersistence measures what a user of a default Redis gets: no AOF,
+// RDB snapshots at the soonest after 60 s with 10 000 changes, so a SIGKILL after a few
+// seconds of writes loses every one of them (which also proves the kill kills: a
+// graceful stop would save a snapshot). The losses are reported as declared with their
+// number, never as passed, and printed for CI's log (faults.EnvSummary).
 func TestFaultsDefaultPersistence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes the backend away for seconds; skipped with -short")
@@ -67,13 +75,20 @@ func TestFaultsDefaultPersistence(t *testing.T) {
 	h := faultHarness(t, rediscontainer.Default)
 	r := faults.Check(t, h, faults.Config{Faults: []string{faults.Kill}})
 	f := r.Faults[0]
-	t.Logf("default persistence: %d of %d acknowledged writes lost on kill", f.AckedLost, f.AckedChecked)
-	v := f.Verdict(faults.RuleDurable)
-	switch {
-	case f.AckedLost > 0 && v.Outcome != faults.Declared:
+	fmt.Printf("redis default persistence: %d acknowledged writes lost of %d on kill\n", f.AckedLost, f.AckedChecked)
+	if f.AckedChecked == 0 || f.AckedLost == 0 {
+		t.Fatalf("%d of %d acknowledged writes lost: want some of some (no AOF, no snapshot within seconds: a SIGKILL must lose what was written)", f.AckedLost, f.AckedChecked)
+	}
+	if v := f.Verdict(faults.RuleDurable); v.Outcome != faults.Declared {
 		t.Errorf("%d writes lost under declared lossy durability: %s %s, want declared", f.AckedLost, v.ID, v.Outcome)
-	case f.AckedLost == 0 && v.Outcome != faults.Passed:
-		t.Errorf("no write lost: %s %s, want passed", v.ID, v.Outcome)
+	}
+	if v := f.Verdict(faults.RuleDeclare); v.Outcome != faults.Passed {
+		t.Errorf("%s %s, want passed: %v", v.ID, v.Outcome, v.Reasons)
+	}
+	for _, id := range []string{faults.RuleOutage, faults.RuleRecover, faults.RuleAtomic} {
+		if v := f.Verdict(id); v.Outcome == faults.Failed {
+			t.Errorf("%s FAILED: %v", id, v.Reasons)
+		}
 	}
 }
 
@@ -103,6 +118,15 @@ func TestFaultMutantsAreKilled(t *testing.T) {
 				var b strings.Builder
 				_ = r.Summary(&b)
 				t.Logf("run %d of at most %d:\n%s", run, runs, b.String())
+				// Honest attribution where it does not hang on the machine's timing:
+				// the rules judged on the data (durability, atomicity, the declaration)
+				// fail only if the mutant breaks them. F-OUTAGE-1 and F-RECOVER-1 are
+				// checked exactly on the in-process gate (TestMutantsKilledOnGate).
+				for _, id := range []string{faults.RuleDurable, faults.RuleAtomic, faults.RuleDeclare} {
+					if v := r.Faults[0].Verdict(id); v.Outcome == faults.Failed && !m.Allowed(id) {
+						t.Errorf("mutant %s failed %s, a rule it does not break: %v", m.Name, id, v.Reasons)
+					}
+				}
 				if last = r.Faults[0].Verdict(m.Breaks); last.Outcome == faults.Failed {
 					return
 				}

@@ -1,8 +1,11 @@
 package faults
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/storecheck/storecheck/conformance/harness"
 )
 
 func TestJudge(t *testing.T) {
@@ -44,6 +47,37 @@ func TestJudge(t *testing.T) {
 		if v.lost != c.lost || v.torn != c.torn || v.zombie != c.zombie || v.checked != c.checked {
 			t.Errorf("%s: got lost %d torn %v zombie %v checked %d, want %d %v %v %d (%s)",
 				c.name, v.lost, v.torn, v.zombie, v.checked, c.lost, c.torn, c.zombie, c.checked, v.detail)
+		}
+	}
+}
+
+// TestJudgeDeclare: F-DECLARE-1 judges the declaration: it fails without one, is not
+// exercised by a pause, passes after a kill or failover, and names what was declared
+// and how the losses were reported.
+func TestJudgeDeclare(t *testing.T) {
+	lossy := harness.Durability{MayLoseOnCrash: true, Setting: "appendonly no"}
+	durable := harness.Durability{MayLoseOnFailover: true, Setting: "appendfsync always; replicas asynchronous"}
+	declaredLoss := RuleVerdict{ID: RuleDurable, Outcome: Declared, Reasons: []string{"3 of 40 acknowledged writes lost"}}
+	for _, c := range []struct {
+		name   string
+		fault  string
+		d      harness.Durability
+		dur    RuleVerdict
+		want   Outcome
+		saying string
+	}{
+		{"no declaration", Kill, harness.Durability{}, RuleVerdict{Outcome: Passed}, Failed, "declares no durability"},
+		{"no declaration, pause", Pause, harness.Durability{MayLoseOnCrash: true}, RuleVerdict{Outcome: Passed}, Failed, "declares no durability"},
+		{"pause", Pause, lossy, RuleVerdict{Outcome: Passed}, NotExercised, "not a crash"},
+		{"lossy kill", Kill, lossy, declaredLoss, Passed, "losses reported as declared: 3 of 40"},
+		{"lossy kill, nothing lost", Kill, lossy, RuleVerdict{Outcome: Passed}, Passed, "may be lost on crash (appendonly no)"},
+		{"durable kill", Kill, durable, RuleVerdict{Outcome: Passed}, Passed, "declared durable on crash"},
+		{"durable kill, losses", Kill, durable, RuleVerdict{Outcome: Failed, Reasons: []string{"1 of 9 acknowledged writes lost"}}, Passed, "fail F-DURABLE-1"},
+		{"failover", Failover, durable, declaredLoss, Passed, "may be lost on failover"},
+	} {
+		v := judgeDeclare(c.fault, c.d, c.dur)
+		if v.ID != RuleDeclare || v.Outcome != c.want || !strings.Contains(strings.Join(v.Reasons, "; "), c.saying) {
+			t.Errorf("%s: %s %s %v; want %s saying %q", c.name, v.ID, v.Outcome, v.Reasons, c.want, c.saying)
 		}
 	}
 }

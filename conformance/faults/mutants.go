@@ -23,16 +23,34 @@ type Mutant struct {
 	// Breaks is the fault rule that must kill it, Fault the fault that reveals it.
 	Breaks string
 	Fault  string
+	// AlsoBreaks are the other fault rules its defect breaks in that fault; every
+	// rule in neither must not fail (honest attribution).
+	AlsoBreaks []string
 }
 
 // Mutants is the catalogue of fault mutants.
 func Mutants() []Mutant {
 	return []Mutant{
-		{"async-write", "acknowledges every write at once and writes it later from a queue; a write the backend refuses is dropped", RuleDurable, Kill},
-		{"retry-after-error", "reports a failed write's error, then retries the write behind the caller's back until it succeeds", RuleAtomic, Kill},
-		{"hang-on-pause", "ignores the call's context deadline, so a call to a paused backend waits for as long as the pause lasts", RuleOutage, Pause},
-		{"no-reconnect", "keeps the first backend error it meets and answers it to every later call, as a client that never reconnects", RuleRecover, Pause},
+		// Its acknowledgements while the backend is dead are successes it could not
+		// store: F-OUTAGE-1 fails too.
+		{"async-write", "acknowledges every write at once and writes it later from a queue; a write the backend refuses is dropped", RuleDurable, Kill, []string{RuleOutage}},
+		{"retry-after-error", "reports a failed write's error, then retries the write behind the caller's back until it succeeds", RuleAtomic, Kill, nil},
+		{"hang-on-pause", "ignores the call's context deadline, so a call to a paused backend waits for as long as the pause lasts", RuleOutage, Pause, nil},
+		{"no-reconnect", "keeps the first backend error it meets and answers it to every later call, as a client that never reconnects", RuleRecover, Pause, nil},
 	}
+}
+
+// Allowed reports whether the mutant may fail rule: Breaks or one of AlsoBreaks.
+func (m Mutant) Allowed(rule string) bool {
+	if rule == m.Breaks {
+		return true
+	}
+	for _, r := range m.AlsoBreaks {
+		if r == rule {
+			return true
+		}
+	}
+	return false
 }
 
 // Mutate returns h with the named mutant's defect in every store it opens. h must be a

@@ -103,6 +103,37 @@ func (f FaultResult) Verdict(rule string) RuleVerdict {
 	return RuleVerdict{}
 }
 
+// Lines is the report in one line per fault, for logs: the store, the fault, the
+// acknowledged writes lost of those checked, every rule's outcome.
+//
+//	faults: redis (default) kill: 212 acknowledged writes lost of 480 (in 40 of 52 tasks); F-OUTAGE-1 passed, …
+func (r *Report) Lines() []string {
+	var out []string
+	for _, f := range r.Faults {
+		var rules []string
+		for _, v := range f.Rules {
+			rules = append(rules, v.ID+" "+string(v.Outcome))
+		}
+		out = append(out, fmt.Sprintf("faults: %s %s: %d acknowledged writes lost of %d (in %d of %d tasks), recovery %s; %s",
+			r.Store, f.Fault, f.AckedLost, f.AckedChecked, f.TasksLost, f.Tasks, f.recovery(), strings.Join(rules, ", ")))
+	}
+	return out
+}
+
+func (f FaultResult) recovery() string {
+	var rec []string
+	for _, era := range []string{"legacy", "modern"} {
+		if d, ok := f.Recovery[era]; ok {
+			if d < 0 {
+				rec = append(rec, era+" never")
+			} else {
+				rec = append(rec, era+" "+d.Round(time.Millisecond).String())
+			}
+		}
+	}
+	return strings.Join(rec, ", ")
+}
+
 // JSON writes the report as indented JSON.
 func (r *Report) JSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
@@ -129,17 +160,7 @@ func (r *Report) Summary(w io.Writer) error {
 		fmt.Fprintf(&b, " after %s, backend away %s; %d calls in flight at the fault\n",
 			f.InjectedAfter.Round(time.Millisecond), f.Outage.Round(time.Millisecond), f.InFlight)
 		fmt.Fprintf(&b, "    calls %d, acknowledged %d, errors %d", f.Calls, f.Acked, f.Errors)
-		var rec []string
-		for _, era := range []string{"legacy", "modern"} {
-			if d, ok := f.Recovery[era]; ok {
-				if d < 0 {
-					rec = append(rec, era+" never")
-				} else {
-					rec = append(rec, era+" "+d.Round(time.Millisecond).String())
-				}
-			}
-		}
-		fmt.Fprintf(&b, "; recovery %s; latest return past a deadline %s\n", strings.Join(rec, ", "), f.MaxLate.Round(time.Millisecond))
+		fmt.Fprintf(&b, "; recovery %s; latest return past a deadline %s\n", f.recovery(), f.MaxLate.Round(time.Millisecond))
 		fmt.Fprintf(&b, "    tasks %d, acknowledged writes checked %d, lost %d (in %d tasks)\n",
 			f.Tasks, f.AckedChecked, f.AckedLost, f.TasksLost)
 		for _, k := range f.ErrorKinds {

@@ -1,8 +1,8 @@
 // Package faults takes a store's backend away while clients write, and checks what the
 // store promised: every call during the outage ends with an error by its deadline
 // (F-OUTAGE-1), the same clients serve again afterwards (F-RECOVER-1), every
-// acknowledged write survives (F-DURABLE-1) and no failed write shows in part or late
-// (F-ATOMIC-1). It runs against a harness that implements harness.FaultInjector (the
+// acknowledged write survives (F-DURABLE-1), no failed write shows in part or late
+// (F-ATOMIC-1), and a store that may lose writes on a crash declares it (F-DECLARE-1). It runs against a harness that implements harness.FaultInjector (the
 // postgres and redis adapters on containers storecheck started); the rules are in
 // docs/spec.md section 5.
 package faults
@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -105,6 +106,7 @@ func Check(t *testing.T, h harness.Harness, cfg Config) *Report {
 	var b strings.Builder
 	_ = r.Summary(&b)
 	t.Log("\n" + b.String())
+	r.announce()
 	for _, f := range r.Faults {
 		for _, v := range f.Rules {
 			if v.Outcome == Failed {
@@ -113,6 +115,28 @@ func Check(t *testing.T, h harness.Harness, cfg Config) *Report {
 		}
 	}
 	return r
+}
+
+// EnvSummary names a file that Check appends its report's Lines to. go test shows
+// nothing of a passing package's output when it tests a list of packages (t.Log, fmt
+// alike), so `make test` sets it and prints the file at the end: the losses measured
+// are in CI's log whether the run passed or not.
+const EnvSummary = "STORECHECK_FAULTS_SUMMARY"
+
+// announce prints the report's Lines on stdout (shown by go test in a package's
+// directory and with -v) and appends them to $STORECHECK_FAULTS_SUMMARY when set.
+func (r *Report) announce() {
+	lines := strings.Join(r.Lines(), "\n") + "\n"
+	fmt.Print(lines)
+	if p := os.Getenv(EnvSummary); p != "" {
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "faults: %s: %v\n", EnvSummary, err)
+			return
+		}
+		defer f.Close()
+		_, _ = f.WriteString(lines)
+	}
 }
 
 // Run injects each fault of cfg in turn, each on a fresh namespace, while clients
@@ -406,8 +430,43 @@ func runFault(ctx context.Context, h harness.Harness, inj harness.FaultInjector,
 	case erroredWrites == 0:
 		atomic.Outcome, atomic.Reasons = NotExercised, []string{"no write failed"}
 	}
-	res.Rules = []RuleVerdict{outage, recov, durable, atomic}
+	res.Rules = []RuleVerdict{outage, recov, durable, atomic, judgeDeclare(fault, inj.Durability(), durable)}
 	return res, nil
+}
+
+// judgeDeclare is F-DECLARE-1 in one fault (docs/spec.md 5.2): the rule judges the
+// declaration, not the losses. It fails when the harness declares no durability (no
+// setting the report could name); it passes after a kill or failover when the report
+// names the declaration, and every loss under a lossy declaration is reported as
+// declared (F-DURABLE-1 "declared", never "passed"). Losses under a durable
+// declaration fail F-DURABLE-1 alone: one defect, one rule. A pause is not a crash: no
+// declaration applies to it, so the rule is not exercised there.
+func judgeDeclare(fault string, d harness.Durability, durable RuleVerdict) RuleVerdict {
+	v := RuleVerdict{ID: RuleDeclare, Outcome: Passed}
+	if strings.TrimSpace(d.Setting) == "" {
+		v.Outcome, v.Reasons = Failed, []string{"the harness declares no durability setting (harness.Durability.Setting is empty): the report cannot say what a crash may lose"}
+		return v
+	}
+	mayLose, what := d.MayLoseOnCrash, "crash"
+	switch fault {
+	case Pause:
+		v.Outcome, v.Reasons = NotExercised, []string{"a pause is not a crash: no durability declaration applies (losses after a pause fail F-DURABLE-1)"}
+		return v
+	case Failover:
+		mayLose, what = d.MayLoseOnFailover, "failover"
+	}
+	if mayLose {
+		v.Reasons = []string{fmt.Sprintf("declared: acknowledged writes may be lost on %s (%s)", what, d.Setting)}
+	} else {
+		v.Reasons = []string{fmt.Sprintf("declared durable on %s: no acknowledged write may be lost (%s)", what, d.Setting)}
+	}
+	switch durable.Outcome {
+	case Declared:
+		v.Reasons = append(v.Reasons, "losses reported as declared: "+durable.Reasons[0])
+	case Failed:
+		v.Reasons = append(v.Reasons, "losses under a durable declaration fail F-DURABLE-1")
+	}
+	return v
 }
 
 // openTargets opens one store instance per era the harness declares.

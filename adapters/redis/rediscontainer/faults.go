@@ -65,6 +65,55 @@ func (p Persistence) Setting() string {
 // LosesOnCrash reports whether a crash may lose acknowledged writes under p.
 func (p Persistence) LosesOnCrash() bool { return p != AOFAlways }
 
+// want is the persistence configuration a server started with p reports
+// (CONFIG GET): what the durability declared from p rests on.
+func (p Persistence) want() map[string]string {
+	switch p {
+	case AOFAlways:
+		return map[string]string{"appendonly": "yes", "appendfsync": "always", "save": ""}
+	case Default:
+		return map[string]string{"appendonly": "no", "save": "3600 1 300 100 60 10000"}
+	}
+	return map[string]string{"appendonly": "yes", "appendfsync": "everysec", "save": ""}
+}
+
+// CheckConfig compares a server's CONFIG GET answers (appendonly, appendfsync, save)
+// with what p sets: the durability declared from the command line is the server's
+// only if the server says so (an image's redis.conf or a changed default would
+// otherwise go unnoticed).
+func (p Persistence) CheckConfig(got map[string]string) error {
+	var bad []string
+	for _, k := range []string{"appendonly", "appendfsync", "save"} {
+		want, ok := p.want()[k]
+		if !ok {
+			continue
+		}
+		if v, present := got[k]; !present || v != want {
+			bad = append(bad, fmt.Sprintf("%s is %q, want %q", k, v, want))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("redis persistence %s: the server's CONFIG GET disagrees: %s", p, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// VerifyConfig reads the server's persistence configuration (CONFIG GET) and checks
+// it against p (CheckConfig).
+func (p Persistence) VerifyConfig(ctx context.Context, c *redis.Client) error {
+	got := map[string]string{}
+	for _, k := range []string{"appendonly", "appendfsync", "save"} {
+		m, err := c.ConfigGet(ctx, k).Result()
+		if err != nil {
+			return fmt.Errorf("CONFIG GET %s: %w", k, err)
+		}
+		for kk, v := range m {
+			got[kk] = v
+		}
+	}
+	return p.CheckConfig(got)
+}
+
 // Server is a Redis server in a container that faults can be injected into.
 type Server struct {
 	Options     *redis.Options
@@ -96,6 +145,11 @@ func StartFaultable(ctx context.Context, p Persistence) (*Server, error) {
 	}
 	if err == nil {
 		err = pingNew(ctx, opts, 60*time.Second)
+	}
+	if err == nil {
+		c := redis.NewClient(opts)
+		err = p.VerifyConfig(ctx, c)
+		_ = c.Close()
 	}
 	if err != nil {
 		_ = stop(context.WithoutCancel(ctx))
@@ -216,9 +270,17 @@ func StartFaultableCluster(ctx context.Context, p Persistence) (c *Cluster, err 
 	if err := form(ctx, clients[:ClusterSize], ips[:ClusterSize]); err != nil {
 		return nil, err
 	}
+	for i := range ClusterSize {
+		if err := p.VerifyConfig(ctx, clients[i]); err != nil {
+			return nil, fmt.Errorf("primary %d: %w", i, err)
+		}
+	}
 	for i := ClusterSize; i < len(c.nodes); i++ {
 		r := clients[i]
 		if err := ping(ctx, r, 60*time.Second); err != nil {
+			return nil, fmt.Errorf("replica %d: %w", i, err)
+		}
+		if err := p.VerifyConfig(ctx, r); err != nil {
 			return nil, fmt.Errorf("replica %d: %w", i, err)
 		}
 		if err := r.ConfigSet(ctx, "cluster-announce-ip", ips[i]).Err(); err != nil {

@@ -66,3 +66,69 @@ func TestContainerThenURL(t *testing.T) {
 		t.Errorf("server gone after the no-op stop, or AOF off: CONFIG GET appendonly = %v, %v", aof, err)
 	}
 }
+
+// TestCheckConfig: the persistence a fault server declares is checked against the
+// server's own CONFIG GET answers, and a server that disagrees (an image whose
+// redis.conf turns AOF on, a default that changed) is refused.
+func TestCheckConfig(t *testing.T) {
+	defaults := map[string]string{"appendonly": "no", "appendfsync": "everysec", "save": "3600 1 300 100 60 10000"}
+	always := map[string]string{"appendonly": "yes", "appendfsync": "always", "save": ""}
+	everysec := map[string]string{"appendonly": "yes", "appendfsync": "everysec", "save": ""}
+	for _, c := range []struct {
+		p    Persistence
+		got  map[string]string
+		want string // "" for no error, else a part of it
+	}{
+		{Default, defaults, ""},
+		{AOFAlways, always, ""},
+		{AOFEverySec, everysec, ""},
+		{AOFAlways, everysec, `appendfsync is "everysec", want "always"`},
+		{AOFAlways, defaults, `appendonly is "no", want "yes"`},
+		{Default, always, `appendonly is "yes", want "no"`},
+		{Default, map[string]string{"appendonly": "no", "save": ""}, `save is "", want "3600 1 300 100 60 10000"`},
+		{AOFEverySec, map[string]string{}, "appendonly"},
+	} {
+		err := c.p.CheckConfig(c.got)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s.CheckConfig(%v) = %v, want nil", c.p, c.got, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s.CheckConfig(%v) = %v, want an error saying %s", c.p, c.got, err, c.want)
+		}
+	}
+}
+
+// TestFaultableConfig starts a fault server with each persistence and reads its
+// configuration back with CONFIG GET: the durability declared from the command line is
+// what the server runs (StartFaultable refuses one that disagrees; this checks it
+// directly).
+func TestFaultableConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts containers; skipped with -short")
+	}
+	for _, p := range []Persistence{AOFAlways, Default} {
+		t.Run(string(p), func(t *testing.T) {
+			srv, err := StartFaultable(t.Context(), p)
+			if err != nil {
+				containers.SkipOrFail(t, "redis (faults)", err)
+				return
+			}
+			defer func() {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				_ = srv.Stop(ctx)
+			}()
+			c := redis.NewClient(srv.Options)
+			defer c.Close()
+			for k, want := range p.want() {
+				got, err := c.ConfigGet(t.Context(), k).Result()
+				if err != nil || got[k] != want {
+					t.Errorf("%s: CONFIG GET %s = %v, %v; want %q", p, k, got, err, want)
+				}
+			}
+			if p.LosesOnCrash() != (p.want()["appendfsync"] != "always") {
+				t.Errorf("%s: LosesOnCrash %v disagrees with its configuration %v", p, p.LosesOnCrash(), p.want())
+			}
+		})
+	}
+}
