@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -67,8 +68,16 @@ var ErrOptions = errors.New("conformance: bad options")
 // goTestOptions is the Options of a Run call: the one the test passed (at most one),
 // overridden by STORECHECK_* variables, overridden by -storecheck.* flags.
 func goTestOptions(opts []Options) (Options, error) {
+	o, _, err := goTestOptionsFrom(opts)
+	return o, err
+}
+
+// goTestOptionsFrom is goTestOptions that also says which settings came from a flag or
+// a variable (by their flag names): those are the whole test binary's, not the test's.
+func goTestOptionsFrom(opts []Options) (_ Options, fromCommandLine map[string]bool, _ error) {
+	fromCommandLine = map[string]bool{}
 	if len(opts) > 1 {
-		return Options{}, fmt.Errorf("%w: Run takes at most one Options, got %d (merge them into one; several configurations of one store are several t.Run subtests, see the README)", ErrOptions, len(opts))
+		return Options{}, nil, fmt.Errorf("%w: Run takes at most one Options, got %d (merge them into one; several configurations of one store are several t.Run subtests, see the README)", ErrOptions, len(opts))
 	}
 	var o Options
 	if len(opts) == 1 {
@@ -86,11 +95,12 @@ func goTestOptions(opts []Options) (Options, error) {
 		if set[s.flag] {
 			v = flag.CommandLine.Lookup("storecheck." + s.flag).Value.String()
 		}
+		fromCommandLine[s.flag] = true
 		switch s.flag {
 		case "strict":
 			b, err := strconv.ParseBool(strings.TrimSpace(v))
 			if err != nil {
-				return o, fmt.Errorf("%w: $%s=%q: want true or false (1 or 0)", ErrOptions, s.env, v)
+				return o, nil, fmt.Errorf("%w: $%s=%q: want true or false (1 or 0)", ErrOptions, s.env, v)
 			}
 			o.Strict = b
 		case "rules":
@@ -98,7 +108,7 @@ func goTestOptions(opts []Options) (Options, error) {
 		case "seed":
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			if err != nil {
-				return o, fmt.Errorf("%w: $%s=%q: want an integer", ErrOptions, s.env, v)
+				return o, nil, fmt.Errorf("%w: $%s=%q: want an integer", ErrOptions, s.env, v)
 			}
 			o.Seed = n
 		case "json":
@@ -109,7 +119,31 @@ func goTestOptions(opts []Options) (Options, error) {
 			o.Artifacts = v
 		}
 	}
-	return o, nil
+	return o, fromCommandLine, nil
+}
+
+// perTestReportPath is where one Run writes a report file named by a flag or a
+// STORECHECK_* variable when several Runs share the test binary: in a subtest, or
+// re-executed after another Run, the test's name goes before the extension
+// (report.xml -> report.TestConfigurations_shards=64.xml), so that every configuration
+// keeps its own file. A single top-level Run writes the path as given.
+func perTestReportPath(path, testName string, shared bool) string {
+	if path == "" || !shared {
+		return path
+	}
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '=', r == '-', r == '_', r == '.', r == '+':
+			return r
+		}
+		return '_'
+	}, testName)
+	dir, file := filepath.Split(path)
+	ext := filepath.Ext(file)
+	if ext == file { // ".xml" or no name: keep the dot file's name whole
+		ext = ""
+	}
+	return filepath.Join(dir, strings.TrimSuffix(file, ext)+"."+name+ext)
 }
 
 // splitRules reads a comma-separated list of rule IDs.
