@@ -15,12 +15,14 @@ import (
 // of Options the test passed (the test's own choice is the default a CI job can
 // override without editing code).
 //
-//	go test -v ./... -storecheck.strict -storecheck.rules L-LIST-2,M-SWAP-1 -storecheck.junit report.xml
+//	go test -v ./mystore -storecheck.strict -storecheck.rules L-LIST-2,M-SWAP-1 -storecheck.junit report.xml
 //	STORECHECK_STRICT=1 STORECHECK_JSON=report.json go test ./...
 //
 // The flags are registered on the test binary's command line when this package is
 // imported; a program that parses flag.CommandLine itself sees them too, as it sees
-// Ginkgo's.
+// Ginkgo's. The test binary of a package that does not import it has no such flags
+// ("flag provided but not defined"), so give the flags with the path of the package
+// running the battery, and use the variables with ./... .
 var testFlags = struct {
 	strict                        bool
 	rules, json, junit, artifacts string
