@@ -34,6 +34,8 @@ func describeCase(name string) bool {
 		return conformance.DescribeLegacy(mutant("status-prefix").Harness(), conformance.Options{}, conformance.Options{Strict: true})
 	case "status-prefix": // breaks L-LIST-1 only
 		return conformance.DescribeLegacy(mutant("status-prefix").Harness())
+	case "create-merges": // breaks L-CREATE-2, a SHOULD rule
+		return conformance.DescribeLegacy(mutant("create-merges").Harness())
 	case "cas-ignores-version": // fails M-SWAP-4's linearizability check, which writes history.html
 		return conformance.DescribeModern(mutant("cas-ignores-version").Harness(), conformance.Options{Seed: 7919})
 	}
@@ -50,7 +52,8 @@ func TestDescribeChild(t *testing.T) {
 }
 
 // TestDescribeReadsOptionsLikeRun: DescribeLegacy/DescribeModern refuse more than one
-// Options, honour -storecheck.rules and STORECHECK_RULES (only those specs run), and
+// Options, honour -storecheck.rules and STORECHECK_RULES (only those specs run) and
+// -storecheck.strict (a SHOULD fault fails), and
 // leave no temporary artifacts behind when a linearizability check fails.
 func TestDescribeReadsOptionsLikeRun(t *testing.T) {
 	if os.Getenv(describeCaseEnv) != "" {
@@ -87,6 +90,12 @@ func TestDescribeReadsOptionsLikeRun(t *testing.T) {
 		if err != nil || !strings.Contains(out, "[L-GET-1]") || strings.Contains(out, "[L-LIST-1]") {
 			t.Errorf("DescribeLegacy with %s L-GET-1: err %v, want only L-GET-1's specs, passing:\n%s", c.how, err, out)
 		}
+	}
+	if out, err := child("create-merges", []string{"STORECHECK_RULES=L-CREATE-2"}); err != nil {
+		t.Errorf("DescribeLegacy of a store breaking the SHOULD rule L-CREATE-2, not strict: err %v, want a warning only:\n%s", err, out)
+	}
+	if out, err := child("create-merges", []string{"STORECHECK_RULES=L-CREATE-2"}, "-storecheck.strict"); err == nil || !strings.Contains(out, "L-CREATE-2") {
+		t.Errorf("DescribeLegacy of a store breaking the SHOULD rule L-CREATE-2 with -storecheck.strict: err %v, want L-CREATE-2 failed:\n%s", err, out)
 	}
 	out, err := child("cas-ignores-version", []string{"STORECHECK_RULES=M-SWAP-4"})
 	if err == nil || !strings.Contains(out, "history.html") {
