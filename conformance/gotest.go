@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -14,12 +15,14 @@ import (
 // of Options the test passed (the test's own choice is the default a CI job can
 // override without editing code).
 //
-//	go test -v ./... -storecheck.strict -storecheck.rules L-LIST-2,M-SWAP-1 -storecheck.junit report.xml
+//	go test -v ./mystore -storecheck.strict -storecheck.rules L-LIST-2,M-SWAP-1 -storecheck.junit report.xml
 //	STORECHECK_STRICT=1 STORECHECK_JSON=report.json go test ./...
 //
 // The flags are registered on the test binary's command line when this package is
 // imported; a program that parses flag.CommandLine itself sees them too, as it sees
-// Ginkgo's.
+// Ginkgo's. The test binary of a package that does not import it has no such flags
+// ("flag provided but not defined"), so give the flags with the path of the package
+// running the battery, and use the variables with ./... .
 var testFlags = struct {
 	strict                        bool
 	rules, json, junit, artifacts string
@@ -67,8 +70,16 @@ var ErrOptions = errors.New("conformance: bad options")
 // goTestOptions is the Options of a Run call: the one the test passed (at most one),
 // overridden by STORECHECK_* variables, overridden by -storecheck.* flags.
 func goTestOptions(opts []Options) (Options, error) {
+	o, _, err := goTestOptionsFrom(opts)
+	return o, err
+}
+
+// goTestOptionsFrom is goTestOptions that also says which settings came from a flag or
+// a variable (by their flag names): those are the whole test binary's, not the test's.
+func goTestOptionsFrom(opts []Options) (_ Options, fromCommandLine map[string]bool, _ error) {
+	fromCommandLine = map[string]bool{}
 	if len(opts) > 1 {
-		return Options{}, fmt.Errorf("%w: Run takes at most one Options, got %d (merge them into one; several configurations of one store are several t.Run subtests, see the README)", ErrOptions, len(opts))
+		return Options{}, nil, fmt.Errorf("%w: Run takes at most one Options, got %d (merge them into one; several configurations of one store are several t.Run subtests, see the README)", ErrOptions, len(opts))
 	}
 	var o Options
 	if len(opts) == 1 {
@@ -86,11 +97,12 @@ func goTestOptions(opts []Options) (Options, error) {
 		if set[s.flag] {
 			v = flag.CommandLine.Lookup("storecheck." + s.flag).Value.String()
 		}
+		fromCommandLine[s.flag] = true
 		switch s.flag {
 		case "strict":
 			b, err := strconv.ParseBool(strings.TrimSpace(v))
 			if err != nil {
-				return o, fmt.Errorf("%w: $%s=%q: want true or false (1 or 0)", ErrOptions, s.env, v)
+				return o, nil, fmt.Errorf("%w: $%s=%q: want true or false (1 or 0)", ErrOptions, s.env, v)
 			}
 			o.Strict = b
 		case "rules":
@@ -98,7 +110,7 @@ func goTestOptions(opts []Options) (Options, error) {
 		case "seed":
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			if err != nil {
-				return o, fmt.Errorf("%w: $%s=%q: want an integer", ErrOptions, s.env, v)
+				return o, nil, fmt.Errorf("%w: $%s=%q: want an integer", ErrOptions, s.env, v)
 			}
 			o.Seed = n
 		case "json":
@@ -109,7 +121,31 @@ func goTestOptions(opts []Options) (Options, error) {
 			o.Artifacts = v
 		}
 	}
-	return o, nil
+	return o, fromCommandLine, nil
+}
+
+// perTestReportPath is where one Run writes a report file named by a flag or a
+// STORECHECK_* variable when several Runs share the test binary: in a subtest, or
+// re-executed after another Run, the test's name goes before the extension
+// (report.xml -> report.TestConfigurations_shards=64.xml), so that every configuration
+// keeps its own file. A single top-level Run writes the path as given.
+func perTestReportPath(path, testName string, shared bool) string {
+	if path == "" || !shared {
+		return path
+	}
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '=', r == '-', r == '_', r == '.', r == '+':
+			return r
+		}
+		return '_'
+	}, testName)
+	dir, file := filepath.Split(path)
+	ext := filepath.Ext(file)
+	if ext == file { // ".xml" or no name: keep the dot file's name whole
+		ext = ""
+	}
+	return filepath.Join(dir, strings.TrimSuffix(file, ext)+"."+name+ext)
 }
 
 // splitRules reads a comma-separated list of rule IDs.

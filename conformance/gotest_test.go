@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	memharness "github.com/storecheck/storecheck/adapters/memstore"
 )
 
 func TestGoTestOptions(t *testing.T) {
@@ -106,5 +108,63 @@ func TestFailingRunsLeaveNoArtifacts(t *testing.T) {
 	kept, _ := filepath.Glob(filepath.Join(keep, "storecheck-*", "history.html"))
 	if len(kept) != 1 {
 		t.Errorf("with %s set, %d history.html kept, want 1", artifactsEnv, len(kept))
+	}
+}
+
+func TestPerTestReportPath(t *testing.T) {
+	for _, c := range []struct {
+		path, test string
+		shared     bool
+		want       string
+	}{
+		{"report.xml", "TestBattery", false, "report.xml"},
+		{"report.xml", "TestConfigurations/shards=64", true, "report.TestConfigurations_shards=64.xml"},
+		{"out/r.json", "TestX/a:b", true, "out/r.TestX_a_b.json"},
+		{"report", "TestModern", true, "report.TestModern"},
+		{"", "TestModern", true, ""},
+	} {
+		if got := perTestReportPath(c.path, c.test, c.shared); got != c.want {
+			t.Errorf("perTestReportPath(%q, %q, %v) = %q, want %q", c.path, c.test, c.shared, got, c.want)
+		}
+	}
+}
+
+const reportFilesChildEnv = "STORECHECK_TEST_REPORT_FILES_CHILD"
+
+// TestReportFilesChild is the test binary of TestEveryConfigurationKeepsItsReport: two
+// configurations, the second re-executed.
+func TestReportFilesChild(t *testing.T) {
+	if os.Getenv(reportFilesChildEnv) == "" {
+		t.Skip("a child of TestEveryConfigurationKeepsItsReport")
+	}
+	for _, name := range []string{"a", "b"} {
+		t.Run(name, func(t *testing.T) {
+			Run(t, memharness.Harness(), Options{Rules: []string{"L-GET-1"}})
+		})
+	}
+}
+
+// TestEveryConfigurationKeepsItsReport: with -storecheck.json and -storecheck.junit,
+// each Run of a binary running several writes its own files, named after its subtest.
+func TestEveryConfigurationKeepsItsReport(t *testing.T) {
+	if os.Getenv(reportFilesChildEnv) != "" {
+		t.Skip("in the child")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestReportFilesChild$", "-test.v",
+		"-storecheck.json", filepath.Join(dir, "report.json"), "-storecheck.junit="+filepath.Join(dir, "report.xml"))
+	cmd.Env = append(os.Environ(), reportFilesChildEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("two configurations of the embedded store: %v\n%s", err, out)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := "report.TestReportFilesChild_a.json report.TestReportFilesChild_a.xml report.TestReportFilesChild_b.json report.TestReportFilesChild_b.xml"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("report files: %s\nwant %s\n%s", got, want, out)
 	}
 }

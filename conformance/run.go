@@ -77,10 +77,15 @@ func runEras(t *testing.T, h harness.Harness, eras []Era, opts []Options) {
 		return
 	}
 	ranInProcess = true
-	o, err := goTestOptions(opts)
+	o, fromCommandLine, err := goTestOptionsFrom(opts)
 	if err != nil {
 		t.Fatalf("storecheck: %v", err)
 	}
+	// Report files named for the whole binary: one per configuration when the binary
+	// runs several (subtests, re-executed Runs), rather than the last one's only.
+	several := strings.Contains(t.Name(), "/") || os.Getenv(reexecEnv) != ""
+	o.JSON = perTestReportPath(o.JSON, t.Name(), several && fromCommandLine["json"])
+	o.JUnit = perTestReportPath(o.JUnit, t.Name(), several && fromCommandLine["junit"])
 	if o.Seed == 0 {
 		o.Seed = seedOrEnv() // $STORECHECK_SEED, else new; picked here so that the summary can print it (B-REPRO-1)
 	}
