@@ -33,7 +33,7 @@ var (
 	ErrClosed = errors.New("wire client closed")
 )
 
-// Ops of WIRE.md.
+// Ops of docs/wire.md.
 const (
 	opHello          = "hello"
 	opReset          = "reset"

@@ -14,7 +14,7 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// The wire forms of WIRE.md's values, both ways. Decoders are strict: a value of the
+// The wire forms of docs/wire.md's values, both ways. Decoders are strict: a value of the
 // wrong shape is an error that says which field and what came instead, never a default.
 
 // checkUTF8 refuses strings JSON cannot carry. encoding/json would silently replace
@@ -268,7 +268,7 @@ func modernFromObject(m map[string]any) (modern.Task, error) {
 	}
 	for _, k := range modernKeys {
 		if _, ok := m[k]; !ok {
-			return modern.Task{}, fmt.Errorf("a modern task must carry every key of WIRE.md, and %q is missing", k)
+			return modern.Task{}, fmt.Errorf("a modern task must carry every key of docs/wire.md, and %q is missing", k)
 		}
 	}
 	return modernFromValues(func(k string) any { return m[k] })
