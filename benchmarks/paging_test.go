@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storecheck/storecheck/conformance/mutants"
+	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/memstore"
 	"github.com/storecheck/storecheck/reference/sdk"
 )
@@ -72,5 +74,54 @@ func TestPaging(t *testing.T) {
 	res, err = Paging(ctx, []PagingSubject{subject("slow", slowSDK{memstore.NewSDK(memstore.WithPageSize(10))})}, PagingOptions{Sizes: []int{50, 100, 200}, Budget: 5 * time.Millisecond})
 	if err != nil || len(res.Points) != 1 || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "capped at N = 50") {
 		t.Errorf("a slow store: %+v, %v; want one point and a cap note", res, err)
+	}
+}
+
+// TestPagingTellsLinearFromQuadratic: the benchmark tells an O(page) store from an
+// O(tasks)-per-page one. Listed at N and 8N, the reference store's cost per task grows
+// at most 6 times (1 when linear; measured 1.3-1.7 at load average 17-25 on two cores),
+// and the sdk-quadratic-paging mutant's (which copies every task of the caller on each
+// page, as the TypeScript store does) at least 6 times (8 when quadratic; measured
+// 13-24). A busy
+// machine only adds time, so each listing's time is the fastest of five rounds (fresh
+// stores each, three listings a round).
+func TestPagingTellsLinearFromQuadratic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("lists 4 000 tasks fifteen times per store; skipped with -short")
+	}
+	quad, ok := mutants.Lookup("sdk-quadratic-paging")
+	if !ok {
+		t.Fatal("no mutant sdk-quadratic-paging")
+	}
+	const n, big = 500, 4_000
+	fastest := map[string]map[int]time.Duration{"memstore": {}, "sdk-quadratic-paging": {}}
+	for range 5 {
+		res, err := Paging(context.Background(), []PagingSubject{
+			subject("memstore", memstore.NewSDK()),
+			subject("sdk-quadratic-paging", quad.SDKStore(reference.SystemClock{})),
+		}, PagingOptions{Sizes: []int{n, big}, Count: 3, Fastest: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range res.Points {
+			if d, ok := fastest[p.Subject][p.N]; !ok || p.Listing < d {
+				fastest[p.Subject][p.N] = p.Listing
+			}
+		}
+	}
+	perTask := func(name string) float64 {
+		at := fastest[name]
+		if at[n] <= 0 || at[big] <= 0 {
+			t.Fatalf("%s: no listing time at %d and %d: %v", name, n, big, at)
+		}
+		return (float64(at[big]) / big) / (float64(at[n]) / n)
+	}
+	lin, sq := perTask("memstore"), perTask("sdk-quadratic-paging")
+	t.Logf("cost per task at %d ÷ at %d (fastest listings %v): memstore %.2f, sdk-quadratic-paging %.2f", big, n, fastest, lin, sq)
+	if lin > 6 {
+		t.Errorf("memstore's SDK store: cost per task listed grows %.2f times from %d to %d tasks; want at most 6 (linear: 1)", lin, n, big)
+	}
+	if sq < 6 {
+		t.Errorf("sdk-quadratic-paging: cost per task listed grows %.2f times from %d to %d tasks; want at least 6 (quadratic: 8): the benchmark does not see O(tasks) pages", sq, n, big)
 	}
 }

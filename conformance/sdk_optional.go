@@ -52,28 +52,49 @@ func sdkOptionalSpecs(s *suite) {
 		session := sdkSession(e, "cleanup")
 		ttl := sdkTTL(e)
 		from := st.Policy().TTLFrom
-		expiring := sdkKeptTTL(e, st, session, ttl)
+		// The ttl the store keeps is the one counted (P-CREATE-1 lets it keep another).
+		expiring, expTTL := sdkKeptTTL(e, st, session, ttl)
 		sdkComplete(e, st, session, expiring.TaskID, sdkResult("expiring"))
-		kept := sdkKeptTTL(e, st, session, 20*ttl)
+		kept, keptTTL := sdkKeptTTL(e, st, session, 20*ttl)
 		sdkComplete(e, st, session, kept.TaskID, sdkResult("kept"))
 		forever := sdkCreate(e, st, session, sdkParams(nil))
 		sdkComplete(e, st, session, forever.TaskID, sdkResult("forever"))
 		working := sdkCreate(e, st, session, sdkParams(nil))
-		sdkPass(e, ttl+ttl/4)
+		wait := expTTL + expTTL/4
+		within, expired := []sdk.Task{forever, working}, []sdk.Task{expiring}
+		maxN, later := 1, 0 // later: how many may expire between the two Cleanup calls
+		switch {
+		case keptTTL >= 2*wait:
+			within = append(within, kept)
+		case keptTTL <= expTTL:
+			expired = append(expired, kept) // the store keeps the longer ttl no longer
+			maxN = 2
+		default:
+			e.PartlyVerified(fmt.Sprintf("the store keeps ttl %d ms when %d ms is requested and %d ms when %d ms is: too close to tell whether the longer one has passed", expTTL, ttl, keptTTL, 20*ttl))
+			maxN, later = 2, 1
+		}
+		minN := len(expired)
+		sdkPass(e, wait)
 		decl := fmt.Sprintf("ttl counted from %s", from)
 		n, err := cl.Cleanup(e.Ctx)
-		in := fmt.Sprintf("Cleanup() once the completed task %s's ttl of %d ms passed (%s); the other tasks are within theirs, without one, or working", Q(expiring.TaskID), ttl, decl)
+		in := fmt.Sprintf("Cleanup() once the completed task %s's ttl of %d ms passed (%s); the other tasks are within theirs, without one, or working", Q(expiring.TaskID), expTTL, decl)
 		if e.CheckErr(err, nil, in) {
-			e.Check(n == 1, in, "1 (the expired task)", n)
+			want := fmt.Sprint(minN)
+			if maxN > minN {
+				want = fmt.Sprintf("%d or %d", minN, maxN)
+			}
+			e.Check(n >= minN && n <= maxN, in, want+" (the expired tasks)", n)
 		}
-		sdkCheckGone(e, st, session, expiring.TaskID, in)
-		for _, t := range []sdk.Task{kept, forever, working} {
+		for _, t := range expired {
+			sdkCheckGone(e, st, session, t.TaskID, in)
+		}
+		for _, t := range within {
 			_, found := sdkStored(e, st, session, t.TaskID)
 			e.Check(found, fmt.Sprintf("GetTask(%s, %s) after %s", sdkWho(session), Q(t.TaskID), in), "the task (not expired)", "ErrNotFound: Cleanup removed it")
 		}
 		n, err = cl.Cleanup(e.Ctx)
 		if e.CheckErr(err, nil, "a second Cleanup()") {
-			e.Check(n == 0, "a second Cleanup() with nothing newly expired", 0, n)
+			e.Check(n <= later, "a second Cleanup() with nothing newly expired", later, n)
 		}
 	})
 
@@ -88,22 +109,36 @@ func sdkOptionalSpecs(s *suite) {
 		done := make(chan error, 1)
 		ctx, cancel := context.WithTimeout(e.Ctx, 10*time.Second)
 		defer cancel()
-		go func() { done <- w.WaitForUpdate(ctx, session, t.TaskID) }()
+		// The waiting call runs as a client of the battery's (clients.run): a store that
+		// panics in it fails this spec with the panic, re-raised here by cs.wait once
+		// the call has ended, instead of killing the run. The call's end is sent on done
+		// however it ends, so the spec never waits for a call that panicked.
+		var cs clients
+		cs.run(0, func() {
+			var err error
+			defer func() { done <- err }()
+			err = w.WaitForUpdate(ctx, session, t.TaskID)
+		})
+		ended := func(err error) error { cs.wait(); return err }
 		in := fmt.Sprintf("WaitForUpdate(%s, %s)", sdkWho(session), Q(t.TaskID))
 		select {
 		case err := <-done:
-			e.Check(false, in+" while nothing changed the task for 200 ms", "still waiting", "returned "+describeErr(err))
+			e.Check(false, in+" while nothing changed the task for 200 ms", "still waiting", "returned "+describeErr(ended(err)))
 			return
 		case <-time.After(200 * time.Millisecond):
 		}
-		e.RequireErr(st.UpdateTaskStatus(e.Ctx, session, t.TaskID, reference.StatusInputRequired, "wake up"), nil, "UpdateTaskStatus(input_required)")
+		if err := st.UpdateTaskStatus(e.Ctx, session, t.TaskID, reference.StatusInputRequired, "wake up"); err != nil {
+			cancel()
+			ended(<-done)
+			e.RequireErr(err, nil, "UpdateTaskStatus(input_required)")
+		}
 		select {
 		case err := <-done:
-			e.CheckErr(err, nil, in+" after UpdateTaskStatus(input_required)")
+			e.CheckErr(ended(err), nil, in+" after UpdateTaskStatus(input_required)")
 		case <-time.After(time.Second):
 			e.Check(false, in+" after UpdateTaskStatus(input_required)", "returns within 1 s of the change", "still waiting after 1 s")
 			cancel()
-			<-done
+			ended(<-done)
 		}
 		short, stop := context.WithTimeout(e.Ctx, 150*time.Millisecond)
 		defer stop()

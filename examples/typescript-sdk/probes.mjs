@@ -1,5 +1,5 @@
 // Direct probes of the SDK's InMemoryTaskStore, without storecheck: each prints what the
-// store did, so the expected verdicts pinned in sdk_test.go rest on observed facts.
+// store did, so the expected verdicts pinned in verdicts_test.go (pinnedVerdicts) rest on observed facts.
 //
 //   node probes.mjs            all probes
 //   node probes.mjs paging     only the paging timings (slow: up to 16k tasks)
