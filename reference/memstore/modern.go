@@ -2,17 +2,80 @@ package memstore
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonvalue"
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
 // Modern is the modern era of a Store (SPEC.md 2.1).
 type Modern struct {
 	s *Store
-	// rows point to immutable tasks: a write stores a new one, so a reader clones the
+	// rows point to immutable rows: a write stores a new one, so a reader clones the
 	// row it found once, outside the lock, instead of copying it out and then cloning.
-	rows table[*modern.Task]
+	rows table[*modernRow]
+}
+
+// modernRow is a stored task and the two numbers its TTL and PollInterval point to, in
+// one allocation: a write makes one object where a normalised copy (modern.Task.Normalize)
+// and a pointer to it made three.
+type modernRow struct {
+	modern.Task
+	ttl, poll int64
+}
+
+// newModernRow is modern.Task.Normalize into a fresh row: every JSON-valued field
+// normalised into a private deep copy (jsonvalue.Normalize copies, so there is no clone
+// first), IssuedKeys copied, the two pointers aimed into the row.
+func newModernRow(t *modern.Task) (*modernRow, error) {
+	r := &modernRow{Task: *t}
+	if t.TTL != nil {
+		r.ttl = *t.TTL
+		r.TTL = &r.ttl
+	}
+	if t.PollInterval != nil {
+		r.poll = *t.PollInterval
+		r.PollInterval = &r.poll
+	}
+	for _, f := range [...]*map[string]any{&r.Result, &r.Error, &r.InputRequests, &r.StagedResponses, &r.InputResponses} {
+		if *f == nil {
+			continue
+		}
+		v, err := jsonvalue.Normalize(*f)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", reference.ErrInvalid, err)
+		}
+		*f = v.(map[string]any)
+	}
+	if t.IssuedKeys != nil {
+		r.IssuedKeys = append([]string{}, t.IssuedKeys...)
+	}
+	return r, nil
+}
+
+// out is modern.Task.Clone of the row with the two numbers in one allocation (S-VAL-4:
+// nothing returned aliases the row).
+func (r *modernRow) out() modern.Task {
+	c := r.Task
+	switch {
+	case r.TTL != nil && r.PollInterval != nil:
+		n := &[2]int64{r.ttl, r.poll}
+		c.TTL, c.PollInterval = &n[0], &n[1]
+	case r.TTL != nil:
+		c.TTL = new(r.ttl)
+	case r.PollInterval != nil:
+		c.PollInterval = new(r.poll)
+	}
+	c.Result = jsonvalue.CloneObject(r.Result)
+	c.Error = jsonvalue.CloneObject(r.Error)
+	c.InputRequests = jsonvalue.CloneObject(r.InputRequests)
+	c.StagedResponses = jsonvalue.CloneObject(r.StagedResponses)
+	c.InputResponses = jsonvalue.CloneObject(r.InputResponses)
+	if r.IssuedKeys != nil {
+		c.IssuedKeys = append([]string{}, r.IssuedKeys...)
+	}
+	return c
 }
 
 var _ modern.Store = (*Modern)(nil)
@@ -26,15 +89,15 @@ func (m *Modern) Create(ctx context.Context, task modern.Task) (modern.Task, err
 	if err := reference.ValidateID(task.TaskID); err != nil {
 		return modern.Task{}, err
 	}
-	row, err := task.Normalize()
+	row, err := newModernRow(&task)
 	if err != nil {
 		return modern.Task{}, err
 	}
 	row.Version = 1
-	if !m.rows.insert(row.TaskID, &row) {
+	if !m.rows.insert(row.TaskID, row) {
 		return modern.Task{}, reference.ErrorFor(reference.ErrExists, row.TaskID)
 	}
-	return row.Clone(), nil
+	return row.out(), nil
 }
 
 // Get returns a copy of the task, or reference.NotFound when it is missing, expired or
@@ -49,7 +112,7 @@ func (m *Modern) Get(ctx context.Context, id string, caller reference.Caller) (m
 	if !ok || row.Expired(m.s.now()) || !reference.CanSee(row.Owner, caller, false) {
 		return modern.Task{}, reference.NotFound(id)
 	}
-	return row.Clone(), nil
+	return row.out(), nil
 }
 
 // Swap replaces the task atomically when it is visible to caller and at expectedVersion
@@ -58,26 +121,27 @@ func (m *Modern) Swap(ctx context.Context, caller reference.Caller, expectedVers
 	if err := live(ctx); err != nil {
 		return modern.Task{}, err
 	}
-	row, err := next.Normalize()
+	row, err := newModernRow(&next)
 	if err != nil {
 		return modern.Task{}, err
 	}
 	row.Version = expectedVersion + 1
 	now := m.s.now()
-	_, err = m.rows.update(row.TaskID, func(cur *modern.Task, ok bool) (*modern.Task, error) {
-		var c modern.Task
+	// The check reads the current row and the new one in place: no task is copied.
+	_, err = m.rows.update(row.TaskID, func(cur *modernRow, ok bool) (*modernRow, error) {
+		var c *modern.Task
 		if ok {
-			c = *cur
+			c = &cur.Task
 		}
-		if err := modern.CheckSwap(c, ok, caller, expectedVersion, row, now); err != nil {
+		if err := modern.CheckSwapRow(c, caller, expectedVersion, &row.Task, now); err != nil {
 			return nil, err
 		}
-		return &row, nil
+		return row, nil
 	})
 	if err != nil {
 		return modern.Task{}, err
 	}
-	return row.Clone(), nil
+	return row.out(), nil
 }
 
 // Delete removes the task; it is idempotent (M-DELETE-1).
@@ -95,5 +159,5 @@ func (m *Modern) Sweep(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	now := m.s.now()
-	return m.rows.purge(func(t *modern.Task) bool { return t.Expired(now) }), nil
+	return m.rows.purge(func(t *modernRow) bool { return t.Expired(now) }), nil
 }
