@@ -12,73 +12,64 @@ import (
 // Modern is the modern era of a Store (SPEC.md 2.1).
 type Modern struct {
 	s *Store
-	// rows point to immutable rows: a write stores a new one, so a reader clones the
-	// row it found once, outside the lock, instead of copying it out and then cloning.
-	rows table[*modernRow]
+	// rows hold tasks by value, like the mutex+map baseline: a Swap overwrites the map
+	// slot in place. What a stored task points to (maps, the two numbers) is never
+	// mutated once stored, so a reader copies the task struct under the shard lock and
+	// deep-copies what it points to after Unlock.
+	rows table[modern.Task]
 }
 
-// modernRow is a stored task and the two numbers its TTL and PollInterval point to, in
-// one allocation: a write makes one object where a normalised copy (modern.Task.Normalize)
-// and a pointer to it made three.
-type modernRow struct {
-	modern.Task
-	ttl, poll int64
-}
-
-// newModernRow is modern.Task.Normalize into a fresh row: every JSON-valued field
+// normalize is modern.Task.Normalize with fewer allocations: every JSON-valued field
 // normalised into a private deep copy (jsonvalue.Normalize copies, so there is no clone
-// first), IssuedKeys copied, the two pointers aimed into the row.
-func newModernRow(t *modern.Task) (*modernRow, error) {
-	r := &modernRow{Task: *t}
-	if t.TTL != nil {
-		r.ttl = *t.TTL
-		r.TTL = &r.ttl
-	}
-	if t.PollInterval != nil {
-		r.poll = *t.PollInterval
-		r.PollInterval = &r.poll
-	}
-	for _, f := range [...]*map[string]any{&r.Result, &r.Error, &r.InputRequests, &r.StagedResponses, &r.InputResponses} {
+// first), IssuedKeys copied, and TTL and PollInterval pointing into one new [2]int64.
+func normalize(t *modern.Task) (modern.Task, error) {
+	c := *t
+	c.TTL, c.PollInterval = twoNumbers(t.TTL, t.PollInterval)
+	for _, f := range [...]*map[string]any{&c.Result, &c.Error, &c.InputRequests, &c.StagedResponses, &c.InputResponses} {
 		if *f == nil {
 			continue
 		}
 		v, err := jsonvalue.Normalize(*f)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", reference.ErrInvalid, err)
+			return modern.Task{}, fmt.Errorf("%w: %v", reference.ErrInvalid, err)
 		}
 		*f = v.(map[string]any)
 	}
 	if t.IssuedKeys != nil {
-		r.IssuedKeys = append([]string{}, t.IssuedKeys...)
+		c.IssuedKeys = append([]string{}, t.IssuedKeys...)
 	}
-	return r, nil
+	return c, nil
 }
 
-// out is modern.Task.Clone of the row with the two numbers in one allocation (S-VAL-4:
-// nothing returned aliases the row).
-func (r *modernRow) out() modern.Task {
-	c := r.Task
+// twoNumbers copies *a and *b (nil stays nil) into one allocation.
+func twoNumbers(a, b *int64) (*int64, *int64) {
 	switch {
-	case r.TTL != nil && r.PollInterval != nil:
-		n := &[2]int64{r.ttl, r.poll}
-		c.TTL, c.PollInterval = &n[0], &n[1]
-	case r.TTL != nil:
-		c.TTL = new(r.ttl)
-	case r.PollInterval != nil:
-		c.PollInterval = new(r.poll)
+	case a != nil && b != nil:
+		n := &[2]int64{*a, *b}
+		return &n[0], &n[1]
+	case a != nil:
+		return new(*a), nil
+	case b != nil:
+		return nil, new(*b)
 	}
-	c.Result = jsonvalue.CloneObject(r.Result)
-	c.Error = jsonvalue.CloneObject(r.Error)
-	c.InputRequests = jsonvalue.CloneObject(r.InputRequests)
-	c.StagedResponses = jsonvalue.CloneObject(r.StagedResponses)
-	c.InputResponses = jsonvalue.CloneObject(r.InputResponses)
-	if r.IssuedKeys != nil {
-		c.IssuedKeys = append([]string{}, r.IssuedKeys...)
+	return nil, nil
+}
+
+// out is modern.Task.Clone of a stored task with its two numbers in one allocation
+// (S-VAL-4: nothing returned aliases the store).
+func out(t *modern.Task) modern.Task {
+	c := *t
+	c.TTL, c.PollInterval = twoNumbers(t.TTL, t.PollInterval)
+	c.Result = jsonvalue.CloneObject(t.Result)
+	c.Error = jsonvalue.CloneObject(t.Error)
+	c.InputRequests = jsonvalue.CloneObject(t.InputRequests)
+	c.StagedResponses = jsonvalue.CloneObject(t.StagedResponses)
+	c.InputResponses = jsonvalue.CloneObject(t.InputResponses)
+	if t.IssuedKeys != nil {
+		c.IssuedKeys = append([]string{}, t.IssuedKeys...)
 	}
 	return c
 }
-
-var _ modern.Store = (*Modern)(nil)
 
 // Create stores task with version 1 (M-CREATE-1); an existing id, expired or not until
 // swept, fails with reference.ErrExists.
@@ -89,7 +80,7 @@ func (m *Modern) Create(ctx context.Context, task modern.Task) (modern.Task, err
 	if err := reference.ValidateID(task.TaskID); err != nil {
 		return modern.Task{}, err
 	}
-	row, err := newModernRow(&task)
+	row, err := normalize(&task)
 	if err != nil {
 		return modern.Task{}, err
 	}
@@ -97,7 +88,7 @@ func (m *Modern) Create(ctx context.Context, task modern.Task) (modern.Task, err
 	if !m.rows.insert(row.TaskID, row) {
 		return modern.Task{}, reference.ErrorFor(reference.ErrExists, row.TaskID)
 	}
-	return row.out(), nil
+	return out(&row), nil
 }
 
 // Get returns a copy of the task, or reference.NotFound when it is missing, expired or
@@ -107,12 +98,12 @@ func (m *Modern) Get(ctx context.Context, id string, caller reference.Caller) (m
 		return modern.Task{}, err
 	}
 	row, ok := m.rows.get(id)
-	// row is immutable: it is read and cloned without the lock. This is row.VisibleAt
-	// spelled out, which does not copy the whole task to call a method on it.
+	// What row points to is never mutated: it is deep-copied without the lock. This is
+	// row.VisibleAt spelled out, which does not copy the whole task to call a method on it.
 	if !ok || row.Expired(m.s.now()) || !reference.CanSee(row.Owner, caller, false) {
 		return modern.Task{}, reference.NotFound(id)
 	}
-	return row.out(), nil
+	return out(&row), nil
 }
 
 // Swap replaces the task atomically when it is visible to caller and at expectedVersion
@@ -121,27 +112,28 @@ func (m *Modern) Swap(ctx context.Context, caller reference.Caller, expectedVers
 	if err := live(ctx); err != nil {
 		return modern.Task{}, err
 	}
-	row, err := newModernRow(&next)
+	row, err := normalize(&next)
 	if err != nil {
 		return modern.Task{}, err
 	}
 	row.Version = expectedVersion + 1
 	now := m.s.now()
-	// The check reads the current row and the new one in place: no task is copied.
-	_, err = m.rows.update(row.TaskID, func(cur *modernRow, ok bool) (*modernRow, error) {
-		var c *modern.Task
-		if ok {
-			c = &cur.Task
-		}
-		if err := modern.CheckSwapRow(c, caller, expectedVersion, &row.Task, now); err != nil {
-			return nil, err
-		}
-		return row, nil
-	})
-	if err != nil {
+	// The map slot is read and overwritten in place, and the check reads both tasks
+	// through pointers: no row is allocated and no task is copied but the one read.
+	sh := m.rows.shard(row.TaskID)
+	sh.mu.Lock()
+	cur, ok := sh.rows[row.TaskID]
+	c := &cur
+	if !ok {
+		c = nil
+	}
+	if err := modern.CheckSwapRow(c, caller, expectedVersion, &row, now); err != nil {
+		sh.mu.Unlock()
 		return modern.Task{}, err
 	}
-	return row.out(), nil
+	sh.rows[row.TaskID] = row
+	sh.mu.Unlock()
+	return out(&row), nil
 }
 
 // Delete removes the task; it is idempotent (M-DELETE-1).
@@ -159,5 +151,5 @@ func (m *Modern) Sweep(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	now := m.s.now()
-	return m.rows.purge(func(t *modernRow) bool { return t.Expired(now) }), nil
+	return m.rows.purge(func(t modern.Task) bool { return t.Expired(now) }), nil
 }

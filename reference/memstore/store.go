@@ -10,6 +10,7 @@ import (
 
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
 )
 
 // DefaultShards is the shard count of New without WithShards.
@@ -57,7 +58,7 @@ func New(opts ...Option) *Store {
 	cfg.shards = min(cfg.shards, MaxShards)
 	s := &Store{clock: cfg.clock}
 	s.legacy = Legacy{s: s, rows: newTable[legacy.Task](cfg.shards)}
-	s.modern = Modern{s: s, rows: newTable[*modernRow](cfg.shards)}
+	s.modern = Modern{s: s, rows: newTable[modern.Task](cfg.shards)}
 	return s
 }
 
@@ -78,7 +79,7 @@ func live(ctx context.Context) error {
 	return nil
 }
 
-// table is a map from task id to an immutable row, split into shards that each have
+// table is a map from task id to a row, split into shards that each have
 // their own lock.
 type table[R any] struct {
 	seed   maphash.Seed
