@@ -58,7 +58,7 @@ func New(opts ...Option) *Store {
 	cfg.shards = min(cfg.shards, MaxShards)
 	s := &Store{clock: cfg.clock}
 	s.legacy = Legacy{s: s, rows: newTable[legacy.Task](cfg.shards)}
-	s.modern = Modern{s: s, rows: newTable[*modern.Task](cfg.shards)}
+	s.modern = Modern{s: s, rows: newTable[modern.Task](cfg.shards)}
 	return s
 }
 
@@ -79,7 +79,7 @@ func live(ctx context.Context) error {
 	return nil
 }
 
-// table is a map from task id to an immutable row, split into shards that each have
+// table is a map from task id to a row, split into shards that each have
 // their own lock.
 type table[R any] struct {
 	seed   maphash.Seed
@@ -88,11 +88,15 @@ type table[R any] struct {
 }
 
 type shard[R any] struct {
-	mu   sync.RWMutex
+	// mu is a plain Mutex, readers included: a read holds it for one map lookup (the
+	// row is cloned after Unlock), and a sync.RWMutex would cost every write two more
+	// atomic operations (RWMutex.Lock and Unlock) for read concurrency a 64-way
+	// sharded table rarely needs.
+	mu   sync.Mutex
 	rows map[string]R
 	// Pad to 128 bytes so that two busy shards never share a cache line, nor a pair of
 	// lines that the adjacent-line prefetcher pulls in together.
-	_ [shardSize - unsafe.Sizeof(sync.RWMutex{}) - unsafe.Sizeof(map[string]int(nil))]byte
+	_ [shardSize - unsafe.Sizeof(sync.Mutex{}) - unsafe.Sizeof(map[string]int(nil))]byte
 }
 
 // shardSize is the size of a shard: two 64-byte cache lines.
@@ -111,12 +115,12 @@ func (t *table[R]) shard(id string) *shard[R] {
 	return &t.shards[maphash.String(t.seed, id)&t.mask]
 }
 
-// get returns id's row under a read lock.
+// get returns id's row under the shard lock.
 func (t *table[R]) get(id string) (R, bool) {
 	sh := t.shard(id)
-	sh.mu.RLock()
+	sh.mu.Lock()
 	r, ok := sh.rows[id]
-	sh.mu.RUnlock()
+	sh.mu.Unlock()
 	return r, ok
 }
 
@@ -155,7 +159,7 @@ func (t *table[R]) delete(id string) {
 	sh.mu.Unlock()
 }
 
-// scan calls keep for every row, one shard at a time under its read lock, and collects
+// scan calls keep for every row, one shard at a time under its lock, and collects
 // the rows it accepts until it says stop. It checks ctx between shards.
 func (t *table[R]) scan(ctx context.Context, keep func(R) (take, stop bool)) ([]R, error) {
 	var out []R
@@ -164,18 +168,18 @@ func (t *table[R]) scan(ctx context.Context, keep func(R) (take, stop bool)) ([]
 			return nil, err
 		}
 		sh := &t.shards[i]
-		sh.mu.RLock()
+		sh.mu.Lock()
 		for _, r := range sh.rows {
 			take, stop := keep(r)
 			if take {
 				out = append(out, r)
 			}
 			if stop {
-				sh.mu.RUnlock()
+				sh.mu.Unlock()
 				return out, nil
 			}
 		}
-		sh.mu.RUnlock()
+		sh.mu.Unlock()
 	}
 	return out, nil
 }

@@ -22,8 +22,18 @@ func (t Task) VisibleAt(caller reference.Caller, nowMillis int64) bool {
 // next changes owner or created_at (M-SWAP-3); reference.ErrConflict when cur's version
 // is not expectedVersion (M-SWAP-2).
 func CheckSwap(cur Task, found bool, caller reference.Caller, expectedVersion int64, next Task, nowMillis int64) error {
+	if !found {
+		return CheckSwapRow(nil, caller, expectedVersion, &next, nowMillis)
+	}
+	return CheckSwapRow(&cur, caller, expectedVersion, &next, nowMillis)
+}
+
+// CheckSwapRow is CheckSwap over pointers, for a store that keeps its rows behind
+// pointers and would otherwise copy two whole tasks per Swap: cur nil = no such task.
+// Neither task is modified.
+func CheckSwapRow(cur *Task, caller reference.Caller, expectedVersion int64, next *Task, nowMillis int64) error {
 	id := next.TaskID
-	if !found || !cur.VisibleAt(caller, nowMillis) {
+	if cur == nil || cur.Expired(nowMillis) || !reference.CanSee(cur.Owner, caller, false) {
 		return reference.NotFound(id)
 	}
 	if next.Owner != cur.Owner {
