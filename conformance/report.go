@@ -112,6 +112,9 @@ type RuleResult struct {
 	Notes []string `json:"notes,omitempty"`
 	// Specs names the rule's specs.
 	Specs []string `json:"specs,omitempty"`
+	// Overlap sums the measured overlap of the rule's concurrent checks (nil for a rule
+	// with none): the summary shows it as "overlap 365/424 peak 9".
+	Overlap *Overlap `json:"overlap,omitempty"`
 }
 
 // SpecResult is one spec's outcome.
@@ -135,10 +138,13 @@ type SpecResult struct {
 	// the harness been able to drive it (S-CTX-1's held calls without harness.Blocker),
 	// unlike a check storecheck's own code decides (S-VAL-4 under --exec). It makes a
 	// MUST rule partly verified.
-	StoreTestable bool          `json:"store_testable,omitempty"`
-	Notes         []string      `json:"notes,omitempty"`
-	Location      string        `json:"location,omitempty"`
-	Duration      time.Duration `json:"duration_ns"`
+	StoreTestable bool `json:"store_testable,omitempty"`
+	// Overlap is the measured overlap of the spec's concurrent checks (nil when it ran
+	// none; report entry storecheck.overlap).
+	Overlap  *Overlap      `json:"overlap,omitempty"`
+	Notes    []string      `json:"notes,omitempty"`
+	Location string        `json:"location,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
 }
 
 // Totals counts rule results by outcome (every subject), and the specs that ran.
@@ -428,7 +434,11 @@ func (r *Report) Summary(w io.Writer) error {
 		if rr.Outcome == Failed {
 			outcome = "FAILED"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", rr.ID, rr.Subject, strings.ToUpper(string(rr.Level)), rr.Era, outcome, truncate(firstLine(note), 90))
+		note = truncate(firstLine(note), 90)
+		if rr.Overlap != nil { // every concurrency rule, whatever its outcome
+			note = strings.TrimSuffix(rr.Overlap.Short()+"; "+note, "; ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", rr.ID, rr.Subject, strings.ToUpper(string(rr.Level)), rr.Era, outcome, note)
 	}
 	tw.Flush()
 	for i, id := range notCovered {
@@ -783,6 +793,12 @@ func ruleResult(rule Rule, era Era, specs []SpecResult) RuleResult {
 		if s.Subject != "" {
 			rr.Subject = s.Subject
 		}
+		if s.Overlap != nil {
+			if rr.Overlap == nil {
+				rr.Overlap = &Overlap{}
+			}
+			rr.Overlap.add(*s.Overlap)
+		}
 		if s.Outcome == Passed || s.Outcome == Warned || s.Outcome == PartlyVerified && s.State != "skipped" {
 			verified++
 		}
@@ -837,7 +853,7 @@ func ruleResult(rule Rule, era Era, specs []SpecResult) RuleResult {
 // (read by specResult, not shown as a note).
 func storecheckEntry(name string) bool {
 	switch name {
-	case labelWarning, entryInconclusive, entryPartly, entryNotExercised, entryStoreTestable, entrySetupRefused, entryAborted, entryDecidedBy:
+	case labelWarning, entryInconclusive, entryPartly, entryNotExercised, entryStoreTestable, entrySetupRefused, entryAborted, entryDecidedBy, entryOverlap:
 		return true
 	}
 	return false
@@ -876,6 +892,15 @@ func specResult(sr types.SpecReport) SpecResult {
 			}
 		} else if e.Name != "" {
 			s.Notes = append(s.Notes, e.Name+": "+e.StringRepresentation())
+		}
+	}
+	for _, e := range sr.ReportEntries { // every check's stats, repeats included
+		var st OverlapStats
+		if e.Name == entryOverlap && json.Unmarshal([]byte(e.StringRepresentation()), &st) == nil {
+			if s.Overlap == nil {
+				s.Overlap = &Overlap{}
+			}
+			s.Overlap.addStats(st)
 		}
 	}
 	if d := entries[entryDecidedBy]; len(d) > 0 {

@@ -525,3 +525,77 @@ func TestAlarmsCountWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestReportOverlap: each spec's storecheck.overlap entries become its structured
+// Overlap, a rule sums its specs', the JSON report carries both, and the summary shows
+// the short form on every concurrency rule, whatever its outcome.
+func TestReportOverlap(t *testing.T) {
+	stats := func(over, ops, peak int) string {
+		b, _ := json.Marshal(OverlapStats{Histories: 4, Ops: ops, OverlappingOps: over, Share: float64(over) / float64(ops),
+			PeakInFlight: peak, MinOverlapping: MinOverlapping, MinInFlight: MinInFlight})
+		return string(b)
+	}
+	lin := fakeSpec{rule: "S-CONC-1", era: EraLegacy, text: "lin", state: passed}.report()
+	lin.ReportEntries = append(lin.ReportEntries,
+		types.ReportEntry{Name: entryOverlap, Value: types.WrapEntryValue(stats(300, 400, 9))},
+		types.ReportEntry{Name: entryOverlap, Value: types.WrapEntryValue(stats(65, 24, 3))})
+	tr := fakeRun(lin,
+		fakeSpec{rule: "L-CONC-1", era: EraLegacy, text: "counter", state: passed,
+			notes: map[string]string{entryOverlap: stats(3, 500, 1), entryInconclusive: "too little overlap"}}.report(),
+		fakeSpec{rule: "L-CREATE-2", era: EraLegacy, text: "one id", state: failed, message: "two winners",
+			notes: map[string]string{entryOverlap: stats(70, 80, 4)}}.report(),
+		fakeSpec{rule: "L-GET-1", era: EraLegacy, text: "get", state: passed}.report(),
+	)
+	r := buildReport(Report{Store: "fake", Eras: []Era{EraLegacy}}, tr, mustSelection(t, []Era{EraLegacy}, "S-CONC-1 || L-CONC-1 || L-CREATE-2 || L-GET-1"))
+	conc, _ := r.Rule("S-CONC-1", EraLegacy)
+	if o := conc.Overlap; o == nil || o.Checks != 2 || o.OverlappingOps != 365 || o.Ops != 424 || o.PeakInFlight != 9 || !o.Conclusive {
+		t.Errorf("S-CONC-1 overlap = %+v, want 2 checks, 365/424, peak 9, conclusive", o)
+	}
+	if rr, _ := r.Rule("L-CONC-1", EraLegacy); rr.Outcome != Inconclusive || rr.Overlap == nil || rr.Overlap.Conclusive {
+		t.Errorf("L-CONC-1 = %q, overlap %+v, want inconclusive and not conclusive", rr.Outcome, rr.Overlap)
+	}
+	if rr, _ := r.Rule("L-GET-1", EraLegacy); rr.Overlap != nil {
+		t.Errorf("L-GET-1 has overlap %+v, want none", rr.Overlap)
+	}
+	for _, s := range r.Specs {
+		for _, n := range s.Notes {
+			if strings.HasPrefix(n, entryOverlap) {
+				t.Errorf("spec %s keeps the overlap as a note: %s", s.Name, n)
+			}
+		}
+	}
+	var js bytes.Buffer
+	if err := r.JSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if rr, _ := back.Rule("S-CONC-1", EraLegacy); rr.Overlap == nil || *rr.Overlap != *conc.Overlap || back.Specs[0].Overlap == nil {
+		t.Errorf("JSON round trip lost the overlap: rule %+v, spec %+v", rr.Overlap, back.Specs[0].Overlap)
+	}
+	for _, key := range []string{`"overlapping_ops": 365`, `"ops": 424`, `"peak_in_flight": 9`, `"conclusive": true`, `"share"`} {
+		if !strings.Contains(js.String(), key) {
+			t.Errorf("JSON report lacks %s", key)
+		}
+	}
+	var buf bytes.Buffer
+	if err := r.Summary(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for rule, want := range map[string]string{"S-CONC-1": "passed overlap 365/424 peak 9",
+		"L-CONC-1": "inconclusive overlap 3/500 peak 1 (below threshold); too little overlap",
+		"L-CREATE-2": "FAILED overlap 70/80 peak 4; two winners"} {
+		found := false
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 0 && f[0] == rule {
+				found = strings.Contains(strings.Join(f, " "), want)
+			}
+		}
+		if !found {
+			t.Errorf("summary row of %s lacks %q:\n%s", rule, want, out)
+		}
+	}
+}
