@@ -178,12 +178,19 @@ func (e *Env) modernRaces() {
 		}
 		return instance{kind, id, calls, m.Clone(), m}
 	}
-	for round := range meter.rounds(rounds) {
+	next := 0 // the next race's number: its kind and payload follow from it and the seed
+	for range meter.rounds(rounds) {
 		if e.Ctx.Err() != nil {
 			return
 		}
-		// Two races at once: more clients than processors, two on each task.
-		insts := []instance{setup(2 * round), setup(2*round + 1)}
+		// Races at once until there are raceClients() clients (more than processors),
+		// two or three on each task.
+		insts := []instance{setup(next), setup(next + 1)}
+		next += 2
+		for clients := len(insts[0].calls) + len(insts[1].calls); clients < e.raceClients(); next++ {
+			insts = append(insts, setup(next))
+			clients += len(insts[len(insts)-1].calls)
+		}
 		var calls []raceCall[modern.Task]
 		var tasks []string
 		for _, in := range insts {
@@ -431,12 +438,19 @@ func (e *Env) legacyRaces() {
 		}
 		return instance{kind, id, calls, m.Clone(), m}
 	}
-	for round := range meter.rounds(rounds) {
+	next := 0 // the next race's number: its kind and payload follow from it and the seed
+	for range meter.rounds(rounds) {
 		if e.Ctx.Err() != nil {
 			return
 		}
-		// Two races at once: more clients than processors, two or three on each task.
-		insts := []instance{setup(2 * round), setup(2*round + 1)}
+		// Races at once until there are raceClients() clients (more than processors),
+		// two or three on each task.
+		insts := []instance{setup(next), setup(next + 1)}
+		next += 2
+		for clients := len(insts[0].calls) + len(insts[1].calls); clients < e.raceClients(); next++ {
+			insts = append(insts, setup(next))
+			clients += len(insts[len(insts)-1].calls)
+		}
 		var calls []raceCall[legacy.Task]
 		var tasks []string
 		for _, in := range insts {

@@ -586,7 +586,7 @@ func TestReportOverlap(t *testing.T) {
 	}
 	out := buf.String()
 	for rule, want := range map[string]string{"S-CONC-1": "passed overlap 365/424 peak 9",
-		"L-CONC-1": "inconclusive overlap 3/500 peak 1 (below threshold); too little overlap",
+		"L-CONC-1":   "inconclusive overlap 3/500 peak 1 (below threshold); too little overlap",
 		"L-CREATE-2": "FAILED overlap 70/80 peak 4; two winners"} {
 		found := false
 		for _, line := range strings.Split(out, "\n") {
