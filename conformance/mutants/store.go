@@ -262,6 +262,16 @@ func (s legacyStore) Get(ctx context.Context, id string) (legacy.Task, error) {
 }
 
 func (s legacyStore) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
+	switch s.d {
+	case refusesUpdateDefect:
+		return nil, fmt.Errorf("legacy Update of %q: %w", id, reference.ErrUnsupported)
+	case panicsInRaceDefect:
+		n := s.b.updating.Add(1)
+		defer s.b.updating.Add(-1)
+		if n > 1 {
+			panic(fmt.Sprintf("mutant %s: Update of %q while %d other Updates are in flight", PanicsInRaceName, id, n-1))
+		}
+	}
 	return s.update(ctx, id, nil, changes)
 }
 
@@ -282,14 +292,6 @@ func (s legacyStore) update(ctx context.Context, id string, allowed []reference.
 		return s.updateInSteps(id, allowed, changes)
 	case s.d == tornUpdate && allowed == nil:
 		return s.updateKeyByKey(id, changes)
-	case s.d == refusesUpdateDefect && allowed == nil:
-		return nil, fmt.Errorf("legacy Update of %q: %w", id, reference.ErrUnsupported)
-	case s.d == panicsInRaceDefect && allowed == nil:
-		n := s.b.updating.Add(1)
-		defer s.b.updating.Add(-1)
-		if n > 1 {
-			panic(fmt.Sprintf("mutant %s: Update of %q while %d other Updates are in flight", PanicsInRaceName, id, n-1))
-		}
 	}
 	c, err := s.in(changes)
 	if err != nil {
@@ -572,7 +574,7 @@ func (s legacyStore) Cancel(ctx context.Context, id string) (legacy.Task, error)
 			return legacy.Task{legacy.KeyTaskID: id, legacy.KeyStatus: "cancelled"}, nil
 		}
 	}
-	return s.Update(ctx, id, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
+	return s.update(ctx, id, nil, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
 }
 
 func (s legacyStore) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
