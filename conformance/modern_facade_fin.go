@@ -104,6 +104,14 @@ func modernFacadeFinSpecs(s *suite) {
 	})
 
 	s.It("M-F-FIN-2", "under races exactly one terminal status wins and a completed result is never lost", func(e *Env) {
+		e.facadeFinRaces()
+	})
+}
+
+// facadeFinRaces is M-F-FIN-2's race of finishing calls through two facades (a client's
+// and a worker's) over one store.
+func (e *Env) facadeFinRaces() {
+	{
 		st := e.Modern()
 		// Reads are slowed down so that the racers' CAS loops overlap: both read the same
 		// version, and only the store's compare-and-swap can keep one of them out.
@@ -116,7 +124,6 @@ func modernFacadeFinSpecs(s *suite) {
 			client = modFacade(e, func(c *modern.Config) { c.Store = slow })
 			worker = modFacade(e, func(c *modern.Config) { c.Store = slow })
 		}
-		const rounds = 25
 		meter := e.meter()
 		defer meter.done()
 		type racer struct {
@@ -142,7 +149,7 @@ func modernFacadeFinSpecs(s *suite) {
 		update := racer{"client Update", "", func(id string, r int) (modern.Task, error) {
 			return client.Update(e.Ctx, id, reference.Principal("alice"), map[string]any{"k": fmt.Sprintf("answer %d", r)})
 		}}
-		for _, race := range [][]racer{
+		races := [][]racer{
 			{cancel, complete},
 			{update, complete},
 			{cancel, fail},
@@ -150,26 +157,46 @@ func modernFacadeFinSpecs(s *suite) {
 			{update, fail},
 			{complete, fail, cancel},
 			{cancel, cancel, complete},
-		} {
+		}
+		// 25 rounds of each race, on the shared rounds (extended while the racers have
+		// not overlapped enough: an unoverlapped run is inconclusive, not passed). A
+		// round runs one race on as many fresh tasks as make raceClients() clients, all
+		// released together.
+		perRace := 25
+		for round := range meter.rounds(perRace * len(races)) {
+			if e.Ctx.Err() != nil {
+				return
+			}
+			race := races[round%len(races)]
 			var names []string
 			for _, r := range race {
 				names = append(names, r.name)
 			}
-			for round := range rounds {
+			copies := max((e.raceClients()+len(race)-1)/len(race), 1)
+			ids := make([]string, copies)
+			bases := make([]modern.Task, copies)
+			for c := range copies {
 				t := modFCreate(e, client, modern.CreateOptions{Owner: "alice"})
 				base, err := worker.RequireInput(e.Ctx, t.TaskID, map[string]any{"k": "?"})
 				e.RequireErr(err, nil, "setup: worker RequireInput("+Q(t.TaskID)+", {k})")
-				var (
-					errs = make([]error, len(race))
-					gots = make([]modern.Task, len(race))
-				)
-				tl := newTimeline()
-				together(len(race), func(i int) {
-					tl.do(i, t.TaskID, func() { gots[i], errs[i] = race[i].run(t.TaskID, round) })
-				})
-				meter.add(tl.take())
-				input := fmt.Sprintf("round %d: %v racing on task %s", round, names, Q(t.TaskID))
-				final, ok := modStored(e, st, t.TaskID)
+				ids[c], bases[c] = t.TaskID, base
+			}
+			n := copies * len(race)
+			var (
+				errsAll = make([]error, n)
+				gotsAll = make([]modern.Task, n)
+			)
+			tl := newTimeline()
+			together(n, func(k int) {
+				c, i := k/len(race), k%len(race)
+				tl.do(k, ids[c], func() { gotsAll[k], errsAll[k] = race[i].run(ids[c], round) })
+			})
+			meter.add(tl.take())
+			for c := range copies {
+				id, base := ids[c], bases[c]
+				errs, gots := errsAll[c*len(race):(c+1)*len(race)], gotsAll[c*len(race):(c+1)*len(race)]
+				input := fmt.Sprintf("round %d: %v racing on task %s (one of %d tasks raced at once)", round, names, Q(id), copies)
+				final, ok := modStored(e, st, id)
 				if !e.Check(ok, input, "the task", "ErrNotFound") {
 					return
 				}
@@ -211,7 +238,7 @@ func modernFacadeFinSpecs(s *suite) {
 				}
 			}
 		}
-	})
+	}
 }
 
 // modSlowReads delays every Get of the store it wraps, widening the window between a CAS

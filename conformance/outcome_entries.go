@@ -15,12 +15,13 @@ import (
 // a fault fails whatever else it said; otherwise the entry decides its outcome (see
 // Outcome and specResult).
 const (
-	entryInconclusive = "storecheck.inconclusive"    // the check ran but could not tell (issue 13: too little overlap, porcupine Unknown)
-	entryPartly       = "storecheck.partly-verified" // part of what the rule needs could not run (no clock control)
-	entryNotExercised = "storecheck.not-exercised"   // storecheck's own code decided, the store never saw the check
-	entrySetupRefused = "storecheck.setup-refused"   // the store refused a call the spec needed; value: the cause
-	entryAborted      = "storecheck.aborted"         // bring-up or transport failed; value: the cause
-	entryDecidedBy    = "storecheck.decided-by"      // whose code the spec judged, when not the rule's default
+	entryInconclusive  = "storecheck.inconclusive"    // the check ran but could not tell (issue 13: too little overlap, porcupine Unknown)
+	entryPartly        = "storecheck.partly-verified" // part of what the rule needs could not run (no clock control)
+	entryNotExercised  = "storecheck.not-exercised"   // storecheck's own code decided, the store never saw the check
+	entryStoreTestable = "storecheck.store-testable"  // with entryNotExercised: the store could have been tested, the harness could not drive it
+	entrySetupRefused  = "storecheck.setup-refused"   // the store refused a call the spec needed; value: the cause
+	entryAborted       = "storecheck.aborted"         // bring-up or transport failed; value: the cause
+	entryDecidedBy     = "storecheck.decided-by"      // whose code the spec judged, when not the rule's default
 )
 
 // Inconclusive marks the spec as unable to tell: its check ran without a fault but could
@@ -48,6 +49,17 @@ func (e *Env) PartlyVerified(reason string) {
 // context has ended before sending it). Faults recorded before still fail the spec.
 func (e *Env) NotExercised(reason string) {
 	e.stopIfFaults("not exercised: " + reason)
+	ginkgo.AddReportEntry(entryNotExercised, reason)
+	ginkgo.Skip("not exercised: "+reason, 1)
+}
+
+// NotReached stops the spec as not exercised because the harness could not drive the
+// store there (S-CTX-1's held calls on a harness without harness.Blocker), though the
+// store could have been tested on it: unlike NotExercised (storecheck's own code
+// decided), it makes a MUST rule "partly verified", which --strict fails.
+func (e *Env) NotReached(reason string) {
+	e.stopIfFaults("not exercised: " + reason)
+	ginkgo.AddReportEntry(entryStoreTestable, reason)
 	ginkgo.AddReportEntry(entryNotExercised, reason)
 	ginkgo.Skip("not exercised: "+reason, 1)
 }

@@ -274,3 +274,52 @@ func (e *Env) Overlap(stats OverlapStats) {
 		ginkgo.AddReportEntry(entryOverlap, string(b))
 	}
 }
+
+// Overlap is the measured overlap of a spec's concurrent checks (SpecResult.Overlap) or
+// of a rule's (RuleResult.Overlap), summed: calls that overlapped another client's call
+// on the same task, calls made, their share, the peak of calls in flight at the store,
+// and whether every check measured reached the threshold (MinOverlapping overlapping
+// calls, a peak of MinInFlight).
+type Overlap struct {
+	// Checks counts the concurrent checks measured (a spec may run more than one).
+	Checks         int     `json:"checks"`
+	Histories      int     `json:"histories"`
+	OverlappingOps int     `json:"overlapping_ops"`
+	Ops            int     `json:"ops"`
+	Share          float64 `json:"share"`
+	PeakInFlight   int     `json:"peak_in_flight"`
+	// Conclusive: every check measured overlapped enough to count.
+	Conclusive bool `json:"conclusive"`
+}
+
+// addStats folds one check's stats in.
+func (o *Overlap) addStats(s OverlapStats) {
+	o.add(Overlap{Checks: 1, Histories: s.Histories, OverlappingOps: s.OverlappingOps, Ops: s.Ops,
+		PeakInFlight: s.PeakInFlight, Conclusive: s.Conclusive()})
+}
+
+// add folds another sum in.
+func (o *Overlap) add(p Overlap) {
+	if o.Checks == 0 {
+		o.Conclusive = true
+	}
+	o.Checks += p.Checks
+	o.Histories += p.Histories
+	o.OverlappingOps += p.OverlappingOps
+	o.Ops += p.Ops
+	o.PeakInFlight = max(o.PeakInFlight, p.PeakInFlight)
+	o.Conclusive = o.Conclusive && p.Conclusive
+	if o.Ops > 0 {
+		o.Share = float64(o.OverlappingOps) / float64(o.Ops)
+	}
+}
+
+// Short is the summary's form: "overlap 365/424 peak 9", with "below threshold" when a
+// check did not overlap enough to count.
+func (o Overlap) Short() string {
+	s := fmt.Sprintf("overlap %d/%d peak %d", o.OverlappingOps, o.Ops, o.PeakInFlight)
+	if !o.Conclusive {
+		s += " (below threshold)"
+	}
+	return s
+}

@@ -178,12 +178,19 @@ func (e *Env) modernRaces() {
 		}
 		return instance{kind, id, calls, m.Clone(), m}
 	}
-	for round := range meter.rounds(rounds) {
+	next := 0 // the next race's number: its kind and payload follow from it and the seed
+	for range meter.rounds(rounds) {
 		if e.Ctx.Err() != nil {
 			return
 		}
-		// Two races at once: more clients than processors, two on each task.
-		insts := []instance{setup(2 * round), setup(2*round + 1)}
+		// Races at once until there are raceClients() clients (more than processors),
+		// two or three on each task.
+		insts := []instance{setup(next), setup(next + 1)}
+		next += 2
+		for clients := len(insts[0].calls) + len(insts[1].calls); clients < e.raceClients(); next++ {
+			insts = append(insts, setup(next))
+			clients += len(insts[len(insts)-1].calls)
+		}
 		var calls []raceCall[modern.Task]
 		var tasks []string
 		for _, in := range insts {
@@ -204,7 +211,7 @@ func (e *Env) modernRaces() {
 				e.Errorf("%s", raceFault(in.kind.name, in.id, in.calls, mine, "Get(system) answered "+describeErr(ferr)+" (the task was never deleted: a read after the race must find it)", e.rerun()))
 				return
 			}
-			if !explainModern(in.start, &in.m, in.calls, mine, final, ferr) {
+			if !explainModern(in.start, &in.m, in.id, in.calls, mine, final, ferr) {
 				e.Errorf("%s", raceFault(in.kind.name, in.id, in.calls, mine, show(final), e.rerun()))
 				return
 			}
@@ -213,9 +220,11 @@ func (e *Env) modernRaces() {
 }
 
 // explainModern looks for an order of the calls that, run on the model from start,
-// gives every answer that came back and the final state. *m is the model the calls'
-// sim functions use; it is reset for each order.
-func explainModern(start *model.Modern, m **model.Modern, calls []raceCall[modern.Task], got []raceResult[modern.Task], final modern.Task, ferr error) bool {
+// gives every answer that came back and the final state of task id (final, ferr: the
+// store's Get after the race). *m is the model the calls' sim functions use; it is reset
+// for each order. A final read is judged like the calls' answers: an empty task with no
+// error (final.TaskID == "") is explained by no order, it is a fault.
+func explainModern(start *model.Modern, m **model.Modern, id string, calls []raceCall[modern.Task], got []raceResult[modern.Task], final modern.Task, ferr error) bool {
 	for _, order := range permutations(len(calls)) {
 		**m = *start.Clone()
 		ok := true
@@ -229,8 +238,8 @@ func explainModern(start *model.Modern, m **model.Modern, calls []raceCall[moder
 		if !ok {
 			continue
 		}
-		want, werr := (*m).Get(final.TaskID, reference.System(), 0)
-		if final.TaskID == "" || (model.SameKind(werr, ferr) && modern.Equal(want, final)) {
+		want, werr := (*m).Get(id, reference.System(), 0)
+		if model.SameKind(werr, ferr) && (ferr != nil || modern.Equal(want, final)) {
 			return true
 		}
 	}
@@ -431,12 +440,19 @@ func (e *Env) legacyRaces() {
 		}
 		return instance{kind, id, calls, m.Clone(), m}
 	}
-	for round := range meter.rounds(rounds) {
+	next := 0 // the next race's number: its kind and payload follow from it and the seed
+	for range meter.rounds(rounds) {
 		if e.Ctx.Err() != nil {
 			return
 		}
-		// Two races at once: more clients than processors, two or three on each task.
-		insts := []instance{setup(2 * round), setup(2*round + 1)}
+		// Races at once until there are raceClients() clients (more than processors),
+		// two or three on each task.
+		insts := []instance{setup(next), setup(next + 1)}
+		next += 2
+		for clients := len(insts[0].calls) + len(insts[1].calls); clients < e.raceClients(); next++ {
+			insts = append(insts, setup(next))
+			clients += len(insts[len(insts)-1].calls)
+		}
 		var calls []raceCall[legacy.Task]
 		var tasks []string
 		for _, in := range insts {

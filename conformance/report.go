@@ -37,7 +37,10 @@ const (
 	// needed for its setup, so the rule could not be checked. Fails the run.
 	SetupRefused Outcome = "setup refused"
 	// PartlyVerified: the rule's specs that ran passed, but part of what the rule needs
-	// could not run (no clock control). Fails the run under Strict only.
+	// could not run (no clock control; a MUST rule's spec the harness could not drive,
+	// such as S-CTX-1's held calls on a harness without harness.Blocker). A rule all of
+	// whose specs were left out that way reads partly verified too, never skipped or
+	// passed. Fails the run under Strict only.
 	PartlyVerified Outcome = "partly verified"
 	// Inconclusive: a check ran without a fault but could not tell (too little
 	// overlap between concurrent operations, a linearizability checker that answered
@@ -45,7 +48,9 @@ const (
 	Inconclusive Outcome = "inconclusive"
 	// NotExercised: storecheck's own code decided the rule's specs before the store saw
 	// anything (under --exec the wire client copies values and refuses calls whose
-	// context has ended). Never fails the run, never counts as passed.
+	// context has ended). Never fails the run, never counts as passed. A not-exercised
+	// spec the store could have been tested on (SpecResult.StoreTestable) makes its MUST
+	// rule partly verified instead.
 	NotExercised Outcome = "not exercised"
 )
 
@@ -107,6 +112,9 @@ type RuleResult struct {
 	Notes []string `json:"notes,omitempty"`
 	// Specs names the rule's specs.
 	Specs []string `json:"specs,omitempty"`
+	// Overlap sums the measured overlap of the rule's concurrent checks (nil for a rule
+	// with none): the summary shows it as "overlap 365/424 peak 9".
+	Overlap *Overlap `json:"overlap,omitempty"`
 }
 
 // SpecResult is one spec's outcome.
@@ -125,7 +133,15 @@ type SpecResult struct {
 	// spec it stopped.
 	Cause string `json:"cause,omitempty"`
 	// Subject is set when the spec said whose code it judged (Env.DecidedBy).
-	Subject  Subject       `json:"subject,omitempty"`
+	Subject Subject `json:"subject,omitempty"`
+	// StoreTestable marks a not-exercised spec the store could have been tested on had
+	// the harness been able to drive it (S-CTX-1's held calls without harness.Blocker),
+	// unlike a check storecheck's own code decides (S-VAL-4 under --exec). It makes a
+	// MUST rule partly verified.
+	StoreTestable bool `json:"store_testable,omitempty"`
+	// Overlap is the measured overlap of the spec's concurrent checks (nil when it ran
+	// none; report entry storecheck.overlap).
+	Overlap  *Overlap      `json:"overlap,omitempty"`
 	Notes    []string      `json:"notes,omitempty"`
 	Location string        `json:"location,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
@@ -197,14 +213,15 @@ func (r *Report) OK() bool {
 	return true
 }
 
-// Alarms returns the rules, as "ID era", that the run found broken: failed (and, under
-// Strict, warned), aborted or refused at setup. Unlike OK it leaves out what a run could
-// not tell (inconclusive, partly verified), so that it answers whether a store known to
-// be honest drew a false alarm.
+// Alarms returns the rules, as "ID era", that the run found broken: failed, warned
+// (whether or not the run was Strict: a SHOULD fault is an alarm too), aborted or
+// refused at setup. Unlike OK it leaves out what a run could not tell (inconclusive,
+// partly verified), so that it answers whether a store known to be honest drew a false
+// alarm. It does not depend on r.Strict.
 func (r *Report) Alarms() []string {
 	var out []string
 	for _, rr := range r.Rules {
-		if rr.Outcome.failsRun(r.Strict) && rr.Outcome != Inconclusive && rr.Outcome != PartlyVerified {
+		if rr.Outcome == Warned || rr.Outcome.failsRun(false) {
 			out = append(out, rr.ID+" "+string(rr.Era))
 		}
 	}
@@ -417,7 +434,11 @@ func (r *Report) Summary(w io.Writer) error {
 		if rr.Outcome == Failed {
 			outcome = "FAILED"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", rr.ID, rr.Subject, strings.ToUpper(string(rr.Level)), rr.Era, outcome, truncate(firstLine(note), 90))
+		note = truncate(firstLine(note), 90)
+		if rr.Overlap != nil { // every concurrency rule, whatever its outcome
+			note = strings.TrimSuffix(rr.Overlap.Short()+"; "+note, "; ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", rr.ID, rr.Subject, strings.ToUpper(string(rr.Level)), rr.Era, outcome, note)
 	}
 	tw.Flush()
 	for i, id := range notCovered {
@@ -761,12 +782,22 @@ func ruleResult(rule Rule, era Era, specs []SpecResult) RuleResult {
 	}
 	count := map[Outcome]int{}
 	verified := 0 // specs that ran against the store, wholly or in part
+	untested := 0 // not-exercised specs of a MUST rule that the store could have been tested on
 	for _, s := range specs {
+		if s.Outcome == NotExercised && s.StoreTestable && rule.Level == Must {
+			untested++
+		}
 		rr.Specs = append(rr.Specs, s.Name)
 		count[s.Outcome]++
 		rr.Notes = append(rr.Notes, s.Notes...)
 		if s.Subject != "" {
 			rr.Subject = s.Subject
+		}
+		if s.Overlap != nil {
+			if rr.Overlap == nil {
+				rr.Overlap = &Overlap{}
+			}
+			rr.Overlap.add(*s.Overlap)
 		}
 		if s.Outcome == Passed || s.Outcome == Warned || s.Outcome == PartlyVerified && s.State != "skipped" {
 			verified++
@@ -783,7 +814,9 @@ func ruleResult(rule Rule, era Era, specs []SpecResult) RuleResult {
 		rr.Outcome = Warned
 	case count[Inconclusive] > 0:
 		rr.Outcome = Inconclusive
-	case verified > 0 && count[PartlyVerified] > 0:
+	case count[PartlyVerified] > 0 || untested > 0:
+		// Even with no spec verified (every one skipped for no clock control): the
+		// rule was left unchecked by the harness, not inapplicable (docs/spec.md).
 		rr.Outcome = PartlyVerified
 	case verified > 0:
 		rr.Outcome = Passed
@@ -803,6 +836,10 @@ func ruleResult(rule Rule, era Era, specs []SpecResult) RuleResult {
 			if reason != "" && !slices.Contains(rr.Reasons, reason) {
 				rr.Reasons = append(rr.Reasons, reason)
 			}
+		case s.Outcome == NotExercised && s.StoreTestable && rr.Outcome == PartlyVerified:
+			if r := "not exercised: " + s.Message; !slices.Contains(rr.Reasons, r) {
+				rr.Reasons = append(rr.Reasons, r)
+			}
 		case s.Outcome == PartlyVerified && rr.Outcome == Inconclusive:
 			rr.Notes = append(rr.Notes, "partly verified: "+s.Message)
 		case s.Outcome == Skipped || s.Outcome == NotExercised:
@@ -816,7 +853,7 @@ func ruleResult(rule Rule, era Era, specs []SpecResult) RuleResult {
 // (read by specResult, not shown as a note).
 func storecheckEntry(name string) bool {
 	switch name {
-	case labelWarning, entryInconclusive, entryPartly, entryNotExercised, entrySetupRefused, entryAborted, entryDecidedBy:
+	case labelWarning, entryInconclusive, entryPartly, entryNotExercised, entryStoreTestable, entrySetupRefused, entryAborted, entryDecidedBy, entryOverlap:
 		return true
 	}
 	return false
@@ -857,6 +894,15 @@ func specResult(sr types.SpecReport) SpecResult {
 			s.Notes = append(s.Notes, e.Name+": "+e.StringRepresentation())
 		}
 	}
+	for _, e := range sr.ReportEntries { // every check's stats, repeats included
+		var st OverlapStats
+		if e.Name == entryOverlap && json.Unmarshal([]byte(e.StringRepresentation()), &st) == nil {
+			if s.Overlap == nil {
+				s.Overlap = &Overlap{}
+			}
+			s.Overlap.addStats(st)
+		}
+	}
 	if d := entries[entryDecidedBy]; len(d) > 0 {
 		s.Subject = Subject(d[0])
 	}
@@ -892,6 +938,7 @@ func specResult(sr types.SpecReport) SpecResult {
 	case len(entries[entryNotExercised]) > 0:
 		s.Outcome = NotExercised
 		s.Message = strings.Join(entries[entryNotExercised], "; ")
+		s.StoreTestable = len(entries[entryStoreTestable]) > 0
 	case sr.State.Is(types.SpecStateSkipped|types.SpecStatePending) && len(entries[entryPartly]) > 0:
 		s.Outcome = PartlyVerified
 		s.Message = strings.Join(entries[entryPartly], "; ")

@@ -181,8 +181,8 @@ func TestReportOutcomes(t *testing.T) {
 	if r.OK() {
 		t.Errorf("OK() = true for a run with failed MUST rules")
 	}
-	if a := r.Alarms(); len(a) != 3 {
-		t.Errorf("Alarms() = %v, want the 3 failed rules", a)
+	if a := r.Alarms(); len(a) != 4 {
+		t.Errorf("Alarms() = %v, want the 3 failed rules and the warned one", a)
 	}
 }
 
@@ -469,5 +469,133 @@ func TestReportNewOutcomes(t *testing.T) {
 	}
 	if !strings.Contains(junit.String(), "partly verified - no clock control") || !strings.Contains(junit.String(), "inconclusive - overlap") {
 		t.Errorf("JUnit lacks the new outcomes:\n%s", junit.String())
+	}
+}
+
+// TestReportUnverifiedMustRules: a rule every spec of which was skipped for no clock
+// control reads "partly verified", not "skipped" (docs/spec.md: never passed, --strict
+// fails it); a MUST rule one of whose specs the harness could not drive (S-CTX-1's held
+// calls without harness.Blocker) reads "partly verified", not "passed"; a spec decided
+// by storecheck's own code (S-VAL-4 under --exec) stays "not exercised".
+func TestReportUnverifiedMustRules(t *testing.T) {
+	tr := fakeRun(
+		fakeSpec{rule: "M-SWEEP-1", era: EraModern, text: "boundary", state: skipped, message: "no clock control",
+			notes: map[string]string{entryPartly: "no clock control: a boundary spec"}},
+		fakeSpec{rule: "S-CTX-1", era: EraModern, text: "ended before", state: passed},
+		fakeSpec{rule: "S-CTX-1", era: EraModern, text: "held", state: skipped, message: "not exercised: " + noBlocker,
+			notes: map[string]string{entryNotExercised: noBlocker, entryStoreTestable: noBlocker}},
+		fakeSpec{rule: "S-VAL-4", era: EraModern, text: "copies", state: skipped, message: "not exercised: " + remoteCopies,
+			notes: map[string]string{entryNotExercised: remoteCopies}},
+	)
+	sel := mustSelection(t, []Era{EraModern}, "M-SWEEP-1 || S-CTX-1 || S-VAL-4")
+	r := buildReport(Report{Store: "fake", Eras: []Era{EraModern}}, tr, sel)
+	for id, want := range map[string]Outcome{"M-SWEEP-1": PartlyVerified, "S-CTX-1": PartlyVerified, "S-VAL-4": NotExercised} {
+		if rr, _ := r.Rule(id, EraModern); rr.Outcome != want {
+			t.Errorf("%s: outcome %q, want %q (reasons %q)", id, rr.Outcome, want, rr.Reasons)
+		}
+	}
+	if rr, _ := r.Rule("S-CTX-1", EraModern); len(rr.Reasons) == 0 || !strings.Contains(rr.Reasons[0], "harness.Blocker") {
+		t.Errorf("S-CTX-1 reasons %q do not say what was not exercised", rr.Reasons)
+	}
+	if !r.OK() {
+		t.Error("OK() = false without Strict")
+	}
+	r.Strict = true
+	if r.OK() {
+		t.Error("OK() = true under Strict with partly verified MUST rules")
+	}
+	// Strict on its own: S-VAL-4 alone passes, M-SWEEP-1 alone and S-CTX-1 alone fail.
+	for sel, ok := range map[string]bool{"S-VAL-4": true, "M-SWEEP-1": false, "S-CTX-1": false} {
+		r := buildReport(Report{Store: "fake", Eras: []Era{EraModern}, Strict: true}, tr, mustSelection(t, []Era{EraModern}, sel))
+		if r.OK() != ok {
+			t.Errorf("%s under Strict: OK() = %v, want %v", sel, r.OK(), ok)
+		}
+	}
+}
+
+// TestAlarmsCountWarnings: a SHOULD warning is an alarm whether the run was Strict or
+// not (TestHonestStore runs without Strict and reads the alarms afterwards).
+func TestAlarmsCountWarnings(t *testing.T) {
+	tr := fakeRun(fakeSpec{rule: "S-VAL-3", era: EraLegacy, text: "1 MiB", state: passed, warning: "[S-VAL-3 SHOULD] too slow"})
+	for _, strict := range []bool{false, true} {
+		r := buildReport(Report{Store: "fake", Eras: []Era{EraLegacy}}, tr, mustSelection(t, []Era{EraLegacy}, "S-VAL-3"))
+		r.Strict = strict
+		if a := r.Alarms(); len(a) != 1 || a[0] != "S-VAL-3 legacy" {
+			t.Errorf("Strict=%v: Alarms() = %v, want [S-VAL-3 legacy]", strict, a)
+		}
+	}
+}
+
+// TestReportOverlap: each spec's storecheck.overlap entries become its structured
+// Overlap, a rule sums its specs', the JSON report carries both, and the summary shows
+// the short form on every concurrency rule, whatever its outcome.
+func TestReportOverlap(t *testing.T) {
+	stats := func(over, ops, peak int) string {
+		b, _ := json.Marshal(OverlapStats{Histories: 4, Ops: ops, OverlappingOps: over, Share: float64(over) / float64(ops),
+			PeakInFlight: peak, MinOverlapping: MinOverlapping, MinInFlight: MinInFlight})
+		return string(b)
+	}
+	lin := fakeSpec{rule: "S-CONC-1", era: EraLegacy, text: "lin", state: passed}.report()
+	lin.ReportEntries = append(lin.ReportEntries,
+		types.ReportEntry{Name: entryOverlap, Value: types.WrapEntryValue(stats(300, 400, 9))},
+		types.ReportEntry{Name: entryOverlap, Value: types.WrapEntryValue(stats(65, 24, 3))})
+	tr := fakeRun(lin,
+		fakeSpec{rule: "L-CONC-1", era: EraLegacy, text: "counter", state: passed,
+			notes: map[string]string{entryOverlap: stats(3, 500, 1), entryInconclusive: "too little overlap"}}.report(),
+		fakeSpec{rule: "L-CREATE-2", era: EraLegacy, text: "one id", state: failed, message: "two winners",
+			notes: map[string]string{entryOverlap: stats(70, 80, 4)}}.report(),
+		fakeSpec{rule: "L-GET-1", era: EraLegacy, text: "get", state: passed}.report(),
+	)
+	r := buildReport(Report{Store: "fake", Eras: []Era{EraLegacy}}, tr, mustSelection(t, []Era{EraLegacy}, "S-CONC-1 || L-CONC-1 || L-CREATE-2 || L-GET-1"))
+	conc, _ := r.Rule("S-CONC-1", EraLegacy)
+	if o := conc.Overlap; o == nil || o.Checks != 2 || o.OverlappingOps != 365 || o.Ops != 424 || o.PeakInFlight != 9 || !o.Conclusive {
+		t.Errorf("S-CONC-1 overlap = %+v, want 2 checks, 365/424, peak 9, conclusive", o)
+	}
+	if rr, _ := r.Rule("L-CONC-1", EraLegacy); rr.Outcome != Inconclusive || rr.Overlap == nil || rr.Overlap.Conclusive {
+		t.Errorf("L-CONC-1 = %q, overlap %+v, want inconclusive and not conclusive", rr.Outcome, rr.Overlap)
+	}
+	if rr, _ := r.Rule("L-GET-1", EraLegacy); rr.Overlap != nil {
+		t.Errorf("L-GET-1 has overlap %+v, want none", rr.Overlap)
+	}
+	for _, s := range r.Specs {
+		for _, n := range s.Notes {
+			if strings.HasPrefix(n, entryOverlap) {
+				t.Errorf("spec %s keeps the overlap as a note: %s", s.Name, n)
+			}
+		}
+	}
+	var js bytes.Buffer
+	if err := r.JSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if rr, _ := back.Rule("S-CONC-1", EraLegacy); rr.Overlap == nil || *rr.Overlap != *conc.Overlap || back.Specs[0].Overlap == nil {
+		t.Errorf("JSON round trip lost the overlap: rule %+v, spec %+v", rr.Overlap, back.Specs[0].Overlap)
+	}
+	for _, key := range []string{`"overlapping_ops": 365`, `"ops": 424`, `"peak_in_flight": 9`, `"conclusive": true`, `"share"`} {
+		if !strings.Contains(js.String(), key) {
+			t.Errorf("JSON report lacks %s", key)
+		}
+	}
+	var buf bytes.Buffer
+	if err := r.Summary(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for rule, want := range map[string]string{"S-CONC-1": "passed overlap 365/424 peak 9",
+		"L-CONC-1":   "inconclusive overlap 3/500 peak 1 (below threshold); too little overlap",
+		"L-CREATE-2": "FAILED overlap 70/80 peak 4; two winners"} {
+		found := false
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 0 && f[0] == rule {
+				found = strings.Contains(strings.Join(f, " "), want)
+			}
+		}
+		if !found {
+			t.Errorf("summary row of %s lacks %q:\n%s", rule, want, out)
+		}
 	}
 }

@@ -98,6 +98,9 @@ const (
 	sdkWaitReturnsAtOnce
 
 	diesMidRunDefect
+	tornUpdate
+	refusesUpdateDefect
+	panicsInRaceDefect
 
 	// Honest variants: stores that take a freedom the specification gives them. They
 	// are not mutants; the battery must pass them (Variants).
@@ -153,6 +156,7 @@ var catalogue = []Mutant{
 	{"check-then-act", []string{"L-F-FIN-2"}, "UpdateIf checks the status under a read lock, then writes under the write lock (natural race: no sleep)", legacyOnly, checkThenAct},
 	{"toctou-cas", []string{"M-SWAP-4", "M-SWAP-1", "S-CONC-1", "M-F-FIN-2"}, "Swap checks the version under a read lock, then writes under the write lock (natural race: no sleep)", modernOnly, toctouCAS},
 	{"check-then-insert", []string{"M-CREATE-1", "L-CREATE-2"}, "Create looks for the id under a read lock, then inserts under the write lock: concurrent Creates of one id both succeed (natural race)", both, checkThenInsert},
+	{"torn-update", []string{"S-CONC-1"}, "Update writes the merged task key by key, each key under its own lock acquisition: a concurrent Get or List sees half of one write (natural race: no sleep)", legacyOnly, tornUpdate},
 	{"update-resurrects", []string{"L-CONC-1", "S-CONC-1"}, "read-modify-write calls hold their own lock, Delete only the map lock: a task deleted mid-update is written back (natural race)", both, updateResurrects},
 	{"cas-ignores-version", []string{"M-SWAP-1", "M-SWAP-2", "M-SWAP-4", "S-CONC-1", "M-F-FIN-2"}, "Swap does not compare versions", modernOnly, casIgnoresVersion},
 	{"foreign-conflicts", []string{"M-SWAP-2", "S-OWN-2"}, "Swap of a foreign task with a stale version answers conflict (existence leak)", modernOnly, foreignConflicts},
@@ -221,6 +225,22 @@ var diesMidRun = Mutant{DiesMidRunName, []string{"L-CREATE-1", "L-CREATE-3", "L-
 	"S-OWN-1", "S-OWN-2", "S-OWN-3", "S-ID-2", "S-VAL-1", "S-VAL-2", "S-CONC-1"},
 	"the store process exits (status 3) in the middle of the run; not a catalogue mutant: it must be reported aborted", legacyOnly, diesMidRunDefect}
 
+// RefusesUpdateName names a store outside the catalogue: the honest store whose legacy
+// Update answers ErrUnsupported. It breaks no rule the battery can judge without
+// Update: the report shows "setup refused" with one cause line (the store refused
+// Update) and the run exits 1. Lookup finds it; Catalogue and Variants do not list it.
+const RefusesUpdateName = "refuses-update"
+
+var refusesUpdate = Mutant{RefusesUpdateName, nil, "legacy Update answers ErrUnsupported (not a catalogue mutant: its rules read setup refused)", legacyOnly, refusesUpdateDefect}
+
+// PanicsInRaceName names a store outside the catalogue: the honest store whose legacy
+// Update panics when another Update is in flight, that is inside a race spec's client
+// goroutines. The run must still end with its summary, JSON and JUnit, the spec failed
+// with the panic. Lookup finds it; Catalogue and Variants do not list it.
+const PanicsInRaceName = "panics-in-race"
+
+var panicsInRace = Mutant{PanicsInRaceName, []string{"L-CONC-1"}, "legacy Update panics when another Update is in flight (not a catalogue mutant: it proves a panicking store is reported, not fatal)", legacyOnly, panicsInRaceDefect}
+
 // variants are honest stores that use a freedom of the specification a careless
 // battery mistakes for a fault: they must pass.
 var variants = []Mutant{
@@ -241,6 +261,7 @@ var inProcessOnly = map[defect]string{
 	aliasesValues:      "values are serialised on the wire, so the caller never shares the store's memory",
 	ignoresContext:     "the protocol has no cancellation: the Go client enforces contexts itself",
 	waitIgnoresContext: "the protocol has no cancellation: the Go client stops waiting for a held call itself",
+	panicsInRaceDefect: "a panic in the child process ends it: over the wire it is an aborted run, not a panic",
 	staleInstance:      "one child process is one store instance",
 }
 
@@ -264,8 +285,13 @@ func Lookup(name string) (Mutant, bool) {
 	if name == HonestName {
 		return Mutant{Name: HonestName, Defect: "none: the honest store every mutant is a variant of", Eras: both}, true
 	}
-	if name == DiesMidRunName {
+	switch name {
+	case DiesMidRunName:
 		return diesMidRun, true
+	case RefusesUpdateName:
+		return refusesUpdate, true
+	case PanicsInRaceName:
+		return panicsInRace, true
 	}
 	for _, m := range append(catalogue[:len(catalogue):len(catalogue)], variants...) {
 		if m.Name == name {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,10 +26,12 @@ type backend struct {
 	// natural race mutants take it shared to read, then exclusively to write.
 	mu sync.RWMutex
 	// wmu serialises the read-modify-write calls of the update-resurrects mutant.
-	wmu    sync.Mutex
-	clock  reference.Clock
-	legacy map[string]legacy.Task
-	modern map[string]modern.Task
+	wmu sync.Mutex
+	// updating counts the legacy Updates in flight (panics-in-race).
+	updating atomic.Int64
+	clock    reference.Clock
+	legacy   map[string]legacy.Task
+	modern   map[string]modern.Task
 	// updated records when a legacy task's status last changed, for the mutant that
 	// measures cleanup age from completion.
 	updated map[string]int64
@@ -259,6 +262,16 @@ func (s legacyStore) Get(ctx context.Context, id string) (legacy.Task, error) {
 }
 
 func (s legacyStore) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
+	switch s.d {
+	case refusesUpdateDefect:
+		return nil, fmt.Errorf("legacy Update of %q: %w", id, reference.ErrUnsupported)
+	case panicsInRaceDefect:
+		n := s.b.updating.Add(1)
+		defer s.b.updating.Add(-1)
+		if n > 1 {
+			panic(fmt.Sprintf("mutant %s: Update of %q while %d other Updates are in flight", PanicsInRaceName, id, n-1))
+		}
+	}
 	return s.update(ctx, id, nil, changes)
 }
 
@@ -277,6 +290,8 @@ func (s legacyStore) update(ctx context.Context, id string, allowed []reference.
 	switch {
 	case s.d == lostUpdate, s.d == updateResurrects, s.d == checkThenAct && allowed != nil:
 		return s.updateInSteps(id, allowed, changes)
+	case s.d == tornUpdate && allowed == nil:
+		return s.updateKeyByKey(id, changes)
 	}
 	c, err := s.in(changes)
 	if err != nil {
@@ -359,6 +374,56 @@ func (s legacyStore) updateInSteps(id string, allowed []reference.Status, change
 	if _, changed := c[legacy.KeyStatus]; changed {
 		s.b.updated[k] = s.now()
 	}
+	return s.out(next), nil
+}
+
+// updateKeyByKey is the torn-update mutant's Update: ordinary code that writes the
+// changes one key at a time, each under its own acquisition of the exclusive lock (as a
+// store writing one column or hash field per statement would). No key is lost and the
+// end state is right, but between two of its writes a concurrent Get or List reads a
+// task with some of the changes and not the others. No sleep or yield widens the window.
+func (s legacyStore) updateKeyByKey(id string, changes legacy.Task) (legacy.Task, error) {
+	c, err := s.in(changes)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(c))
+	for key := range c {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	k := s.key(id)
+	var next legacy.Task
+	write := func(key string, some bool) error {
+		s.b.mu.Lock()
+		defer s.b.mu.Unlock()
+		cur, ok := s.b.legacy[k]
+		if !ok {
+			return reference.NotFound(id)
+		}
+		part := legacy.Task{}
+		if some {
+			part[key] = c[key]
+		}
+		next = legacy.Merge(cur, part) // a fresh map: readers hold the old one
+		s.b.legacy[k] = next
+		if some && key == legacy.KeyStatus {
+			s.b.updated[k] = s.now()
+		}
+		return nil
+	}
+	if len(keys) == 0 { // nothing to change: the task must still exist
+		if err := write("", false); err != nil {
+			return nil, err
+		}
+	}
+	for _, key := range keys {
+		if err := write(key, true); err != nil {
+			return nil, err
+		}
+	}
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
 	return s.out(next), nil
 }
 
@@ -509,7 +574,7 @@ func (s legacyStore) Cancel(ctx context.Context, id string) (legacy.Task, error)
 			return legacy.Task{legacy.KeyTaskID: id, legacy.KeyStatus: "cancelled"}, nil
 		}
 	}
-	return s.Update(ctx, id, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
+	return s.update(ctx, id, nil, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
 }
 
 func (s legacyStore) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
