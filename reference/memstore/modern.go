@@ -58,16 +58,8 @@ func twoNumbers(a, b *int64) (*int64, *int64) {
 // out is modern.Task.Clone of a stored task with its two numbers in one allocation
 // (S-VAL-4: nothing returned aliases the store).
 func out(t *modern.Task) modern.Task {
-	c := *t
+	c := t.CloneValues()
 	c.TTL, c.PollInterval = twoNumbers(t.TTL, t.PollInterval)
-	c.Result = jsonvalue.CloneObject(t.Result)
-	c.Error = jsonvalue.CloneObject(t.Error)
-	c.InputRequests = jsonvalue.CloneObject(t.InputRequests)
-	c.StagedResponses = jsonvalue.CloneObject(t.StagedResponses)
-	c.InputResponses = jsonvalue.CloneObject(t.InputResponses)
-	if t.IssuedKeys != nil {
-		c.IssuedKeys = append([]string{}, t.IssuedKeys...)
-	}
 	return c
 }
 

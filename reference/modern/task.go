@@ -40,9 +40,16 @@ type Task struct {
 
 // Clone deep-copies t (S-VAL-4). Empty and nil maps are kept as they are.
 func (t Task) Clone() Task {
-	c := t
+	c := t.CloneValues()
 	c.TTL = clonePtr(t.TTL)
 	c.PollInterval = clonePtr(t.PollInterval)
+	return c
+}
+
+// CloneValues deep-copies t's JSON fields and IssuedKeys and leaves TTL and PollInterval
+// pointing where t's do: for a store that copies those two numbers its own way.
+func (t Task) CloneValues() Task {
+	c := t
 	c.Result = jsonvalue.CloneObject(t.Result)
 	c.Error = jsonvalue.CloneObject(t.Error)
 	c.InputRequests = jsonvalue.CloneObject(t.InputRequests)
