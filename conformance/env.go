@@ -45,7 +45,10 @@ type Env struct {
 	seq    atomic.Int64
 	tag    string
 
-	inSpec       bool // report entries go to Ginkgo (false when a test drives the Env by hand)
+	inSpec bool // report entries go to Ginkgo (false when a test drives the Env by hand)
+	// deadline is when the spec times out (zero outside a spec): concurrent checks stop
+	// starting rounds before it, so that what they ran is judged rather than cut off.
+	deadline     time.Time
 	inconclusive []string
 	overlaps     []OverlapStats
 }

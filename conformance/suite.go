@@ -110,6 +110,7 @@ func (s *suite) It(id, text string, body func(e *Env), decorators ...any) {
 }
 
 func (s *suite) run(ctx ginkgo.SpecContext, rule Rule, body func(e *Env)) {
+	deadline := time.Now().Add(s.opts.SpecTimeout)
 	// Once the transport has failed, nothing later is the store's answer.
 	if err := transportFailure(s.h); err != nil {
 		abort("not run: the transport failed in an earlier spec: "+err.Error(), nil)
@@ -140,7 +141,7 @@ func (s *suite) run(ctx ginkgo.SpecContext, rule Rule, body func(e *Env)) {
 	})
 	var tag [4]byte
 	_, _ = rand.Read(tag[:])
-	e := &Env{Ctx: ctx, Rule: rule, Caps: s.caps, Opts: s.opts, h: s.h, ns: ns, clock: clock, tag: hex.EncodeToString(tag[:]), inSpec: true}
+	e := &Env{Ctx: ctx, Rule: rule, Caps: s.caps, Opts: s.opts, h: s.h, ns: ns, clock: clock, tag: hex.EncodeToString(tag[:]), inSpec: true, deadline: deadline}
 	active.Store(e)
 	defer active.Store(nil)
 
