@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	memharness "github.com/storecheck/storecheck/adapters/memstore"
 	"github.com/storecheck/storecheck/conformance/harness"
@@ -309,4 +310,26 @@ func TestConclusiveByCount(t *testing.T) {
 func legacyModernOnly(c harness.Capabilities) harness.Capabilities {
 	c.SDK = false
 	return c
+}
+
+// TestRoundsYieldToTheSpecTimeout: a check whose rounds would outlast its spec stops
+// starting rounds once a quarter of the spec's time is left (so what ran is judged, not
+// cut off by the timeout), and runs every base round when there is time.
+func TestRoundsYieldToTheSpecTimeout(t *testing.T) {
+	count := func(deadline time.Time, base int, each time.Duration) int {
+		e := &Env{Ctx: context.Background(), Opts: Options{SpecTimeout: 400 * time.Millisecond}, deadline: deadline}
+		m := &overlapMeter{e: e}
+		n := 0
+		for range m.rounds(base) {
+			n++
+			time.Sleep(each)
+		}
+		return n
+	}
+	if n := count(time.Now().Add(400*time.Millisecond), 1000, 10*time.Millisecond); n < 2 || n > 31 {
+		t.Errorf("1000 rounds of 10 ms in a 400 ms spec: ran %d rounds, want them to stop by 300 ms", n)
+	}
+	if n := count(time.Time{}, 5, 0); n < 5 {
+		t.Errorf("no deadline: ran %d of 5 base rounds", n)
+	}
 }
