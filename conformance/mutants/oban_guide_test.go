@@ -13,7 +13,7 @@ import (
 // the rules issue 20 names must fail, every consequence of the same defects must fail
 // too (the reason says why it follows), a rule listed inconclusive must be reported so,
 // and nothing else may fail. mayFail is the one exception: a consequence that only a
-// race shows, caught in some runs and not others, may fail or pass.
+// race shows, caught in some runs and not others, may fail, pass or be inconclusive.
 var guideVerdicts = []struct {
 	mutant, era  string
 	required     []string
@@ -34,8 +34,8 @@ var guideVerdicts = []struct {
 			"L-LIST-2":     "L-LIST-4: the limit is applied to rows outside the Owner scope, so a scoped List with a limit comes back short",
 			"L-F-FIN-2":    "SHOULD (--strict): cancel/1 is a plain Repo.update and the store has no conditional update, so the facade's cancel is check-then-act",
 		},
-		inconclusive: map[string]string{
-			"S-CONC-1": "L-OWNER-1: the rapid state machine stops on the dropped owner, a fault L-F-CREATE-1's own specs judge",
+		mayFail: map[string]string{
+			"S-CONC-1": "L-CONC-1: update_task reads, then writes without a lock, so a racing Delete can be undone (caught by the race specs in some runs); the rapid state machine stops on the dropped owner (L-F-CREATE-1 judges that), so without a race catch the rule reads inconclusive",
 		},
 	},
 	{
@@ -98,11 +98,16 @@ func TestObanGuideMutantsFailExactlyTheirRules(t *testing.T) {
 				want(id, "inconclusive", why)
 			}
 			for id, why := range g.mayFail {
-				if got, ok := outcome[id]; ok && got != "failed" {
-					t.Errorf("%s: %s is %q, want failed or passed (%s)", g.mutant, id, got, why)
+				if got, ok := outcome[id]; ok && got != "failed" && got != "inconclusive" {
+					t.Errorf("%s: %s is %q, want failed, inconclusive or passed (%s)", g.mutant, id, got, why)
 				}
 				t.Logf("%s: %s is %q (may fail: %s)", g.mutant, id, or(outcome[id], "passed"), why)
 				delete(outcome, id)
+			}
+			// The guide's stores have no harness.Blocker, so S-CTX-1's held-call specs
+			// cannot run: the rule is partly verified, which is not a fault.
+			if outcome["S-CTX-1"] == "partly verified" {
+				delete(outcome, "S-CTX-1")
 			}
 			var unrelated []string
 			for id, o := range outcome {
