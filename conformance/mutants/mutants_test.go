@@ -132,7 +132,7 @@ func TestDyingStoreIsAbortedNotKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds storecheck and runs part of the battery twice; skipped with -short")
 	}
-	bin := buildStorecheck(t)
+	bin := buildCLI(t)
 	code, got, out := runMutants(t, bin, "--wire", "--only", mutants.DiesMidRunName, "--focus", `\[L-`)
 	if code != 1 {
 		t.Errorf("storecheck mutants exited %d, want 1 (a mutant not killed)", code)
@@ -179,16 +179,6 @@ type verdicts struct {
 	Verdicts      []verdict
 }
 
-func buildStorecheck(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "storecheck")
-	build := exec.Command("go", "build", "-o", bin, "github.com/storecheck/storecheck/cmd/storecheck")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // runMutants runs `storecheck mutants` with flags and returns its exit status, its
 // verdicts and its output.
 func runMutants(t *testing.T, bin string, flags ...string) (int, verdicts, string) {
@@ -216,7 +206,7 @@ func runMutants(t *testing.T, bin string, flags ...string) (int, verdicts, strin
 
 func judgeCatalogue(t *testing.T, want int, flags ...string) []verdict {
 	t.Helper()
-	code, got, _ := runMutants(t, buildStorecheck(t), flags...)
+	code, got, _ := runMutants(t, buildCLI(t), flags...)
 	if got.Total != want {
 		t.Errorf("judged %d mutants, want %d", got.Total, want)
 	}

@@ -54,10 +54,7 @@ var guideVerdicts = []struct {
 // transcription of the guide's store and checks which rules fail, exactly.
 func TestObanGuideMutantsFailExactlyTheirRules(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "storecheck")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/storecheck/storecheck/cmd/storecheck").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCLI(t)
 	for _, g := range guideVerdicts {
 		t.Run(g.mutant, func(t *testing.T) {
 			report := filepath.Join(dir, g.mutant+".json")
