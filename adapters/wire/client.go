@@ -98,7 +98,8 @@ type Client struct {
 	cmd     *exec.Cmd
 	stdin   *os.File
 	rawIn   syscall.RawConn // stdin's, for the writer's non-blocking attempt
-	stdout  *os.File
+	src     source          // the child's stdout; read by the reader role's holder only
+	br      *bufio.Reader   // over src, likewise
 	stderr  *tail
 	hello   Hello
 	nextID  atomic.Int64
@@ -120,6 +121,19 @@ type Client struct {
 	killed    bool
 	// peak is the most requests pending at once since PeakInFlight last read it.
 	peak int
+
+	// The reader role: whoever holds it reads stdout and hands each answer to its call.
+	// A caller that finds the role free takes it and reads until its own answer is in
+	// (a serial round trip then has no goroutine hand-off at all); leaving, it passes
+	// the role to a call still waiting, or to the background reader (readLoop) when only
+	// abandoned calls are due, when the child has exited (drain: stdout is read to its
+	// end) or the session has failed. partial is a line a holder was interrupted in.
+	role        roleState
+	roleCall    *call // the call holding the role (or handed it) when role is roleCaller
+	drain       bool
+	bgKick      chan struct{}
+	partial     []byte
+	partialLong bool
 
 	// The request lines go out from the callers themselves: a caller appends its line
 	// to wbuf and, when no one is writing, writes wbuf with one non-blocking write(2),
@@ -148,7 +162,9 @@ type Client struct {
 
 type call struct {
 	op string
-	ch chan result // buffered: exactly one result is ever sent
+	// ch carries exactly one result, and before it at most one hand-off of the reader
+	// role (result.turn): buffered for both, so no sender ever blocks.
+	ch chan result
 	// deadline is when the watchdog declares the child hung unless the call has been
 	// answered or abandoned; timeout is the duration it was set from, for the message.
 	deadline time.Time
@@ -167,9 +183,20 @@ func (cl *call) leave() {
 }
 
 type result struct {
-	ok  json.RawMessage
-	err error
+	ok   json.RawMessage
+	err  error
+	turn bool // not a result: the call now holds the reader role
 }
+
+// roleState says who holds the reader role (see Client.role).
+type roleState uint8
+
+const (
+	roleNone       roleState = iota // nobody: no answer is due
+	roleCaller                      // roleCall
+	roleBackground                  // readLoop
+	roleEnded                       // stdout has ended; nobody reads again
+)
 
 // Start starts argv as a child process and does the hello handshake within ctx and the
 // request timeout. It fails when the child does not start, dies, or does not speak
@@ -184,6 +211,7 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 		opts: opts, argv: append([]string(nil), argv...),
 		stderr:    &tail{copyTo: opts.Stderr},
 		wkick:     make(chan struct{}, 1),
+		bgKick:    make(chan struct{}, 1),
 		quit:      make(chan struct{}),
 		dead:      make(chan struct{}),
 		exited:    make(chan struct{}),
@@ -210,9 +238,9 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 		stdin.Close()
 		return nil, fmt.Errorf("wire: %w", err)
 	}
-	// stdout is a plain pipe read by our own goroutine, not cmd.StdoutPipe: Wait must
-	// not close it while answers the child wrote before exiting are still unread.
-	r, w, err := os.Pipe()
+	// stdout is our own pipe, not cmd.StdoutPipe: Wait must not close it while answers
+	// the child wrote before exiting are still unread (and see newStdout).
+	w, src, err := newStdout()
 	if err != nil {
 		stdinR.Close()
 		stdin.Close()
@@ -220,7 +248,7 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 	}
 	cmd.Stdout = w
 	if err := cmd.Start(); err != nil {
-		r.Close()
+		src.Close()
 		w.Close()
 		stdinR.Close()
 		stdin.Close()
@@ -228,7 +256,10 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 	}
 	w.Close()
 	stdinR.Close()
-	c.cmd, c.stdin, c.rawIn, c.stdout = cmd, stdin, rawIn, r
+	c.cmd, c.stdin, c.rawIn, c.src, c.br = cmd, stdin, rawIn, src, bufio.NewReaderSize(src, 64<<10)
+	if !src.leads() {
+		c.toBackgroundLocked() // for good: no caller can take the role
+	}
 	go c.readLoop()
 	go c.writeLoop()
 	go c.waitLoop()
@@ -467,7 +498,7 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 	}
 	// No timer per call: a timer a caller blocks on is put in the runtime's heap and
 	// wakes a thread to watch it, on every call. The watchdog checks deadlines instead.
-	cl := &call{op: op, ch: make(chan result, 1), deadline: time.Now().Add(timeout), timeout: timeout}
+	cl := &call{op: op, ch: make(chan result, 2), deadline: time.Now().Add(timeout), timeout: timeout}
 	c.mu.Lock()
 	if c.fatal != nil {
 		f := c.fatal
@@ -479,12 +510,114 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 	c.mu.Unlock()
 
 	c.write(id, op, rawArgs)
+	return c.await(ctx, cl, id)
+}
+
+// await waits for cl's answer, reading stdout itself when the reader role is free or
+// handed to it (see Client.role).
+func (c *Client) await(ctx context.Context, cl *call, id int64) (json.RawMessage, error) {
+	c.mu.Lock()
+	lead := c.role == roleNone && c.fatal == nil
+	if lead {
+		c.role, c.roleCall = roleCaller, cl
+	}
+	c.mu.Unlock()
+	for {
+		if lead {
+			lead = false
+			r, answered, cancelled := c.lead(ctx, cl, id)
+			switch {
+			case answered:
+				return r.ok, r.err
+			case cancelled:
+				return nil, &OpError{Op: cl.op, ID: id, Err: ctx.Err()}
+			}
+		}
+		select {
+		case r := <-cl.ch: // an answer, the failure of the session (a timeout among them), or the role
+			if r.turn {
+				lead = true
+				continue
+			}
+			return r.ok, r.err
+		case <-ctx.Done():
+			c.abandon(id, cl)
+			return nil, &OpError{Op: cl.op, ID: id, Err: ctx.Err()}
+		}
+	}
+}
+
+// lead reads stdout for cl, which holds the reader role, until cl's answer (or the
+// session's failure) is in, handing the other answers it reads to their calls; then it
+// passes the role on. cancelled: cl's context ended first, and cl is abandoned. Neither:
+// stdout ended, the background reader finishes the session, and cl's result follows.
+func (c *Client) lead(ctx context.Context, cl *call, id int64) (r result, answered, cancelled bool) {
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, c.src.interrupt)
+		defer stop()
+	}
+	for {
+		select {
+		case r := <-cl.ch:
+			c.mu.Lock()
+			c.passRoleLocked()
+			c.mu.Unlock()
+			return r, true, false
+		default:
+		}
+		line, tooLong, err := c.readLine()
+		if errors.Is(err, errInterrupted) {
+			if ctx.Err() != nil {
+				c.abandon(id, cl)
+				return result{}, false, true
+			}
+			continue // the session failed (its result is in cl.ch), or a stale interrupt
+		}
+		c.take(line, tooLong, err)
+		if err != nil {
+			c.mu.Lock()
+			c.toBackgroundLocked()
+			c.mu.Unlock()
+			return result{}, false, false
+		}
+	}
+}
+
+// passRoleLocked gives the reader role up: to a call still waiting for its answer, to
+// nobody when no answer is due, or to the background reader when only abandoned calls'
+// answers are due, stdout is being drained, or the session failed. With c.mu held, by
+// the role's holder.
+func (c *Client) passRoleLocked() {
+	if c.role == roleEnded {
+		return
+	}
+	c.roleCall = nil
+	if c.fatal == nil && !c.drain {
+		for _, p := range c.pending {
+			if !p.abandoned {
+				c.role, c.roleCall = roleCaller, p
+				p.ch <- result{turn: true}
+				return
+			}
+		}
+		if len(c.pending) == 0 {
+			c.role = roleNone
+			return
+		}
+	}
+	c.toBackgroundLocked()
+}
+
+// toBackgroundLocked hands the reader role to readLoop; with c.mu held (or before the
+// client is shared).
+func (c *Client) toBackgroundLocked() {
+	if c.role == roleEnded {
+		return
+	}
+	c.role, c.roleCall = roleBackground, nil
 	select {
-	case r := <-cl.ch: // an answer, or the failure of the session (a timeout among them)
-		return r.ok, r.err
-	case <-ctx.Done():
-		c.abandon(id)
-		return nil, &OpError{Op: op, ID: id, Err: ctx.Err()}
+	case c.bgKick <- struct{}{}:
+	default:
 	}
 }
 
@@ -609,14 +742,18 @@ func (c *Client) forget(id int64) {
 }
 
 // abandon marks a request whose caller gave up: its answer, when it comes, is dropped
-// rather than taken for an answer to an unknown id.
-func (c *Client) abandon(id int64) {
+// rather than taken for an answer to an unknown id. A call holding the reader role (or
+// handed it) passes it on.
+func (c *Client) abandon(id int64, cl *call) {
 	c.mu.Lock()
-	if cl, ok := c.pending[id]; ok {
+	if p, ok := c.pending[id]; ok && p == cl {
 		cl.abandoned = true
 		cl.done = make(chan struct{})
 		c.unsettled[id] = cl
 		c.nUnsettled.Store(int32(len(c.unsettled)))
+	}
+	if c.role == roleCaller && c.roleCall == cl {
+		c.passRoleLocked()
 	}
 	c.mu.Unlock()
 }
@@ -643,6 +780,12 @@ func (c *Client) failLocked(cause error) {
 	}
 	c.fatal = cause
 	close(c.dead)
+	switch c.role {
+	case roleNone:
+		c.toBackgroundLocked() // to drain stdout, so that the child never blocks on it
+	case roleCaller:
+		c.src.interrupt() // its holder takes its failure and passes the role on
+	}
 	clear(c.unsettled)
 	c.nUnsettled.Store(0)
 	for id, cl := range c.pending {
@@ -707,19 +850,43 @@ func (c *Client) handle(line []byte) {
 	cl.ch <- r
 }
 
+// readLoop is the background reader. It holds the reader role when no caller does
+// and answers are still due (abandoned calls'), when the child has exited or the session
+// failed (stdout is read to its end, so that the child never blocks writing it), and for
+// the whole session when the source cannot be interrupted (fileSource). It ends the
+// session when stdout ends.
 func (c *Client) readLoop() {
-	br := bufio.NewReaderSize(c.stdout, 64<<10)
 	for {
-		line, tooLong, err := readLine(br)
-		if tooLong {
-			c.fail(fmt.Errorf("%w: a line of the store process's stdout is longer than %d bytes: %s", ErrProtocol, maxLine, quoteLine(line)))
-		} else if len(line) > 0 || err == nil {
-			c.handle(line)
-		}
-		if err != nil {
-			break
+		<-c.bgKick
+		for {
+			line, tooLong, err := c.readLine()
+			if errors.Is(err, errInterrupted) {
+				continue // meant for a caller holding the role before
+			}
+			c.take(line, tooLong, err)
+			if err != nil {
+				c.endOfRead()
+				return
+			}
+			c.mu.Lock()
+			idle := c.src.leads() && c.fatal == nil && !c.drain && len(c.pending) == 0
+			if idle {
+				c.role = roleNone
+			}
+			c.mu.Unlock()
+			if idle {
+				break
+			}
 		}
 	}
+}
+
+// endOfRead ends the session after stdout ended (EOF, or shutdown by waitLoop).
+func (c *Client) endOfRead() {
+	c.mu.Lock()
+	c.role, c.roleCall = roleEnded, nil
+	c.mu.Unlock()
+	_ = c.src.Close()
 	close(c.readEnd)
 	select {
 	case <-c.exited:
@@ -728,9 +895,36 @@ func (c *Client) readLoop() {
 	c.fail(c.deathError(nil))
 }
 
+// readLine reads the next line of stdout for the role's holder, keeping what it had of
+// a line when interrupted.
+func (c *Client) readLine() ([]byte, bool, error) {
+	line, tooLong, err := readLineFrom(c.br, c.partial, c.partialLong)
+	if errors.Is(err, errInterrupted) {
+		c.partial, c.partialLong = line, tooLong
+		return nil, false, err
+	}
+	c.partial, c.partialLong = nil, false
+	return line, tooLong, err
+}
+
+// take dispatches one line the role's holder read (err: what ended the read with it).
+func (c *Client) take(line []byte, tooLong bool, err error) {
+	if tooLong {
+		c.fail(fmt.Errorf("%w: a line of the store process's stdout is longer than %d bytes: %s", ErrProtocol, maxLine, quoteLine(line)))
+	} else if len(line) > 0 || err == nil {
+		c.handle(line)
+	}
+}
+
 // readLine reads one line without its newline. A line over maxLine is consumed and
 // reported as tooLong with its beginning.
 func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
+	return readLineFrom(br, nil, false)
+}
+
+// readLineFrom is readLine continuing a line of which line (tooLong: over maxLine) was
+// read before an error.
+func readLineFrom(br *bufio.Reader, line []byte, tooLong bool) ([]byte, bool, error) {
 	for {
 		frag, err := br.ReadSlice('\n')
 		if !tooLong {
@@ -807,13 +1001,20 @@ func (c *Client) waitLoop() {
 	err := c.cmd.Wait()
 	c.exitErr = err
 	close(c.exited)
-	// Let the reader take the answers the child wrote before exiting.
+	// Let the reader take the answers the child wrote before exiting: whoever holds the
+	// role reads on to the end (drain), the background reader if nobody does.
+	c.mu.Lock()
+	c.drain = true
+	if c.role == roleNone {
+		c.toBackgroundLocked()
+	}
+	c.mu.Unlock()
 	select {
 	case <-c.readEnd:
 	case <-time.After(time.Second):
 	}
 	c.fail(c.deathError(nil))
-	_ = c.stdout.Close() // unblocks the reader if a grandchild still holds the pipe
+	c.src.shutdown() // unblocks the reader if a grandchild still holds the pipe
 }
 
 // deathError describes why the session ended without a protocol violation.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -41,8 +42,11 @@ type ServeOptions struct {
 // is all a store needs to be served. The stores read a clock that Serve owns: the clock
 // op sets it (when h declares clock control) and clock null returns it to real time.
 // hello advertises the eras of h's capabilities and the optional legacy operations the
-// legacy store implements. Requests other than hello, reset and clock are handled
-// concurrently, one goroutine each, and answered as they finish.
+// legacy store implements. Requests other than the session ops (hello, reset, clock,
+// delay, facade.configure) are handled concurrently, one goroutine each, and answered
+// as they finish, except that a request arriving alone is run by the reading goroutine
+// itself when the store has been fast (see request): a store operation must not wait
+// for a later request (sdk.wait, which does, always gets its goroutine).
 func Serve(ctx context.Context, r io.Reader, w io.Writer, h harness.Harness, opts ServeOptions) error {
 	s := &server{h: h, caps: h.Capabilities(), clock: &switchClock{}, bw: bufio.NewWriter(w), log: opts.Log, name: opts.Name, strictV1: opts.Protocol == 1}
 	if s.name == "" {
@@ -54,14 +58,14 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, h harness.Harness, opt
 	if err := s.reset(ctx); err != nil {
 		return fmt.Errorf("wire: serve: opening %s: %w", s.name, err)
 	}
-	br := bufio.NewReaderSize(pollable(r), 64<<10)
+	br := bufio.NewReaderSize(serveInput(r), 64<<10)
 	for {
 		line, tooLong, err := readLine(br)
 		switch {
 		case tooLong:
 			fmt.Fprintf(s.log, "storecheck serve: dropped a request line longer than %d bytes\n", maxLine)
 		case len(line) > 0:
-			s.request(ctx, line)
+			s.request(ctx, line, br.Buffered() == 0 && err == nil)
 		}
 		if err != nil {
 			s.wg.Wait()
@@ -108,7 +112,11 @@ type server struct {
 	facadeCfg atomic.Pointer[harness.FacadeConfig]
 	strictV1  bool
 
-	wg      sync.WaitGroup
+	wg sync.WaitGroup
+	// opNanos is a moving average of how long the store's operations take, for
+	// request's choice of running one inline.
+	opNanos atomic.Int64
+	spawned bool         // the reader started a request's goroutine since it last yielded
 	writers atomic.Int32 // replies between taking their turn and writing (see reply)
 	wmu     sync.Mutex
 	bw      *bufio.Writer
@@ -248,7 +256,27 @@ func decodeRequestFast(line []byte) (id int64, op string, args map[string]any, o
 	return 0, "", nil, false
 }
 
-func (s *server) request(ctx context.Context, line []byte) {
+// inlineNanos is the average store operation time under which request runs a lone
+// request inline: a request arriving meanwhile waits at most about that long to be read.
+const inlineNanos = 50_000
+
+// serveInput is how Serve reads r. With more than one P, as it is: a pipe from exec is a
+// blocking descriptor, and a thread blocked in read(2) wakes on a request 20–25 µs
+// sooner than a goroutine parked in the runtime's poller (docs/performance.md), while
+// request's goroutines run on the other Ps. With one P, through the poller (pollable).
+func serveInput(r io.Reader) io.Reader {
+	if runtime.GOMAXPROCS(0) > 1 {
+		return r
+	}
+	return pollable(r)
+}
+
+// request handles one request line. alone says that no other request line has been
+// read and not yet handled: with the store fast (opNanos under inlineNanos), no delay
+// pending and an op that never waits for another request, the reader runs it itself,
+// which saves a round trip the start of a goroutine and the wake-up of a second thread.
+// Requests that arrive together keep running concurrently, each in its goroutine.
+func (s *server) request(ctx context.Context, line []byte, alone bool) {
 	id, op, args, bad, argsErr := decodeRequest(line)
 	if bad != "" {
 		fmt.Fprintf(s.log, "storecheck serve: cannot answer %s: %s\n", bad, quoteLine(line))
@@ -266,17 +294,42 @@ func (s *server) request(ctx context.Context, line []byte) {
 		return
 	}
 	delay := time.Duration(s.delay.Swap(0)) * time.Millisecond // the delay op's, for this request
+	if alone && delay == 0 && op != opSDKWait && s.opNanos.Load() < inlineNanos {
+		s.run(ctx, id, op, args)
+		return
+	}
 	s.wg.Add(1)
+	s.spawned = true
 	go func() {
 		defer s.wg.Done()
 		if delay > 0 {
 			time.Sleep(delay)
 		}
-		s.mu.RLock()
-		ok, err := s.dispatch(ctx, op, args)
-		s.mu.RUnlock()
-		s.reply(id, ok, err)
+		s.run(ctx, id, op, args)
 	}()
+	if alone && s.spawned {
+		// Before the reader blocks in read(2) holding its P, let what it started run.
+		s.spawned = false
+		runtime.Gosched()
+	}
+}
+
+// run performs one store request and answers it.
+func (s *server) run(ctx context.Context, id int64, op string, args map[string]any) {
+	start := time.Now()
+	s.mu.RLock()
+	ok, err := s.dispatch(ctx, op, args)
+	s.mu.RUnlock()
+	d := int64(time.Since(start))
+	// An average over about the last eight operations: one fast answer (an argument
+	// refused) does not make a slow store look fast.
+	for {
+		old := s.opNanos.Load()
+		if s.opNanos.CompareAndSwap(old, old+(d-old)/8) {
+			break
+		}
+	}
+	s.reply(id, ok, err)
 }
 
 func (s *server) session(ctx context.Context, op string, args map[string]any) (any, error) {

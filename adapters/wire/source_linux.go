@@ -1,0 +1,137 @@
+//go:build linux
+
+package wire
+
+import (
+	"encoding/binary"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// newStdout makes the pipe for the child's stdout: the child's end to give exec, and the
+// source the client reads. On Linux with more than one P it is fdSource: a blocking
+// pipe read with poll(2) beside an eventfd. Why not the runtime's poller: a goroutine
+// parked in it is woken through epoll and the scheduler, which on the 2-vCPU machine
+// this was measured on cost 8–10 µs per answer more than a thread blocked in poll(2)
+// (docs/performance.md); and a caller can read its own answer (no hand-off from a
+// reader goroutine, 20 µs more) only if its blocked read can be interrupted, which the
+// eventfd does. With one P a thread blocked in a system call holds the only P until
+// sysmon takes it back (up to 10 ms), so the poller is kept there.
+func newStdout() (child *os.File, src source, err error) {
+	if runtime.GOMAXPROCS(0) > 1 {
+		if child, src, err := newFDSource(); err == nil {
+			return child, src, nil
+		}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, fileSource{r}, nil
+}
+
+func newFDSource() (*os.File, source, error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, nil, err
+	}
+	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(p[0])
+		unix.Close(p[1])
+		return nil, nil, err
+	}
+	s := &fdSource{fd: p[0], efd: efd}
+	s.fds = [2]unix.PollFd{{Fd: int32(p[0]), Events: unix.POLLIN}, {Fd: int32(efd), Events: unix.POLLIN}}
+	return os.NewFile(uintptr(p[1]), "|1"), s, nil
+}
+
+// fdSource is a blocking pipe read end and an eventfd that interrupts a poll(2) on it.
+type fdSource struct {
+	fd, efd int
+	fds     [2]unix.PollFd // the reader's, kept here so that no Read allocates
+	intr    atomic.Bool
+	closed  atomic.Bool
+	// mu guards gone: a wake must not write to a descriptor number Close gave back to
+	// the process (it may be reused by then).
+	mu   sync.Mutex
+	gone bool
+}
+
+func (s *fdSource) leads() bool { return true }
+
+func (s *fdSource) Read(p []byte) (int, error) {
+	for {
+		if s.closed.Load() {
+			return 0, os.ErrClosed
+		}
+		if s.intr.Swap(false) {
+			return 0, errInterrupted
+		}
+		s.fds[0].Revents, s.fds[1].Revents = 0, 0
+		if _, err := unix.Poll(s.fds[:], -1); err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			return 0, err
+		}
+		if s.fds[1].Revents != 0 {
+			var b [8]byte
+			_, _ = unix.Read(s.efd, b[:]) // resets the counter; intr says what it was for
+			continue
+		}
+		if s.fds[0].Revents == 0 {
+			continue
+		}
+		n, err := unix.Read(s.fd, p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func (s *fdSource) interrupt() {
+	s.intr.Store(true)
+	s.wake()
+}
+
+func (s *fdSource) shutdown() {
+	s.closed.Store(true)
+	s.wake()
+}
+
+func (s *fdSource) wake() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone {
+		return
+	}
+	var b [8]byte
+	binary.NativeEndian.PutUint64(b[:], 1)
+	_, _ = unix.Write(s.efd, b[:]) // EAGAIN only when the counter is already huge: awake anyway
+}
+
+// Close closes both descriptors; only the reader role's holder calls it, after its last
+// Read, so no poll(2) is left on a closed descriptor.
+func (s *fdSource) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.gone {
+		s.gone = true
+		s.closed.Store(true)
+		unix.Close(s.fd)
+		unix.Close(s.efd)
+	}
+	return nil
+}
