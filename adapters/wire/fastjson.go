@@ -146,6 +146,8 @@ func appendModernTask(dst []byte, t modern.Task) ([]byte, error) {
 		}
 		dst = append(dst, key...)
 		switch {
+		case m != nil && len(m) == 0:
+			dst = append(dst, "{}"...) // json.Marshal's bytes for an empty map, without reflection
 		case m != nil:
 			var b []byte
 			if b, err = json.Marshal(m); err == nil {
@@ -187,7 +189,7 @@ func appendIntPtr(dst []byte, p *int64) []byte {
 // field is one member of a JSON object: its key (plain, without escapes) and the raw
 // bytes of its value.
 type field struct {
-	key string
+	key []byte // a plain string's bytes (no escapes), quotes excluded: no copy per key
 	val []byte
 }
 
@@ -213,7 +215,7 @@ func scanObject(b []byte, dst []field) (fields []field, ok bool) {
 		}
 		key := b[i+1 : end-1]
 		for _, f := range dst {
-			if f.key == string(key) {
+			if string(f.key) == string(key) {
 				return nil, false
 			}
 		}
@@ -226,7 +228,7 @@ func scanObject(b []byte, dst []field) (fields []field, ok bool) {
 		if vend < 0 {
 			return nil, false
 		}
-		dst = append(dst, field{key: string(key), val: b[i:vend]})
+		dst = append(dst, field{key: key, val: b[i:vend]})
 		i = skipWS(b, vend)
 		if i >= len(b) {
 			return nil, false
@@ -253,6 +255,15 @@ func skipWS(b []byte, i int) int {
 // the slow path.
 const maxFastDepth = 64
 
+// plainByte marks the bytes a JSON string holds as they are: printable ASCII but the
+// quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // skipString returns the end (after the closing quote) of the string at b[i], or -1
 // when it is not a valid JSON string. plain is true when it has no escape and is valid
 // UTF-8, so that its bytes between the quotes are its value.
@@ -261,6 +272,12 @@ func skipString(b []byte, i int) (end int, plain bool) {
 	ascii := true
 	start := i + 1
 	for i++; i < len(b); {
+		for i < len(b) && plainByte[b[i]] { // the common bytes, in a tight loop
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -521,7 +538,7 @@ func decodeModernFast(raw []byte) (modern.Task, bool) {
 	for _, f := range fields {
 		v := f.val
 		null := v[0] == 'n'
-		switch k := modernKeyIndex(f.key); k {
+		switch k := modernKeyIndex(string(f.key)); k {
 		case 0, 1, 2, 3: // task_id, owner, status, status_message
 			var s string
 			if !null || k == 0 || k == 2 {

@@ -245,7 +245,7 @@ func decodeAnswerFast(line []byte) (Answer, bool) {
 	}
 	var rawID, rawOK, rawErr []byte
 	for _, f := range fields {
-		switch f.key {
+		switch string(f.key) {
 		case "id":
 			rawID = f.val
 		case "ok":
@@ -272,14 +272,14 @@ func decodeAnswerFast(line []byte) (Answer, bool) {
 	var code, msg string
 	hasCode := false
 	for _, f := range efields {
-		switch f.key {
+		switch string(f.key) {
 		case "code", "message":
 			v, ok := decodeScalar(f.val)
 			s, isStr := v.(string)
 			if !ok || !isStr && v != nil {
 				return Answer{}, false
 			}
-			if f.key == "code" {
+			if string(f.key) == "code" {
 				code, hasCode = s, isStr
 			} else {
 				msg = s

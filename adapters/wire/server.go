@@ -220,7 +220,7 @@ func decodeRequestFast(line []byte) (id int64, op string, args map[string]any, o
 	}
 	var rawID, rawOp, rawArgs []byte
 	for _, f := range fields {
-		switch f.key {
+		switch string(f.key) {
 		case "id":
 			rawID = f.val
 		case "op":
