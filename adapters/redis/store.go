@@ -249,14 +249,53 @@ func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	}
 }
 
-// run runs a script by SHA (EVALSHA), loading it on a node that lacks it.
+// onceCmd is a command go-redis must not send a second time. By default go-redis resends
+// a command whose reply did not come within ReadTimeout (the standalone client up to
+// MaxRetries times; the cluster client's pipelines up to MaxRedirects times, whatever
+// MaxRetries says): for a script that already ran, the second run answers for a store
+// the first one changed — a Create reports "task already exists" for the task it made,
+// a Cleanup counts 0 for the tasks it removed. Seen on a loaded cluster (docs/
+// performance.md). With NoRetry the call fails with the timeout instead, which is true:
+// its outcome is unknown.
+type onceCmd struct{ *redis.Cmd }
+
+func (onceCmd) NoRetry() bool { return true }
+
+// evalSha is the EVALSHA of sc on keys and args as go-redis's own EvalSha builds it
+// (first key at position 3, so that a cluster routes it by its slot), marked NoRetry.
+// args are scalars (go-redis would flatten a lone slice argument; none is passed).
+func evalSha(ctx context.Context, sc *redis.Script, keys []string, args []any) onceCmd {
+	a := make([]any, 3+len(keys), 3+len(keys)+len(args))
+	a[0], a[1], a[2] = "evalsha", sc.Hash(), len(keys)
+	for i, k := range keys {
+		a[3+i] = k
+	}
+	cmd := redis.NewCmd(ctx, append(a, args...)...)
+	if len(keys) > 0 {
+		cmd.SetFirstKeyPos(3)
+	}
+	return onceCmd{cmd}
+}
+
+// run runs a script by SHA (EVALSHA), loading it on a node that lacks it (NOSCRIPT: it
+// did not run, so sending it again is safe).
 func (s *Store) run(ctx context.Context, sc *redis.Script, keys []string, args ...any) (any, error) {
 	return interruptible(ctx, func() (any, error) {
-		v, err := sc.Run(ctx, s.c, keys, args...).Result()
-		if errors.Is(err, redis.Nil) {
-			return nil, nil
+		for attempt := 0; ; attempt++ {
+			cmd := evalSha(ctx, sc, keys, args)
+			_ = s.c.Process(ctx, cmd)
+			v, err := cmd.Result()
+			switch {
+			case errors.Is(err, redis.Nil):
+				return nil, nil
+			case err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") && attempt == 0:
+				if err := sc.Load(ctx, s.c).Err(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			return v, err
 		}
-		return v, err
 	})
 }
 
@@ -284,9 +323,10 @@ func (s *Store) perBucket(ctx context.Context, sc *redis.Script, buckets []int, 
 func (s *Store) perBucketWait(ctx context.Context, sc *redis.Script, buckets []int, keys func(b int) []string, args func(b int) []any) ([]any, error) {
 	for attempt := 0; ; attempt++ {
 		pipe := s.c.Pipeline()
-		cmds := make([]*redis.Cmd, len(buckets))
+		cmds := make([]onceCmd, len(buckets))
 		for i, b := range buckets {
-			cmds[i] = sc.EvalSha(ctx, pipe, keys(b), args(b)...)
+			cmds[i] = evalSha(ctx, sc, keys(b), args(b))
+			_ = pipe.Process(ctx, cmds[i])
 		}
 		_, _ = pipe.Exec(ctx)
 		out := make([]any, len(cmds))
