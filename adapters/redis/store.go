@@ -217,6 +217,13 @@ func dbError(ctx context.Context, op string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("redis: %s: %w (%v)", op, ctxErr, err)
 	}
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		// go-redis puts the context's deadline on the connection (ContextTimeoutEnabled),
+		// so this i/o timeout is the deadline's, though ctx.Err() may not say so yet: the
+		// context's timer fires a moment after the socket's. (Before scripts were
+		// NoRetry, go-redis's retry reported the context's error itself.)
+		return fmt.Errorf("redis: %s: %w (%v)", op, context.DeadlineExceeded, err)
+	}
 	return fmt.Errorf("redis: %s: %w: %v", op, reference.ErrInternal, err)
 }
 

@@ -22,7 +22,23 @@ import (
 // the layer=wire benchmark. It is checked in init, before TestMain and the fake child.
 const serveEnv = "STORECHECK_WIRE_SERVE_MEMSTORE"
 
+// echoEnv makes this test binary a child that echoes each line of its stdin, read with
+// blocking read(2) (exec's pipe as it is), for the layer=echo benchmark.
+const echoEnv = "STORECHECK_WIRE_ECHO"
+
 func init() {
+	if os.Getenv(echoEnv) != "" {
+		br := bufio.NewReaderSize(os.Stdin, 64<<10)
+		for {
+			line, err := br.ReadSlice('\n')
+			if err != nil {
+				os.Exit(0)
+			}
+			if _, err := os.Stdout.Write(line); err != nil {
+				os.Exit(1)
+			}
+		}
+	}
 	if os.Getenv(serveEnv) == "" {
 		return
 	}
@@ -51,6 +67,9 @@ func init() {
 //	layer=decode  the server taking the request apart and the client the answer
 //	layer=pipe    the transport alone: the answer line through `cat` (a child process
 //	              echoing its stdin) and back, the floor no JSON-over-stdio store beats
+//	layer=echo    the same through this binary as the echoing child, both ends reading
+//	              with blocking read(2) as Client and Serve do on Linux: the floor for
+//	              two Go processes
 //	layer=wire    the whole round trip: a Client and this binary serving memstore
 //
 // wire − (store + encode + decode + pipe) is what the client and server add on top:
@@ -123,6 +142,38 @@ func BenchmarkLayers(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			// One round trip of the longer line: the bytes hardly matter at this size.
+			if _, err := in.Write(ansLine); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := br.ReadSlice('\n'); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("layer=echo", func(b *testing.B) {
+		// Our own pipes, not exec's StdoutPipe (which the runtime's poller reads): both
+		// ends blocking, as the wire client's stdout and Serve's stdin are on Linux.
+		inR, in, err := os.Pipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, outW, err := os.Pipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		out.Fd() // Fd puts the read end in blocking mode: read(2), not the poller
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), echoEnv+"=1")
+		cmd.Stdin, cmd.Stdout = inR, outW
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		inR.Close()
+		outW.Close()
+		defer func() { in.Close(); _ = cmd.Wait(); out.Close() }()
+		br := bufio.NewReader(out)
+		b.ReportAllocs()
+		for b.Loop() {
 			if _, err := in.Write(ansLine); err != nil {
 				b.Fatal(err)
 			}
