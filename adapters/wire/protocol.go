@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/storecheck/storecheck/internal/jsonscan"
 	"github.com/storecheck/storecheck/reference"
 )
 
@@ -238,20 +239,20 @@ func decodeAnswerSlow(line []byte) (Answer, error) {
 // unrepeated: {"id":…,"ok":…} or {"id":…,"error":{"code":…,"message":…}}. Anything
 // else (including every malformed line) is left to DecodeAnswer's slow path.
 func decodeAnswerFast(line []byte) (Answer, bool) {
-	var buf [4]field
-	fields, ok := scanObject(line, buf[:0])
+	var buf [4]jsonscan.Field
+	fields, ok := jsonscan.ScanObject(line, buf[:0])
 	if !ok {
 		return Answer{}, false
 	}
 	var rawID, rawOK, rawErr []byte
 	for _, f := range fields {
-		switch string(f.key) {
+		switch string(f.Key) {
 		case "id":
-			rawID = f.val
+			rawID = f.Val
 		case "ok":
-			rawOK = f.val
+			rawOK = f.Val
 		case "error":
-			rawErr = f.val
+			rawErr = f.Val
 		}
 	}
 	if rawID == nil || (rawOK == nil) == (rawErr == nil) || (rawID[0] != '-' && (rawID[0] < '0' || rawID[0] > '9')) {
@@ -264,22 +265,22 @@ func decodeAnswerFast(line []byte) (Answer, bool) {
 	if rawOK != nil {
 		return Answer{ID: id, OK: json.RawMessage(rawOK)}, true
 	}
-	var ebuf [4]field
-	efields, ok := scanObject(rawErr, ebuf[:0])
+	var ebuf [4]jsonscan.Field
+	efields, ok := jsonscan.ScanObject(rawErr, ebuf[:0])
 	if !ok {
 		return Answer{}, false
 	}
 	var code, msg string
 	hasCode := false
 	for _, f := range efields {
-		switch string(f.key) {
+		switch string(f.Key) {
 		case "code", "message":
-			v, ok := decodeScalar(f.val)
+			v, ok := jsonscan.Scalar(f.Val)
 			s, isStr := v.(string)
 			if !ok || !isStr && v != nil {
 				return Answer{}, false
 			}
-			if string(f.key) == "code" {
+			if string(f.Key) == "code" {
 				code, hasCode = s, isStr
 			} else {
 				msg = s

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/internal/jsonscan"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -213,20 +214,20 @@ func decodeRequestSlow(line []byte) (id int64, op string, args map[string]any, b
 // of args. Anything else takes decodeRequest's slow path, whose struct decoding also
 // matches keys case-insensitively.
 func decodeRequestFast(line []byte) (id int64, op string, args map[string]any, ok bool) {
-	var buf [4]field
-	fields, ok := scanObject(line, buf[:0])
+	var buf [4]jsonscan.Field
+	fields, ok := jsonscan.ScanObject(line, buf[:0])
 	if !ok || len(fields) != 3 {
 		return 0, "", nil, false
 	}
 	var rawID, rawOp, rawArgs []byte
 	for _, f := range fields {
-		switch string(f.key) {
+		switch string(f.Key) {
 		case "id":
-			rawID = f.val
+			rawID = f.Val
 		case "op":
-			rawOp = f.val
+			rawOp = f.Val
 		case "args":
-			rawArgs = f.val
+			rawArgs = f.Val
 		default:
 			return 0, "", nil, false
 		}
@@ -239,7 +240,7 @@ func decodeRequestFast(line []byte) (id int64, op string, args map[string]any, o
 	if err != nil || rawID[0] == '+' {
 		return 0, "", nil, false
 	}
-	v, ok := decodeScalar(rawOp)
+	v, ok := jsonscan.Scalar(rawOp)
 	if op, ok = v.(string); !ok {
 		return 0, "", nil, false
 	}
@@ -247,7 +248,7 @@ func decodeRequestFast(line []byte) (id int64, op string, args map[string]any, o
 	case 'n':
 		return id, op, nil, true
 	case '{':
-		v, ok := decodeFast(rawArgs, 0)
+		v, ok := jsonscan.Value(rawArgs)
 		if !ok {
 			return 0, "", nil, false
 		}

@@ -17,6 +17,8 @@ import (
 	"math/big"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/storecheck/storecheck/internal/jsonscan"
 )
 
 // ErrNotJSON is wrapped by Normalize for values that have no JSON form.
@@ -24,6 +26,16 @@ var ErrNotJSON = errors.New("value has no JSON form")
 
 // Decode parses one JSON value, keeping numbers as json.Number.
 func Decode(data []byte) (any, error) {
+	// The common case without reflection (adapters decode every task they read): the
+	// same values, or ok = false and encoding/json below, which also words the errors.
+	if v, ok := jsonscan.Decode(data); ok {
+		return v, nil
+	}
+	return decodeSlow(data)
+}
+
+// decodeSlow is Decode through encoding/json.
+func decodeSlow(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
