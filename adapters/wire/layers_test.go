@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime/pprof"
@@ -138,17 +139,8 @@ func BenchmarkLayers(b *testing.B) {
 			b.Skip(err)
 		}
 		defer func() { in.Close(); _ = cmd.Wait() }()
-		br := bufio.NewReader(out)
-		b.ReportAllocs()
-		for b.Loop() {
-			// One round trip of the longer line: the bytes hardly matter at this size.
-			if _, err := in.Write(ansLine); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := br.ReadSlice('\n'); err != nil {
-				b.Fatal(err)
-			}
-		}
+		// One round trip of the longer line: the bytes hardly matter at this size.
+		echoRoundTrips(b, in, out, ansLine)
 	})
 	b.Run("layer=echo", func(b *testing.B) {
 		// Our own pipes, not exec's StdoutPipe (which the runtime's poller reads): both
@@ -171,16 +163,7 @@ func BenchmarkLayers(b *testing.B) {
 		inR.Close()
 		outW.Close()
 		defer func() { in.Close(); _ = cmd.Wait(); out.Close() }()
-		br := bufio.NewReader(out)
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := in.Write(ansLine); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := br.ReadSlice('\n'); err != nil {
-				b.Fatal(err)
-			}
-		}
+		echoRoundTrips(b, in, out, ansLine)
 	})
 	b.Run("layer=wire", func(b *testing.B) {
 		c, err := wire.Start(ctx, []string{os.Args[0]}, wire.Options{Env: append(os.Environ(), serveEnv+"=1"), Timeout: time.Minute})
@@ -199,4 +182,19 @@ func BenchmarkLayers(b *testing.B) {
 			}
 		}
 	})
+}
+
+// echoRoundTrips times line written to in and read back from out, once per op: the
+// layers whose child only echoes.
+func echoRoundTrips(b *testing.B, in io.Writer, out io.Reader, line []byte) {
+	br := bufio.NewReader(out)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := in.Write(line); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := br.ReadSlice('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -147,8 +147,9 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-// skipNumber returns the end of the JSON number at b[i], or -1.
-func skipNumber(b []byte, i int) int {
+// SkipNumber returns the end of the JSON number (RFC 8259 section 6) at b[i], or -1. It
+// takes text as bytes or as a string, so that checking a json.Number copies nothing.
+func SkipNumber[T string | []byte](b T, i int) int {
 	if i < len(b) && b[i] == '-' {
 		i++
 	}
@@ -196,7 +197,7 @@ func skipValue(b []byte, i, depth int) int {
 		end, _ := SkipString(b, i)
 		return end
 	case c == '-' || c >= '0' && c <= '9':
-		return skipNumber(b, i)
+		return SkipNumber(b, i)
 	case c == 't':
 		return skipLit(b, i, "true")
 	case c == 'f':

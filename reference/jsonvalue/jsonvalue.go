@@ -151,46 +151,7 @@ func floatNumber(f float64, bits int) (any, error) {
 
 // validNumber reports whether s is a JSON number literal (RFC 8259 section 6); it runs
 // for every number a store copies in, so it scans rather than parses.
-func validNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if i >= len(s) || !isDigit(s[i]) {
-			return false
-		}
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if i >= len(s) || !isDigit(s[i]) {
-			return false
-		}
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-	}
-	return i == len(s)
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func validNumber(s string) bool { return jsonscan.SkipNumber(s, 0) == len(s) }
 
 // Clone deep-copies a value already in canonical form. It is the fast path stores use
 // to copy on the way in and out (S-VAL-4); values of other types are returned as they
