@@ -59,14 +59,20 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, h harness.Harness, opt
 	if err := s.reset(ctx); err != nil {
 		return fmt.Errorf("wire: serve: opening %s: %w", s.name, err)
 	}
-	br := bufio.NewReaderSize(serveInput(r), 64<<10)
+	in := s.input(r)
+	if c, ok := in.(io.Closer); ok && in != r {
+		defer c.Close()
+	}
+	br := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, tooLong, err := readLine(br)
 		switch {
 		case tooLong:
 			fmt.Fprintf(s.log, "storecheck serve: dropped a request line longer than %d bytes\n", maxLine)
 		case len(line) > 0:
-			s.request(ctx, line, br.Buffered() == 0 && err == nil)
+			alone := br.Buffered() == 0 && err == nil
+			s.notice(alone)
+			s.request(ctx, line, alone)
 		}
 		if err != nil {
 			s.wg.Wait()
@@ -117,11 +123,15 @@ type server struct {
 	// opNanos is a moving average of how long the store's operations take, for
 	// request's choice of running one inline.
 	opNanos atomic.Int64
-	spawned bool         // the reader started a request's goroutine since it last yielded
-	writers atomic.Int32 // replies between taking their turn and writing (see reply)
-	wmu     sync.Mutex
-	bw      *bufio.Writer
-	werr    error
+	running atomic.Int32 // requests running in their own goroutines
+	// together counts down the lines read alone since the last one read together with
+	// others (spinOK).
+	together int
+	spawned  bool         // the reader started a request's goroutine since it last yielded
+	writers  atomic.Int32 // replies between taking their turn and writing (see reply)
+	wmu      sync.Mutex
+	bw       *bufio.Writer
+	werr     error
 }
 
 // switchClock is the clock the served stores read: a fixed time once the clock op has
@@ -261,16 +271,40 @@ func decodeRequestFast(line []byte) (id int64, op string, args map[string]any, o
 // request inline: a request arriving meanwhile waits at most about that long to be read.
 const inlineNanos = 50_000
 
-// serveInput is how Serve reads r. With more than one P, as it is: a pipe from exec is a
-// blocking descriptor, and a thread blocked in read(2) wakes on a request 20–25 µs
-// sooner than a goroutine parked in the runtime's poller (docs/performance.md), while
-// request's goroutines run on the other Ps. With one P, through the poller (pollable).
-func serveInput(r io.Reader) io.Reader {
+// input is how Serve reads r. With more than one P, outside the runtime's poller: a
+// pipe from exec is a blocking descriptor, and a thread blocked in read(2) wakes on a
+// request 20–25 µs sooner than a goroutine parked in the poller (docs/performance.md),
+// while request's goroutines run on the other Ps; on Linux the reader also spins before
+// it blocks (spinInput). With one P, through the poller (pollable).
+func (s *server) input(r io.Reader) io.Reader {
 	if runtime.GOMAXPROCS(0) > 1 {
-		return r
+		return spinInput(r, s.spinOK)
 	}
 	return pollable(r)
 }
+
+// notice counts the lines read together with others, for spinOK.
+func (s *server) notice(alone bool) {
+	switch {
+	case !alone:
+		s.together = togetherMemory
+	case s.together > 0:
+		s.together--
+	}
+}
+
+// togetherMemory is how many lines read alone make spinOK forget that some came
+// together.
+const togetherMemory = 256
+
+// spinOK says whether the reader may spin before it blocks for the next request (see
+// spinInput): only while the requests come one at a time and none is running. Not
+// when requests run in their goroutines (a reader spinning beside them would take a
+// CPU they need), and not while clients send requests together, as the race checks'
+// clients do: a reader that picked each request up the instant it arrived would find
+// it alone and run it inline (request), and the store would see the race's requests
+// one after another. Serve's reading goroutine alone calls it.
+func (s *server) spinOK() bool { return s.together == 0 && s.running.Load() == 0 }
 
 // request handles one request line. alone says that no other request line has been
 // read and not yet handled: with the store fast (opNanos under inlineNanos), no delay
@@ -300,9 +334,11 @@ func (s *server) request(ctx context.Context, line []byte, alone bool) {
 		return
 	}
 	s.wg.Add(1)
+	s.running.Add(1)
 	s.spawned = true
 	go func() {
 		defer s.wg.Done()
+		defer s.running.Add(-1)
 		if delay > 0 {
 			time.Sleep(delay)
 		}

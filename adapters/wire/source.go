@@ -23,6 +23,11 @@ type source interface {
 	// pipe a grandchild still holds open after the child exited.
 	shutdown()
 	Close() error
+	// allowSpin says whether the Reads that follow may busy-poll before they block
+	// (see spinner): while solo reports true (nil: never). The role's holder allows it
+	// while its call is the only one in flight, so that no goroutine of ours waits for
+	// the CPU it spins on.
+	allowSpin(solo func() bool)
 	// leads says whether callers may hold the reader role: only a source whose blocked
 	// Read can be interrupted lets a caller read its own answer, since a caller whose
 	// context ends must be able to stop reading.
@@ -39,3 +44,4 @@ func (s fileSource) interrupt()                 {}
 func (s fileSource) shutdown()                  { _ = s.f.Close() }
 func (s fileSource) Close() error               { return s.f.Close() }
 func (s fileSource) leads() bool                { return false }
+func (s fileSource) allowSpin(func() bool)      {}

@@ -4,7 +4,6 @@ package wire
 
 import (
 	"encoding/binary"
-	"io"
 	"os"
 	"runtime"
 	"sync"
@@ -14,9 +13,9 @@ import (
 )
 
 // newStdout makes the pipe for the child's stdout: the child's end to give exec, and the
-// source the client reads. On Linux with more than one P it is fdSource: a blocking
-// pipe read with poll(2) beside an eventfd. Why not the runtime's poller: a goroutine
-// parked in it is woken through epoll and the scheduler, which on the 2-vCPU machine
+// source the client reads. On Linux with more than one P it is fdSource: a pipe read
+// without the runtime's poller, spinning before it blocks in poll(2) beside an eventfd.
+// Why not the runtime's poller: a goroutine parked in it is woken through epoll and the scheduler, which on the 2-vCPU machine
 // this was measured on cost 8–10 µs per answer more than a thread blocked in poll(2)
 // (docs/performance.md); and a caller can read its own answer (no hand-off from a
 // reader goroutine, 20 µs more) only if its blocked read can be interrupted, which the
@@ -40,30 +39,47 @@ func newFDSource() (*os.File, source, error) {
 	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
 		return nil, nil, err
 	}
+	// Our end only: the child's stays blocking, as a child's stdout is expected to be.
+	if err := unix.SetNonblock(p[0], true); err != nil {
+		unix.Close(p[0])
+		unix.Close(p[1])
+		return nil, nil, err
+	}
 	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
 	if err != nil {
 		unix.Close(p[0])
 		unix.Close(p[1])
 		return nil, nil, err
 	}
-	s := &fdSource{fd: p[0], efd: efd}
+	s := &fdSource{sp: spinner{fd: p[0]}, efd: efd}
+	s.stop = s.stopped
 	s.fds = [2]unix.PollFd{{Fd: int32(p[0]), Events: unix.POLLIN}, {Fd: int32(efd), Events: unix.POLLIN}}
 	return os.NewFile(uintptr(p[1]), "|1"), s, nil
 }
 
-// fdSource is a blocking pipe read end and an eventfd that interrupts a poll(2) on it.
+// fdSource is a non-blocking pipe read end, read with a spin (spinner) and then poll(2)
+// beside an eventfd that interrupts it.
 type fdSource struct {
-	fd, efd int
-	fds     [2]unix.PollFd // the reader's, kept here so that no Read allocates
-	intr    atomic.Bool
-	closed  atomic.Bool
+	sp     spinner
+	efd    int
+	solo   func() bool    // allowSpin's; the role's holder's alone
+	stop   func() bool    // stopped, made once: a method value per Read would allocate
+	fds    [2]unix.PollFd // the reader's, kept here so that no Read allocates
+	intr   atomic.Bool
+	closed atomic.Bool
 	// mu guards gone: a wake must not write to a descriptor number Close gave back to
 	// the process (it may be reused by then).
 	mu   sync.Mutex
 	gone bool
 }
 
-func (s *fdSource) leads() bool { return true }
+func (s *fdSource) leads() bool                { return true }
+func (s *fdSource) allowSpin(solo func() bool) { s.solo = solo }
+
+// stopped ends a spin: the source closed or interrupted, or no longer solo.
+func (s *fdSource) stopped() bool {
+	return s.closed.Load() || s.intr.Load() || s.solo == nil || !s.solo()
+}
 
 func (s *fdSource) Read(p []byte) (int, error) {
 	for {
@@ -72,6 +88,10 @@ func (s *fdSource) Read(p []byte) (int, error) {
 		}
 		if s.intr.Swap(false) {
 			return 0, errInterrupted
+		}
+		n, err := s.sp.read(p, s.solo != nil && s.solo(), s.stop)
+		if err != unix.EAGAIN {
+			return n, err
 		}
 		s.fds[0].Revents, s.fds[1].Revents = 0, 0
 		if _, err := unix.Poll(s.fds[:], -1); err != nil {
@@ -83,21 +103,7 @@ func (s *fdSource) Read(p []byte) (int, error) {
 		if s.fds[1].Revents != 0 {
 			var b [8]byte
 			_, _ = unix.Read(s.efd, b[:]) // resets the counter; intr says what it was for
-			continue
 		}
-		if s.fds[0].Revents == 0 {
-			continue
-		}
-		n, err := unix.Read(s.fd, p)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			return 0, err
-		case n == 0 && len(p) > 0:
-			return 0, io.EOF
-		}
-		return n, nil
 	}
 }
 
@@ -130,7 +136,7 @@ func (s *fdSource) Close() error {
 	if !s.gone {
 		s.gone = true
 		s.closed.Store(true)
-		unix.Close(s.fd)
+		unix.Close(s.sp.fd)
 		unix.Close(s.efd)
 	}
 	return nil
