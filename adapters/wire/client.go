@@ -214,6 +214,9 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, errors.New("wire: empty command")
 	}
+	if spinErr != nil {
+		return nil, spinErr
+	}
 	opts = opts.withDefaults()
 	c := &Client{
 		opts: opts, argv: append([]string(nil), argv...),

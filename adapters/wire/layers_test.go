@@ -28,8 +28,14 @@ const serveEnv = "STORECHECK_WIRE_SERVE_MEMSTORE"
 const echoEnv = "STORECHECK_WIRE_ECHO"
 
 func init() {
-	if os.Getenv(echoEnv) != "" {
-		br := bufio.NewReaderSize(os.Stdin, 64<<10)
+	if mode := os.Getenv(echoEnv); mode != "" {
+		var in io.Reader = os.Stdin
+		if mode == "spin" {
+			if in = spinReader(os.Stdin); in == nil {
+				os.Exit(3)
+			}
+		}
+		br := bufio.NewReaderSize(in, 64<<10)
 		for {
 			line, err := br.ReadSlice('\n')
 			if err != nil {
@@ -71,6 +77,9 @@ func init() {
 //	layer=echo    the same through this binary as the echoing child, both ends reading
 //	              with blocking read(2) as Client and Serve do on Linux: the floor for
 //	              two Go processes
+//	layer=echo-spin  the same with both ends reading as the wire's readers do on Linux
+//	              while calls come one at a time: spinning up to $STORECHECK_WIRE_SPIN
+//	              (50 µs) before they block
 //	layer=wire    the whole round trip: a Client and this binary serving memstore
 //
 // wire − (store + encode + decode + pipe) is what the client and server add on top:
@@ -142,28 +151,12 @@ func BenchmarkLayers(b *testing.B) {
 		// One round trip of the longer line: the bytes hardly matter at this size.
 		echoRoundTrips(b, in, out, ansLine)
 	})
-	b.Run("layer=echo", func(b *testing.B) {
-		// Our own pipes, not exec's StdoutPipe (which the runtime's poller reads): both
-		// ends blocking, as the wire client's stdout and Serve's stdin are on Linux.
-		inR, in, err := os.Pipe()
-		if err != nil {
-			b.Fatal(err)
+	b.Run("layer=echo", func(b *testing.B) { echoLayer(b, "1", ansLine) })
+	b.Run("layer=echo-spin", func(b *testing.B) {
+		if spinReader == nil {
+			b.Skip("the wire's readers spin on Linux only")
 		}
-		out, outW, err := os.Pipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		out.Fd() // Fd puts the read end in blocking mode: read(2), not the poller
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), echoEnv+"=1")
-		cmd.Stdin, cmd.Stdout = inR, outW
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		inR.Close()
-		outW.Close()
-		defer func() { in.Close(); _ = cmd.Wait(); out.Close() }()
-		echoRoundTrips(b, in, out, ansLine)
+		echoLayer(b, "spin", ansLine)
 	})
 	b.Run("layer=wire", func(b *testing.B) {
 		c, err := wire.Start(ctx, []string{os.Args[0]}, wire.Options{Env: append(os.Environ(), serveEnv+"=1"), Timeout: time.Minute})
@@ -182,6 +175,39 @@ func BenchmarkLayers(b *testing.B) {
 			}
 		}
 	})
+}
+
+// echoLayer times line through this binary as the echoing child (mode "1": blocking
+// read(2); "spin": spinReader's) and back, read the same way. Our own pipes, not exec's
+// StdoutPipe (which the runtime's poller reads).
+func echoLayer(b *testing.B, mode string, line []byte) {
+	inR, in, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, outW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out.Fd() // Fd puts the read end in blocking mode: read(2), not the poller
+	var rd io.Reader = out
+	if mode == "spin" {
+		// A pipe the poller never had, as spinReader wants.
+		raw := os.NewFile(out.Fd(), "|out")
+		if rd = spinReader(raw); rd == nil {
+			b.Fatal("spinReader refused the benchmark's pipe")
+		}
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), echoEnv+"="+mode)
+	cmd.Stdin, cmd.Stdout = inR, outW
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	inR.Close()
+	outW.Close()
+	defer func() { in.Close(); _ = cmd.Wait(); out.Close() }()
+	echoRoundTrips(b, in, rd, line)
 }
 
 // echoRoundTrips times line written to in and read back from out, once per op: the

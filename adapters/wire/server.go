@@ -49,6 +49,9 @@ type ServeOptions struct {
 // itself when the store has been fast (see request): a store operation must not wait
 // for a later request (sdk.wait, which does, always gets its goroutine).
 func Serve(ctx context.Context, r io.Reader, w io.Writer, h harness.Harness, opts ServeOptions) error {
+	if spinErr != nil {
+		return spinErr
+	}
 	s := &server{h: h, caps: h.Capabilities(), clock: &switchClock{}, bw: bufio.NewWriter(w), log: opts.Log, name: opts.Name, strictV1: opts.Protocol == 1}
 	if s.name == "" {
 		s.name = h.Name()

@@ -11,69 +11,82 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// spinBudget is how long a reader busy-polls its pipe before it blocks. Why spin at
-// all: waking a thread blocked in poll(2) or read(2) costs the sleeper's CPU a
-// reschedule and, on a VM, an interrupt between vCPUs; on the 2-vCPU machine this was
-// measured on, a Go echo of 600-byte lines through two pipes took 14–17 µs a round trip
-// with both ends blocking and 3–4 µs with both polling for up to 20 µs
-// (docs/performance.md, "Spinning before blocking"). An answer from a fast store is
-// back within that budget, and so is a serial caller's next request.
-const spinBudget = 50 * time.Microsecond
+// spinBudget is how long a reader busy-polls its pipe before it blocks
+// ($STORECHECK_WIRE_SPIN, a Go duration; 0 turns spinning off). Why spin at all: waking
+// a thread blocked in poll(2) or read(2) costs the sleeper's CPU a reschedule and, on a
+// VM, an interrupt between vCPUs. On the 2-vCPU machine this was measured on, a Go echo
+// of one answer line through two pipes took 11–17 µs a round trip with both ends
+// blocking and 3–4 µs with both spinning first (layer=echo and layer=echo-spin of
+// BenchmarkLayers), and a serial Get over the wire 37–39 µs without spinning, 17–19 µs
+// with it (docs/performance.md, "Spinning before blocking"). An answer from a fast store
+// is back within the budget, and so is a serial caller's next request.
+var spinBudget, spinErr = spinSetting(os.Getenv(spinEnv))
 
 // spinner reads a non-blocking descriptor for a single reader, deciding whether to spin
-// before the reader blocks: it keeps an average of how long the reader's last waits
-// were (about the last eight), and spins only while that average is under spinBudget, so a reader whose data
-// comes seldom (a slow store, an idle session, a machine too busy for the other end to
-// run) blocks at once and burns no CPU.
+// before the reader blocks. A spin that runs out (nothing came within spinBudget) makes
+// the reader block at once on its next waits, twice as many after each spin that runs
+// out in a row (up to maxSkip), and a spin that gets its data halves that: a reader
+// whose data comes seldom (a slow store, an idle session) or late (a machine too busy to
+// run the other end soon: spinning there takes the CPU the other end needs) stops
+// spinning, one whose data comes within the budget keeps on.
 type spinner struct {
-	fd    int
-	avg   time.Duration // moving average of the waits, about the last eight
-	since time.Time     // when the wait in progress began (zero: none)
-	spun  int           // reads that found nothing while spinning, for the tests
+	fd      int
+	backoff int // waits to skip after the next spin that runs out, halved by a spin that gets its data
+	skip    int // waits left to block at once
+	spun    int // reads that found nothing while spinning, for the tests
 }
 
+// preempted is a gap between two polls of a spin that means the spinning thread was
+// taken off the CPU (a poll is a system call of about 1 µs).
+const preempted = 10 * time.Microsecond
+
+// maxSkip bounds spinner.backoff: a reader that stopped spinning tries again at least
+// every maxSkip waits.
+const maxSkip = 1024
+
 // read reads what fd holds. It returns unix.EAGAIN when there is nothing and the reader
-// should block (in poll(2)) and try again: at once when spinning is not worth it (or
-// spin is false), else after spinBudget, or as soon as stop reports true. io.EOF at
-// the end of the pipe.
+// should block (in poll(2)) and try again: at once when spin is false or the reader is
+// backing off, else after spinBudget, or as soon as stop reports true. io.EOF at the end
+// of the pipe.
 func (s *spinner) read(p []byte, spin bool, stop func() bool) (int, error) {
-	var spinStart time.Time
+	var spinStart, last time.Time
 	for {
 		n, err := unix.Read(s.fd, p)
 		switch {
 		case err == unix.EINTR:
 			continue
 		case err == unix.EAGAIN:
-			now := time.Now()
-			if s.since.IsZero() {
-				s.since = now
-			}
 			if spinStart.IsZero() {
-				spinStart = now
-				if !spin || s.avg >= spinBudget {
+				if !spin || spinBudget == 0 {
 					return 0, unix.EAGAIN
 				}
+				if s.skip > 0 {
+					s.skip--
+					return 0, unix.EAGAIN
+				}
+				spinStart = time.Now()
+				last = spinStart
+			} else if now := time.Now(); now.Sub(spinStart) >= spinBudget || now.Sub(last) >= preempted {
+				// Run out, or taken off the CPU between two polls: the machine is
+				// busy, and a spin would take the CPU the other end needs.
+				s.backoff = min(max(2*s.backoff, 1), maxSkip)
+				s.skip = s.backoff
+				return 0, unix.EAGAIN
+			} else {
+				last = now
 			}
-			if now.Sub(spinStart) >= spinBudget || (stop != nil && stop()) {
+			if stop != nil && stop() {
 				return 0, unix.EAGAIN
 			}
 			s.spun++
 			continue
-		}
-		var wait time.Duration
-		if !s.since.IsZero() {
-			// Capped, so that one long wait (an idle minute) counts like a few
-			// too long to spin for: a handful of short waits in a row bring the
-			// spin back, a handful of long ones end it.
-			wait = min(time.Since(s.since), 2*spinBudget)
-			s.since = time.Time{}
-		}
-		s.avg += (wait - s.avg) / 8
-		switch {
 		case err != nil:
 			return 0, err
 		case n == 0 && len(p) > 0:
 			return 0, io.EOF
+		}
+		if !spinStart.IsZero() {
+			s.backoff /= 2
 		}
 		return n, nil
 	}

@@ -3,6 +3,7 @@
 package wire
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -19,9 +20,9 @@ func spinPipe(t *testing.T) (r *spinner, w int) {
 	return &spinner{fd: p[0]}, p[1]
 }
 
-// TestSpinner: a reader spins for spinBudget while its waits have been short, blocks at
-// once (EAGAIN without a spin) when they have been long or it may not spin, and stops
-// spinning when told to.
+// TestSpinner: a reader spins for spinBudget, blocks at once (EAGAIN without a spin)
+// when it may not spin or is backing off after spins that ran out, and stops spinning
+// when told to.
 func TestSpinner(t *testing.T) {
 	sp, w := spinPipe(t)
 	buf := make([]byte, 64)
@@ -36,10 +37,10 @@ func TestSpinner(t *testing.T) {
 		t.Fatalf("nothing to read: err = %v, want EAGAIN", err)
 	}
 	if took := time.Since(start); took < spinBudget || sp.spun == 0 {
-		t.Fatalf("nothing to read, short waits so far: returned after %v and %d spins; want a spin of %v", took, sp.spun, spinBudget)
+		t.Fatalf("nothing to read: returned after %v and %d spins; want a spin of %v", took, sp.spun, spinBudget)
 	}
 
-	sp.spun = 0
+	sp.spun, sp.skip = 0, 0
 	calls := 0
 	if _, err := sp.read(buf, true, func() bool { calls++; return calls > 3 }); err != unix.EAGAIN || sp.spun != 3 {
 		t.Fatalf("stop true on its 4th call: err = %v after %d spins; want EAGAIN after 3", err, sp.spun)
@@ -50,22 +51,42 @@ func TestSpinner(t *testing.T) {
 		t.Fatalf("spin false: err = %v after %d spins; want EAGAIN at once", err, sp.spun)
 	}
 
-	// Long waits (the data came 5 ms after the reader began waiting, eight times over)
-	// raise the average past the budget: the reader stops spinning.
-	for range 8 {
-		sp.read(buf, false, nil)
-		time.Sleep(5 * time.Millisecond)
-		unix.Write(w, []byte("b\n"))
-		if n, err := sp.read(buf, false, nil); n != 2 || err != nil {
-			t.Fatalf("after a wait: read = %d, %v; want 2, nil", n, err)
+	// Spins that run out make the reader block at once on its next waits, 1, 2, 4, …
+	// of them; a spin that gets its data halves the backoff.
+	sp = &spinner{fd: sp.fd}
+	for _, skips := range []int{1, 2, 4} {
+		sp.spun = 0
+		if _, err := sp.read(buf, true, nil); err != unix.EAGAIN || sp.spun == 0 {
+			t.Fatalf("a spin due: err = %v after %d spins; want EAGAIN after a spin", err, sp.spun)
+		}
+		for i := range skips {
+			sp.spun = 0
+			if _, err := sp.read(buf, true, nil); err != unix.EAGAIN || sp.spun != 0 {
+				t.Fatalf("wait %d of %d after a spin ran out: err = %v after %d spins; want EAGAIN without a spin", i+1, skips, err, sp.spun)
+			}
 		}
 	}
-	if sp.avg < spinBudget {
-		t.Fatalf("after eight 5 ms waits the average wait is %v; want at least %v", sp.avg, spinBudget)
+	if sp.backoff != 4 {
+		t.Fatalf("after three spins ran out the backoff is %d, want 4", sp.backoff)
 	}
-	sp.spun = 0
-	if _, err := sp.read(buf, true, nil); err != unix.EAGAIN || sp.spun != 0 {
-		t.Fatalf("long waits: err = %v after %d spins; want EAGAIN without a spin", err, sp.spun)
+	// The data comes during the spin (written by stop, which the spin calls on every
+	// poll): the backoff halves.
+	sp.skip = 0
+	wrote := false
+	n, err := sp.read(buf, true, func() bool {
+		if !wrote {
+			wrote = true
+			unix.Write(w, []byte("c\n"))
+		}
+		return false
+	})
+	if n != 2 || err != nil || sp.backoff != 2 {
+		t.Fatalf("data during a spin: read = %d, %v, backoff %d; want 2, nil, backoff 4 halved to 2", n, err, sp.backoff)
+	}
+	sp.backoff, sp.skip = maxSkip, 0
+	sp.read(buf, true, nil)
+	if sp.backoff != maxSkip || sp.skip != maxSkip {
+		t.Fatalf("a spin ran out at the largest backoff: backoff %d, skip %d; want both %d", sp.backoff, sp.skip, maxSkip)
 	}
 
 	unix.Close(w)
@@ -127,5 +148,18 @@ func TestSpinOnlyWhenSerial(t *testing.T) {
 	s.running.Add(1)
 	if s.spinOK() {
 		t.Fatal("server, a request running in its goroutine: spinOK true")
+	}
+}
+
+func TestSpinSetting(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": defaultSpin, "0": 0, "50us": 50 * time.Microsecond, "1ms": time.Millisecond} {
+		if d, err := spinSetting(v); d != want || err != nil {
+			t.Errorf("spinSetting(%q) = %v, %v; want %v, nil", v, d, err, want)
+		}
+	}
+	for _, v := range []string{"20", "-1us", "2ms", "fast"} {
+		if _, err := spinSetting(v); err == nil || !strings.Contains(err.Error(), spinEnv) {
+			t.Errorf("spinSetting(%q): err = %v, want one naming $%s", v, err, spinEnv)
+		}
 	}
 }
