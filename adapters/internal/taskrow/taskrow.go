@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"time"
 
+	"github.com/storecheck/storecheck/internal/jsonscan"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -195,12 +197,111 @@ func NewModern(t modern.Task) (Modern, error) {
 // FillModern reads a modern body into t, whose column fields are already set.
 func FillModern(t *modern.Task, body string) error {
 	var b modernBody
-	if err := DecodeJSON(body, &b); err != nil {
-		return err
+	if !b.fill(body) {
+		b = modernBody{}
+		if err := DecodeJSON(body, &b); err != nil {
+			return err
+		}
 	}
 	t.Status, t.StatusMessage, t.LastUpdatedAt = b.Status, b.StatusMessage, b.LastUpdatedAt
 	t.PollInterval, t.Result, t.Error = b.PollInterval, b.Result, b.Error
 	t.InputRequests, t.StagedResponses, t.InputResponses = b.InputRequests, b.StagedResponses, b.InputResponses
 	t.IssuedKeys = b.IssuedKeys
 	return nil
+}
+
+// fill is DecodeJSON(body, b) for the bodies NewModern writes, through the wire's
+// scanner (internal/jsonscan): a modern Get spent most of its client CPU in
+// encoding/json's reflection (docs/performance.md, "decode"). It reports false, leaving
+// b to be thrown away, for anything else (a key of another spelling or case, or twice,
+// a value of another type, a number an int64 does not hold): DecodeJSON then decides,
+// as it did before.
+func (b *modernBody) fill(body string) bool {
+	var buf [12]jsonscan.Field
+	fields, ok := jsonscan.ScanObject([]byte(body), buf[:0]) // refuses repeated and escaped keys
+	if !ok {
+		return false
+	}
+	for _, f := range fields {
+		x, ok := jsonscan.Value(f.Val)
+		if !ok {
+			return false
+		}
+		switch k := string(f.Key); k {
+		case "status", "status_message":
+			s, ok := x.(string)
+			if !ok && x != nil { // null leaves a string field as it is, as encoding/json does
+				return false
+			}
+			if k == "status" {
+				b.Status = reference.Status(s)
+			} else {
+				b.StatusMessage = s
+			}
+		case "last_updated_at":
+			if x != nil {
+				n, ok := int64Of(x)
+				if !ok {
+					return false
+				}
+				b.LastUpdatedAt = n
+			}
+		case "poll_interval":
+			b.PollInterval = nil
+			if x != nil {
+				n, ok := int64Of(x)
+				if !ok {
+					return false
+				}
+				b.PollInterval = &n
+			}
+		case "result", "error", "input_requests", "staged_responses", "input_responses":
+			o, ok := x.(map[string]any)
+			if !ok && x != nil {
+				return false
+			}
+			switch k {
+			case "result":
+				b.Result = o
+			case "error":
+				b.Error = o
+			case "input_requests":
+				b.InputRequests = o
+			case "staged_responses":
+				b.StagedResponses = o
+			default:
+				b.InputResponses = o
+			}
+		case "issued_keys":
+			b.IssuedKeys = nil
+			if x == nil {
+				continue
+			}
+			a, ok := x.([]any)
+			if !ok {
+				return false
+			}
+			b.IssuedKeys = make([]string, len(a))
+			for i, e := range a {
+				s, ok := e.(string)
+				if !ok && e != nil {
+					return false
+				}
+				b.IssuedKeys[i] = s
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// int64Of is x, a decoded JSON number, as encoding/json puts it into an int64.
+func int64Of(x any) (int64, bool) {
+	n, ok := x.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	return i, err == nil
 }
