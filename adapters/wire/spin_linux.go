@@ -23,30 +23,55 @@ import (
 var spinBudget, spinErr = spinSetting(os.Getenv(spinEnv))
 
 // spinner reads a non-blocking descriptor for a single reader, deciding whether to spin
-// before the reader blocks. A spin that runs out (nothing came within spinBudget) makes
-// the reader block at once on its next waits, twice as many after each spin that runs
-// out in a row (up to maxSkip), and a spin that gets its data halves that: a reader
-// whose data comes seldom (a slow store, an idle session) or late (a machine too busy to
-// run the other end soon: spinning there takes the CPU the other end needs) stops
-// spinning, one whose data comes within the budget keeps on.
+// before the reader blocks. It keeps a moving score of how often its last spins (about
+// the last eight) won — the data came while spinning — and spins while most did; below
+// that it blocks at once, trying a spin again every probeEvery waits. A spin wins
+// nothing when it runs out (nothing came within spinBudget) or when the data came while
+// the spinning thread was off the CPU (a gap longer than the budget between two polls:
+// the machine is busy, and a spin there takes the CPU the other end needs). So a reader
+// whose data comes seldom (a slow store, an idle session) or late stops spinning, and
+// one whose data comes within the budget keeps on through the odd miss.
 type spinner struct {
-	fd      int
-	backoff int // waits to skip after the next spin that runs out, halved by a spin that gets its data
-	skip    int // waits left to block at once
-	spun    int // reads that found nothing while spinning, for the tests
+	fd     int
+	losses int // spins that won nothing, out of about the last eight, in 1/1024ths (0: all won)
+	waits  int // waits since the last spin, while not spinning
+	spun   int // reads that found nothing while spinning, for the tests
 }
 
-// preempted is a gap between two polls of a spin that means the spinning thread was
-// taken off the CPU (a poll is a system call of about 1 µs).
-const preempted = 10 * time.Microsecond
+// scoreLoss is the weight of one spin in spinner.losses, and spinLosses the share of
+// losses (in 1/1024ths) from which the reader stops spinning.
+const (
+	scoreLoss  = 1024
+	spinLosses = 512
+	probeEvery = 32
+)
 
-// maxSkip bounds spinner.backoff: a reader that stopped spinning tries again at least
-// every maxSkip waits.
-const maxSkip = 1024
+// note scores a spin: lost says it won nothing.
+func (s *spinner) note(lost bool) {
+	target := 0
+	if lost {
+		target = scoreLoss
+	}
+	s.losses += (target - s.losses) / 8
+}
+
+// worth says whether the next wait spins: while most spins win, else every probeEvery
+// waits.
+func (s *spinner) worth() bool {
+	if s.losses < spinLosses {
+		return true
+	}
+	s.waits++
+	if s.waits >= probeEvery {
+		s.waits = 0
+		return true
+	}
+	return false
+}
 
 // read reads what fd holds. It returns unix.EAGAIN when there is nothing and the reader
-// should block (in poll(2)) and try again: at once when spin is false or the reader is
-// backing off, else after spinBudget, or as soon as stop reports true. io.EOF at the end
+// should block (in poll(2)) and try again: at once when spin is false or spinning has
+// not been worth it (worth), else after spinBudget, or as soon as stop reports true. io.EOF at the end
 // of the pipe.
 func (s *spinner) read(p []byte, spin bool, stop func() bool) (int, error) {
 	var spinStart, last time.Time
@@ -60,17 +85,13 @@ func (s *spinner) read(p []byte, spin bool, stop func() bool) (int, error) {
 				if !spin || spinBudget == 0 {
 					return 0, unix.EAGAIN
 				}
-				if s.skip > 0 {
-					s.skip--
+				if !s.worth() {
 					return 0, unix.EAGAIN
 				}
 				spinStart = time.Now()
 				last = spinStart
-			} else if now := time.Now(); now.Sub(spinStart) >= spinBudget || now.Sub(last) >= preempted {
-				// Run out, or taken off the CPU between two polls: the machine is
-				// busy, and a spin would take the CPU the other end needs.
-				s.backoff = min(max(2*s.backoff, 1), maxSkip)
-				s.skip = s.backoff
+			} else if now := time.Now(); now.Sub(spinStart) >= spinBudget {
+				s.note(true)
 				return 0, unix.EAGAIN
 			} else {
 				last = now
@@ -86,7 +107,11 @@ func (s *spinner) read(p []byte, spin bool, stop func() bool) (int, error) {
 			return 0, io.EOF
 		}
 		if !spinStart.IsZero() {
-			s.backoff /= 2
+			// Off the CPU for longer than a spin between two polls, the data came
+			// while this thread was not running: the spin won nothing, and on a busy
+			// machine it takes the CPU the other end needs. (Shorter gaps are
+			// interrupts, not the scheduler.)
+			s.note(time.Since(last) >= spinBudget)
 		}
 		return n, nil
 	}

@@ -21,8 +21,8 @@ func spinPipe(t *testing.T) (r *spinner, w int) {
 }
 
 // TestSpinner: a reader spins for spinBudget, blocks at once (EAGAIN without a spin)
-// when it may not spin or is backing off after spins that ran out, and stops spinning
-// when told to.
+// when it may not spin or when most of its last spins won nothing (then it tries one
+// every probeEvery waits), and stops spinning when told to.
 func TestSpinner(t *testing.T) {
 	sp, w := spinPipe(t)
 	buf := make([]byte, 64)
@@ -40,10 +40,13 @@ func TestSpinner(t *testing.T) {
 		t.Fatalf("nothing to read: returned after %v and %d spins; want a spin of %v", took, sp.spun, spinBudget)
 	}
 
-	sp.spun, sp.skip = 0, 0
+	sp = &spinner{fd: sp.fd}
 	calls := 0
 	if _, err := sp.read(buf, true, func() bool { calls++; return calls > 3 }); err != unix.EAGAIN || sp.spun != 3 {
 		t.Fatalf("stop true on its 4th call: err = %v after %d spins; want EAGAIN after 3", err, sp.spun)
+	}
+	if sp.losses != 0 {
+		t.Fatalf("a spin stopped by stop counted as a loss (%d)", sp.losses)
 	}
 
 	sp.spun = 0
@@ -51,42 +54,51 @@ func TestSpinner(t *testing.T) {
 		t.Fatalf("spin false: err = %v after %d spins; want EAGAIN at once", err, sp.spun)
 	}
 
-	// Spins that run out make the reader block at once on its next waits, 1, 2, 4, …
-	// of them; a spin that gets its data halves the backoff.
-	sp = &spinner{fd: sp.fd}
-	for _, skips := range []int{1, 2, 4} {
+	// Spins that run out: after a few in a row the reader blocks at once, and spins
+	// again on every probeEvery-th wait only.
+	spins := func() int {
 		sp.spun = 0
-		if _, err := sp.read(buf, true, nil); err != unix.EAGAIN || sp.spun == 0 {
-			t.Fatalf("a spin due: err = %v after %d spins; want EAGAIN after a spin", err, sp.spun)
+		if _, err := sp.read(buf, true, nil); err != unix.EAGAIN {
+			t.Fatalf("nothing to read: err = %v, want EAGAIN", err)
 		}
-		for i := range skips {
-			sp.spun = 0
-			if _, err := sp.read(buf, true, nil); err != unix.EAGAIN || sp.spun != 0 {
-				t.Fatalf("wait %d of %d after a spin ran out: err = %v after %d spins; want EAGAIN without a spin", i+1, skips, err, sp.spun)
+		return sp.spun
+	}
+	lost := 0
+	for spins() > 0 {
+		if lost++; lost > 8 {
+			t.Fatalf("%d spins in a row ran out and the reader still spins (losses %d/1024)", lost, sp.losses)
+		}
+	}
+	if lost < 3 {
+		t.Fatalf("the reader stopped spinning after %d spins ran out; one miss must not stop it", lost)
+	}
+	for i := 2; i < probeEvery; i++ { // the wait that found it not spinning was the first
+		if n := spins(); n != 0 {
+			t.Fatalf("wait %d after the reader stopped spinning: %d spins, want none before wait %d", i, n, probeEvery)
+		}
+	}
+	if spins() == 0 {
+		t.Fatalf("wait %d after the reader stopped spinning: no probe spin", probeEvery)
+	}
+
+	// Spins that get their data (written by stop, which the spin calls on every poll)
+	// bring the spinning back.
+	sp.losses, sp.waits = spinLosses, probeEvery-1
+	for i := range 4 {
+		wrote := false
+		n, err := sp.read(buf, true, func() bool {
+			if !wrote {
+				wrote = true
+				unix.Write(w, []byte("c\n"))
 			}
+			return false
+		})
+		if n != 2 || err != nil {
+			t.Fatalf("data during spin %d: read = %d, %v; want 2, nil", i+1, n, err)
 		}
 	}
-	if sp.backoff != 4 {
-		t.Fatalf("after three spins ran out the backoff is %d, want 4", sp.backoff)
-	}
-	// The data comes during the spin (written by stop, which the spin calls on every
-	// poll): the backoff halves.
-	sp.skip = 0
-	wrote := false
-	n, err := sp.read(buf, true, func() bool {
-		if !wrote {
-			wrote = true
-			unix.Write(w, []byte("c\n"))
-		}
-		return false
-	})
-	if n != 2 || err != nil || sp.backoff != 2 {
-		t.Fatalf("data during a spin: read = %d, %v, backoff %d; want 2, nil, backoff 4 halved to 2", n, err, sp.backoff)
-	}
-	sp.backoff, sp.skip = maxSkip, 0
-	sp.read(buf, true, nil)
-	if sp.backoff != maxSkip || sp.skip != maxSkip {
-		t.Fatalf("a spin ran out at the largest backoff: backoff %d, skip %d; want both %d", sp.backoff, sp.skip, maxSkip)
+	if !sp.worth() {
+		t.Fatalf("after four spins that won, losses %d/1024: the reader does not spin", sp.losses)
 	}
 
 	unix.Close(w)
