@@ -19,30 +19,39 @@ import (
 // a reader that is not a file) is returned as is.
 func pollable(r io.Reader) io.Reader {
 	f, ok := r.(*os.File)
+	if !ok || f.SetReadDeadline(time.Time{}) == nil {
+		return r // not a file, or in the poller already (os.Pipe, a socket)
+	}
+	fd, ok := nonblockingDup(f)
 	if !ok {
 		return r
 	}
-	if f.SetReadDeadline(time.Time{}) == nil {
-		return r // already in the poller (os.Pipe, a socket)
-	}
+	return os.NewFile(uintptr(fd), f.Name())
+}
+
+// nonblockingDup returns a non-blocking duplicate of f's descriptor when f is a pipe or
+// a socket, for pollable and spinInput. A duplicate, so that closing it (or the new
+// File's finalizer) never closes the caller's descriptor; the non-blocking flag is the
+// pipe's, shared by both, which only this process reads. Not a terminal: it must not be
+// left non-blocking behind the shell's back.
+func nonblockingDup(f *os.File) (fd int, ok bool) {
 	var st syscall.Stat_t
 	if syscall.Fstat(int(f.Fd()), &st) != nil {
-		return r
+		return 0, false
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFIFO && st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
-		return r // a terminal must not be left non-blocking behind the shell's back
+		return 0, false
 	}
-	// A duplicate, so that the new File's finalizer never closes the caller's fd; the
-	// non-blocking flag is the pipe's, shared by both, which only this process reads.
 	fd, err := syscall.Dup(int(f.Fd()))
 	if err != nil {
-		return r
+		return 0, false
 	}
+	syscall.CloseOnExec(fd)
 	if err := syscall.SetNonblock(fd, true); err != nil {
 		_ = syscall.Close(fd)
-		return r
+		return 0, false
 	}
-	return os.NewFile(uintptr(fd), f.Name())
+	return fd, true
 }
 
 // tryWrite writes b with one non-blocking write(2) on rc's fd: n < len(b) with a nil

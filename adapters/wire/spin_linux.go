@@ -5,7 +5,6 @@ package wire
 import (
 	"io"
 	"os"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -127,22 +126,8 @@ func spinInput(r io.Reader, spin func() bool) io.Reader {
 	if !ok || f.SetReadDeadline(time.Time{}) == nil {
 		return r // not a file, or one in the runtime's poller already (os.Pipe)
 	}
-	var st syscall.Stat_t
-	if syscall.Fstat(int(f.Fd()), &st) != nil {
-		return r
-	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFIFO && st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
-		return r // a terminal must not be left non-blocking behind the shell's back
-	}
-	// A duplicate, so that closing ours never closes the caller's r; the non-blocking
-	// flag is the pipe's, shared by both, which only this process reads.
-	fd, err := unix.Dup(int(f.Fd()))
-	if err != nil {
-		return r
-	}
-	unix.CloseOnExec(fd)
-	if err := unix.SetNonblock(fd, true); err != nil {
-		_ = unix.Close(fd)
+	fd, ok := nonblockingDup(f)
+	if !ok {
 		return r
 	}
 	return &spinReader{sp: spinner{fd: fd}, spin: spin}
