@@ -37,6 +37,10 @@ type Config struct {
 	DefaultTTL   time.Duration   // 0 = none (never expires)
 	MaxTTL       time.Duration   // 0 = no cap; with a cap, "none" is clamped to the cap too
 	Logger       *slog.Logger    // recovered notifier panics; nil = slog.Default()
+	// NewID makes the id of a task Create makes; nil = reference.GenerateID (S-ID-1).
+	// For tests that replay a run exactly (the battery's state machine, B-REPRO-1):
+	// a random id a store treats differently by its bytes makes two runs differ.
+	NewID func() string
 }
 
 // Tasks is the reference modern facade (docs/spec.md 2.2): the task lifecycle over a
@@ -46,6 +50,13 @@ type Config struct {
 type Tasks struct {
 	cfg Config
 	log *slog.Logger
+}
+
+func (t *Tasks) newID() string {
+	if t.cfg.NewID != nil {
+		return t.cfg.NewID()
+	}
+	return reference.GenerateID()
 }
 
 // New returns the facade configured by cfg.
@@ -119,7 +130,7 @@ func (t *Tasks) Create(ctx context.Context, opts CreateOptions, start func(ctx c
 	// A collision of 128 random bits does not happen; the retry only keeps a broken
 	// random source or a store bug from turning into a lost task.
 	for range 3 {
-		task.TaskID = reference.GenerateID()
+		task.TaskID = t.newID()
 		created, err = t.cfg.Store.Create(ctx, task)
 		if !errors.Is(err, reference.ErrExists) {
 			break
