@@ -121,12 +121,12 @@ type Client struct {
 	killed    bool
 	// peak is the most requests pending at once since PeakInFlight last read it.
 	peak int
-	// nPending is len(pending), for solo to read without c.mu; soloFn is c.solo, made
-	// once (a method value handed out per call would allocate). crowd counts down the
-	// calls made alone since the last one made while others were in flight; serial is
-	// crowd == 0.
+	// nPending is len(pending), for solo to read without c.mu (addPendingLocked and
+	// dropPendingLocked keep it); soloFn is c.solo, made once (a method value handed out
+	// per call would allocate). calls says whether the calls came one at a time, and
+	// serial is calls.quiet() for solo, which runs without c.mu.
 	nPending atomic.Int32
-	crowd    int
+	calls    oneAtATime
 	serial   atomic.Bool
 	soloFn   func() bool
 
@@ -517,10 +517,7 @@ func (c *Client) send(ctx context.Context, op string, args any, idOut *int64, ti
 		c.mu.Unlock()
 		return nil, &OpError{Op: op, ID: id, Err: f}
 	}
-	c.pending[id] = cl
-	c.nPending.Store(int32(len(c.pending)))
-	c.peak = max(c.peak, len(c.pending))
-	c.countCrowdLocked()
+	c.addPendingLocked(id, cl)
 	c.mu.Unlock()
 
 	c.write(id, op, rawArgs)
@@ -607,19 +604,20 @@ func (c *Client) lead(ctx context.Context, cl *call, id int64) (r result, answer
 // calls with every solo call spinning, 98 % without).
 func (c *Client) solo() bool { return c.serial.Load() && c.nPending.Load() == 1 }
 
-// crowdMemory is how many calls made alone make solo forget that some overlapped.
-const crowdMemory = 256
+// addPendingLocked puts cl in pending as id, keeping what is counted of pending (peak,
+// nPending, whether the calls come one at a time) in step; with c.mu held.
+func (c *Client) addPendingLocked(id int64, cl *call) {
+	c.pending[id] = cl
+	c.nPending.Store(int32(len(c.pending)))
+	c.peak = max(c.peak, len(c.pending))
+	c.calls.note(len(c.pending) > 1)
+	c.serial.Store(c.calls.quiet())
+}
 
-// countCrowdLocked notes for solo whether the call just added to pending is alone;
-// with c.mu held.
-func (c *Client) countCrowdLocked() {
-	switch {
-	case len(c.pending) > 1:
-		c.crowd = crowdMemory
-	case c.crowd > 0:
-		c.crowd--
-	}
-	c.serial.Store(c.crowd == 0)
+// dropPendingLocked takes id out of pending; with c.mu held.
+func (c *Client) dropPendingLocked(id int64) {
+	delete(c.pending, id)
+	c.nPending.Store(int32(len(c.pending)))
 }
 
 // passRoleLocked gives the reader role up: to a call still waiting for its answer, to
@@ -774,8 +772,7 @@ func (c *Client) settle(ctx context.Context, timeout time.Duration) error {
 func (c *Client) forget(id int64) {
 	c.mu.Lock()
 	if cl, ok := c.pending[id]; ok {
-		delete(c.pending, id)
-		c.nPending.Store(int32(len(c.pending)))
+		c.dropPendingLocked(id)
 		cl.leave()
 	}
 	c.mu.Unlock()
@@ -837,8 +834,7 @@ func (c *Client) failLocked(cause error) {
 	}
 	slices.Sort(c.fatalOps)
 	for id, cl := range c.pending {
-		delete(c.pending, id)
-		c.nPending.Store(int32(len(c.pending)))
+		c.dropPendingLocked(id)
 		cl.leave()
 		if !cl.abandoned {
 			cl.ch <- result{err: &OpError{Op: cl.op, ID: id, Err: cause}}
@@ -873,8 +869,7 @@ func (c *Client) handle(line []byte) {
 		c.failLocked(fmt.Errorf("%w: answer to unknown request id %d: %s", ErrProtocol, a.ID, quoteLine(line)))
 		return
 	}
-	delete(c.pending, a.ID)
-	c.nPending.Store(int32(len(c.pending)))
+	c.dropPendingLocked(a.ID)
 	cl.leave()
 	if cl.abandoned {
 		delete(c.unsettled, a.ID)

@@ -74,7 +74,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, h harness.Harness, opt
 			fmt.Fprintf(s.log, "storecheck serve: dropped a request line longer than %d bytes\n", maxLine)
 		case len(line) > 0:
 			alone := br.Buffered() == 0 && err == nil
-			s.notice(alone)
+			s.lines.note(!alone)
 			s.request(ctx, line, alone)
 		}
 		if err != nil {
@@ -127,14 +127,14 @@ type server struct {
 	// request's choice of running one inline.
 	opNanos atomic.Int64
 	running atomic.Int32 // requests running in their own goroutines
-	// together counts down the lines read alone since the last one read together with
-	// others (spinOK).
-	together int
-	spawned  bool         // the reader started a request's goroutine since it last yielded
-	writers  atomic.Int32 // replies between taking their turn and writing (see reply)
-	wmu      sync.Mutex
-	bw       *bufio.Writer
-	werr     error
+	// lines says whether the request lines were read one at a time (spinOK); the reading
+	// goroutine's alone.
+	lines   oneAtATime
+	spawned bool         // the reader started a request's goroutine since it last yielded
+	writers atomic.Int32 // replies between taking their turn and writing (see reply)
+	wmu     sync.Mutex
+	bw      *bufio.Writer
+	werr    error
 }
 
 // switchClock is the clock the served stores read: a fixed time once the clock op has
@@ -286,20 +286,6 @@ func (s *server) input(r io.Reader) io.Reader {
 	return pollable(r)
 }
 
-// notice counts the lines read together with others, for spinOK.
-func (s *server) notice(alone bool) {
-	switch {
-	case !alone:
-		s.together = togetherMemory
-	case s.together > 0:
-		s.together--
-	}
-}
-
-// togetherMemory is how many lines read alone make spinOK forget that some came
-// together.
-const togetherMemory = 256
-
 // spinOK says whether the reader may spin before it blocks for the next request (see
 // spinInput): only while the requests come one at a time and none is running. Not
 // when requests run in their goroutines (a reader spinning beside them would take a
@@ -307,7 +293,7 @@ const togetherMemory = 256
 // clients do: a reader that picked each request up the instant it arrived would find
 // it alone and run it inline (request), and the store would see the race's requests
 // one after another. Serve's reading goroutine alone calls it.
-func (s *server) spinOK() bool { return s.together == 0 && s.running.Load() == 0 }
+func (s *server) spinOK() bool { return s.lines.quiet() && s.running.Load() == 0 }
 
 // request handles one request line. alone says that no other request line has been
 // read and not yet handled: with the store fast (opNanos under inlineNanos), no delay

@@ -28,3 +28,25 @@ func spinSetting(v string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// oneAtATime remembers whether the last events (calls made, request lines read) came one
+// at a time: a reader spins only then (Client.solo, server.spinOK), so that the race
+// checks' concurrent calls reach the store together. One event among others makes it
+// false for the next quietMemory events.
+type oneAtATime struct{ left int }
+
+// quietMemory is how many lone events make oneAtATime forget that some came together.
+const quietMemory = 256
+
+// note counts an event, crowded when it came together with others.
+func (q *oneAtATime) note(crowded bool) {
+	switch {
+	case crowded:
+		q.left = quietMemory
+	case q.left > 0:
+		q.left--
+	}
+}
+
+// quiet reports whether the last quietMemory events came one at a time.
+func (q *oneAtATime) quiet() bool { return q.left == 0 }

@@ -112,15 +112,8 @@ func TestSpinner(t *testing.T) {
 // running: the race checks' concurrent calls must reach the store together.
 func TestSpinOnlyWhenSerial(t *testing.T) {
 	c := &Client{pending: map[int64]*call{}}
-	add := func(id int64) {
-		c.pending[id] = &call{}
-		c.nPending.Store(int32(len(c.pending)))
-		c.countCrowdLocked()
-	}
-	done := func(id int64) {
-		delete(c.pending, id)
-		c.nPending.Store(int32(len(c.pending)))
-	}
+	add := func(id int64) { c.addPendingLocked(id, &call{}) }
+	done := c.dropPendingLocked
 	add(1)
 	if !c.solo() {
 		t.Fatal("a first call alone: solo false")
@@ -131,31 +124,31 @@ func TestSpinOnlyWhenSerial(t *testing.T) {
 	}
 	done(1)
 	done(2)
-	for i := range crowdMemory {
+	for i := range quietMemory {
 		add(10)
-		if i < crowdMemory-1 && c.solo() {
-			t.Fatalf("call %d alone after calls overlapped: solo true, want false until %d calls alone", i+1, crowdMemory)
+		if i < quietMemory-1 && c.solo() {
+			t.Fatalf("call %d alone after calls overlapped: solo true, want false until %d calls alone", i+1, quietMemory)
 		}
 		done(10)
 	}
 	add(10)
 	if !c.solo() {
-		t.Fatalf("after %d calls alone: solo false", crowdMemory)
+		t.Fatalf("after %d calls alone: solo false", quietMemory)
 	}
 
 	s := &server{}
 	if !s.spinOK() {
 		t.Fatal("server, nothing read yet: spinOK false")
 	}
-	s.notice(false)
-	for i := range togetherMemory {
+	s.lines.note(true)
+	for i := range quietMemory {
 		if s.spinOK() {
 			t.Fatalf("server, %d lines alone after lines read together: spinOK true", i)
 		}
-		s.notice(true)
+		s.lines.note(false)
 	}
 	if !s.spinOK() {
-		t.Fatalf("server, %d lines alone: spinOK false", togetherMemory)
+		t.Fatalf("server, %d lines alone: spinOK false", quietMemory)
 	}
 	s.running.Add(1)
 	if s.spinOK() {
