@@ -192,10 +192,11 @@ func echoLayer(b *testing.B, mode string, line []byte) {
 	out.Fd() // Fd puts the read end in blocking mode: read(2), not the poller
 	var rd io.Reader = out
 	if mode == "spin" {
-		// A pipe the poller never had, as spinReader wants.
-		raw := os.NewFile(out.Fd(), "|out")
-		if rd = spinReader(raw); rd == nil {
+		if rd = spinReader(out); rd == nil {
 			b.Fatal("spinReader refused the benchmark's pipe")
+		}
+		if c, ok := rd.(io.Closer); ok {
+			defer c.Close()
 		}
 	}
 	cmd := exec.Command(os.Args[0])
