@@ -227,73 +227,76 @@ func (b *modernBody) fill(body string) bool {
 		if !ok {
 			return false
 		}
-		switch k := string(f.Key); k {
-		case "status", "status_message":
-			s, ok := x.(string)
-			if !ok && x != nil { // null leaves a string field as it is, as encoding/json does
-				return false
-			}
-			if k == "status" {
-				b.Status = reference.Status(s)
-			} else {
-				b.StatusMessage = s
-			}
+		switch string(f.Key) {
+		case "status":
+			var st string
+			st, ok = stringOf(x)
+			b.Status = reference.Status(st)
+		case "status_message":
+			b.StatusMessage, ok = stringOf(x)
 		case "last_updated_at":
-			if x != nil {
-				n, ok := int64Of(x)
-				if !ok {
-					return false
-				}
-				b.LastUpdatedAt = n
+			if x != nil { // null leaves an int64 field as it is, as encoding/json does
+				b.LastUpdatedAt, ok = int64Of(x)
 			}
 		case "poll_interval":
 			b.PollInterval = nil
 			if x != nil {
-				n, ok := int64Of(x)
-				if !ok {
-					return false
-				}
+				var n int64
+				n, ok = int64Of(x)
 				b.PollInterval = &n
 			}
-		case "result", "error", "input_requests", "staged_responses", "input_responses":
-			o, ok := x.(map[string]any)
-			if !ok && x != nil {
-				return false
-			}
-			switch k {
-			case "result":
-				b.Result = o
-			case "error":
-				b.Error = o
-			case "input_requests":
-				b.InputRequests = o
-			case "staged_responses":
-				b.StagedResponses = o
-			default:
-				b.InputResponses = o
-			}
+		case "result":
+			b.Result, ok = objectOf(x)
+		case "error":
+			b.Error, ok = objectOf(x)
+		case "input_requests":
+			b.InputRequests, ok = objectOf(x)
+		case "staged_responses":
+			b.StagedResponses, ok = objectOf(x)
+		case "input_responses":
+			b.InputResponses, ok = objectOf(x)
 		case "issued_keys":
-			b.IssuedKeys = nil
-			if x == nil {
-				continue
-			}
-			a, ok := x.([]any)
-			if !ok {
-				return false
-			}
-			b.IssuedKeys = make([]string, len(a))
-			for i, e := range a {
-				s, ok := e.(string)
-				if !ok && e != nil {
-					return false
-				}
-				b.IssuedKeys[i] = s
-			}
+			b.IssuedKeys, ok = stringsOf(x)
 		default:
+			return false
+		}
+		if !ok {
 			return false
 		}
 	}
 	return true
+}
+
+// stringOf is x, a decoded JSON value, as encoding/json puts it into a string: null
+// leaves the field as it is (empty here).
+func stringOf(x any) (string, bool) {
+	s, ok := x.(string)
+	return s, ok || x == nil
+}
+
+// objectOf is x as encoding/json puts it into a map[string]any: null is nil.
+func objectOf(x any) (map[string]any, bool) {
+	o, ok := x.(map[string]any)
+	return o, ok || x == nil
+}
+
+// stringsOf is x as encoding/json puts it into a []string: null is nil, a null element
+// the empty string.
+func stringsOf(x any) ([]string, bool) {
+	if x == nil {
+		return nil, true
+	}
+	a, ok := x.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, len(a))
+	for i, e := range a {
+		if out[i], ok = stringOf(e); !ok {
+			return nil, false
+		}
+	}
+	return out, true
 }
 
 // int64Of is x, a decoded JSON number, as encoding/json puts it into an int64.
