@@ -230,10 +230,10 @@ func (b *modernBody) fill(body string) bool {
 		switch string(f.Key) {
 		case "status":
 			var st string
-			st, ok = stringOf(x)
+			st, ok = as[string](x)
 			b.Status = reference.Status(st)
 		case "status_message":
-			b.StatusMessage, ok = stringOf(x)
+			b.StatusMessage, ok = as[string](x)
 		case "last_updated_at":
 			if x != nil { // null leaves an int64 field as it is, as encoding/json does
 				b.LastUpdatedAt, ok = int64Of(x)
@@ -246,15 +246,15 @@ func (b *modernBody) fill(body string) bool {
 				b.PollInterval = &n
 			}
 		case "result":
-			b.Result, ok = objectOf(x)
+			b.Result, ok = as[map[string]any](x)
 		case "error":
-			b.Error, ok = objectOf(x)
+			b.Error, ok = as[map[string]any](x)
 		case "input_requests":
-			b.InputRequests, ok = objectOf(x)
+			b.InputRequests, ok = as[map[string]any](x)
 		case "staged_responses":
-			b.StagedResponses, ok = objectOf(x)
+			b.StagedResponses, ok = as[map[string]any](x)
 		case "input_responses":
-			b.InputResponses, ok = objectOf(x)
+			b.InputResponses, ok = as[map[string]any](x)
 		case "issued_keys":
 			b.IssuedKeys, ok = stringsOf(x)
 		default:
@@ -267,17 +267,11 @@ func (b *modernBody) fill(body string) bool {
 	return true
 }
 
-// stringOf is x, a decoded JSON value, as encoding/json puts it into a string: null
-// leaves the field as it is (empty here).
-func stringOf(x any) (string, bool) {
-	s, ok := x.(string)
-	return s, ok || x == nil
-}
-
-// objectOf is x as encoding/json puts it into a map[string]any: null is nil.
-func objectOf(x any) (map[string]any, bool) {
-	o, ok := x.(map[string]any)
-	return o, ok || x == nil
+// as is x, a decoded JSON value, as encoding/json puts it into a field of type T
+// (string, map[string]any) of a fresh struct: null gives T's zero value.
+func as[T any](x any) (T, bool) {
+	v, ok := x.(T)
+	return v, ok || x == nil
 }
 
 // stringsOf is x as encoding/json puts it into a []string: null is nil, a null element
@@ -292,7 +286,7 @@ func stringsOf(x any) ([]string, bool) {
 	}
 	out := make([]string, len(a))
 	for i, e := range a {
-		if out[i], ok = stringOf(e); !ok {
+		if out[i], ok = as[string](e); !ok {
 			return nil, false
 		}
 	}
