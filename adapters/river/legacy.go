@@ -132,7 +132,15 @@ func (l *Legacy[TTx]) modify(ctx context.Context, op, id string, allowed []refer
 		if err != nil {
 			return err
 		}
-		if _, err := c.exec(ctx, b.db.sql.writeLegacy, id, nullBytes(r.Owner), r.Status, r.CreatedAt, r.Body); err != nil {
+		// Setting an indexed column rewrites its index entries even to the same value
+		// (SQLite: one more WAL page per index, fsynced); most updates leave the
+		// promoted columns as they were, so they write the body alone.
+		if sameColumns(cur, next) {
+			_, err = c.exec(ctx, b.db.sql.writeLegacyBody, id, r.Body)
+		} else {
+			_, err = c.exec(ctx, b.db.sql.writeLegacy, id, nullBytes(r.Owner), r.Status, r.CreatedAt, r.Body)
+		}
+		if err != nil {
 			return err
 		}
 		if cancel {
@@ -147,6 +155,14 @@ func (l *Legacy[TTx]) modify(ctx context.Context, op, id string, allowed []refer
 		return nil, b.db.dbError(ctx, op, err)
 	}
 	return out, nil
+}
+
+// sameColumns reports whether a and b have the same promoted columns (owner, status,
+// created_at): the row written from a already holds b's.
+func sameColumns(a, b legacy.Task) bool {
+	ac, aok := a.CreatedAt()
+	bc, bok := b.CreatedAt()
+	return a.Owner() == b.Owner() && a.Status() == b.Status() && aok == bok && ac == bc
 }
 
 // Delete removes the task; a missing id is not an error (L-DELETE-1). Its job is left to

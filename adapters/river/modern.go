@@ -94,7 +94,7 @@ func (m *Modern[TTx]) load(ctx context.Context, c conn, id string, now *int64) (
 
 // Swap replaces the task iff it exists, is unexpired, visible to caller and at
 // expectedVersion, with owner and created_at unchanged (M-SWAP-1..3): one conditional
-// UPDATE on the version column. A swap to cancelled also cancels the task's job through
+// UPDATE on the version column (two when the ttl changes). A swap to cancelled also cancels the task's job through
 // River, in the same transaction. When the UPDATE matches no row, a read of the row says
 // why (modern.CheckSwap); if it finds nothing wrong, the row changed in between and the
 // UPDATE is tried again.
@@ -122,8 +122,14 @@ func (m *Modern[TTx]) Swap(ctx context.Context, caller reference.Caller, expecte
 			swapped := false
 			swap := func(tx TTx, c conn) error {
 				var job *int64
-				err := c.queryRow(ctx, b.db.sql.swapModern, id, expectedVersion, row.Version, r.TTL, r.ExpiresAt,
+				// Most swaps keep the ttl: the first UPDATE leaves expires_at (and its
+				// index) alone and matches only then; the second sets the whole row.
+				err := c.queryRow(ctx, b.db.sql.swapModernBody, id, expectedVersion, row.Version, r.TTL,
 					r.Body, now, nullBytes(r.Owner), row.CreatedAt).Scan(&job)
+				if errors.Is(err, errNoRows) {
+					err = c.queryRow(ctx, b.db.sql.swapModern, id, expectedVersion, row.Version, r.TTL, r.ExpiresAt,
+						r.Body, now, nullBytes(r.Owner), row.CreatedAt).Scan(&job)
+				}
 				if errors.Is(err, errNoRows) {
 					return nil
 				}
@@ -139,7 +145,7 @@ func (m *Modern[TTx]) Swap(ctx context.Context, caller reference.Caller, expecte
 			if cancel {
 				err = b.db.inTx(ctx, swap)
 			} else {
-				var zero TTx // one statement: no transaction needed, and no job touched
+				var zero TTx // each UPDATE is a CAS of its own and no job is touched: no transaction needed
 				err = swap(zero, b.db.pool)
 			}
 			if err != nil {

@@ -9,10 +9,10 @@ import (
 // sqliteQueries rewrites the few spellings SQLite lacks (casts, FOR UPDATE,
 // IS NOT DISTINCT FROM). Parameters are numbered, so SQLite's ?NNN binds them alike.
 type queries struct {
-	createLegacy, linkLegacy, getLegacy, lockLegacy, writeLegacy, deleteLegacy string
-	listAny, listUnowned, listPrincipal, listPrincipalOnly, cleanup            string
+	createLegacy, linkLegacy, getLegacy, lockLegacy, writeLegacy, writeLegacyBody, deleteLegacy string
+	listAny, listUnowned, listPrincipal, listPrincipalOnly, cleanup                             string
 
-	createModern, linkModern, loadModern, swapModern, deleteModern, sweep string
+	createModern, linkModern, loadModern, swapModern, swapModernBody, deleteModern, sweep string
 
 	jobLegacy, jobModern string
 
@@ -29,11 +29,12 @@ var postgresQueries = queries{
 	createLegacy: `INSERT INTO storecheck_river_legacy_tasks (task_id, owner, status, created_at, body)
 		SELECT $1::text, $2::bytea, $3::bytea, $4::bigint, $5::text ` + durable + `
 		ON CONFLICT (task_id) DO NOTHING`,
-	linkLegacy:   `UPDATE storecheck_river_legacy_tasks SET job_id = $2 WHERE task_id = $1`,
-	getLegacy:    `SELECT body FROM storecheck_river_legacy_tasks WHERE task_id = $1`,
-	lockLegacy:   `SELECT body, job_id FROM storecheck_river_legacy_tasks WHERE task_id = $1 FOR UPDATE`,
-	writeLegacy:  `UPDATE storecheck_river_legacy_tasks SET owner = $2, status = $3, created_at = $4, body = $5 WHERE task_id = $1`,
-	deleteLegacy: `DELETE FROM storecheck_river_legacy_tasks WHERE task_id = $1`,
+	linkLegacy:      `UPDATE storecheck_river_legacy_tasks SET job_id = $2 WHERE task_id = $1`,
+	getLegacy:       `SELECT body FROM storecheck_river_legacy_tasks WHERE task_id = $1`,
+	lockLegacy:      `SELECT body, job_id FROM storecheck_river_legacy_tasks WHERE task_id = $1 FOR UPDATE`,
+	writeLegacy:     `UPDATE storecheck_river_legacy_tasks SET owner = $2, status = $3, created_at = $4, body = $5 WHERE task_id = $1`,
+	writeLegacyBody: `UPDATE storecheck_river_legacy_tasks SET body = $2 WHERE task_id = $1`,
+	deleteLegacy:    `DELETE FROM storecheck_river_legacy_tasks WHERE task_id = $1`,
 	// $1 status filter (NULL: any), $2 limit, $3 principal.
 	listAny: `SELECT body FROM storecheck_river_legacy_tasks
 		WHERE ($1::bytea IS NULL OR status = $1::bytea) ORDER BY task_id LIMIT $2::bigint`,
@@ -57,6 +58,13 @@ var postgresQueries = queries{
 	swapModern: `UPDATE storecheck_river_modern_tasks SET version = $3, ttl = $4, expires_at = $5, body = $6
 		WHERE task_id = $1 AND version = $2 AND (expires_at IS NULL OR expires_at > $7::bigint)
 		  AND owner IS NOT DISTINCT FROM $8::bytea AND created_at = $9
+		RETURNING job_id`,
+	// swapModern for a task whose ttl is unchanged: expires_at (created_at + ttl, both
+	// unchanged) is not set, so its index is not rewritten.
+	swapModernBody: `UPDATE storecheck_river_modern_tasks SET version = $3, body = $5
+		WHERE task_id = $1 AND version = $2 AND ttl IS NOT DISTINCT FROM $4::bigint
+		  AND (expires_at IS NULL OR expires_at > $6::bigint)
+		  AND owner IS NOT DISTINCT FROM $7::bytea AND created_at = $8
 		RETURNING job_id`,
 	deleteModern: `DELETE FROM storecheck_river_modern_tasks WHERE task_id = $1`,
 	sweep:        `DELETE FROM storecheck_river_modern_tasks WHERE expires_at <= $1`,
@@ -82,9 +90,9 @@ var sqliteQueries = func() queries {
 		s = strings.ReplaceAll(s, "IS NOT DISTINCT FROM", "IS")
 		return s
 	}
-	for _, p := range []*string{&q.linkLegacy, &q.getLegacy, &q.lockLegacy, &q.writeLegacy, &q.deleteLegacy,
+	for _, p := range []*string{&q.linkLegacy, &q.getLegacy, &q.lockLegacy, &q.writeLegacy, &q.writeLegacyBody, &q.deleteLegacy,
 		&q.listAny, &q.listUnowned, &q.listPrincipal, &q.listPrincipalOnly, &q.cleanup,
-		&q.linkModern, &q.loadModern, &q.swapModern, &q.deleteModern, &q.sweep, &q.jobLegacy, &q.jobModern} {
+		&q.linkModern, &q.loadModern, &q.swapModern, &q.swapModernBody, &q.deleteModern, &q.sweep, &q.jobLegacy, &q.jobModern} {
 		*p = rw(*p)
 	}
 	// A transaction commit is durable in SQLite (synchronous=FULL): nothing to add.
