@@ -94,10 +94,10 @@ func (m *Modern[TTx]) load(ctx context.Context, c conn, id string, now *int64) (
 
 // Swap replaces the task iff it exists, is unexpired, visible to caller and at
 // expectedVersion, with owner and created_at unchanged (M-SWAP-1..3): one conditional
-// UPDATE on the version column (two when the ttl changes). A swap to cancelled also cancels the task's job through
+// UPDATE on the version column. A swap to cancelled also cancels the task's job through
 // River, in the same transaction. When the UPDATE matches no row, a read of the row says
-// why (modern.CheckSwap); if it finds nothing wrong, the row changed in between and the
-// UPDATE is tried again.
+// why (modern.CheckSwap); if it finds nothing wrong, the row changed in between (or the
+// ttl did, see below) and the UPDATE is tried again.
 func (m *Modern[TTx]) Swap(ctx context.Context, caller reference.Caller, expectedVersion int64, next modern.Task) (modern.Task, error) {
 	b := m.b
 	id := next.TaskID
@@ -121,12 +121,19 @@ func (m *Modern[TTx]) Swap(ctx context.Context, caller reference.Caller, expecte
 		if reference.CanSee(row.Owner, caller, false) {
 			swapped := false
 			swap := func(tx TTx, c conn) error {
-				var job *int64
-				// Most swaps keep the ttl: the first UPDATE leaves expires_at (and its
-				// index) alone and matches only then; the second sets the whole row.
-				err := c.queryRow(ctx, b.db.sql.swapModernBody, id, expectedVersion, row.Version, r.TTL,
-					r.Body, now, nullBytes(r.Owner), row.CreatedAt).Scan(&job)
-				if errors.Is(err, errNoRows) {
+				var (
+					job *int64
+					err error
+				)
+				// Most swaps keep the ttl, and naming expires_at in SET rewrites its
+				// index entry even to the same value (SQLite: one more fsynced WAL
+				// page). The first try leaves it alone and matches only a row whose ttl
+				// is unchanged; a retry, after the read below found nothing wrong, sets
+				// the whole row. A refused swap costs what it did: one UPDATE, one read.
+				if attempt == 0 {
+					err = c.queryRow(ctx, b.db.sql.swapModernBody, id, expectedVersion, row.Version, r.TTL,
+						r.Body, now, nullBytes(r.Owner), row.CreatedAt).Scan(&job)
+				} else {
 					err = c.queryRow(ctx, b.db.sql.swapModern, id, expectedVersion, row.Version, r.TTL, r.ExpiresAt,
 						r.Body, now, nullBytes(r.Owner), row.CreatedAt).Scan(&job)
 				}
@@ -145,7 +152,7 @@ func (m *Modern[TTx]) Swap(ctx context.Context, caller reference.Caller, expecte
 			if cancel {
 				err = b.db.inTx(ctx, swap)
 			} else {
-				var zero TTx // each UPDATE is a CAS of its own and no job is touched: no transaction needed
+				var zero TTx // one statement: no transaction needed, and no job touched
 				err = swap(zero, b.db.pool)
 			}
 			if err != nil {
