@@ -118,11 +118,15 @@
 // holds it back (a paused server, a long script): go-redis watches only deadlines, so
 // the store waits for the answer in a goroutine of its own and leaves it behind on
 // cancellation (the command, one command or one script, is then applied whole or not
-// at all). Every script is sent at most once, whatever the client's MaxRetries: go-redis
-// resends a command whose reply is late (ReadTimeout), and a script's second run would
-// answer for the first one's changes, so a late reply fails the call with the timeout
-// (its outcome unknown) instead. Read from masters only (no ReadOnly/RouteByLatency): a replica lags,
-// and S-SHARE-1 needs the next read on any instance to see an acknowledged write. An
-// acknowledged write is applied in the server's memory; what survives a crash is the
-// server's persistence setting (the test bring-up runs AOF, fsync every second).
+// at all). Every write is applied at most once per call, on one server or a cluster,
+// whatever the client's MaxRetries and MaxRedirects: go-redis resends a command whose
+// reply is late (ReadTimeout), alone or in a cluster pipeline, and a script's second run
+// would answer for the first one's changes (a Create "task already exists", a Swap a
+// conflict, a Cleanup 0), so every script is sent at most once. A write whose answer
+// never came fails with ErrUnknownOutcome (with reference.ErrInternal, or the context's
+// error): it was applied whole or not at all, and a Get tells which. Read from masters
+// only (no ReadOnly/RouteByLatency): a replica lags, and S-SHARE-1 needs the next read
+// on any instance to see an acknowledged write. An acknowledged write is applied in the
+// server's memory; what survives a crash is the server's persistence setting (the test
+// bring-up runs AOF, fsync every second).
 package redisstore

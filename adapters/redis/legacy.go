@@ -109,7 +109,7 @@ func (l *Legacy) Create(ctx context.Context, id string, meta legacy.Task) (legac
 	base, key := l.key(id)
 	v, err := l.s.run(ctx, legacyCreate, []string{key}, append([]any{base, id}, pairs...)...)
 	if err != nil {
-		return nil, dbError(ctx, "create", err)
+		return nil, writeError(ctx, "create", err)
 	}
 	if n, _ := v.(int64); n != 1 {
 		return nil, reference.ErrorFor(reference.ErrExists, id)
@@ -201,7 +201,7 @@ func (l *Legacy) modify(ctx context.Context, op, id string, allowed []reference.
 	args = append(args, pairs...)
 	v, err := l.s.run(ctx, legacyUpdate, []string{key}, args...)
 	if err != nil {
-		return nil, dbError(ctx, op, err)
+		return nil, writeError(ctx, op, err)
 	}
 	arr, ok := v.([]any)
 	if !ok || len(arr) == 0 {
@@ -234,7 +234,7 @@ func (l *Legacy) Delete(ctx context.Context, id string) error {
 	}
 	base, key := l.key(id)
 	if _, err := l.s.run(ctx, legacyDelete, []string{key}, base, id); err != nil {
-		return dbError(ctx, "delete", err)
+		return writeError(ctx, "delete", err)
 	}
 	return nil
 }
@@ -401,7 +401,7 @@ func (s *Store) sweepBuckets(ctx context.Context, op string, sc *redis.Script, z
 			func(b int) []string { return []string{s.base(b) + zset} },
 			func(b int) []any { return []any{s.base(b), bound, itoa(batch)} })
 		if err != nil {
-			return total, dbError(ctx, op, err)
+			return total, writeError(ctx, op, err)
 		}
 		var next []int
 		for i, r := range replies {

@@ -137,7 +137,7 @@ func (m *Modern) Create(ctx context.Context, task modern.Task) (modern.Task, err
 	v, err := m.s.run(ctx, modernCreate, []string{key, exp},
 		row.TaskID, itoa(row.CreatedAt), w.body, w.hasOwner, w.owner, w.hasExp, w.exp, w.backstop)
 	if err != nil {
-		return modern.Task{}, dbError(ctx, "create", err)
+		return modern.Task{}, writeError(ctx, "create", err)
 	}
 	if n, _ := v.(int64); n != 1 {
 		return modern.Task{}, reference.ErrorFor(reference.ErrExists, row.TaskID)
@@ -235,7 +235,7 @@ func (m *Modern) Swap(ctx context.Context, caller reference.Caller, expectedVers
 		id, kind, cid, expected, itoa(row.Version), w.hasOwner, w.owner,
 		itoa(row.CreatedAt), itoa(m.s.now()), w.hasExp, w.exp, w.body, w.backstop)
 	if err != nil {
-		return modern.Task{}, dbError(ctx, "swap", err)
+		return modern.Task{}, writeError(ctx, "swap", err)
 	}
 	r, err := replyStrings(v)
 	if err != nil || len(r) == 0 {
@@ -266,7 +266,7 @@ func (m *Modern) Delete(ctx context.Context, id string) error {
 	}
 	key, exp := m.keys(id)
 	if _, err := m.s.run(ctx, modernDelete, []string{key, exp}, id); err != nil {
-		return dbError(ctx, "delete", err)
+		return writeError(ctx, "delete", err)
 	}
 	return nil
 }

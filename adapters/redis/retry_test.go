@@ -106,6 +106,9 @@ func TestScriptsRunOnceAfterAReadTimeout(t *testing.T) {
 	if errors.Is(err, reference.ErrExists) {
 		t.Fatalf("Create whose reply was late = %v: the script was sent again and its second run reported the first one's task", err)
 	}
+	if !errors.Is(err, redisstore.ErrUnknownOutcome) {
+		t.Errorf("Create whose reply was late = %v; want redisstore.ErrUnknownOutcome", err)
+	}
 	if _, gerr := direct.Legacy().Get(ctx, "once"); gerr != nil {
 		t.Fatalf("the late Create (err %v) did not store its task: Get = %v", err, gerr)
 	}

@@ -227,6 +227,30 @@ func dbError(ctx context.Context, op string, err error) error {
 	return fmt.Errorf("redis: %s: %w: %v", op, reference.ErrInternal, err)
 }
 
+// ErrUnknownOutcome marks a write whose answer never came (a read timeout, a lost
+// connection, a context that ended while the server held the reply back): the server may
+// have applied it, whole, or not at all. The store never sends it a second time
+// (onceCmd); a caller that must know reads the task. It comes with reference.ErrInternal,
+// or with the context's error when the context ended the wait.
+var ErrUnknownOutcome = errors.New("no answer came: the write may or may not have been applied")
+
+// writeError is dbError for a write script's failure: an error that is not the server's
+// answer (a reply error is one: the script did not run, or refused) leaves the outcome
+// unknown.
+func writeError(ctx context.Context, op string, err error) error {
+	werr := dbError(ctx, op, err)
+	var reply redis.Error
+	if errors.As(err, &reply) {
+		return werr
+	}
+	for _, s := range storeSentinels {
+		if errors.Is(werr, s) {
+			return werr
+		}
+	}
+	return fmt.Errorf("%w; %w", werr, ErrUnknownOutcome)
+}
+
 // interruptible runs f, which waits on the server, so that the context's cancellation
 // ends the wait at once (S-CTX-1): go-redis ends a wait at the context's deadline
 // (ContextTimeoutEnabled) but not when the context is cancelled, so a call behind a
@@ -257,13 +281,17 @@ func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
 }
 
 // onceCmd is a command go-redis must not send a second time. By default go-redis resends
-// a command whose reply did not come within ReadTimeout (the standalone client up to
-// MaxRetries times; the cluster client's pipelines up to MaxRedirects times, whatever
-// MaxRetries says): for a script that already ran, the second run answers for a store
-// the first one changed — a Create reports "task already exists" for the task it made,
-// a Cleanup counts 0 for the tasks it removed. Seen on a loaded cluster (docs/
-// performance.md). With NoRetry the call fails with the timeout instead, which is true:
-// its outcome is unknown.
+// a command whose reply did not come within ReadTimeout: the standalone client up to
+// MaxRetries times; the cluster client a lone command once more on the same node and
+// then on others, and a node's share of a pipeline, up to MaxRedirects times in all,
+// whatever MaxRetries says (go-redis v9.23.0 osscluster.go process and
+// pipelineReadCmds). For a script that already ran, the second run answers for a store
+// the first one changed: a Create reports "task already exists" for the task it made, a
+// Swap a conflict with the version it wrote, a Cleanup counts 0 for the tasks it
+// removed. Every path above skips a command whose NoRetry is true, so the call fails
+// with the timeout instead (ErrUnknownOutcome), which is true: its outcome is unknown.
+// Only MOVED and ASK answers, which mean the script did not run, still send it to the
+// node named.
 type onceCmd struct{ *redis.Cmd }
 
 func (onceCmd) NoRetry() bool { return true }
@@ -321,41 +349,47 @@ func (s *Store) allBuckets() []int {
 }
 
 // perBucket runs sc once for each of buckets in one pipeline (one round trip per node),
-// keys and args given by the bucket; replies are in the order of buckets. A node without
-// the script gets it (SCRIPT LOAD on every node) and the pipeline runs once more.
+// keys and args given by the bucket; replies are in the order of buckets. The buckets
+// of a node without the script (NOSCRIPT: it did not run there) run once more after a
+// SCRIPT LOAD on every node; the others, which ran, are never sent again.
 func (s *Store) perBucket(ctx context.Context, sc *redis.Script, buckets []int, keys func(b int) []string, args func(b int) []any) ([]any, error) {
 	return interruptible(ctx, func() ([]any, error) { return s.perBucketWait(ctx, sc, buckets, keys, args) })
 }
 
 func (s *Store) perBucketWait(ctx context.Context, sc *redis.Script, buckets []int, keys func(b int) []string, args func(b int) []any) ([]any, error) {
+	out := make([]any, len(buckets))
+	todo := make([]int, len(buckets)) // indexes into buckets of the scripts to send
+	for i := range todo {
+		todo[i] = i
+	}
 	for attempt := 0; ; attempt++ {
 		pipe := s.c.Pipeline()
-		cmds := make([]onceCmd, len(buckets))
-		for i, b := range buckets {
-			cmds[i] = evalSha(ctx, sc, keys(b), args(b))
-			_ = pipe.Process(ctx, cmds[i])
+		cmds := make([]onceCmd, len(todo))
+		for j, i := range todo {
+			cmds[j] = evalSha(ctx, sc, keys(buckets[i]), args(buckets[i]))
+			_ = pipe.Process(ctx, cmds[j])
 		}
 		_, _ = pipe.Exec(ctx)
-		out := make([]any, len(cmds))
-		var noScript bool
-		for b, cmd := range cmds {
+		var noScript []int
+		for j, cmd := range cmds {
 			v, err := cmd.Result()
 			switch {
 			case err == nil || errors.Is(err, redis.Nil):
-				out[b] = v
+				out[todo[j]] = v
 				continue
 			case redis.HasErrorPrefix(err, "NOSCRIPT") && attempt == 0:
-				noScript = true
+				noScript = append(noScript, todo[j])
 				continue
 			}
 			return nil, err
 		}
-		if !noScript {
+		if len(noScript) == 0 {
 			return out, nil
 		}
 		if err := sc.Load(ctx, s.c).Err(); err != nil {
 			return nil, err
 		}
+		todo = noScript
 	}
 }
 
