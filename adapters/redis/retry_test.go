@@ -1,6 +1,7 @@
 package redisstore_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -134,5 +135,39 @@ func TestScriptsRunOnceAfterAReadTimeout(t *testing.T) {
 	rows, lerr := direct.Legacy().List(ctx, legacy.ListOptions{})
 	if lerr != nil || len(rows) != 1 || rows[0].ID() != "warm" {
 		t.Errorf("after the late Cleanup the store holds %v (%v); want only the working task warm", rows, lerr)
+	}
+}
+
+// TestDeadlineErrorComesAfterTheContextEnds: go-redis sets the context's deadline on the
+// socket, which may time out a moment before the context's own timer fires. A call cut
+// off by its deadline must not return the deadline's error while its context still
+// reads as alive: S-CTX-1's held-call spec took such an answer for one the hold did not
+// hold back.
+func TestDeadlineErrorComesAfterTheContextEnds(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	if _, err := f.legacy.Create(ctx, "held", legacy.Task{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.client.Do(ctx, "CLIENT", "PAUSE", 30_000, "WRITE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.client.Do(context.Background(), "CLIENT", "UNPAUSE").Err() })
+	const tries = 100
+	early := 0
+	for range tries {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+		_, err := f.legacy.Update(cctx, "held", legacy.Task{"a": 1})
+		alive := cctx.Err() == nil
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Update held by CLIENT PAUSE WRITE, deadline 10 ms: %v; want the deadline's error", err)
+		}
+		if alive {
+			early++
+		}
+	}
+	if early > 0 {
+		t.Errorf("%d of %d Updates held by CLIENT PAUSE WRITE returned the deadline's error while their context still read as alive", early, tries)
 	}
 }

@@ -220,9 +220,10 @@ func dbError(ctx context.Context, op string, err error) error {
 	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
 		// go-redis puts the context's deadline on the connection (ContextTimeoutEnabled),
 		// so this i/o timeout is the deadline's, though ctx.Err() may not say so yet: the
-		// context's timer fires a moment after the socket's. (Before scripts were
-		// NoRetry, go-redis's retry reported the context's error itself.)
-		return fmt.Errorf("redis: %s: %w (%v)", op, context.DeadlineExceeded, err)
+		// context's timer fires a moment after the socket's. Wait for it, so that a
+		// caller never holds a context that looks alive beside an error saying it ended.
+		<-ctx.Done()
+		return fmt.Errorf("redis: %s: %w (%v)", op, ctx.Err(), err)
 	}
 	return fmt.Errorf("redis: %s: %w: %v", op, reference.ErrInternal, err)
 }
