@@ -48,4 +48,11 @@
 // deleted task is never resurrected. Modern Swap is one conditional UPDATE on the version
 // column; when it matches no row, a read of the row decides which error to return. Create
 // commits with synchronous_commit on before it returns (M-CREATE-2).
+//
+// # Contexts
+//
+// Build the pool with CancelOnServer: a statement whose context ends is then cancelled on
+// the server before the call returns (pgx waits up to 400 ms for the server's answer), so
+// a write that returned the context's error was not applied and cannot commit later, when
+// a lock it waited on goes (S-CTX-1). pgx never sends a statement twice.
 package postgres

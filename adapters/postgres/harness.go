@@ -126,6 +126,7 @@ func (n *namespace) poolConfig() (*pgxpool.Config, error) {
 	// search_path is a startup parameter: every connection of the pool lands in the
 	// namespace's schema and nowhere else.
 	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{n.schema}.Sanitize()
+	CancelOnServer(cfg)
 	return cfg, nil
 }
 

@@ -4,9 +4,39 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/storecheck/storecheck/reference"
 )
+
+// cancelAfter is how long a statement whose context ended may still finish by itself
+// before the server is asked to cancel it: one that is about to answer costs no cancel
+// request (and none of pgx's pause after one).
+const cancelAfter = 20 * time.Millisecond
+
+// cancelWait bounds the wait for the server's answer to a cancel request; past it the
+// connection is closed and the statement's outcome is unknown. With pgx's pause after a
+// cancel request, a call returns at most about half a second after its context ended.
+const cancelWait = 400 * time.Millisecond
+
+// CancelOnServer makes the pool's connections end a statement on the server when its
+// context ends, before the call returns: the connection sends the server a cancel
+// request and waits for its answer (at most cancelWait), so when the call returns the
+// statement is over, cancelled (nothing applied) or finished (its answer returned).
+// pgx's default only closes the socket and asks for the cancel in the background after
+// the call returned; a statement waiting on a lock meanwhile commits when the lock goes
+// unless that cancel comes first, however long after the caller was told it failed (the
+// server notices a client gone only when it answers). Apply it to the config of every
+// pool given to the store (S-CTX-1); past cancelWait the outcome is unknown again.
+func CancelOnServer(cfg *pgxpool.Config) {
+	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, CancelRequestDelay: cancelAfter, DeadlineDelay: cancelWait}
+	}
+}
 
 // Option configures a store.
 type Option func(*config)
