@@ -118,10 +118,11 @@ func TestWritesRunOnceAfterALateReply(t *testing.T) {
 	direct := redis.NewClusterClient(&do) // counts script runs and looks at what is stored
 	t.Cleanup(func() { direct.Close() })
 
-	late := &lateReplies{hold: 600 * time.Millisecond}
+	// A ReadTimeout long enough for every reply not held back, even on a loaded machine.
+	late := &lateReplies{hold: 1200 * time.Millisecond}
 	lo := *opts
 	lo.Dialer = late.dialer(opts.Dialer)
-	lo.ReadTimeout = 150 * time.Millisecond
+	lo.ReadTimeout = 500 * time.Millisecond
 	// go-redis's defaults, said out loud: its retries are what is tested.
 	lo.MaxRedirects, lo.MaxRetries = 3, 3
 	slow := redis.NewClusterClient(&lo)
@@ -191,6 +192,9 @@ func TestWritesRunOnceAfterALateReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := dm.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Get(ctx, "l-update"); err != nil { // the slow store's first call checks the bucket count
 		t.Fatal(err)
 	}
 	swapped := newModern("m-swap")
