@@ -134,11 +134,9 @@ func (f *legacyFacade) Create(ctx context.Context, id string, meta legacy.Task, 
 	if err != nil {
 		return nil, err
 	}
-	var o any
-	if owner != "" {
-		o = owner
-	}
-	return f.taskCall(ctx, opLegacyTasksCreate, map[string]any{"task_id": id, "metadata": m, "owner": o})
+	// owner "" (no owner) travels as "", not null: a child must treat both as no owner
+	// (docs/wire.md, "Values"), and only "" shows whether it does.
+	return f.taskCall(ctx, opLegacyTasksCreate, map[string]any{"task_id": id, "metadata": m, "owner": owner})
 }
 
 func (f *legacyFacade) Get(ctx context.Context, id string, caller reference.Caller) (legacy.Task, error) {
