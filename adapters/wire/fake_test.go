@@ -12,6 +12,10 @@ import (
 // fakeEnv makes this test binary a fake child (see fakeChild) instead of running tests.
 const fakeEnv = "STORECHECK_WIRE_FAKE_CHILD"
 
+// migrateMillis is how long the modes migrate-at-hello and migrate-at-reset take over
+// their schema migration.
+const migrateMillis = 600
+
 const helloOK = `{"protocol":1,"name":"fake","eras":["legacy","modern"],"legacy":{"cancel":true},"clock":true}`
 
 // fakeChild is a tiny store process that misbehaves in one way, chosen by mode. It
@@ -37,6 +41,9 @@ func fakeChild(mode string) {
 			os.Exit(2)
 		}
 		if req.Op == "hello" {
+			if mode == "migrate-at-hello" {
+				time.Sleep(migrateMillis * time.Millisecond) // a schema migration before the first answer
+			}
 			switch mode {
 			case "protocol4":
 				send(`{"id":%d,"ok":{"protocol":4,"eras":["legacy"]}}`, req.ID)
@@ -68,6 +75,9 @@ func fakeChild(mode string) {
 			}
 			continue
 		}
+		if req.Op == "reset" && mode == "migrate-at-reset" {
+			time.Sleep(migrateMillis * time.Millisecond)
+		}
 		if req.Op == "reset" || req.Op == "clock" {
 			send(`{"id":%d,"ok":null}`, req.ID)
 			continue
@@ -75,7 +85,7 @@ func fakeChild(mode string) {
 		id, _ := req.Args["task_id"].(string)
 		task := fmt.Sprintf(`{"task_id":%q,"status":"working","created_at":1}`, id)
 		switch mode {
-		case "honest", "v1-strict":
+		case "honest", "v1-strict", "migrate-at-hello", "migrate-at-reset":
 			if req.Op == "legacy.list" {
 				send(`{"id":%d,"ok":[%s]}`, req.ID, task)
 			} else {
