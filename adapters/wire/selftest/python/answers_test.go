@@ -224,7 +224,9 @@ func TestAnswerSystemCaller(t *testing.T) {
 		}
 		c.want("", "legacy.tasks.cancel", `{"task_id":"own","caller":{"scope":"system"}}`, "the system caller may cancel any task")
 		raw := c.must("modern.tasks.create", `{"options":{"owner":"y","ttl_ms":null,"poll_interval_ms":null,"status_message":""}}`)
-		var task struct{ TaskID string `json:"task_id"` }
+		var task struct {
+			TaskID string `json:"task_id"`
+		}
 		if err := json.Unmarshal(raw, &task); err != nil {
 			t.Fatal(err)
 		}
@@ -415,7 +417,9 @@ func TestAnswerNumbersVerbatim(t *testing.T) {
 		c.must("legacy.create", `{"task_id":"n","metadata":{"v":`+values+`}}`)
 		c.must("legacy.tasks.create", `{"task_id":"f","metadata":{"v":`+values+`},"owner":null}`)
 		raw := c.must("modern.tasks.create", `{"options":{"owner":null,"ttl_ms":null,"poll_interval_ms":null,"status_message":""}}`)
-		var task struct{ TaskID string `json:"task_id"` }
+		var task struct {
+			TaskID string `json:"task_id"`
+		}
 		if err := json.Unmarshal(raw, &task); err != nil {
 			t.Fatal(err)
 		}
