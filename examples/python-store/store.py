@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """A small, honest task store speaking the storecheck wire protocol (docs/wire.md, version 2).
 
+Its store has no wait between a read and the write that depends on it, so serving one
+request at a time is honest here; a store that awaits a backend must be served
+concurrently (docs/wire.md, "Framing").
+
 Standard library only. It implements both eras, every optional legacy operation and clock
 control, and handles one request at a time (a serial child is valid: docs/wire.md). With
 protocol 2 it also serves a facade layer (facade.py: both eras' task lifecycles over this

@@ -118,6 +118,20 @@ func (c *child) ids(raw json.RawMessage) []string {
 	return out
 }
 
+// modernCreate creates a modern task through the facade with owner (JSON text) and
+// returns its id.
+func (c *child) modernCreate(owner string) string {
+	c.t.Helper()
+	raw := c.must("modern.tasks.create", `{"options":{"owner":`+owner+`,"ttl_ms":null,"poll_interval_ms":null,"status_message":""}}`)
+	var task struct {
+		TaskID string `json:"task_id"`
+	}
+	if err := json.Unmarshal(raw, &task); err != nil {
+		c.t.Fatalf("%s: modern.tasks.create answered %s: %v", c.name, raw, err)
+	}
+	return task.TaskID
+}
+
 func (c *child) listIDs(op, args string) []string {
 	c.t.Helper()
 	return c.ids(c.must(op, args))
@@ -223,14 +237,8 @@ func TestAnswerSystemCaller(t *testing.T) {
 			t.Errorf("%s: system List under require_owner = %v, want every task", c.name, got)
 		}
 		c.want("", "legacy.tasks.cancel", `{"task_id":"own","caller":{"scope":"system"}}`, "the system caller may cancel any task")
-		raw := c.must("modern.tasks.create", `{"options":{"owner":"y","ttl_ms":null,"poll_interval_ms":null,"status_message":""}}`)
-		var task struct {
-			TaskID string `json:"task_id"`
-		}
-		if err := json.Unmarshal(raw, &task); err != nil {
-			t.Fatal(err)
-		}
-		c.want("", "modern.tasks.get", fmt.Sprintf(`{"task_id":%q,"caller":{"scope":"system"}}`, task.TaskID), "the system caller sees every task")
+		id := c.modernCreate(`"y"`)
+		c.want("", "modern.tasks.get", fmt.Sprintf(`{"task_id":%q,"caller":{"scope":"system"}}`, id), "the system caller sees every task")
 	})
 }
 
@@ -272,16 +280,9 @@ func TestAnswerOwnerEmpty(t *testing.T) {
 			id = "open-" + strings.Trim(o, `"`)
 			c.must("legacy.tasks.create", fmt.Sprintf(`{"task_id":%q,"metadata":{},"owner":%s}`, id, o))
 			c.want("", "legacy.tasks.get", fmt.Sprintf(`{"task_id":%q,"caller":{"scope":"principal","id":"x"}}`, id), "a task without an owner is everyone's")
-			raw := c.must("modern.tasks.create", `{"options":{"owner":`+o+`,"ttl_ms":null,"poll_interval_ms":null,"status_message":""}}`)
-			var task struct {
-				TaskID string `json:"task_id"`
-				Owner  *string
-			}
-			if err := json.Unmarshal(raw, &task); err != nil {
-				t.Fatal(err)
-			}
-			c.want("", "modern.tasks.get", fmt.Sprintf(`{"task_id":%q,"caller":{"scope":"principal","id":"x"}}`, task.TaskID), "a task without an owner is everyone's")
-			c.want("", "modern.tasks.get", fmt.Sprintf(`{"task_id":%q,"caller":{"scope":"anonymous"}}`, task.TaskID), "a task without an owner is everyone's")
+			mid := c.modernCreate(o)
+			c.want("", "modern.tasks.get", fmt.Sprintf(`{"task_id":%q,"caller":{"scope":"principal","id":"x"}}`, mid), "a task without an owner is everyone's")
+			c.want("", "modern.tasks.get", fmt.Sprintf(`{"task_id":%q,"caller":{"scope":"anonymous"}}`, mid), "a task without an owner is everyone's")
 		}
 	})
 }
@@ -416,18 +417,12 @@ func TestAnswerNumbersVerbatim(t *testing.T) {
 	both(t, facadeHarness(), "", func(c *child) {
 		c.must("legacy.create", `{"task_id":"n","metadata":{"v":`+values+`}}`)
 		c.must("legacy.tasks.create", `{"task_id":"f","metadata":{"v":`+values+`},"owner":null}`)
-		raw := c.must("modern.tasks.create", `{"options":{"owner":null,"ttl_ms":null,"poll_interval_ms":null,"status_message":""}}`)
-		var task struct {
-			TaskID string `json:"task_id"`
-		}
-		if err := json.Unmarshal(raw, &task); err != nil {
-			t.Fatal(err)
-		}
-		c.must("modern.tasks.complete", fmt.Sprintf(`{"task_id":%q,"result":{"v":%s}}`, task.TaskID, values))
+		mid := c.modernCreate("null")
+		c.must("modern.tasks.complete", fmt.Sprintf(`{"task_id":%q,"result":{"v":%s}}`, mid, values))
 		for _, read := range []struct{ op, args string }{
 			{"legacy.get", `{"task_id":"n"}`},
 			{"legacy.tasks.get", `{"task_id":"f","caller":{"scope":"system"}}`},
-			{"modern.tasks.status", fmt.Sprintf(`{"task_id":%q}`, task.TaskID)},
+			{"modern.tasks.status", fmt.Sprintf(`{"task_id":%q}`, mid)},
 		} {
 			got := string(c.must(read.op, read.args))
 			for _, text := range texts {
