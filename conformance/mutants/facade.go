@@ -156,13 +156,20 @@ func (f modernBroken) scoped(ctx context.Context, id string, caller reference.Ca
 		return caller, nil
 	}
 	cur, err := f.Tasks.Get(ctx, id, reference.System())
+	return askAs(id, caller, err, cur.Owner == "", f.emptyOwner)
+}
+
+// askAs is the caller a facade that takes owner "" for a real owner asks the reference
+// facade as, for task id read as the system (err that read's error, empty whether its
+// owner is ""): the system caller once sees let c through, else c itself.
+func askAs(id string, c reference.Caller, err error, empty bool, sees func(reference.Caller) bool) (reference.Caller, error) {
 	switch {
 	case err != nil:
-		return caller, err
-	case cur.Owner != "":
-		return caller, nil
-	case !f.emptyOwner(caller):
-		return caller, reference.NotFound(id)
+		return c, err
+	case !empty:
+		return c, nil
+	case !sees(c):
+		return c, reference.NotFound(id)
 	}
 	return reference.System(), nil
 }
@@ -261,15 +268,7 @@ func (f legacyOwnerEmpty) Create(ctx context.Context, id string, meta legacy.Tas
 // caller is the caller the reference facade is asked as for task id.
 func (f legacyOwnerEmpty) caller(ctx context.Context, id string, c reference.Caller) (reference.Caller, error) {
 	t, err := f.Tasks.Get(ctx, id, reference.System())
-	switch {
-	case err != nil:
-		return c, err
-	case !emptyOwned(t):
-		return c, nil
-	case !f.sees(c):
-		return c, reference.NotFound(id)
-	}
-	return reference.System(), nil
+	return askAs(id, c, err, emptyOwned(t), f.sees)
 }
 
 func (f legacyOwnerEmpty) Get(ctx context.Context, id string, caller reference.Caller) (legacy.Task, error) {
