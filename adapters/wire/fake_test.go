@@ -68,6 +68,8 @@ func fakeChild(mode string) {
 				send(`{"id":%d,"ok":{"protocol":3,"eras":[],"profiles":[]}}`, req.ID)
 			case "sdk-no-ttl", "sdk-float-ttl", "sdk-bad-page", "sdk-wait-null":
 				send(`{"id":%d,"ok":{"protocol":3,"eras":[],"profiles":["sdk"],"sdk":{"sessionless":"unrestricted","ttl_from":"creation","wait":true}}}`, req.ID)
+			case "echo-owner":
+				send(`{"id":%d,"ok":{"protocol":2,"eras":["legacy","modern"],"layers":["store","facade"]}}`, req.ID)
 			case "legacy-only":
 				send(`{"id":%d,"ok":{"protocol":1,"eras":["legacy"],"legacy":{"cleanup":true,"conditional_update":true}}}`, req.ID)
 			default:
@@ -90,6 +92,20 @@ func fakeChild(mode string) {
 				send(`{"id":%d,"ok":[%s]}`, req.ID, task)
 			} else {
 				send(`{"id":%d,"ok":%s}`, req.ID, task)
+			}
+		case "echo-owner":
+			// Answers a facade create with the owner argument exactly as it came.
+			if opts, ok := req.Args["options"].(map[string]any); ok {
+				req.Args = opts
+			}
+			owner, _ := json.Marshal(req.Args["owner"])
+			switch req.Op {
+			case "facade.configure":
+				send(`{"id":%d,"ok":null}`, req.ID)
+			case "legacy.tasks.create":
+				send(`{"id":%d,"ok":{"task_id":"t","status":"working","created_at":1,"seen_owner":%s}}`, req.ID, owner)
+			default:
+				send(`{"id":%d,"error":{"code":"invalid","message":%q}}`, req.ID, "seen owner "+string(owner))
 			}
 		case "echo-clock":
 			// Answers with the last clock it was told, to show clock forwarding.
