@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,26 +58,7 @@ func TestPythonFacadeMutants(t *testing.T) {
 	}
 	run := func(name string, argv ...string) []string {
 		t.Helper()
-		report := filepath.Join(dir, name+".json")
-		out, err := runCLI(bin, "run", "--exec", strings.Join(argv, " "), "--strict", "--rules", strings.Join(rules, ","), "--json", report)
-		data, rerr := os.ReadFile(report)
-		if rerr != nil {
-			t.Fatalf("%s: no report (%v): %s", name, err, lastLinesOf(out, 30))
-		}
-		var r struct {
-			Rules []struct{ ID, Outcome string }
-		}
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var failed []string
-		for _, rule := range r.Rules {
-			if rule.Outcome == "failed" && !slices.Contains(failed, rule.ID) {
-				failed = append(failed, rule.ID)
-			}
-		}
-		sort.Strings(failed)
-		return failed
+		return failedRules(t, bin, filepath.Join(dir, name+".json"), "--exec", strings.Join(argv, " "), "--strict", "--rules", strings.Join(rules, ","))
 	}
 	if failed := run("honest", py, example); len(failed) > 0 {
 		t.Errorf("the honest Python example failed %v of %v", failed, rules)
@@ -86,6 +68,55 @@ func TestPythonFacadeMutants(t *testing.T) {
 		sort.Strings(want)
 		if got := run(name, py, variants, name); !slices.Equal(got, want) {
 			t.Errorf("the Python example with %s failed %v, want exactly %v", name, got, want)
+		}
+	}
+}
+
+// failedRules runs `storecheck run` with args and a JSON report at report, and returns
+// the rules that failed, sorted.
+func failedRules(t *testing.T, bin, report string, args ...string) []string {
+	t.Helper()
+	out, err := runCLI(bin, append([]string{"run", "--json", report}, args...)...)
+	data, rerr := os.ReadFile(report)
+	if rerr != nil {
+		t.Fatalf("storecheck run %v: no report (%v): %s", args, err, lastLinesOf(out, 30))
+	}
+	var r struct {
+		Rules []struct{ ID, Outcome string }
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("storecheck run %v: %v", args, err)
+	}
+	var failed []string
+	for _, rule := range r.Rules {
+		if rule.Outcome == "failed" && !slices.Contains(failed, rule.ID) {
+			failed = append(failed, rule.ID)
+		}
+	}
+	sort.Strings(failed)
+	return failed
+}
+
+// TestSDKDeclarationsOverTheWire pins docs/wire.md's answers on what an SDK-profile
+// child declares, over the wire (storecheck serve): a store that restarts its ttl at
+// completion and declares completion fails only the SHOULD P-TTL-4 (declared creation,
+// sdk-ttl-restarts-at-completion, it fails P-TTL-2); a store that ignores sessions for
+// everyone and declares unrestricted fails P-SESS-1 whatever it declares.
+func TestSDKDeclarationsOverTheWire(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds storecheck and runs the SDK battery over the wire; skipped with -short")
+	}
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	for _, m := range mutants.Catalogue() {
+		if !slices.Contains([]string{"sdk-ttl-restarts-declared", "sdk-sessions-ignored", "sdk-ttl-restarts-at-completion"}, m.Name) {
+			continue
+		}
+		want := slices.Clone(m.Breaks)
+		sort.Strings(want)
+		got := failedRules(t, bin, filepath.Join(dir, m.Name+".json"), "--exec", strconv.Quote(bin)+" serve --adapter mutant:"+m.Name, "--era", "sdk", "--strict")
+		if !slices.Equal(got, want) {
+			t.Errorf("%s over the wire (%s): failed %v, want exactly %v", m.Name, m.Defect, got, want)
 		}
 	}
 }
