@@ -30,25 +30,7 @@ func legFacadeStores(e *Env) []legacy.Store {
 func foreignFacadeList(e *Env) {
 	st := e.Legacy()
 	const p, q = "flist-p", "flist-q"
-	rows := ownedRows{}
-	statuses := map[string]string{}
-	for i, owner := range []string{p, p, p, q, q, q, "", "", "", ""} {
-		id := e.ID("flist")
-		meta := legacy.Task{}
-		if owner != "" {
-			meta[legacy.KeyOwner] = owner
-		}
-		if i == 9 {
-			meta[legacy.KeyOwner] = nil
-		}
-		mustCreate(e, st, id, meta)
-		statuses[id] = "working"
-		if i%3 == 2 {
-			mustStatus(e, st, id, "completed")
-			statuses[id] = "completed"
-		}
-		rows[id] = owner
-	}
+	rows, statuses := facadeListRows(e, st, legFacade(e, st, false))
 	mine := rows.ids()
 	callers := []reference.Caller{reference.Anonymous(), reference.Principal(p), reference.Principal(q), reference.Principal("flist-nobody"), reference.System()}
 	limits := []*int{nil, new(1), new(2), new(4), new(100), new(0), new(-1)}
@@ -91,6 +73,41 @@ func foreignFacadeList(e *Env) {
 	}
 }
 
+// facadeListRows creates L-F-LIST-1's tasks: three of flist-p, three of flist-q and six
+// without an owner (the owner key absent, null, "" in the metadata, and a task created
+// through fac with owner ""), every third one completed. It returns each task's owner
+// ("" for none) and status.
+func facadeListRows(e *Env, st legacy.Store, fac legacy.Facade) (ownedRows, map[string]string) {
+	rows := ownedRows{}
+	statuses := map[string]string{}
+	for i, owner := range []string{"flist-p", "flist-p", "flist-p", "flist-q", "flist-q", "flist-q", "", "", "", "", "", ""} {
+		id := e.ID("flist")
+		meta := legacy.Task{}
+		switch {
+		case owner != "":
+			meta[legacy.KeyOwner] = owner
+		case i == 9:
+			meta[legacy.KeyOwner] = nil
+		case i == 10:
+			meta[legacy.KeyOwner] = ""
+		}
+		if i == 11 {
+			if _, err := fac.Create(e.Ctx, id, meta, ""); err != nil {
+				e.Fatalf("setup: facade Create(%s, {}, owner \"\"): %s", Q(id), describeErr(err))
+			}
+		} else {
+			mustCreate(e, st, id, meta)
+		}
+		statuses[id] = "working"
+		if i%3 == 2 {
+			mustStatus(e, st, id, "completed")
+			statuses[id] = "completed"
+		}
+		rows[id] = owner
+	}
+	return rows, statuses
+}
+
 // foreignFacadeCancel is L-F-CANCEL-1 against a foreign facade: Cancel sets status
 // cancelled and nothing else, returns the task, and a missing id is ErrNotFound with
 // nothing created.
@@ -116,9 +133,12 @@ func foreignFacadeCancel(e *Env) {
 
 // foreignFacadeCleanup is L-F-CLEAN-1 against a foreign facade: Cleanup either runs a
 // store cleanup (the old terminal task is gone, and counted) or is the fallback (0, and
-// the task is still there); a working task is never removed.
+// the task is still there); a working task is never removed. Over a store that has
+// Cleanup the fallback does not apply: the facade must use it, so an answer of 0 that
+// the reference facade would give a store without Cleanup fails.
 func foreignFacadeCleanup(e *Env) {
 	st := e.Legacy()
+	_, storeCleans := st.(legacy.Cleaner)
 	fac := legFacade(e, st, false)
 	old := e.ID("fclean")
 	mustCreate(e, st, old, legacy.Task{})
@@ -137,6 +157,9 @@ func foreignFacadeCleanup(e *Env) {
 	}
 	_, kept := stored(e, st, old)
 	switch {
+	case n == 0 && storeCleans:
+		e.Check(false, input, "the store's Cleanup used (the store has one): the old completed task removed and counted",
+			fmt.Sprintf("0 returned, the task %s (the answer for a store without Cleanup)", map[bool]string{true: "kept", false: "gone"}[kept]))
 	case n == 0:
 		e.Check(kept, input, "with 0 returned, nothing removed", "the completed task is gone")
 		if kept {

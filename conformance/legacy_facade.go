@@ -143,28 +143,8 @@ func legacyFacadeSpecs(s *suite) {
 		}
 		st := e.Legacy()
 		const p, q = "flist-p", "flist-q"
-		rows := ownedRows{}
-		for i, owner := range []string{p, p, p, q, q, q, "", "", "", ""} {
-			id := e.ID("flist")
-			meta := legacy.Task{}
-			if owner != "" {
-				meta[legacy.KeyOwner] = owner
-			}
-			if i == 9 {
-				meta[legacy.KeyOwner] = nil
-			}
-			mustCreate(e, st, id, meta)
-			if i%3 == 2 {
-				mustStatus(e, st, id, "completed")
-			}
-			rows[id] = owner
-		}
+		rows, statuses := facadeListRows(e, st, legacy.New(st))
 		mine := rows.ids()
-		statuses := map[string]string{}
-		for id := range rows {
-			t, _ := stored(e, st, id)
-			statuses[id] = statusOf(t)
-		}
 		rec := &listRecorder{}
 		wrappers := []struct {
 			name  string

@@ -302,3 +302,24 @@ func TestOutgoingValues(t *testing.T) {
 		t.Errorf("refused values ended the session: %v", err)
 	}
 }
+
+// TestMigrationAtHello pins docs/wire.md's answer to where a child migrates its schema:
+// before it answers hello, which is bounded by the start timeout (the child's start-up),
+// not in reset, which is bounded by the request timeout and sent before every spec.
+func TestMigrationAtHello(t *testing.T) {
+	opts := wire.Options{Timeout: 200 * time.Millisecond, StartTimeout: 10 * time.Second}
+	c, err := start(t, "migrate-at-hello", opts)
+	if err != nil {
+		t.Fatalf("a child migrating for %d ms before hello, start timeout 10s: %v", migrateMillis, err)
+	}
+	if err := c.Reset(context.Background()); err != nil {
+		t.Errorf("reset after the migration: %v", err)
+	}
+	c, err = start(t, "migrate-at-reset", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Reset(context.Background()); !errors.Is(err, wire.ErrTimeout) {
+		t.Errorf("a reset that migrates for %d ms under a 200ms request timeout = %v, want ErrTimeout", migrateMillis, err)
+	}
+}

@@ -59,7 +59,13 @@ func (c *Client) facadeDo(ctx context.Context, clk *reference.ManualClock, cfg h
 // checkFacadeConfig refuses, with reference.ErrUnsupported, a configuration the child
 // did not declare it can take.
 func (c *Client) checkFacadeConfig(cfg harness.FacadeConfig) error {
-	s := c.hello.FacadeConfig
+	return checkDeclared(c.hello.FacadeConfig, cfg)
+}
+
+// checkDeclared refuses, with reference.ErrUnsupported, a configuration that sets a
+// setting s does not declare to anything but its default. Both sides use it: the client
+// before it sends, `storecheck serve` when it receives.
+func checkDeclared(s FacadeSupport, cfg harness.FacadeConfig) error {
 	switch {
 	case cfg.RequireOwner && !s.RequireOwner:
 		return fmt.Errorf("wire: %w: the store's facade does not declare require_owner", reference.ErrUnsupported)
@@ -134,11 +140,9 @@ func (f *legacyFacade) Create(ctx context.Context, id string, meta legacy.Task, 
 	if err != nil {
 		return nil, err
 	}
-	var o any
-	if owner != "" {
-		o = owner
-	}
-	return f.taskCall(ctx, opLegacyTasksCreate, map[string]any{"task_id": id, "metadata": m, "owner": o})
+	// owner "" (no owner) travels as "", not null: a child must treat both as no owner
+	// (docs/wire.md, "Values"), and only "" shows whether it does.
+	return f.taskCall(ctx, opLegacyTasksCreate, map[string]any{"task_id": id, "metadata": m, "owner": owner})
 }
 
 func (f *legacyFacade) Get(ctx context.Context, id string, caller reference.Caller) (legacy.Task, error) {

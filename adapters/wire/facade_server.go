@@ -26,11 +26,22 @@ func (s *server) helloV2(version int, hello map[string]any) {
 	layers := []string{"store"}
 	if s.servesFacade() {
 		layers = append(layers, "facade")
-		hello["facade"] = map[string]any{"require_owner": true, "default_ttl": true, "max_ttl": true}
+		d := s.declared()
+		hello["facade"] = map[string]any{"require_owner": d.RequireOwner, "default_ttl": d.DefaultTTL, "max_ttl": d.MaxTTL}
 	}
 	hello["layers"] = layers
 }
 
+// declared is the facade settings hello declares: the ttl settings are the modern
+// facade's (M-F-CREATE-1), so a facade without the modern era declares require_owner
+// alone.
+func (s *server) declared() FacadeSupport {
+	return FacadeSupport{RequireOwner: true, DefaultTTL: s.caps.Modern, MaxTTL: s.caps.Modern}
+}
+
+// configure sets the facade configuration. A setting hello did not declare is taken
+// at its default only (docs/wire.md, facade.configure); a refused configuration changes
+// nothing.
 func (s *server) configure(args map[string]any) error {
 	if s.version.Load() < 2 || !s.servesFacade() {
 		return fmt.Errorf("%w: %s serves no facade", reference.ErrUnsupported, s.name)
@@ -38,6 +49,9 @@ func (s *server) configure(args map[string]any) error {
 	cfg, err := decodeConfig(args)
 	if err != nil {
 		return errArgs(opFacadeConfigure, "%v", err)
+	}
+	if err := checkDeclared(s.declared(), cfg); err != nil {
+		return err
 	}
 	s.facadeCfg.Store(&cfg)
 	return nil

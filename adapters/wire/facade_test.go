@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -205,5 +206,34 @@ func TestFacadeConfigDeclared(t *testing.T) {
 	c := startServed(t, "store")
 	if _, err := c.ModernFacade(harness.FacadeConfig{}); !errors.Is(err, reference.ErrUnsupported) {
 		t.Errorf("ModernFacade of a child without a facade layer = %v, want ErrUnsupported", err)
+	}
+}
+
+// TestOwnerEmptyTravelsAsEmpty: a facade create with owner "" (no owner) sends "" to
+// the child, never null, so that a child which takes "" for a real owner is caught
+// (docs/wire.md, "Values"); a named owner travels as itself.
+func TestOwnerEmptyTravelsAsEmpty(t *testing.T) {
+	ctx := context.Background()
+	c, err := start(t, "echo-owner", wire.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf, err := c.LegacyFacade(harness.FacadeConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf, err := c.ModernFacade(harness.FacadeConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for owner, want := range map[string]string{"": `""`, "alice": `"alice"`} {
+		got, err := lf.Create(ctx, "t", legacy.Task{}, owner)
+		if raw, _ := json.Marshal(got["seen_owner"]); err != nil || string(raw) != want {
+			t.Errorf("legacy facade Create(owner %q) sent owner %s (%v), want %s", owner, raw, err, want)
+		}
+		_, err = mf.Create(ctx, modern.CreateOptions{Owner: owner}, nil)
+		if err == nil || !strings.Contains(err.Error(), "seen owner "+want) {
+			t.Errorf("modern facade Create(owner %q): %v, want the child to have seen owner %s", owner, err, want)
+		}
 	}
 }

@@ -132,13 +132,10 @@ func decodeOptionalMillis(args map[string]any, key string) (*time.Duration, erro
 	}
 }
 
-// createOptionsArg is modern.tasks.create's options object.
+// createOptionsArg is modern.tasks.create's options object; owner "" travels as ""
+// (see legacyFacade.Create).
 func createOptionsArg(o modern.CreateOptions) map[string]any {
-	var owner any
-	if o.Owner != "" {
-		owner = o.Owner
-	}
-	return map[string]any{"owner": owner, "ttl_ms": optionalMillis(o.TTL), "poll_interval_ms": optionalMillis(o.PollInterval), "status_message": o.StatusMessage}
+	return map[string]any{"owner": o.Owner, "ttl_ms": optionalMillis(o.TTL), "poll_interval_ms": optionalMillis(o.PollInterval), "status_message": o.StatusMessage}
 }
 
 func decodeCreateOptions(v any) (modern.CreateOptions, error) {

@@ -12,6 +12,10 @@ import (
 // fakeEnv makes this test binary a fake child (see fakeChild) instead of running tests.
 const fakeEnv = "STORECHECK_WIRE_FAKE_CHILD"
 
+// migrateMillis is how long the modes migrate-at-hello and migrate-at-reset take over
+// their schema migration.
+const migrateMillis = 600
+
 const helloOK = `{"protocol":1,"name":"fake","eras":["legacy","modern"],"legacy":{"cancel":true},"clock":true}`
 
 // fakeChild is a tiny store process that misbehaves in one way, chosen by mode. It
@@ -37,6 +41,9 @@ func fakeChild(mode string) {
 			os.Exit(2)
 		}
 		if req.Op == "hello" {
+			if mode == "migrate-at-hello" {
+				time.Sleep(migrateMillis * time.Millisecond) // a schema migration before the first answer
+			}
 			switch mode {
 			case "protocol4":
 				send(`{"id":%d,"ok":{"protocol":4,"eras":["legacy"]}}`, req.ID)
@@ -61,12 +68,17 @@ func fakeChild(mode string) {
 				send(`{"id":%d,"ok":{"protocol":3,"eras":[],"profiles":[]}}`, req.ID)
 			case "sdk-no-ttl", "sdk-float-ttl", "sdk-bad-page", "sdk-wait-null":
 				send(`{"id":%d,"ok":{"protocol":3,"eras":[],"profiles":["sdk"],"sdk":{"sessionless":"unrestricted","ttl_from":"creation","wait":true}}}`, req.ID)
+			case "echo-owner":
+				send(`{"id":%d,"ok":{"protocol":2,"eras":["legacy","modern"],"layers":["store","facade"]}}`, req.ID)
 			case "legacy-only":
 				send(`{"id":%d,"ok":{"protocol":1,"eras":["legacy"],"legacy":{"cleanup":true,"conditional_update":true}}}`, req.ID)
 			default:
 				send(`{"id":%d,"ok":%s}`, req.ID, helloOK)
 			}
 			continue
+		}
+		if req.Op == "reset" && mode == "migrate-at-reset" {
+			time.Sleep(migrateMillis * time.Millisecond)
 		}
 		if req.Op == "reset" || req.Op == "clock" {
 			send(`{"id":%d,"ok":null}`, req.ID)
@@ -75,11 +87,25 @@ func fakeChild(mode string) {
 		id, _ := req.Args["task_id"].(string)
 		task := fmt.Sprintf(`{"task_id":%q,"status":"working","created_at":1}`, id)
 		switch mode {
-		case "honest", "v1-strict":
+		case "honest", "v1-strict", "migrate-at-hello", "migrate-at-reset":
 			if req.Op == "legacy.list" {
 				send(`{"id":%d,"ok":[%s]}`, req.ID, task)
 			} else {
 				send(`{"id":%d,"ok":%s}`, req.ID, task)
+			}
+		case "echo-owner":
+			// Answers a facade create with the owner argument exactly as it came.
+			if opts, ok := req.Args["options"].(map[string]any); ok {
+				req.Args = opts
+			}
+			owner, _ := json.Marshal(req.Args["owner"])
+			switch req.Op {
+			case "facade.configure":
+				send(`{"id":%d,"ok":null}`, req.ID)
+			case "legacy.tasks.create":
+				send(`{"id":%d,"ok":{"task_id":"t","status":"working","created_at":1,"seen_owner":%s}}`, req.ID, owner)
+			default:
+				send(`{"id":%d,"error":{"code":"invalid","message":%q}}`, req.ID, "seen owner "+string(owner))
 			}
 		case "echo-clock":
 			// Answers with the last clock it was told, to show clock forwarding.

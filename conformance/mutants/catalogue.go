@@ -96,6 +96,8 @@ const (
 	sdkDeleteMissingSucceeds
 	sdkCleanupRemovesTerminal
 	sdkWaitReturnsAtOnce
+	sdkTTLRestartsDeclared
+	sdkSessionsIgnored
 
 	diesMidRunDefect
 	tornUpdate
@@ -205,6 +207,9 @@ var catalogue = []Mutant{
 	{"sdk-delete-missing-succeeds", []string{"P-DELETE-1"}, "DeleteTask of a missing task answers success", sdkOnly, sdkDeleteMissingSucceeds},
 	{"sdk-cleanup-removes-terminal", []string{"P-CLEAN-1"}, "Cleanup removes every terminal task with a ttl, expired or not", sdkOnly, sdkCleanupRemovesTerminal},
 	{"sdk-wait-returns-at-once", []string{"P-WAIT-1"}, "WaitForUpdate returns at once, whether or not the task changed", sdkOnly, sdkWaitReturnsAtOnce},
+	// Stores that declare truthfully what docs/wire.md tells them to, and still break a rule.
+	{"sdk-ttl-restarts-declared", []string{"P-TTL-4"}, "the ttl counts from creation and starts again when the task becomes terminal, declared as ttl_from completion (P-TTL-2 holds; MCP's creation does not)", sdkOnly, sdkTTLRestartsDeclared},
+	{"sdk-sessions-ignored", []string{"P-SESS-1", "P-SESS-3", "P-LIST-1", "P-WAIT-1"}, "every caller sees every session's task, declared sessionless unrestricted (no policy value says that sessions are ignored for everyone)", sdkOnly, sdkSessionsIgnored},
 }
 
 // DiesMidRunName names a store outside the catalogue: the honest store whose process

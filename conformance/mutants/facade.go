@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
+	"time"
 
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
@@ -20,6 +22,9 @@ const (
 	facadeCancelOverwrites defect = 1000 + iota
 	facadeListSkipsRecheck
 	facadeUpdateUnissued
+	facadeOwnerEmptyDenied
+	facadeOwnerEmptyPrincipal
+	facadeCleanupZero
 )
 
 func init() {
@@ -27,6 +32,9 @@ func init() {
 		Mutant{"facade-cancel-overwrites-finished", []string{"L-F-FIN-1", "M-F-FIN-1", "L-F-FIN-2", "M-F-FIN-2"}, "the facade's Cancel overwrites a completed, failed or cancelled task (ConduitMCP's cancel)", both, facadeCancelOverwrites},
 		Mutant{"facade-list-skips-recheck", []string{"L-F-LIST-1", "L-F-SCOPE-1", "S-OWN-1"}, "the facade's List scopes by the request's owner filter and re-checks no row the store returns", legacyOnly, facadeListSkipsRecheck},
 		Mutant{"facade-update-accepts-unissued", []string{"M-F-INPUT-2"}, "the facade's tasks/update stages answers for input keys never issued", modernOnly, facadeUpdateUnissued},
+		Mutant{"facade-owner-empty-denied", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "S-OWN-2", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner that no caller has: it stamps it, and shows such a task to the system caller only`, both, facadeOwnerEmptyDenied},
+		Mutant{"facade-owner-empty-as-principal", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "S-OWN-2", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner and shows such a task only to a caller whose principal id is "" (the anonymous caller, whatever require_owner says) and to the system caller`, both, facadeOwnerEmptyPrincipal},
+		Mutant{"facade-cleanup-answers-zero", []string{"L-F-CLEAN-1"}, "the facade's Cleanup answers 0 and removes nothing although its store has Cleanup (the reference facade's answer for a store without one)", legacyOnly, facadeCleanupZero},
 	)
 }
 
@@ -49,6 +57,10 @@ func (n *namespace) LegacyFacade(ctx context.Context, cfg harness.FacadeConfig) 
 		return legacyCancelOverwrites{ref, st}, nil
 	case facadeListSkipsRecheck:
 		return legacyListTrusting{ref, st, cfg.RequireOwner}, nil
+	case facadeOwnerEmptyDenied, facadeOwnerEmptyPrincipal:
+		return legacyOwnerEmpty{ref, emptyOwnerSeer(n.d == facadeOwnerEmptyPrincipal)}, nil
+	case facadeCleanupZero:
+		return legacyCleanupZero{ref}, nil
 	}
 	return ref, nil
 }
@@ -65,6 +77,8 @@ func (n *namespace) ModernFacade(ctx context.Context, cfg harness.FacadeConfig) 
 		m.cancelOverwrites = true
 	case facadeUpdateUnissued:
 		m.updateUnissued = true
+	case facadeOwnerEmptyDenied, facadeOwnerEmptyPrincipal:
+		m.emptyOwner = emptyOwnerSeer(n.d == facadeOwnerEmptyPrincipal)
 	default:
 		return ref, nil
 	}
@@ -83,6 +97,11 @@ func (f legacyCancelOverwrites) Cancel(ctx context.Context, id string, caller re
 	}
 	return f.st.Update(ctx, id, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
 }
+
+// legacyCleanupZero answers Cleanup as if its store had none.
+type legacyCleanupZero struct{ *legacy.Tasks }
+
+func (legacyCleanupZero) Cleanup(context.Context, time.Duration) (int, error) { return 0, nil }
 
 // legacyListTrusting passes the request's owner filter to the store and returns what
 // the store answers: no scope from the caller, no re-check.
@@ -105,6 +124,8 @@ type modernBroken struct {
 	clock reference.Clock
 
 	cancelOverwrites, updateUnissued bool
+	// emptyOwner, when set, decides who sees a task whose owner is "".
+	emptyOwner func(reference.Caller) bool
 }
 
 // swapLoop reads the task for caller, lets change compute the next state, and swaps
@@ -128,7 +149,47 @@ func (f modernBroken) swapLoop(ctx context.Context, id string, caller reference.
 	}
 }
 
+// scoped is the caller the reference facade is asked as: the system caller once the
+// mutant's own check of an owner "" task has let caller through.
+func (f modernBroken) scoped(ctx context.Context, id string, caller reference.Caller) (reference.Caller, error) {
+	if f.emptyOwner == nil {
+		return caller, nil
+	}
+	cur, err := f.Tasks.Get(ctx, id, reference.System())
+	return askAs(id, caller, err, cur.Owner == "", f.emptyOwner)
+}
+
+// askAs is the caller a facade that takes owner "" for a real owner asks the reference
+// facade as, for task id read as the system (err that read's error, empty whether its
+// owner is ""): the system caller once sees let c through, else c itself.
+func askAs(id string, c reference.Caller, err error, empty bool, sees func(reference.Caller) bool) (reference.Caller, error) {
+	switch {
+	case err != nil:
+		return c, err
+	case !empty:
+		return c, nil
+	case !sees(c):
+		return c, reference.NotFound(id)
+	}
+	return reference.System(), nil
+}
+
+func (f modernBroken) Get(ctx context.Context, id string, caller reference.Caller) (modern.Task, error) {
+	c, err := f.scoped(ctx, id, caller)
+	if err != nil {
+		return modern.Task{}, err
+	}
+	return f.Tasks.Get(ctx, id, c)
+}
+
 func (f modernBroken) Cancel(ctx context.Context, id string, caller reference.Caller) (modern.Task, error) {
+	if f.emptyOwner != nil {
+		c, err := f.scoped(ctx, id, caller)
+		if err != nil {
+			return modern.Task{}, err
+		}
+		return f.Tasks.Cancel(ctx, id, c)
+	}
 	if !f.cancelOverwrites {
 		return f.Tasks.Cancel(ctx, id, caller)
 	}
@@ -139,6 +200,13 @@ func (f modernBroken) Cancel(ctx context.Context, id string, caller reference.Ca
 }
 
 func (f modernBroken) Update(ctx context.Context, id string, caller reference.Caller, responses map[string]any) (modern.Task, error) {
+	if f.emptyOwner != nil {
+		c, err := f.scoped(ctx, id, caller)
+		if err != nil {
+			return modern.Task{}, err
+		}
+		return f.Tasks.Update(ctx, id, c, responses)
+	}
 	if !f.updateUnissued {
 		return f.Tasks.Update(ctx, id, caller, responses)
 	}
@@ -165,4 +233,83 @@ func (f modernBroken) Update(ctx context.Context, id string, caller reference.Ca
 		return modern.Task{}, err
 	}
 	return f.Tasks.Update(ctx, id, caller, responses)
+}
+
+// emptyOwnerSeer is who a facade that takes owner "" for a real owner shows such a task
+// to: the system caller, and with asPrincipal also a caller whose principal id reads as
+// "" (the anonymous caller: reference.Caller's id is "" for it).
+func emptyOwnerSeer(asPrincipal bool) func(reference.Caller) bool {
+	return func(c reference.Caller) bool {
+		id, _ := c.PrincipalID()
+		return c.IsSystem() || (asPrincipal && !c.IsSystem() && id == "")
+	}
+}
+
+// legacyOwnerEmpty stamps the owner it is given even when it is "", and judges a task
+// whose owner is "" with sees instead of the truth table (an absent or null owner is
+// still no owner).
+type legacyOwnerEmpty struct {
+	*legacy.Tasks
+	sees func(reference.Caller) bool
+}
+
+func emptyOwned(t legacy.Task) bool {
+	o, ok := t[legacy.KeyOwner].(string)
+	return ok && o == ""
+}
+
+func (f legacyOwnerEmpty) Create(ctx context.Context, id string, meta legacy.Task, owner string) (legacy.Task, error) {
+	m := legacy.Task{}
+	maps.Copy(m, meta)
+	m[legacy.KeyOwner] = owner
+	return f.Tasks.Create(ctx, id, m, "")
+}
+
+// caller is the caller the reference facade is asked as for task id.
+func (f legacyOwnerEmpty) caller(ctx context.Context, id string, c reference.Caller) (reference.Caller, error) {
+	t, err := f.Tasks.Get(ctx, id, reference.System())
+	return askAs(id, c, err, emptyOwned(t), f.sees)
+}
+
+func (f legacyOwnerEmpty) Get(ctx context.Context, id string, caller reference.Caller) (legacy.Task, error) {
+	c, err := f.caller(ctx, id, caller)
+	if err != nil {
+		return nil, err
+	}
+	return f.Tasks.Get(ctx, id, c)
+}
+
+func (f legacyOwnerEmpty) Cancel(ctx context.Context, id string, caller reference.Caller) (legacy.Task, error) {
+	c, err := f.caller(ctx, id, caller)
+	if err != nil {
+		return nil, err
+	}
+	return f.Tasks.Cancel(ctx, id, c)
+}
+
+func (f legacyOwnerEmpty) List(ctx context.Context, opts legacy.ListOptions, caller reference.Caller) ([]legacy.Task, error) {
+	limit := opts.Limit
+	opts.Limit = nil
+	all, err := f.Tasks.List(ctx, opts, reference.System())
+	if err != nil {
+		return nil, err
+	}
+	visible, err := f.Tasks.List(ctx, opts, caller)
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]bool{}
+	for _, r := range visible {
+		ids[r.ID()] = true
+	}
+	out := []legacy.Task{}
+	for _, r := range all {
+		if limit != nil && len(out) >= *limit {
+			break
+		}
+		if (emptyOwned(r) && f.sees(caller)) || (!emptyOwned(r) && ids[r.ID()]) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

@@ -64,6 +64,12 @@ var (
 func (s sdkStore) now() int64 { return reference.NowMillis(s.b.clock) }
 
 func (s sdkStore) Policy() sdk.Policy {
+	switch s.d {
+	case sdkTTLRestartsDeclared:
+		return sdk.Policy{Sessionless: sdk.SessionlessIsolated, TTLFrom: sdk.TTLFromCompletion}
+	case sdkSessionsIgnored:
+		return sdk.Policy{Sessionless: sdk.SessionlessUnrestricted, TTLFrom: sdk.TTLFromCreation}
+	}
 	return sdk.Policy{Sessionless: sdk.SessionlessIsolated, TTLFrom: sdk.TTLFromCreation}
 }
 
@@ -79,7 +85,7 @@ func (s sdkStore) visible(r *sdkRow, caller string) bool {
 	switch {
 	case s.d == sdkSessionFold:
 		return strings.EqualFold(r.session, caller)
-	case s.d == sdkSessionlessSeesAll && caller == sdk.NoSession:
+	case s.d == sdkSessionlessSeesAll && caller == sdk.NoSession, s.d == sdkSessionsIgnored:
 		return true
 	}
 	return r.session == caller
@@ -98,7 +104,7 @@ func (s sdkStore) expired(r *sdkRow, now int64) bool {
 		return false
 	}
 	from := r.createdMs
-	if s.d == sdkTTLRestarts && r.terminalMs != 0 {
+	if (s.d == sdkTTLRestarts || s.d == sdkTTLRestartsDeclared) && r.terminalMs != 0 {
 		from = r.terminalMs
 	}
 	return now >= from+ttl

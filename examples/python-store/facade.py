@@ -14,6 +14,9 @@ import os
 STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
 TERMINAL = ("completed", "failed", "cancelled")
 SYSTEM = {"scope": "system"}
+# facade.configure's keys, the hello flag that declares each, and its default.
+SETTINGS = (("require_owner", "require_owner", False), ("default_ttl_ms", "default_ttl", None),
+            ("max_ttl_ms", "max_ttl", None))
 
 
 class Facade:
@@ -27,9 +30,20 @@ class Facade:
     # Configuration (facade.configure; reset returns to the defaults) ---------------------
 
     def configure(self, a):
+        # Everything is checked before anything is set: a refused configuration changes
+        # nothing. A setting hello did not declare may only be sent at its default.
+        declared = self.store.facade_settings()
+        for key, flag, default in SETTINGS:
+            v = a.get(key, default)
+            if v != default and not declared.get(flag):
+                raise self.error("unsupported", "this facade does not declare %s" % flag)
+        if not isinstance(a.get("require_owner", False), bool):
+            raise self.error("invalid", "require_owner must be a boolean")
+        ttls = [self.arg(a, k, int, nullable=True) for k in ("default_ttl_ms", "max_ttl_ms")]
+        if any(t is not None and t <= 0 for t in ttls):
+            raise self.error("invalid", "a ttl must be positive or null")
         self.require_owner = a.get("require_owner") is True
-        self.default_ttl = self.arg(a, "default_ttl_ms", int, nullable=True)
-        self.max_ttl = self.arg(a, "max_ttl_ms", int, nullable=True)
+        self.default_ttl, self.max_ttl = ttls
         return None
 
     def caller(self, a, key="caller"):
@@ -40,18 +54,29 @@ class Facade:
     def terminal(self, tid):
         return self.error("terminal", "task %s is in a terminal status" % tid)
 
+    # Owners: absent, null and "" are all "no owner" (docs/spec.md section 0) ---------------
+
+    def owner_arg(self, a):
+        """The owner a create asks for: None for no owner, whether it came as null or "" ."""
+        return self.arg(a, "owner", str, nullable=True) or None
+
+    def sees(self, task, caller):
+        """The owner truth table (S-OWN-1) for a task of either era, under this facade's
+        require_owner. The system caller is the facade's own unscoped access."""
+        return self.store.can_see(self.store.legacy_owner(task), caller, self.require_owner)
+
     # Legacy facade (docs/spec.md 1.2) ------------------------------------------------------
 
     def legacy_load(self, tid, caller):
         task = self.store.legacy.get(tid)
-        if task is None or not self.store.can_see(self.store.legacy_owner(task), caller, self.require_owner):
+        if task is None or not self.sees(task, caller):
             raise self.not_found(tid)
         return task
 
     def legacy_create(self, a):
         meta = self.copy(self.arg(a, "metadata", dict))
-        owner = self.arg(a, "owner", str, nullable=True)
-        if owner:
+        owner = self.owner_arg(a)
+        if owner is not None:
             meta["owner"] = owner  # overrides a caller-supplied one (L-F-CREATE-1)
         return self.store.legacy_create({"task_id": a.get("task_id"), "metadata": meta})
 
@@ -62,8 +87,10 @@ class Facade:
     def legacy_update(self, a):
         tid = self.store.legacy_find(a)
         changes = self.arg(a, "changes", dict)
-        caller = SYSTEM if a.get("caller") is None else self.caller(a)
-        task = self.legacy_load(tid, caller)
+        if a.get("caller") is not None:
+            # The worker's write is unscoped; a scoped update is no part of the contract.
+            raise self.error("invalid", "legacy.tasks.update: caller must be null (the worker's write)")
+        task = self.legacy_load(tid, SYSTEM)
         if "status" in changes:  # status-changing: check finality and the table (L-F-FIN-1)
             if self.store.status_of(task) in TERMINAL:
                 raise self.terminal(tid)
@@ -93,7 +120,7 @@ class Facade:
         for row in rows:  # re-check every row: a store's pushdown may leak
             if status is not None and self.store.status_of(row) != status:
                 continue
-            if not self.store.can_see(self.store.legacy_owner(row), caller, self.require_owner):
+            if not self.sees(row, caller):
                 continue
             out.append(row)
             if limit is not None and len(out) >= limit:
@@ -108,7 +135,7 @@ class Facade:
     def modern_load(self, a, caller):
         tid = self.store.check_task_id(a)
         t = self.store.modern.get(tid)
-        if t is None or self.store.expired(t) or not self.store.can_see(t["owner"] or "", caller, self.require_owner):
+        if t is None or self.store.expired(t) or not self.sees(t, caller):
             raise self.not_found(tid)
         return self.copy(t)
 
@@ -135,7 +162,7 @@ class Facade:
         now = self.store.now()
         task = {
             "task_id": base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("="),
-            "owner": self.arg(o, "owner", str, nullable=True) or None,
+            "owner": self.owner_arg(o),
             "status": "working", "status_message": self.arg(o, "status_message", str, nullable=True) or "",
             "created_at_ms": now, "last_updated_at_ms": now, "ttl_ms": ttl, "poll_interval_ms": poll,
             "result": None, "error": None, "input_requests": {}, "staged_responses": {},

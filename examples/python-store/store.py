@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """A small, honest task store speaking the storecheck wire protocol (docs/wire.md, version 2).
 
+Its store has no wait between a read and the write that depends on it, so serving one
+request at a time is honest here; a store that awaits a backend must be served
+concurrently (docs/wire.md, "Framing").
+
 Standard library only. It implements both eras, every optional legacy operation and clock
 control, and handles one request at a time (a serial child is valid: docs/wire.md). With
 protocol 2 it also serves a facade layer (facade.py: both eras' task lifecycles over this
@@ -115,6 +119,8 @@ TERMINAL = ("completed", "failed", "cancelled")
 
 
 class Store:
+    ERAS = ("legacy", "modern")  # the eras this store serves
+
     def __init__(self):
         self.fixed_now = None  # milliseconds, or None for the real clock
         self.version = 1  # the protocol version hello agreed on
@@ -327,13 +333,20 @@ class Store:
         if not isinstance(offered, int) or isinstance(offered, bool) or offered < 1:
             raise StoreError("unsupported", "this store speaks protocol 1 and 2")
         self.version = min(offered, 2)  # answer the newest version both sides speak
-        h = {"protocol": self.version, "name": "python-example", "eras": ["legacy", "modern"],
+        h = {"protocol": self.version, "name": "python-example", "eras": list(self.ERAS),
              "legacy": {"cancel": True, "cleanup": True, "conditional_update": True},
              "clock": True, "delay": True}
         if self.version >= 2:
             h["layers"] = ["store", "facade"]
-            h["facade"] = {"require_owner": True, "default_ttl": True, "max_ttl": True}
+            h["facade"] = self.facade_settings()
         return h
+
+    def facade_settings(self):
+        # The ttl settings are the modern facade's (M-F-CREATE-1): a legacy-only facade
+        # declares require_owner alone.
+        if "modern" in self.ERAS:
+            return {"require_owner": True, "default_ttl": True, "max_ttl": True}
+        return {"require_owner": True}
 
     def do_reset(self, a):
         self.reset()
@@ -376,9 +389,22 @@ OPS = {
 SESSION_OPS = ("hello", "reset", "clock", "delay", "facade.configure")
 
 
-def main():
-    store = Store()
-    fac = facade_layer.Facade(store, StoreError, not_found, arg, copy, is_text)
+def find_op(name, store, fac):
+    """The method that answers op name and the object it runs on; None when unsupported."""
+    if not isinstance(name, str) or name.split(".")[0] in set(("legacy", "modern")) - set(store.ERAS):
+        return None, None
+    if name in OPS:
+        fn, target = OPS[name], store
+    elif store.version >= 2 and name in facade_layer.OPS:  # the facade layer exists from protocol 2
+        fn, target = facade_layer.OPS[name], fac
+    else:
+        return None, None
+    return getattr(type(target), fn.__name__), target  # a subclass's override answers
+
+
+def main(store_class=Store, facade_class=facade_layer.Facade):
+    store = store_class()
+    fac = facade_class(store, StoreError, not_found, arg, copy, is_text)
     out = sys.stdout
     for line in sys.stdin.buffer:
         try:
@@ -388,9 +414,7 @@ def main():
             print("store.py: cannot answer %r: %s" % (line[:200], e), file=sys.stderr)
             continue
         name = req.get("op")
-        op, target = OPS.get(name), store
-        if op is None and store.version >= 2:  # the facade layer exists from protocol 2
-            op, target = facade_layer.OPS.get(name), fac
+        op, target = find_op(name, store, fac)
         try:
             if op is None:
                 raise StoreError("unsupported", "unknown op %r" % (name,))

@@ -1,0 +1,122 @@
+package mutants_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/storecheck/storecheck/conformance/mutants"
+)
+
+// pythonFacadeMutants are the facade mutants that also exist as variants of the Python
+// example's facade (adapters/wire/selftest/python/testdata/variants.py, same names).
+var pythonFacadeMutants = []string{"facade-owner-empty-denied", "facade-owner-empty-as-principal"}
+
+// TestPythonFacadeMutants runs the rules the owner-"" facade mutants break (--strict)
+// over the wire against the Python example with the same defect in its facade
+// (facade.py, a foreign facade: the verdicts are about its code), and against the
+// honest example: each variant fails exactly the rules its Go twin declares, the honest
+// example none. Owner "" must reach the child as "" for this to hold.
+func TestPythonFacadeMutants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds storecheck and runs part of the battery over the wire; skipped with -short")
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not on PATH: the Python example cannot run here")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	variants := filepath.Join(root, "adapters", "wire", "selftest", "python", "testdata", "variants.py")
+	example := filepath.Join(root, "examples", "python-store", "store.py")
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	breaks := map[string][]string{}
+	for _, m := range mutants.Catalogue() {
+		if slices.Contains(pythonFacadeMutants, m.Name) {
+			breaks[m.Name] = m.Breaks
+		}
+	}
+	var rules []string
+	for _, name := range pythonFacadeMutants {
+		if breaks[name] == nil {
+			t.Fatalf("%s is not in the catalogue", name)
+		}
+		for _, id := range breaks[name] {
+			if !slices.Contains(rules, id) {
+				rules = append(rules, id)
+			}
+		}
+	}
+	run := func(name string, argv ...string) []string {
+		t.Helper()
+		return failedRules(t, bin, filepath.Join(dir, name+".json"), "--exec", strings.Join(argv, " "), "--strict", "--rules", strings.Join(rules, ","))
+	}
+	if failed := run("honest", py, example); len(failed) > 0 {
+		t.Errorf("the honest Python example failed %v of %v", failed, rules)
+	}
+	for _, name := range pythonFacadeMutants {
+		want := slices.Clone(breaks[name])
+		sort.Strings(want)
+		if got := run(name, py, variants, name); !slices.Equal(got, want) {
+			t.Errorf("the Python example with %s failed %v, want exactly %v", name, got, want)
+		}
+	}
+}
+
+// failedRules runs `storecheck run` with args and a JSON report at report, and returns
+// the rules that failed, sorted.
+func failedRules(t *testing.T, bin, report string, args ...string) []string {
+	t.Helper()
+	out, err := runCLI(bin, append([]string{"run", "--json", report}, args...)...)
+	data, rerr := os.ReadFile(report)
+	if rerr != nil {
+		t.Fatalf("storecheck run %v: no report (%v): %s", args, err, lastLinesOf(out, 30))
+	}
+	var r struct {
+		Rules []struct{ ID, Outcome string }
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("storecheck run %v: %v", args, err)
+	}
+	var failed []string
+	for _, rule := range r.Rules {
+		if rule.Outcome == "failed" && !slices.Contains(failed, rule.ID) {
+			failed = append(failed, rule.ID)
+		}
+	}
+	sort.Strings(failed)
+	return failed
+}
+
+// TestSDKDeclarationsOverTheWire pins docs/wire.md's answers on what an SDK-profile
+// child declares, over the wire (storecheck serve): a store that restarts its ttl at
+// completion and declares completion fails only the SHOULD P-TTL-4 (declared creation,
+// sdk-ttl-restarts-at-completion, it fails P-TTL-2); a store that ignores sessions for
+// everyone and declares unrestricted fails P-SESS-1 whatever it declares.
+func TestSDKDeclarationsOverTheWire(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds storecheck and runs the SDK battery over the wire; skipped with -short")
+	}
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	for _, m := range mutants.Catalogue() {
+		if !slices.Contains([]string{"sdk-ttl-restarts-declared", "sdk-sessions-ignored", "sdk-ttl-restarts-at-completion"}, m.Name) {
+			continue
+		}
+		want := slices.Clone(m.Breaks)
+		sort.Strings(want)
+		got := failedRules(t, bin, filepath.Join(dir, m.Name+".json"), "--exec", strconv.Quote(bin)+" serve --adapter mutant:"+m.Name, "--era", "sdk", "--strict")
+		if !slices.Equal(got, want) {
+			t.Errorf("%s over the wire (%s): failed %v, want exactly %v", m.Name, m.Defect, got, want)
+		}
+	}
+}
