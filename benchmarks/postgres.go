@@ -97,6 +97,7 @@ func pgSchema(ctx context.Context, admin *pgxpool.Pool, dsn string) (*pgxpool.Po
 		return nil, nil, errors.Join(err, drop(ctx))
 	}
 	cfg.MaxConns = pgConns
+	postgres.CancelOnServer(cfg) // as the adapter's README asks of every pool
 	cfg.ConnConfig.RuntimeParams["search_path"] = schema
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err == nil {
