@@ -73,6 +73,8 @@ const (
 	principalsIgnoreScope
 	acceptsEmptyID
 	swapVersionFromNext
+	sleepsHoldingLock
+	queuesOnChannel
 
 	// The SDK task-store profile's defects (sdk_store.go).
 	sdkSequentialIDs
@@ -177,6 +179,8 @@ var catalogue = []Mutant{
 	{"aliases-values", []string{"S-VAL-4"}, "returns the store's own maps: a caller's mutation changes the stored task", both, aliasesValues},
 	{"ignores-context", []string{"S-CTX-1"}, "a cancelled context is ignored and the call goes through", both, ignoresContext},
 	{"wait-ignores-context", []string{"S-CTX-1"}, "the context is checked when a call starts, not while it waits on a lock someone else holds (a blocking call without the context)", both, waitIgnoresContext},
+	{"sleeps-holding-lock", []string{"S-CTX-1"}, "a call checks its context on entry, then takes the store's I/O lock without it and, when other calls are in the store, holds it across 100 ms of I/O: callers queue, ignoring their contexts (no harness.Blocker; declared self-contained)", both, sleepsHoldingLock},
+	{"queues-on-channel", []string{"S-CTX-1"}, "a call checks its context on entry, then hands itself to a single worker over an unbuffered channel (100 ms a call when others are in the store) and waits for its reply, ignoring its context (no harness.Blocker; declared self-contained)", both, queuesOnChannel},
 	{"trims-ids", []string{"S-ID-2"}, "ids are trimmed and case-folded (A and a are one task)", both, trimsIDs},
 	{"strict-ids", []string{"S-ID-2"}, "ids with : { } % _ * or over 255 bytes are refused", both, strictIDs},
 	{"owner-first-12-bytes", []string{"L-LIST-3", "S-OWN-1", "S-OWN-3", "L-LIST-4"}, "List compares owners on their first 12 bytes (a CHAR(12) index column): tenant-acme-corp-1 sees tenant-acme-corp-2's rows", legacyOnly, ownerFirst12},
@@ -266,6 +270,8 @@ var inProcessOnly = map[defect]string{
 	aliasesValues:      "values are serialised on the wire, so the caller never shares the store's memory",
 	ignoresContext:     "the protocol has no cancellation: the Go client enforces contexts itself",
 	waitIgnoresContext: "the protocol has no cancellation: the Go client stops waiting for a held call itself",
+	sleepsHoldingLock:  "the protocol has no cancellation: the Go client stops waiting for a call whose context ended itself",
+	queuesOnChannel:    "the protocol has no cancellation: the Go client stops waiting for a call whose context ended itself",
 	panicsInRaceDefect: "a panic in the child process ends it: over the wire it is an aborted run, not a panic",
 	staleInstance:      "one child process is one store instance",
 }
@@ -313,6 +319,9 @@ func (m Mutant) Harness() harness.Harness {
 	}
 	if m.d == honest {
 		return Honest()
+	}
+	if waitsMutants[m.d] {
+		return &unheldHarness{storeHarness{name: "mutant " + m.Name, d: m.d}}
 	}
 	return &storeHarness{name: "mutant " + m.Name, d: m.d}
 }

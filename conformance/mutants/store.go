@@ -39,6 +39,8 @@ type backend struct {
 	// from it rather than from the created_at they hold.
 	created map[string]int64
 
+	ioState
+
 	// held, while not nil, holds back every call until it is closed: the hold of
 	// harness.Blocker, a lock taken by someone else.
 	holdMu sync.Mutex
@@ -77,6 +79,9 @@ func (s *store) ctxErr(ctx context.Context) error {
 	if s.d == waitIgnoresContext {
 		s.waitHeld(nil)
 		return nil
+	}
+	if waitsMutants[s.d] {
+		s.waitSlowly()
 	}
 	return s.waitHeld(ctx)
 }
