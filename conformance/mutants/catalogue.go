@@ -75,6 +75,7 @@ const (
 	swapVersionFromNext
 	sleepsHoldingLock
 	queuesOnChannel
+	getCachesMisses
 
 	// The SDK task-store profile's defects (sdk_store.go).
 	sdkSequentialIDs
@@ -179,6 +180,7 @@ var catalogue = []Mutant{
 	{"aliases-values", []string{"S-VAL-4"}, "returns the store's own maps: a caller's mutation changes the stored task", both, aliasesValues},
 	{"ignores-context", []string{"S-CTX-1"}, "a cancelled context is ignored and the call goes through", both, ignoresContext},
 	{"wait-ignores-context", []string{"S-CTX-1"}, "the context is checked when a call starts, not while it waits on a lock someone else holds (a blocking call without the context)", both, waitIgnoresContext},
+	{"get-caches-misses", []string{"M-CREATE-1"}, "Get remembers the ids it did not find and answers not found for them ever after: a task created after a Get of its id is never found", modernOnly, getCachesMisses},
 	{"sleeps-holding-lock", []string{"S-CTX-1"}, "a call checks its context on entry, then takes the store's I/O lock without it and, when other calls are in the store, holds it across 100 ms of I/O: callers queue, ignoring their contexts (no harness.Blocker; declared self-contained)", both, sleepsHoldingLock},
 	{"queues-on-channel", []string{"S-CTX-1"}, "a call checks its context on entry, then hands itself to a single worker over an unbuffered channel (100 ms a call when others are in the store) and waits for its reply, ignoring its context (no harness.Blocker; declared self-contained)", both, queuesOnChannel},
 	{"trims-ids", []string{"S-ID-2"}, "ids are trimmed and case-folded (A and a are one task)", both, trimsIDs},

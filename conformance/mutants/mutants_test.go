@@ -2,6 +2,7 @@ package mutants_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -455,5 +456,29 @@ func TestRerunHintIsAccepted(t *testing.T) {
 	got, again, code := outcomes(t, bin, args...)
 	if code != 1 || got["S-CONC-1 legacy"] != "FAILED" {
 		t.Fatalf("the hint `storecheck run %s` (with --adapter): exit %d, S-CONC-1 legacy %q; want exit 1 and FAILED\n%s", hint, code, got["S-CONC-1 legacy"], again)
+	}
+}
+
+// TestMachineFaultFailsItsRule: a store whose Get caches misses (get-caches-misses)
+// passes M-CREATE-1's own specs, and the modern state machine of S-CONC-1 stops on it
+// at once. The fault the machine found must fail M-CREATE-1, with the minimal sequence
+// and the seed, in every run, never leave it passed with S-CONC-1 inconclusive.
+func TestMachineFaultFailsItsRule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs part of the battery five times; skipped with -short")
+	}
+	bin := buildCLI(t)
+	for seed := 1; seed <= 5; seed++ {
+		args := []string{"--adapter", "mutant:get-caches-misses", "--era", "modern", "--rules", "M-CREATE-1,S-CONC-1", "--seed", fmt.Sprint(seed)}
+		got, out, code := outcomes(t, bin, args...)
+		if got["M-CREATE-1 modern"] != "FAILED" || code != 1 {
+			t.Errorf("seed %d: M-CREATE-1 is %q (exit %d), want FAILED: the fault the state machine found is lost\n%s", seed, got["M-CREATE-1 modern"], code, out)
+			continue
+		}
+		for _, want := range []string{"found by a spec of S-CONC-1", "minimal failing sequence", fmt.Sprintf("seed %d", seed)} {
+			if !strings.Contains(out, want) {
+				t.Errorf("seed %d: the report lacks %q:\n%s", seed, want, out)
+			}
+		}
 	}
 }

@@ -40,6 +40,9 @@ type backend struct {
 	created map[string]int64
 
 	ioState
+	// missed is the get-caches-misses mutant's cache of ids Get did not find; nothing
+	// clears it.
+	missed map[string]bool
 
 	// held, while not nil, holds back every call until it is closed: the hold of
 	// harness.Blocker, a lock taken by someone else.
@@ -735,6 +738,17 @@ func (s modernStore) Get(ctx context.Context, id string, caller reference.Caller
 	}
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
+	if s.d == getCachesMisses {
+		if s.b.missed[s.key(id)] {
+			return modern.Task{}, reference.NotFound(id)
+		}
+		if _, ok := s.b.modern[s.key(id)]; !ok {
+			if s.b.missed == nil {
+				s.b.missed = map[string]bool{}
+			}
+			s.b.missed[s.key(id)] = true
+		}
+	}
 	t, err := s.find(id, caller)
 	if err != nil {
 		return modern.Task{}, err
