@@ -209,9 +209,10 @@ func (m *overlapMeter) add(spans []span) {
 
 const (
 	// extendRounds bounds how far rounds extends a check, as a multiple of its base, and
-	// extendAtLeast in rounds: a check of one base round on a loaded machine may need
-	// dozens before a fast store's calls meet.
-	extendRounds  = 8
+	// extendAtLeast in rounds: on a loaded machine a fast store's calls of one round
+	// (one call per client) may meet once in thousands of rounds, which cost
+	// microseconds each; a slow store is bounded by extendFor first.
+	extendRounds  = 64
 	extendAtLeast = 64
 	// extendFor bounds, in wall time, how long rounds extends a check past its base.
 	extendFor = 15 * time.Second
