@@ -211,20 +211,12 @@ func judgeCatalogue(t *testing.T, want int, flags ...string) []verdict {
 	if got.Total != want {
 		t.Errorf("judged %d mutants, want %d", got.Total, want)
 	}
-	overWire := slices.Contains(flags, "--wire")
 	for _, v := range got.Verdicts {
 		if slices.Contains(v.FailedRules, "B-REPRO-1") {
-			// strict-ids and owner-prefix used to fail it now and then, over the wire and
-			// in process: the facade's random ids met the mutant's defect at different
-			// steps of the two runs (TestReplayWithIDsTheStoreJudges in package
-			// conformance; the state machine's ids are now derived from the seed). Over
-			// the wire it is still only logged until a whole catalogue run over the wire
-			// has shown that this was its only cause.
-			report := t.Errorf
-			if overWire {
-				report = t.Logf
-			}
-			report("%s: B-REPRO-1 failed: a store bug must be reported under the rule its check names, never as B-REPRO-1 (failed rules %v)", v.Mutant, v.FailedRules)
+			// The replay compares operations up to the first failing case of either
+			// run: a store's own state or races decide where a case fails, the seed
+			// decides only the operations before it.
+			t.Errorf("%s: B-REPRO-1 failed: a store bug must be reported under the rule its check names, never as B-REPRO-1 (failed rules %v)", v.Mutant, v.FailedRules)
 		}
 		switch {
 		case v.Error != "":
