@@ -114,7 +114,7 @@ var catalogue = []Rule{
 	{"P-RESULT-2", Must, "sdk", "results", "GetTaskResult answers only for a terminal task with a result; otherwise ErrNoResult."},
 	{"P-RESULT-3", Must, "sdk", "results", "Values are copies: mutating a task or result passed or returned never changes the store."},
 	{"P-RESULT-4", Must, "sdk", "results", "No task is completed or failed without a result: UpdateTaskStatus to either is ErrInvalid, or a result is kept."},
-	{"P-LIST-1", Must, "sdk", "list", "Following nextCursor returns every visible task exactly once, as GetTask returns it, and nothing invisible."},
+	{"P-LIST-1", Must, "sdk", "list", "Following nextCursor returns every visible task exactly once, as GetTask returns it, and nothing invisible; a cursor the store never issued fails with ErrInvalid."},
 	{"P-LIST-2", Must, "sdk", "list", "A cursor survives its task being deleted or expiring between pages; the listing stays exactly-once."},
 	{"P-LIST-3", Must, "sdk", "list", "A page costs O(page): a page at 32000 tasks takes at most 4 times as long as at 1000."},
 	{"P-TTL-1", Must, "sdk", "ttl", "A task that is not terminal is never removed by its ttl."},
