@@ -76,6 +76,8 @@ const (
 	sleepsHoldingLock
 	queuesOnChannel
 	getCachesMisses
+	limitInt32
+	deleteKeepsOwner
 
 	// The SDK task-store profile's defects (sdk_store.go).
 	sdkSequentialIDs
@@ -184,6 +186,8 @@ var catalogue = []Mutant{
 	{"aliases-values", []string{"S-VAL-4"}, "returns the store's own maps: a caller's mutation changes the stored task", both, aliasesValues},
 	{"ignores-context", []string{"S-CTX-1"}, "a cancelled context is ignored and the call goes through", both, ignoresContext},
 	{"wait-ignores-context", []string{"S-CTX-1"}, "the context is checked when a call starts, not while it waits on a lock someone else holds (a blocking call without the context)", both, waitIgnoresContext},
+	{"limit-int32", []string{"L-LIST-2"}, "Limit goes through a 32-bit integer: 2^31 becomes negative (no rows), 2^32+1 becomes 1", legacyOnly, limitInt32},
+	{"delete-keeps-owner", []string{"M-CREATE-1", "M-DELETE-1"}, "Delete leaves the task's owner in an owner index, and a later Create of the id takes the owner from there: another owner's task of a reused id belongs to the first", modernOnly, deleteKeepsOwner},
 	{"get-caches-misses", []string{"M-CREATE-1"}, "Get remembers the ids it did not find and answers not found for them ever after: a task created after a Get of its id is never found", modernOnly, getCachesMisses},
 	{"sleeps-holding-lock", []string{"S-CTX-1"}, "a call checks its context on entry, then takes the store's I/O lock without it and, when other calls are in the store, holds it across 100 ms of I/O: callers queue, ignoring their contexts (no harness.Blocker; declared self-contained)", both, sleepsHoldingLock},
 	{"queues-on-channel", []string{"S-CTX-1"}, "a call checks its context on entry, then hands itself to a single worker over an unbuffered channel (100 ms a call when others are in the store) and waits for its reply, ignoring its context (no harness.Blocker; declared self-contained)", both, queuesOnChannel},

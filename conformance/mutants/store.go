@@ -43,6 +43,9 @@ type backend struct {
 	// missed is the get-caches-misses mutant's cache of ids Get did not find; nothing
 	// clears it.
 	missed map[string]bool
+	// formerOwner is the delete-keeps-owner mutant's owner index: Delete leaves the
+	// deleted task's owner in it, and a Create of the id takes it from there.
+	formerOwner map[string]string
 
 	// held, while not nil, holds back every call until it is closed: the hold of
 	// harness.Blocker, a lock taken by someone else.
@@ -499,6 +502,9 @@ func (s legacyStore) List(ctx context.Context, opts legacy.ListOptions) ([]legac
 		// for principals.
 		opts.Limit = nil
 	}
+	if s.d == limitInt32 && opts.Limit != nil {
+		opts.Limit = new(int(int32(*opts.Limit))) // an INT column or a 32-bit parameter
+	}
 	for _, t := range s.b.legacy {
 		if opts.Limit != nil && len(out) >= *opts.Limit && (s.d != limitZeroUnbounded || *opts.Limit > 0) {
 			break
@@ -728,6 +734,9 @@ func (s modernStore) Create(ctx context.Context, task modern.Task) (modern.Task,
 	if _, ok := s.b.modern[k]; ok && s.d != createOverwrites {
 		return modern.Task{}, reference.ErrorFor(reference.ErrExists, t.TaskID)
 	}
+	if owner, ok := s.b.formerOwner[k]; ok {
+		t.Owner = owner // the owner index kept the deleted task's row
+	}
 	s.b.modern[k] = t
 	return s.outTask(t), nil
 }
@@ -844,6 +853,12 @@ func (s modernStore) Delete(ctx context.Context, id string) error {
 	k := s.key(id)
 	if _, ok := s.b.modern[k]; !ok && s.d == deleteMissingFails {
 		return reference.NotFound(id)
+	}
+	if t, ok := s.b.modern[k]; ok && s.d == deleteKeepsOwner {
+		if s.b.formerOwner == nil {
+			s.b.formerOwner = map[string]string{}
+		}
+		s.b.formerOwner[k] = t.Owner
 	}
 	delete(s.b.modern, k)
 	return nil
