@@ -24,6 +24,7 @@ func (s *Server) handleModern(ctx context.Context, r *request) (any, *rpcError) 
 			"capabilities":      map[string]any{"tools": map[string]any{}, "extensions": map[string]any{TasksExtension: map[string]any{}}},
 			"serverInfo":        map[string]any{"name": "storecheck", "version": "reference"},
 			"ttlMs":             0,
+			"cacheScope":        "public",
 		}), nil
 	case "ping":
 		return complete(map[string]any{}), nil

@@ -120,6 +120,19 @@ var tools = []tool{
 			}
 			return text(fmt.Sprintf("Kept %q", item)), nil
 		}},
+	{name: "multi_input", description: "Asks two questions at once through tasks/update, then answers with both.", support: supportOptional, modernOnly: true,
+		schema: schema(map[string]any{}),
+		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
+			ask := func(q string) map[string]any {
+				return map[string]any{"method": "elicitation/create", "params": map[string]any{"mode": "form", "message": q,
+					"requestedSchema": schema(map[string]any{"answer": map[string]any{"type": "string"}}, "answer")}}
+			}
+			answers, err := w.input(ctx, map[string]any{"first": ask("First question?"), "second": ask("Second question?")})
+			if err != nil {
+				return nil, errorf(codeInternal, "multi_input: %v", err)
+			}
+			return text(fmt.Sprintf("first: %v; second: %v", answers["first"], answers["second"])), nil
+		}},
 	{name: "long_job", description: "Works for `seconds` seconds (default 60) unless cancelled.", support: supportOptional,
 		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
 		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
