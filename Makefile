@@ -12,22 +12,14 @@ TS_SDK := examples/typescript-sdk
 OFFICIAL := mcp/officialsuite
 node-deps: $(TS_SDK)/node_modules/.package-lock.json $(OFFICIAL)/node_modules/.package-lock.json
 
-$(OFFICIAL)/node_modules/.package-lock.json: $(OFFICIAL)/package.json $(OFFICIAL)/package-lock.json
+# npm ci of the directory of the target's lockfile; without npm a skip, or a failure in CI.
+%/node_modules/.package-lock.json: %/package.json %/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
-		npm ci --prefix $(OFFICIAL) --no-audit --no-fund; \
+		npm ci --prefix $* --no-audit --no-fund; \
 	elif [ "$$CI" = true ]; then \
 		echo "node-deps: npm is missing; CI needs node 20 or later and npm"; exit 1; \
 	else \
-		echo "node-deps: npm is missing: the official suite's test will skip"; \
-	fi
-
-$(TS_SDK)/node_modules/.package-lock.json: $(TS_SDK)/package.json $(TS_SDK)/package-lock.json
-	@if command -v npm >/dev/null 2>&1; then \
-		npm ci --prefix $(TS_SDK) --no-audit --no-fund; \
-	elif [ "$$CI" = true ]; then \
-		echo "node-deps: npm is missing; CI needs node 20 or later and npm"; exit 1; \
-	else \
-		echo "node-deps: npm is missing: the TypeScript SDK compatibility test will skip"; \
+		echo "node-deps: npm is missing: the tests that need $* will skip"; \
 	fi
 
 # Every test: units, the battery against every adapter (Postgres and Redis in containers),

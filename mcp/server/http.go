@@ -151,28 +151,13 @@ func streams(method string) bool { return method == "tasks/result" || method == 
 
 // postStream answers r with an SSE stream: messages before the answer, then the answer.
 func (s *Server) postStream(w http.ResponseWriter, req *http.Request, r *request) {
-	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	var mu sync.Mutex
+	event := sse(w)
 	send := func(v any) error {
 		b, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", b); err != nil {
-			return err
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return nil
-	}
-	if flusher != nil {
-		flusher.Flush()
+		return event(b)
 	}
 	r.stream = send
 	result, e := s.handle(req.Context(), r)
@@ -204,13 +189,7 @@ func (s *Server) listen(w http.ResponseWriter, req *http.Request, principal stri
 		delete(ss.streams, ch)
 		ss.mu.Unlock()
 	}()
-	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	if flusher != nil {
-		flusher.Flush()
-	}
+	event := sse(w)
 	for {
 		select {
 		case <-req.Context().Done():
@@ -218,13 +197,34 @@ func (s *Server) listen(w http.ResponseWriter, req *http.Request, principal stri
 		case <-s.ctx.Done():
 			return
 		case b := <-ch:
-			if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", b); err != nil {
+			if event(b) != nil {
 				return
 			}
-			if flusher != nil {
-				flusher.Flush()
-			}
 		}
+	}
+}
+
+// sse starts an SSE response and returns how to send one message event on it; sends
+// may come from several goroutines.
+func sse(w http.ResponseWriter) func(data []byte) error {
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	var mu sync.Mutex
+	return func(data []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", data); err != nil {
+			return err
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return nil
 	}
 }
 

@@ -343,16 +343,10 @@ func (s *Server) legacyList(ctx context.Context, r *request) (any, *rpcError) {
 
 // intOf reads a whole number from a task's metadata.
 func intOf(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return n, true
-	case int:
-		return int64(n), true
-	case float64:
-		return int64(n), n == math.Trunc(n)
-	case json.Number:
+	if n, ok := v.(json.Number); ok {
 		i, err := n.Int64()
 		return i, err == nil
 	}
-	return 0, false
+	f, ok := number(v)
+	return int64(f), ok && f == math.Trunc(f)
 }
