@@ -140,6 +140,8 @@ const (
 	SubjectFacade Subject = "facade"
 	// SubjectBattery: the battery's checks on itself.
 	SubjectBattery Subject = "battery"
+	// SubjectServer: an MCP server, judged over the protocol (storecheck probe).
+	SubjectServer Subject = "server"
 )
 
 // libraryRules are the rules that test storecheck's own reference library only.
@@ -151,6 +153,8 @@ func (r Rule) Subject() Subject {
 	switch {
 	case r.Era == "battery":
 		return SubjectBattery
+	case r.Era == "server":
+		return SubjectServer
 	case libraryRules[r.ID]:
 		return SubjectLibrary
 	case strings.HasPrefix(r.ID, "L-F-") || strings.HasPrefix(r.ID, "M-F-"):

@@ -17,6 +17,7 @@ type Rule struct {
 	Level Level
 	// Era is "shared" (section 0), "legacy" (section 1), "modern" (section 2), "sdk"
 	// (the SDK task-store profile, section 6),
+	// "server" (the MCP server level, section 7: storecheck probe and the reference server),
 	// "faults" (run by storecheck run --faults against a backend it can take away,
 	// package conformance/faults) or "battery" (section 3, the battery's checks on itself).
 	Era string
@@ -130,6 +131,20 @@ var catalogue = []Rule{
 	{"F-DURABLE-1", Must, "faults", "durability", "Every write acknowledged before or during a pause, kill or failover of the backend is present after it."},
 	{"F-ATOMIC-1", Must, "faults", "durability", "A write that returned an error took effect entirely or not at all, and never takes effect after the store served again without it."},
 	{"F-DECLARE-1", Must, "faults", "durability", "A store that may lose acknowledged writes on a crash or failover declares it; its losses are reported as declared, never as passed."},
+
+	{"V-AUTH-1", Must, "server", "auth", "A bearer token maps to a principal, none is anonymous, an unknown one is HTTP 401; tasks are owned as the facades' truth table says."},
+	{"V-DENY-1", Must, "server", "isolation", "Another principal's (or, with require-owner, an anonymous) task is answered exactly as a missing one by every tasks/* method, and never listed."},
+	{"V-SESSION-1", Must, "server", "isolation", "A 2025-11-25 session is bound to its principal: its id with another token, or an id never issued, is HTTP 404."},
+	{"V-LIST-1", Must, "server", "list", "tasks/list pages the caller's tasks with nextCursor exactly when more follow, none skipped or repeated under concurrent creation; a forged or foreign cursor is -32602."},
+	{"V-FIN-1", Must, "server", "finality", "A terminal task stays terminal: 2025-11-25 tasks/cancel of it is -32602, the extension's is an acknowledgement; a working task cancelled is cancelled."},
+	{"V-RESULT-1", Must, "server", "result", "2025-11-25 tasks/result blocks until the task is terminal and returns the tool's result with the related-task _meta, or its JSON-RPC error."},
+	{"V-ERROR-1", Must, "server", "result", "A tool result with isError ends a 2025-11-25 task failed and a 2026-07-28 task completed; a JSON-RPC error fails it in both."},
+	{"V-SUPPORT-1", Must, "server", "negotiation", "execution.taskSupport is honoured both ways: a task for a forbidden tool, or a plain call of a required one, is -32601."},
+	{"V-EXT-1", Must, "server", "negotiation", "Without the tasks extension in the request's capabilities, tasks/* and subscriptions/listen are -32021; tasks/list and tasks/result are -32601."},
+	{"V-ROUTE-1", Must, "server", "negotiation", "Mcp-Name must equal params.taskId on tasks/get, tasks/update and tasks/cancel (and Mcp-Method the method), else -32020."},
+	{"V-NOTIFY-1", Must, "server", "notify", "Task notifications reach only streams of callers that may see the task."},
+	{"V-INPUT-1", Must, "server", "input", "An input_required task shows its inputRequests; tasks/update acknowledges, ignores keys not outstanding, and the task works again once all are answered."},
+	{"V-BAD-1", Must, "server", "input", "Malformed JSON, batches, unknown methods, wrong params and oversized bodies get the spec's codes, and the server keeps serving."},
 
 	{"B-POWER-1", Must, "battery", "battery", "Every store in the mutant catalogue fails the battery on the rule it breaks; every honest store passes."},
 	{"B-REPRO-1", Must, "battery", "battery", "Every randomised check prints the seed that reproduces it; rerunning with that seed replays the same operations."},
