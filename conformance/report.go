@@ -197,6 +197,18 @@ func (t *Totals) add(o Outcome, subject Subject) {
 	t.BySubject[subject][o]++
 }
 
+// NewReport makes a report of rule results judged outside the Ginkgo battery (storecheck
+// probe): meta carries the run's identity; the rules' totals are counted here.
+func NewReport(meta Report, rules []RuleResult) *Report {
+	r := meta
+	r.Rules = rules
+	r.Totals = Totals{}
+	for _, rr := range rules {
+		r.Totals.add(rr.Outcome, rr.Subject)
+	}
+	return &r
+}
+
 // OK reports whether the run passed: no rule failed, aborted or had its setup refused,
 // and nothing failed outside the rules; under Strict, no rule was only partly
 // verified or inconclusive. Warnings (outside Strict), inconclusive (outside Strict)
@@ -514,9 +526,10 @@ func (r *Report) Summary(w io.Writer) error {
 // their passes are the store's), then the library's and the facade's.
 func (r *Report) closingCounts() string {
 	var parts []string
-	for _, subj := range []Subject{SubjectStore, SubjectLibrary, SubjectFacade, SubjectBattery} {
+	_, server := r.Totals.BySubject[SubjectServer]
+	for _, subj := range []Subject{SubjectStore, SubjectLibrary, SubjectFacade, SubjectBattery, SubjectServer} {
 		counts := r.Totals.BySubject[subj]
-		if len(counts) == 0 && subj != SubjectStore {
+		if len(counts) == 0 && (subj != SubjectStore || server) {
 			continue
 		}
 		var cs []string

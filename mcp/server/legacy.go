@@ -173,8 +173,14 @@ func (w legacyWork) input(context.Context, map[string]any) (map[string]any, erro
 
 // legacyGet reads a task the caller may see and that has not expired.
 func (s *Server) legacyGet(ctx context.Context, id string, caller reference.Caller) (legacy.Task, *rpcError) {
+	if s.cfg.Mutant == "foreign-sees-tasks" {
+		caller = reference.System()
+	}
 	t, err := s.legacy.Get(ctx, id, caller)
 	if errors.Is(err, reference.ErrNotFound) {
+		if _, serr := s.legacy.Get(ctx, id, reference.System()); serr == nil && s.cfg.Mutant == "denied-differs" {
+			return nil, errorf(codeInvalidParams, "Access denied to task %s", id)
+		}
 		return nil, taskNotFound(id)
 	}
 	if err != nil {
@@ -227,8 +233,16 @@ func (s *Server) legacyCancel(ctx context.Context, r *request) (any, *rpcError) 
 	if e != nil {
 		return nil, e
 	}
-	if _, e := s.legacyGet(ctx, id, r.caller); e != nil {
+	cur, e := s.legacyGet(ctx, id, r.caller)
+	if e != nil {
 		return nil, e
+	}
+	if s.cfg.Mutant == "cancel-overwrites" && cur.Status().Terminal() {
+		t, err := s.legacy.Store().Update(ctx, id, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
+		if err != nil {
+			return nil, errorf(codeInternal, "cancel the task: %v", err)
+		}
+		return s.legacyJSON(t), nil
 	}
 	t, err := s.legacy.Cancel(ctx, id, r.caller)
 	switch {
@@ -259,6 +273,9 @@ func (s *Server) legacyResult(ctx context.Context, r *request) (any, *rpcError) 
 		t, e := s.legacyGet(ctx, id, r.caller)
 		if e != nil {
 			return nil, e
+		}
+		if !t.Status().Terminal() && s.cfg.Mutant == "result-at-once" {
+			return nil, errorf(codeInternal, "Task %s has no result yet", id)
 		}
 		if t.Status().Terminal() {
 			if raw, ok := t[keyError].(map[string]any); ok {
@@ -293,10 +310,14 @@ func (s *Server) legacyList(ctx context.Context, r *request) (any, *rpcError) {
 	if raw, ok := r.params["cursor"]; ok && raw != nil {
 		c, _ := raw.(string)
 		pos, err := s.readCursor(c, r.caller)
-		if err != nil {
+		switch {
+		case err != nil && s.cfg.Mutant == "cursor-unchecked":
+			// lists from the start
+		case err != nil:
 			return nil, errorf(codeInvalidParams, "Invalid cursor: %v", err)
+		default:
+			after = &pos
 		}
-		after = &pos
 	}
 	rows, err := s.legacy.List(ctx, legacy.ListOptions{}, r.caller)
 	if err != nil {

@@ -136,7 +136,7 @@ func (w modernWork) input(ctx context.Context, requests map[string]any) (map[str
 
 // modernTask answers tasks/get, tasks/update and tasks/cancel.
 func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
-	if !r.declaresTasks() {
+	if !r.declaresTasks() && s.cfg.Mutant != "ext-not-required" {
 		return nil, missingCapability()
 	}
 	id, e := stringParam(r.params, "taskId")
@@ -148,7 +148,16 @@ func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
 	}
 	switch r.msg.Method {
 	case "tasks/get":
-		t, err := s.modern.Get(ctx, id, r.caller)
+		caller := r.caller
+		if s.cfg.Mutant == "foreign-sees-tasks" {
+			caller = reference.System()
+		}
+		t, err := s.modern.Get(ctx, id, caller)
+		if errors.Is(err, reference.ErrNotFound) && s.cfg.Mutant == "denied-differs" {
+			if _, serr := s.modern.Get(ctx, id, reference.System()); serr == nil {
+				return nil, errorf(codeInvalidParams, "Access denied to task %s", id)
+			}
+		}
 		if err != nil {
 			return nil, modernErr(id, err)
 		}

@@ -70,6 +70,20 @@ type Config struct {
 	PageSize int
 	// MaxBody bounds a request body (0: 1 MiB).
 	MaxBody int64
+	// Mutant switches on one deliberate defect (Mutants lists them), for the probe's
+	// own power check; "" is the honest server.
+	Mutant string
+}
+
+// Mutants are the server's deliberate defects, each with the rule it breaks: the probe
+// must fail each on that rule (storecheck's proof that its checks bite).
+var Mutants = map[string]string{
+	"foreign-sees-tasks": "V-DENY-1",   // tasks/get answers any caller
+	"denied-differs":     "V-DENY-1",   // another principal's task is "access denied", a missing one "not found"
+	"cursor-unchecked":   "V-LIST-1",   // a cursor that does not verify lists from the start
+	"cancel-overwrites":  "V-FIN-1",    // 2025-11-25 tasks/cancel of a terminal task cancels it
+	"result-at-once":     "V-RESULT-1", // tasks/result of a working task answers at once with an error
+	"ext-not-required":   "V-EXT-1",    // tasks/get without the extension is served
 }
 
 // Server serves MCP with tasks. It is safe for concurrent use.
@@ -101,6 +115,9 @@ type session struct {
 func New(cfg Config) (*Server, error) {
 	if cfg.Legacy == nil && cfg.Modern == nil {
 		return nil, errors.New("server: no store: give Legacy, Modern or both")
+	}
+	if _, ok := Mutants[cfg.Mutant]; cfg.Mutant != "" && !ok {
+		return nil, fmt.Errorf("server: no mutant %q", cfg.Mutant)
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = reference.SystemClock{}
