@@ -61,6 +61,14 @@ func faultf(input, want string, got any) *fault {
 	return &fault{input: input, want: want, got: fmt.Sprint(got)}
 }
 
+// answerOr renders a response, or the error that came instead.
+func answerOr(res *client.Response, err error) string {
+	if err != nil || res == nil {
+		return fmt.Sprint(err)
+	}
+	return answer(res)
+}
+
 // answer renders a response for a failure message.
 func answer(res *client.Response) string {
 	if res.Error != nil {
@@ -297,16 +305,21 @@ func checkExtension(ctx context.Context, r *eraRun) error {
 
 func checkBad(ctx context.Context, r *eraRun) error {
 	p := r.owner
+	// Malformed JSON: an HTTP 4xx, with a JSON-RPC -32700 in the body or no JSON-RPC body
+	// at all (transports: "it MUST return an HTTP error status code (e.g., 400 Bad
+	// Request). The HTTP response body MAY comprise a JSON-RPC error response").
 	res, err := p.conn.SendRaw(ctx, nil, []byte(`{"jsonrpc":"2.0","id":1,"method":`), nil)
-	if err != nil && !errors.Is(err, client.ErrHTTP) {
-		return err
+	var status int
+	if res != nil {
+		status = res.HTTPStatus
 	}
-	if err != nil || res.Error == nil || res.Error.Code != client.CodeParse {
-		got := fmt.Sprint(err)
-		if err == nil {
-			got = answer(res)
-		}
-		return faultf("a POST of malformed JSON", "-32700 (Parse error)", got)
+	switch {
+	case err != nil && !errors.Is(err, client.ErrHTTP):
+		return err
+	case status < 400 || status > 499:
+		return faultf("a POST of malformed JSON", "an HTTP 4xx (e.g. 400 Bad Request), its body a -32700 Parse error or none", fmt.Sprintf("HTTP %d, %v", status, answerOr(res, err)))
+	case err == nil && (res.Error == nil || res.Error.Code != client.CodeParse):
+		return faultf("a POST of malformed JSON", "-32700 (Parse error) as the JSON-RPC answer", answer(res))
 	}
 	res, err = p.call(ctx, "storecheck/no-such-method", nil, true)
 	if err != nil {

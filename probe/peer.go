@@ -40,6 +40,22 @@ func dial(ctx context.Context, url string, p Principal, era conformance.Era, wai
 	hdr.Set("MCP-Protocol-Version", version)
 	pe := &peer{name: p.Name, era: era, conn: client.DialHTTP(url, client.HTTPOptions{Header: hdr}), wait: wait}
 	if era == conformance.EraModern {
+		// No handshake on this wire: server/discover says whether the extension is served.
+		res, err := pe.call(ctx, "server/discover", nil, true)
+		if err != nil {
+			return nil, fmt.Errorf("server/discover as %s: %w", who(p.Name), err)
+		}
+		var disc struct {
+			Capabilities struct {
+				Extensions map[string]any `json:"extensions"`
+			} `json:"capabilities"`
+		}
+		if err := res.Decode(&disc); err != nil {
+			return nil, fmt.Errorf("server/discover as %s: the server does not serve %s: %w", who(p.Name), versionModern, err)
+		}
+		if disc.Capabilities.Extensions[tasksExtension] == nil {
+			return nil, fmt.Errorf("server/discover as %s: the server does not declare the tasks extension %s", who(p.Name), tasksExtension)
+		}
 		return pe, nil
 	}
 	res, err := pe.conn.Call(ctx, "initialize", map[string]any{"protocolVersion": versionLegacy,
