@@ -205,6 +205,7 @@ func NewReport(meta Report, rules []RuleResult) *Report {
 	r.Totals = Totals{}
 	for _, rr := range rules {
 		r.Totals.add(rr.Outcome, rr.Subject)
+		r.Totals.Specs += len(rr.Specs)
 	}
 	return &r
 }
