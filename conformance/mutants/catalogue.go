@@ -199,7 +199,7 @@ var catalogue = []Mutant{
 	{"stale-instance", []string{"S-SHARE-1", "M-CREATE-2"}, "a second instance reads its own stale copy of the backend", both, staleInstance},
 
 	// The SDK task-store profile. Those marked (TS) are the TypeScript SDK's
-	// InMemoryTaskStore's own defects (issue 16).
+	// InMemoryTaskStore's own defects, found by the profile.
 	{"sdk-sequential-ids", []string{"P-ID-1"}, "CreateTask numbers its tasks: task-1, task-2, ... (distinct, guessable)", sdkOnly, sdkSequentialIDs},
 	{"sdk-racy-ids", []string{"P-ID-2"}, "the next id is drawn ahead and replaced only after the insert: concurrent creates share it (natural race)", sdkOnly, sdkRacyIDs},
 	{"sdk-create-no-last-updated", []string{"P-CREATE-1"}, "a created task has no lastUpdatedAt until its first write", sdkOnly, sdkCreateNoLastUpdated},

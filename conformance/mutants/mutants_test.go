@@ -328,7 +328,7 @@ func TestEmptyIDIsS_ID_2(t *testing.T) {
 	}
 }
 
-// TestOwnerScopeMutantsKilledByScopeRules: the two List-scope mutants of issue 14 are
+// TestOwnerScopeMutantsKilledByScopeRules: the two List-scope mutants are
 // killed by L-LIST-3 and S-OWN-1 themselves (not only by some other declared rule), and
 // the store whose Swap words not-found its own way passes M-SWAP-2 under --strict.
 func TestOwnerScopeMutantsKilledByScopeRules(t *testing.T) {

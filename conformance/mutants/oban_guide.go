@@ -12,7 +12,7 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// The seeds' Oban guide ("Using Oban for MCP Tasks"), its reference code transcribed to
+// The Oban guide "Using Oban for MCP Tasks" (ConduitMCP's design documents), its reference code transcribed to
 // Go as it is written: ObanTaskStore (legacy) with the worker's update_task as Update,
 // and the modern store as its worker drives it (read, then write). Where the Elixir is
 // silent or would fail for reasons that are no part of the guide's design (Ecto's

@@ -10,7 +10,7 @@ import (
 )
 
 // guideVerdicts is what the battery must say about the Oban guide's stores, exactly:
-// the rules issue 20 names must fail, every consequence of the same defects must fail
+// the rules the guide's defects break must fail, every consequence of the same defects must fail
 // too (the reason says why it follows), a rule listed inconclusive must be reported so,
 // and nothing else may fail. mayFail is the one exception: a consequence that only a
 // race shows, caught in some runs and not others, may fail, pass or be inconclusive.
