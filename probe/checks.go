@@ -16,6 +16,10 @@ import (
 // the server, refused): its rule reads "setup refused", never passed or failed.
 var errSetup = errors.New("setup")
 
+// errNone marks a check the server gave nothing to run on (no tool of the kind it
+// needs): its rule reads "not exercised".
+var errNone = errors.New("nothing to check")
+
 // checks is the probe's table of contents: every check, the rule it judges and the eras
 // it runs in.
 var checks = []check{
@@ -23,6 +27,9 @@ var checks = []check{
 	{"V-FIN-1", "a completed task stays completed through tasks/cancel", bothEras, checkFinal},
 	{"V-LIST-1", "tasks/list returns each of the caller's tasks once across pages; a forged cursor, or another principal's, is -32602", legacyEra, checkList},
 	{"V-RESULT-1", "tasks/result waits for a working task to end and returns its result with the related-task _meta", legacyEra, checkResult},
+	{"V-SESSION-1", "a session id never issued, or another principal's, is HTTP 404", legacyEra, checkSession},
+	{"V-SUPPORT-1", "a plain call of a tool whose taskSupport is required is -32601", legacyEra, checkSupport("required")},
+	{"V-SUPPORT-2", "a task for a tool whose taskSupport is forbidden or absent is -32601", legacyEra, checkSupport("forbidden")},
 	{"V-EXT-1", "without the tasks extension tasks/get is -32021; tasks/list and tasks/result are -32601", modernEra, checkExtension},
 	{"V-BAD-1", "malformed JSON is -32700, an unknown method -32601, and the server keeps serving", bothEras, checkBad},
 }
@@ -48,7 +55,14 @@ type eraRun struct {
 	others []*peer
 	anon   *peer
 	tools  Tools
+	// authenticates is true when the server refused an unknown bearer token (HTTP 401
+	// or 403): then tokens are principals to it, else it has sessions only.
+	authenticates bool
+	notes         []string
 }
+
+// note records a remark for the check's rule that does not decide its outcome.
+func (r *eraRun) note(msg string) { r.notes = append(r.notes, msg) }
 
 // fault is a rule broken: the input, what was expected and what came back.
 type fault struct{ input, want, got string }
@@ -332,4 +346,96 @@ func checkBad(ctx context.Context, r *eraRun) error {
 		return faultf("a task made after the bad input", "the server still serving", err)
 	}
 	return nil
+}
+
+func checkSession(ctx context.Context, r *eraRun) error {
+	own := r.owner.conn.SessionID()
+	if own == "" {
+		return nil // no sessions: nothing to bind
+	}
+	tries := []struct {
+		who     *peer
+		session string
+		what    string
+	}{{r.owner, "storecheck-probe-never-issued", "a session id never issued"}}
+	switch {
+	case len(r.others) > 0 && r.authenticates:
+		tries = append(tries, struct {
+			who     *peer
+			session string
+			what    string
+		}{r.others[0], own, fmt.Sprintf("%s's session id", r.owner.name)})
+	case len(r.others) > 0:
+		r.note("another principal's token with the first's session id was not tried: the server accepts a bearer token it was never given, so it has sessions, not principals")
+	}
+	for _, tr := range tries {
+		saved := tr.who.conn.SessionID()
+		tr.who.conn.SetSessionID(tr.session)
+		res, err := tr.who.call(ctx, "tasks/list", nil, true)
+		tr.who.conn.SetSessionID(saved)
+		if err != nil && !errors.Is(err, client.ErrHTTP) {
+			return err
+		}
+		if res == nil || res.HTTPStatus != 404 {
+			status := 0
+			if res != nil {
+				status = res.HTTPStatus
+			}
+			return faultf(fmt.Sprintf("%s tasks/list with %s", who(tr.who.name), tr.what), "HTTP 404 Not Found", fmt.Sprintf("HTTP %d, %s", status, answerOr(res, err)))
+		}
+	}
+	return nil
+}
+
+// checkSupport calls, against their declared taskSupport, the tools of kind "required"
+// (plainly) or "forbidden" (as tasks; absent counts as forbidden).
+func checkSupport(kind string) func(ctx context.Context, r *eraRun) error {
+	return func(ctx context.Context, r *eraRun) error {
+		res, err := r.owner.call(ctx, "tools/list", nil, true)
+		if err != nil {
+			return err
+		}
+		var list struct {
+			Tools []struct {
+				Name      string `json:"name"`
+				Execution struct {
+					TaskSupport string `json:"taskSupport"`
+				} `json:"execution"`
+			} `json:"tools"`
+		}
+		if err := res.Decode(&list); err != nil {
+			return faultf("tools/list", "a list of tools", answer(res))
+		}
+		tried := 0
+		for _, t := range list.Tools {
+			support := or(t.Execution.TaskSupport, "forbidden")
+			if support != kind {
+				continue
+			}
+			params, what := map[string]any{"name": t.Name, "arguments": map[string]any{}}, "without a task, its taskSupport required"
+			if kind == "forbidden" {
+				params["task"] = map[string]any{}
+				what = "as a task, its taskSupport " + or(t.Execution.TaskSupport, "absent")
+			}
+			tried++
+			res, err := r.owner.call(ctx, "tools/call", params, true)
+			if err != nil {
+				return err
+			}
+			if res.Error == nil || res.Error.Code != client.CodeMethodNotFound {
+				return faultf(fmt.Sprintf("tools/call %s %s", t.Name, what), "-32601 (Method not found)", answer(res))
+			}
+		}
+		if tried == 0 {
+			return fmt.Errorf("%w: no tool of the server's tools/list has taskSupport %s", errNone, kind)
+		}
+		return nil
+	}
+}
+
+func or(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/probe/client"
 )
 
 // Principal is a credential the probe calls with.
@@ -89,7 +90,11 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 			case setupErr != nil:
 				rr.Outcome, rr.Reasons = conformance.NotExercised, []string{"the server did not let the probe in: " + setupErr.Error()}
 			default:
-				rr.Outcome, rr.Reasons = judge(ctx, c, er)
+				er.notes = nil
+				rr.Outcome, rr.Reasons = judge(ctx, c, er, cfg.Strict)
+				for _, n := range er.notes {
+					rr.Notes = append(rr.Notes, "note: "+n)
+				}
 			}
 			if cfg.Progress != nil {
 				fmt.Fprintf(cfg.Progress, "probe: %s %s: %s\n", rr.ID, era, rr.Outcome)
@@ -119,21 +124,29 @@ func connect(ctx context.Context, cfg Config, era conformance.Era) (*eraRun, err
 	if anon, err := dial(ctx, cfg.URL, Principal{}, era, cfg.Wait); err == nil {
 		er.anon = anon
 	}
+	// An unknown token refused means tokens are principals to the server.
+	_, err := dial(ctx, cfg.URL, Principal{Name: "stranger", Token: "storecheck-probe-unknown-token"}, era, cfg.Wait)
+	var refused *client.HTTPError
+	er.authenticates = errors.As(err, &refused) && (refused.StatusCode == 401 || refused.StatusCode == 403)
 	return er, nil
 }
 
 // judge runs one check and says what it found.
-func judge(ctx context.Context, c check, er *eraRun) (conformance.Outcome, []string) {
+func judge(ctx context.Context, c check, er *eraRun, strict bool) (conformance.Outcome, []string) {
 	err := c.run(ctx, er)
 	var f *fault
+	rule, _ := conformance.RuleByID(c.rule)
 	switch {
 	case err == nil:
 		return conformance.Passed, nil
+	case errors.As(err, &f) && rule.Level == conformance.Should && !strict:
+		return conformance.Warned, []string{fmt.Sprintf("%s\n  server: %s era\n  %s", rule, er.era, f.Error())}
 	case errors.As(err, &f):
-		rule, _ := conformance.RuleByID(c.rule)
 		return conformance.Failed, []string{fmt.Sprintf("%s\n  server: %s era\n  %s", rule, er.era, f.Error())}
 	case errors.Is(err, errSetup):
 		return conformance.SetupRefused, []string{err.Error()}
+	case errors.Is(err, errNone):
+		return conformance.NotExercised, []string{err.Error()}
 	}
 	return conformance.Aborted, []string{"the transport failed: " + err.Error()}
 }

@@ -13,18 +13,29 @@ import (
 
 // probePins are storecheck probe's verdicts on the TypeScript SDK's own MCP server with
 // tasks (server.mjs: McpServer, StreamableHTTPServerTransport, InMemoryTaskStore), by
-// rule and era. It binds tasks to the session, so another session sees nothing of them;
-// it speaks 2025-11-25 only, so the 2026-07-28 rules are not exercised.
-var probePins = map[string]conformance.Outcome{
-	"V-DENY-1 legacy":   conformance.Passed,
-	"V-FIN-1 legacy":    conformance.Passed,
-	"V-LIST-1 legacy":   conformance.Passed,
-	"V-RESULT-1 legacy": conformance.Passed,
-	"V-BAD-1 legacy":    conformance.Passed,
-	"V-DENY-1 modern":   conformance.NotExercised,
-	"V-FIN-1 modern":    conformance.NotExercised,
-	"V-EXT-1 modern":    conformance.NotExercised,
-	"V-BAD-1 modern":    conformance.NotExercised,
+// rule and era, and for a failure a piece of its report naming the finding. It binds
+// tasks to the session, so another session sees nothing of them, and ignores bearer
+// tokens (it has sessions, not principals); it speaks 2025-11-25 only, so the 2026-07-28
+// rules are not exercised.
+var probePins = map[string]struct {
+	outcome conformance.Outcome
+	finding string
+}{
+	"V-DENY-1 legacy":    {outcome: conformance.Passed},
+	"V-FIN-1 legacy":     {outcome: conformance.Passed},
+	"V-LIST-1 legacy":    {outcome: conformance.Passed},
+	"V-RESULT-1 legacy":  {outcome: conformance.Passed},
+	"V-SESSION-1 legacy": {outcome: conformance.Passed},
+	// A plain call of a tool registered with registerToolTask (taskSupport required) is
+	// answered with a result whose isError text holds the -32601, not the JSON-RPC error.
+	"V-SUPPORT-1 legacy": {conformance.Failed, `"isError":true`},
+	// Every tool of server.mjs is a task tool: none forbidden.
+	"V-SUPPORT-2 legacy": {outcome: conformance.NotExercised},
+	"V-BAD-1 legacy":     {outcome: conformance.Passed},
+	"V-DENY-1 modern":    {outcome: conformance.NotExercised},
+	"V-FIN-1 modern":     {outcome: conformance.NotExercised},
+	"V-EXT-1 modern":     {outcome: conformance.NotExercised},
+	"V-BAD-1 modern":     {outcome: conformance.NotExercised},
 }
 
 // TestProbeTypeScriptServer probes the SDK's server and compares every verdict with its
@@ -59,8 +70,8 @@ func TestProbeTypeScriptServer(t *testing.T) {
 	}
 	for key, want := range probePins {
 		rr, ran := got[key]
-		if !ran || rr.Outcome != want {
-			t.Errorf("%s: pinned %s, got %q %v", key, want, rr.Outcome, rr.Reasons)
+		if !ran || rr.Outcome != want.outcome || want.finding != "" && !strings.Contains(strings.Join(rr.Reasons, "\n"), want.finding) {
+			t.Errorf("%s: pinned %s (%q), got %q %v", key, want.outcome, want.finding, rr.Outcome, rr.Reasons)
 		}
 		delete(got, key)
 	}

@@ -79,9 +79,11 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 	args, _ := r.params["arguments"].(map[string]any)
 	taskParams, asTask := r.params["task"].(map[string]any)
 	switch {
+	case asTask && t.support == supportForbidden && s.cfg.Mutant == "forbidden-as-task":
+		// runs as a task below
 	case asTask && t.support == supportForbidden:
 		return nil, errorf(codeMethodNotFound, "tool %q does not run as a task", name)
-	case !asTask && t.support == supportRequired:
+	case !asTask && t.support == supportRequired && s.cfg.Mutant != "required-runs-plain":
 		return nil, errorf(codeMethodNotFound, "tool %q runs only as a task: add params.task", name)
 	case !asTask:
 		res, rpcErr := t.run(ctx, nil, args)

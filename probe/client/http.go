@@ -18,6 +18,17 @@ import (
 // without end cannot exhaust the probe's memory.
 const maxBody = 16 << 20
 
+// HTTPError is an HTTP error status that came without a JSON-RPC answer; it wraps
+// ErrHTTP.
+type HTTPError struct {
+	StatusCode int
+	Status     string
+	Body       string // its start
+}
+
+func (e *HTTPError) Error() string { return fmt.Sprintf("%v: %s: %s", ErrHTTP, e.Status, e.Body) }
+func (e *HTTPError) Unwrap() error { return ErrHTTP }
+
 // HTTPOptions configures a Streamable HTTP connection.
 type HTTPOptions struct {
 	// Client defaults to a client without a timeout: every call's context bounds it.
@@ -89,7 +100,7 @@ func (c *Conn) Listen(ctx context.Context) error {
 	if res.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
 		res.Body.Close()
-		return fmt.Errorf("%w: GET stream: %s %s", ErrHTTP, res.Status, clip(b, 200))
+		return &HTTPError{StatusCode: res.StatusCode, Status: res.Status, Body: clip(b, 200)}
 	}
 	go func() {
 		defer res.Body.Close()
@@ -214,7 +225,7 @@ func (t *httpTransport) roundTrip(ctx context.Context, id json.RawMessage, body 
 		msgs, err := decodeMessages(b)
 		if err != nil {
 			if res.StatusCode >= 400 {
-				return out, fmt.Errorf("%w: %s: %s", ErrHTTP, res.Status, clip(b, 200))
+				return out, &HTTPError{StatusCode: res.StatusCode, Status: res.Status, Body: clip(b, 200)}
 			}
 			return out, err
 		}
@@ -228,7 +239,7 @@ func (t *httpTransport) roundTrip(ctx context.Context, id json.RawMessage, body 
 	default:
 		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
 		if res.StatusCode >= 400 {
-			return out, fmt.Errorf("%w: %s: %s", ErrHTTP, res.Status, clip(b, 200))
+			return out, &HTTPError{StatusCode: res.StatusCode, Status: res.Status, Body: clip(b, 200)}
 		}
 		return out, fmt.Errorf("%w: HTTP %d with content type %q: %s", ErrMalformed, res.StatusCode, res.Header.Get("Content-Type"), clip(b, 200))
 	}
