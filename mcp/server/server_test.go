@@ -409,3 +409,109 @@ func TestStdio(t *testing.T) {
 	}
 	inW.Close()
 }
+
+// sseLines reads an SSE response's data lines into ch until the body ends.
+func sseLines(t *testing.T, req *http.Request, ch chan<- string) {
+	t.Helper()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Errorf("%s %s: %v", req.Method, req.URL, err)
+		close(ch)
+		return
+	}
+	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		t.Errorf("%s stream: HTTP %d %s", req.Method, res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	go func() {
+		defer res.Body.Close()
+		defer close(ch)
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				ch <- d
+			}
+		}
+	}()
+}
+
+// waitLine waits for a line containing all of want, failing after 5 s.
+func waitLine(t *testing.T, ch <-chan string, want ...string) string {
+	t.Helper()
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case l, ok := <-ch:
+			if !ok {
+				t.Fatalf("the stream ended before a line with %q", want)
+			}
+			all := true
+			for _, w := range want {
+				all = all && strings.Contains(l, w)
+			}
+			if all {
+				return l
+			}
+		case <-timeout:
+			t.Fatalf("no line with %q within 5 s", want)
+		}
+	}
+}
+
+// TestNotificationsReachOnlyTheOwner: notifications/tasks/status (2025-11-25, the session's
+// GET stream) and notifications/tasks (2026-07-28, subscriptions/listen) about alice's task
+// reach alice's streams, and bob's streams hear nothing of it.
+func TestNotificationsReachOnlyTheOwner(t *testing.T) {
+	hs := newServer(t, server.Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	alice, bob := legacyClient(t, hs.URL, "token-a"), legacyClient(t, hs.URL, "token-b")
+	get := func(c *client) *http.Request {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		req.Header.Set("Mcp-Session-Id", c.session)
+		return req
+	}
+	aliceLegacy, bobLegacy := make(chan string, 16), make(chan string, 16)
+	sseLines(t, get(alice), aliceLegacy)
+	sseLines(t, get(bob), bobLegacy)
+	time.Sleep(50 * time.Millisecond) // the streams are registered
+	id := alice.ok("tools/call", map[string]any{"name": "slow_compute", "arguments": map[string]any{"seconds": 0}, "task": map[string]any{}})["task"].(map[string]any)["taskId"].(string)
+	waitLine(t, aliceLegacy, "notifications/tasks/status", id, "completed")
+
+	// The extension: alice and bob listen to the same task id.
+	am, bm := modernClient(t, hs.URL, "token-a"), modernClient(t, hs.URL, "token-b")
+	mid := am.ok("tools/call", map[string]any{"name": "confirm_delete", "arguments": map[string]any{"item": "x"}})["taskId"].(string)
+	listen := func(c *client) *http.Request {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": map[string]any{
+			"notifications": map[string]any{"taskIds": []string{mid}},
+			"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": server.VersionModern,
+				"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{server.TasksExtension: map[string]any{}}}}}})
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		req.Header.Set("MCP-Protocol-Version", server.VersionModern)
+		return req
+	}
+	aliceModern, bobModern := make(chan string, 16), make(chan string, 16)
+	sseLines(t, listen(am), aliceModern)
+	sseLines(t, listen(bm), bobModern)
+	waitLine(t, aliceModern, "notifications/subscriptions/acknowledged")
+	waitLine(t, bobModern, "notifications/subscriptions/acknowledged")
+	waitStatus(am, mid, "input_required")
+	am.ok("tasks/update", map[string]any{"taskId": mid, "inputResponses": map[string]any{"confirm": map[string]any{"action": "accept"}}})
+	waitLine(t, aliceModern, `"method":"notifications/tasks"`, mid, "completed")
+	bm.wantError(-32602, "tasks/get", map[string]any{"taskId": mid})
+
+	time.Sleep(100 * time.Millisecond) // anything meant for bob would have arrived
+	cancel()
+	for l := range bobLegacy {
+		t.Errorf("bob's GET stream heard: %s", l)
+	}
+	for l := range bobModern {
+		if strings.Contains(l, id) || strings.Contains(l, "notifications/tasks\"") {
+			t.Errorf("bob's listen stream heard: %s", l)
+		}
+	}
+}
