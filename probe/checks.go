@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"strings"
 	"time"
 
 	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"github.com/storecheck/storecheck/probe/client"
 )
 

@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/storecheck/storecheck/mcp/jsonrpc"
 )
 
 // ServeHTTP is the Streamable HTTP endpoint: POST carries one JSON-RPC message, GET opens a

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"math"
 	"sort"
 	"time"
 
+	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/sdk"

@@ -3,9 +3,9 @@ package server
 import (
 	"context"
 	"errors"
-	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"time"
 
+	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/modern"
 	"github.com/storecheck/storecheck/reference/sdk"

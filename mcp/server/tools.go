@@ -3,8 +3,9 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"time"
+
+	"github.com/storecheck/storecheck/mcp/jsonrpc"
 )
 
 // Task support of a tool (2025-11-25 tools/list execution.taskSupport).

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/storecheck/storecheck/mcp/jsonrpc"
 )
 
 // Inbound is a message the server sent that answered none of the client's calls: a
