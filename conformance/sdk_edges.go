@@ -3,6 +3,7 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/storecheck/storecheck/reference"
 )
@@ -95,6 +96,30 @@ func sdkEdgeSpecs(s *suite) {
 			_, ok := sdkStored(e, st, session, t.TaskID)
 			e.Check(ok, fmt.Sprintf("GetTask(%s, %s) 5 ms after completing the task created with ttl %d ms (kept %d)", sdkWho(session), Q(t.TaskID), ttl, *t.TTL),
 				"the task: its ttl has years to run", "ErrNotFound")
+		}
+	})
+
+	s.It("P-SESS-1", "sessions of 255, 256 and 1024 bytes that differ only in their last byte, and \"café\" composed and decomposed, are distinct sessions", func(e *Env) {
+		st := e.SDK()
+		base := sdkSession(e, "edge")
+		pad := func(n int, last string) string { return base + strings.Repeat("s", n-len(base)-len(last)) + last }
+		pairs := [][2]string{
+			{pad(255, "a"), pad(255, "b")},
+			{pad(256, "a"), pad(256, "b")},
+			{pad(1024, "a"), pad(1024, "b")},
+			{base + "caf\u00e9", base + "cafe\u0301"},
+		}
+		for _, p := range pairs {
+			t := sdkCreate(e, st, p[0], sdkParams(nil))
+			_, err := st.GetTask(e.Ctx, p[1], t.TaskID)
+			in := fmt.Sprintf("GetTask(session of %d bytes %s, %s) of a task of session %s", len(p[1]), Q(p[1][max(0, len(p[1])-12):]), Q(t.TaskID), Q(p[0][max(0, len(p[0])-12):]))
+			e.CheckErr(err, reference.ErrNotFound, in)
+			listed, _ := sdkListAll(e, st, p[1], 4)
+			for _, l := range listed {
+				if l.TaskID == t.TaskID {
+					e.Check(false, fmt.Sprintf("ListTasks(session of %d bytes ending %s)", len(p[1]), Q(p[1][max(0, len(p[1])-12):])), "none of the other session's tasks", "its task "+Q(t.TaskID))
+				}
+			}
 		}
 	})
 }

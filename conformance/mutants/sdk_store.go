@@ -86,6 +86,10 @@ func (s sdkStore) visible(r *sdkRow, caller string) bool {
 	switch {
 	case s.d == sdkSessionFold:
 		return strings.EqualFold(r.session, caller)
+	case s.d == sdkSessionPrefix255:
+		return r.session[:min(len(r.session), 255)] == caller[:min(len(caller), 255)] // a VARCHAR(255) column
+	case s.d == sdkSessionNormalized:
+		return foldAccents(r.session) == foldAccents(caller)
 	case s.d == sdkSessionlessSeesAll && caller == sdk.NoSession, s.d == sdkSessionsIgnored:
 		return true
 	}
@@ -448,4 +452,10 @@ func (s sdkStore) WaitForUpdate(ctx context.Context, session, id string) error {
 	case <-ctx.Done():
 		return fmt.Errorf("mutant: %w", ctx.Err())
 	}
+}
+
+// foldAccents is the sdk-session-normalized mutant's comparison: a combining acute accent
+// folded into the precomposed letter, as a Unicode normalisation (NFC) would.
+func foldAccents(s string) string {
+	return strings.NewReplacer("e\u0301", "\u00e9", "a\u0301", "\u00e1").Replace(s)
 }
