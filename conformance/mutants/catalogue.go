@@ -109,6 +109,7 @@ const (
 	sdkTTLTimerOverflow
 	sdkSessionPrefix255
 	sdkSessionNormalized
+	sdkResultWrittenApart
 
 	diesMidRunDefect
 	tornUpdate
@@ -229,6 +230,7 @@ var catalogue = []Mutant{
 	{"sdk-keeps-negative-ttl", []string{"P-CREATE-1"}, "(TS) a negative ttl is kept and reported as is", sdkOnly, sdkKeepsNegativeTTL},
 	{"sdk-session-prefix-255", []string{"P-SESS-1"}, "sessions are compared on their first 255 bytes (a VARCHAR(255) column): two sessions that differ after that share their tasks", sdkOnly, sdkSessionPrefix255},
 	{"sdk-session-normalized", []string{"P-SESS-1"}, "sessions are compared after Unicode normalisation: \"café\" composed and decomposed are one session", sdkOnly, sdkSessionNormalized},
+	{"sdk-result-written-apart", []string{"P-RESULT-1"}, "StoreTaskResult writes the status, then the result in a second write: a reader between them sees a completed task with no result (natural race)", sdkOnly, sdkResultWrittenApart},
 	{"sdk-ttl-timer-overflow", []string{"P-TTL-2"}, "(TS) a ttl past 2^31-1 ms expires 1 ms after the task ends (Node's setTimeout runs a longer delay at once)", sdkOnly, sdkTTLTimerOverflow},
 	// Stores that declare truthfully what docs/wire.md tells them to, and still break a rule.
 	{"sdk-ttl-restarts-declared", []string{"P-TTL-4"}, "the ttl counts from creation and starts again when the task becomes terminal, declared as ttl_from completion (P-TTL-2 holds; MCP's creation does not)", sdkOnly, sdkTTLRestartsDeclared},

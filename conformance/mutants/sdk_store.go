@@ -258,6 +258,20 @@ func (s sdkStore) StoreTaskResult(ctx context.Context, session, id string, statu
 	if s.d == sdkAliases {
 		obj = result // the caller's own map
 	}
+	if s.d == sdkResultWrittenApart {
+		// The status in one write, the result in a second: a reader between them sees a
+		// terminal task without its result.
+		if err := s.finish(session, id, false, func(r *sdkRow, now int64) { r.task.Status = status }); err != nil {
+			return err
+		}
+		runtime.Gosched()
+		s.b.mu.Lock()
+		defer s.b.mu.Unlock()
+		if r, ok := s.b.tasks[id]; ok {
+			r.result = obj
+		}
+		return nil
+	}
 	return s.finish(session, id, false, func(r *sdkRow, now int64) {
 		r.result = obj
 		r.task.Status = status
