@@ -1,9 +1,10 @@
-package cli
+package builtin
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/storecheck/storecheck/cli"
 	"time"
 
 	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
@@ -11,17 +12,17 @@ import (
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
-func init() {
+func riverAdapters() (as []cli.Adapter) {
 	var dsn, dir string
-	addAdapter(adapter{
-		name: "river-postgres",
-		summary: "River job queue on PostgreSQL (riverpgxv5), both eras: each task row inserted with its job; " +
+	as = append(as, cli.Adapter{
+		Name: "river-postgres",
+		Summary: "River job queue on PostgreSQL (riverpgxv5), both eras: each task row inserted with its job; " +
 			"a container it starts itself, or --river-dsn (each spec in its own schema, migrated by rivermigrate)",
-		flags: func(fs *flag.FlagSet) {
+		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&dsn, "river-dsn", "", "river-postgres: connection string of an existing server (default: $"+
 				pgcontainer.EnvURL+", else a container from $"+pgcontainer.EnvImage+" or "+pgcontainer.DefaultImage+")")
 		},
-		open: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
+		Open: func(ctx context.Context) (harness.Harness, func(), error) {
 			if dsn != "" {
 				h := river.NewPostgresHarness(dsn)
 				return h, h.Close, nil
@@ -39,14 +40,14 @@ func init() {
 			}, nil
 		},
 	})
-	addAdapter(adapter{
-		name: "river-sqlite",
-		summary: "River job queue on SQLite (riversqlite, pure-Go modernc.org/sqlite), both eras: " +
+	as = append(as, cli.Adapter{
+		Name: "river-sqlite",
+		Summary: "River job queue on SQLite (riversqlite, pure-Go modernc.org/sqlite), both eras: " +
 			"each spec a fresh database file; needs nothing",
-		flags: func(fs *flag.FlagSet) {
+		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&dir, "river-sqlite-dir", "", "river-sqlite: directory for the database files (default: a temporary one, removed after)")
 		},
-		open: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
+		Open: func(ctx context.Context) (harness.Harness, func(), error) {
 			h, err := river.NewSQLiteHarness(dir)
 			if err != nil {
 				return nil, nil, err
@@ -54,4 +55,5 @@ func init() {
 			return h, h.Close, nil
 		},
 	})
+	return as
 }

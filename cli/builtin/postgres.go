@@ -1,9 +1,10 @@
-package cli
+package builtin
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/storecheck/storecheck/cli"
 	"time"
 
 	"github.com/storecheck/storecheck/adapters/postgres"
@@ -11,16 +12,16 @@ import (
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
-func init() {
+func postgresAdapters() (as []cli.Adapter) {
 	var dsn string
-	addAdapter(adapter{
-		name:    "postgres",
-		summary: "PostgreSQL, both eras: a container it starts itself, or --dsn (each spec in its own schema, dropped after)",
-		flags: func(fs *flag.FlagSet) {
+	as = append(as, cli.Adapter{
+		Name:    "postgres",
+		Summary: "PostgreSQL, both eras: a container it starts itself, or --dsn (each spec in its own schema, dropped after)",
+		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&dsn, "dsn", "", "postgres: connection string of an existing server (default: $"+
 				pgcontainer.EnvURL+", else a container from $"+pgcontainer.EnvImage+" or "+pgcontainer.DefaultImage+")")
 		},
-		open: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
+		Open: func(ctx context.Context) (harness.Harness, func(), error) {
 			if dsn != "" {
 				h := postgres.NewHarness(dsn)
 				return h, h.Close, nil
@@ -37,7 +38,7 @@ func init() {
 				_ = stop(stopCtx)
 			}, nil
 		},
-		openFaults: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
+		OpenFaults: func(ctx context.Context) (harness.Harness, func(), error) {
 			if dsn != "" {
 				return nil, nil, fmt.Errorf("--faults needs a server storecheck starts and may kill, not --dsn")
 			}
@@ -58,4 +59,5 @@ func init() {
 			return h, func() { h.Close(); stop() }, nil
 		},
 	})
+	return as
 }
