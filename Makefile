@@ -7,15 +7,19 @@ GO ?= go
 # which the SDK profile's compatibility test runs. Without npm the test skips, except
 # under CI=true, where it fails.
 TS_SDK := examples/typescript-sdk
-node-deps: $(TS_SDK)/node_modules/.package-lock.json
+# The official MCP conformance suite (mcp/officialsuite), pinned the same way; its tasks
+# scenarios run against storecheck's reference MCP server.
+OFFICIAL := mcp/officialsuite
+node-deps: $(TS_SDK)/node_modules/.package-lock.json $(OFFICIAL)/node_modules/.package-lock.json
 
-$(TS_SDK)/node_modules/.package-lock.json: $(TS_SDK)/package.json $(TS_SDK)/package-lock.json
+# npm ci of the directory of the target's lockfile; without npm a skip, or a failure in CI.
+%/node_modules/.package-lock.json: %/package.json %/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
-		npm ci --prefix $(TS_SDK) --no-audit --no-fund; \
+		npm ci --prefix $* --no-audit --no-fund; \
 	elif [ "$$CI" = true ]; then \
 		echo "node-deps: npm is missing; CI needs node 20 or later and npm"; exit 1; \
 	else \
-		echo "node-deps: npm is missing: the TypeScript SDK compatibility test will skip"; \
+		echo "node-deps: npm is missing: the tests that need $* will skip"; \
 	fi
 
 # Every test: units, the battery against every adapter (Postgres and Redis in containers),

@@ -77,6 +77,8 @@ against a store. --rule ID prints that rule's full text from docs/spec.md.
 			e = "battery self-check"
 		case "faults":
 			e = "faults (run --faults)"
+		case "server":
+			e = "server (MCP server level)"
 		case "sdk":
 			e = "sdk (SDK task-store profile)"
 		}

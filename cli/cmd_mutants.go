@@ -170,6 +170,9 @@ func runMutant(ctx context.Context, self, dir string, m mutants.Mutant, f mutant
 	if len(m.Eras) == 1 {
 		args = append(args, "--era", string(m.Eras[0]))
 	}
+	if only := m.OnlyRules(); len(only) > 0 {
+		args = append(args, "--rules", strings.Join(only, ","))
+	}
 	if f.focus != "" {
 		args = append(args, "--focus", f.focus)
 	}

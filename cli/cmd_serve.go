@@ -27,6 +27,12 @@ store:
   storecheck run --exec "storecheck serve --adapter memstore"
   storecheck run --exec "storecheck serve --adapter mutant:deep-merge"
 
+With --mcp it serves MCP instead (docs/mcp.md): tools/call as tasks in both eras of MCP
+tasks (2025-11-25 and the 2026-07-28 tasks extension), over Streamable HTTP on a
+loopback address or over stdio, the adapter's store behind the reference facades:
+
+  storecheck serve --mcp 127.0.0.1:8080 --principal s3cret=alice --principal t0ken=bob
+
 Each reset opens a fresh namespace of the adapter; the clock op drives the store's
 clock when the adapter's store obeys one. With --facade the child also serves a facade
 layer (protocol 2): storecheck's reference facades over the store, so that the facade
@@ -40,6 +46,8 @@ rules run over the wire. A facade mutant (mutant:facade-*) serves its own broken
 	var protocol int
 	fs.BoolVar(&facade, "facade", false, "also serve storecheck's reference facades over the store (wire protocol 2 facade layer)")
 	fs.IntVar(&protocol, "protocol", 0, "1: behave as a strict version 1 child (store operations only, refuses other offers); 0: speak every version")
+	var mcp mcpFlags
+	mcp.register(fs)
 	c.addAdapterFlags(fs)
 	if code, ok := c.parse(fs, args); !ok {
 		return code
@@ -56,6 +64,9 @@ rules run over the wire. A facade mutant (mutant:facade-*) serves its own broken
 	}
 	if cleanup != nil {
 		defer cleanup()
+	}
+	if mcp.addr != "" {
+		return c.serveMCP(h, mcp)
 	}
 	if facade && h.Capabilities().Facade != harness.FacadeOwn {
 		h = harness.WithReferenceFacades(h)

@@ -31,6 +31,7 @@ type Env struct {
 	Ctx  context.Context
 	Rule Rule
 	Caps harness.Capabilities
+	era  Era
 	Opts Options
 
 	h     harness.Harness

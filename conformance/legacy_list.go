@@ -131,7 +131,7 @@ func legacyListSpecs(s *suite) {
 		}
 	})
 
-	s.It("L-LIST-2", "Limit: absent is unbounded, N > 0 is at most N rows, 0 or negative is no rows", func(e *Env) {
+	s.It("L-LIST-2", "Limit: absent is unbounded, N > 0 is at most N rows (N around the row count and past 32 bits), 0 or negative is no rows", func(e *Env) {
 		st := e.Legacy()
 		const owner = "limit-owner"
 		rows := ownedRows{}
@@ -152,7 +152,9 @@ func legacyListSpecs(s *suite) {
 		// Every answer is judged by L-LIST-4's either/or, whatever the store chose for
 		// the one before: a store that ignores Owner and Limit must do so on every call.
 		j.list(st, legacy.ListOptions{})
-		for _, n := range []int{1, 3, 7, 8, 100} {
+		// Around the 8 rows (7, 8, 9), and past what 32 bits hold (a LIMIT cast to a
+		// signed or unsigned 32-bit integer wraps to a negative or a small number).
+		for _, n := range []int{1, 3, 7, 8, 9, 100, 1<<31 - 1, 1 << 31, 1<<32 + 1} {
 			j.list(st, legacy.ListOptions{Limit: new(n)})
 		}
 		for _, n := range []int{0, -1, -100} {

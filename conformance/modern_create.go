@@ -119,6 +119,26 @@ func modernCreateSpecs(s *suite) {
 		modCheckStored(e, st, sb, "Create(a), Create(b)")
 	})
 
+	s.It("M-CREATE-1", "an id deleted is free again: another owner creates it, gets version 1, and the first owner no longer sees it", func(e *Env) {
+		st := e.Modern()
+		id := e.ID("reuse")
+		first := modCreate(e, st, modOwned(e, id, "alice"))
+		if err := st.Delete(e.Ctx, id); err != nil {
+			e.Fatalf("setup: Delete(%s): %v", Q(id), err)
+		}
+		again := modOwned(e, id, "bob")
+		again.StatusMessage = "created again by bob"
+		call := fmt.Sprintf("Create(%s) after Create of the id by alice (version %d) and Delete", Q(again), first.Version)
+		got, err := st.Create(e.Ctx, again)
+		if !e.CheckErr(err, nil, call) {
+			return
+		}
+		modCheckTask(e, call+" returned", modWithVersion(again, 1), got)
+		modCheckStored(e, st, got, call)
+		_, err = st.Get(e.Ctx, id, reference.Principal("alice"))
+		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("Get(%s, principal \"alice\") after %s", Q(id), call))
+	})
+
 	s.It("M-CREATE-2", "a Get on the same instance succeeds as soon as Create has returned", func(e *Env) {
 		st := e.Modern()
 		for i := range 20 {

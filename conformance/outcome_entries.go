@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,14 +16,38 @@ import (
 // a fault fails whatever else it said; otherwise the entry decides its outcome (see
 // Outcome and specResult).
 const (
-	entryInconclusive  = "storecheck.inconclusive"    // the check ran but could not tell (issue 13: too little overlap, porcupine Unknown)
+	entryInconclusive  = "storecheck.inconclusive"    // the check ran but could not tell (too little overlap, porcupine Unknown)
 	entryPartly        = "storecheck.partly-verified" // part of what the rule needs could not run (no clock control)
 	entryNotExercised  = "storecheck.not-exercised"   // storecheck's own code decided, the store never saw the check
 	entryStoreTestable = "storecheck.store-testable"  // with entryNotExercised: the store could have been tested, the harness could not drive it
 	entrySetupRefused  = "storecheck.setup-refused"   // the store refused a call the spec needed; value: the cause
 	entryAborted       = "storecheck.aborted"         // bring-up or transport failed; value: the cause
 	entryDecidedBy     = "storecheck.decided-by"      // whose code the spec judged, when not the rule's default
+	entryFaultOf       = "storecheck.fault-of"        // a fault of another rule the spec found; value: faultOf as JSON
 )
+
+// faultOf is a fault a spec found of a rule other than its own.
+type faultOf struct {
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+// FaultOf files a fault the spec found of another rule (a state machine of S-CONC-1
+// stopping on a step that M-CREATE-1 forbids): the report fails that rule in the spec's
+// era with msg, whether or not that rule's own specs reproduce it. The spec's own
+// outcome is not changed by it.
+func (e *Env) FaultOf(rule, msg string) {
+	r, ok := RuleByID(rule)
+	if !ok {
+		e.Errorf("a fault of unknown rule %s: %s", rule, msg)
+		return
+	}
+	b, _ := json.Marshal(faultOf{Rule: r.ID, Message: fmt.Sprintf("%s\n  store: %s (%s era)\n  found by a spec of %s:\n  %s",
+		r, e.h.Name(), e.era, e.Rule.ID, strings.ReplaceAll(strings.TrimSpace(msg), "\n", "\n  "))})
+	if e.inSpec {
+		ginkgo.AddReportEntry(entryFaultOf, string(b))
+	}
+}
 
 // Inconclusive marks the spec as unable to tell: its check ran without a fault but could
 // not establish the rule (too little overlap between concurrent operations, a checker
@@ -115,6 +140,8 @@ const (
 	SubjectFacade Subject = "facade"
 	// SubjectBattery: the battery's checks on itself.
 	SubjectBattery Subject = "battery"
+	// SubjectServer: an MCP server, judged over the protocol (storecheck probe).
+	SubjectServer Subject = "server"
 )
 
 // libraryRules are the rules that test storecheck's own reference library only.
@@ -126,6 +153,8 @@ func (r Rule) Subject() Subject {
 	switch {
 	case r.Era == "battery":
 		return SubjectBattery
+	case r.Era == "server":
+		return SubjectServer
 	case libraryRules[r.ID]:
 		return SubjectLibrary
 	case strings.HasPrefix(r.ID, "L-F-") || strings.HasPrefix(r.ID, "M-F-"):

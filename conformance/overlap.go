@@ -208,8 +208,12 @@ func (m *overlapMeter) add(spans []span) {
 }
 
 const (
-	// extendRounds bounds how far rounds extends a check, as a multiple of its base.
-	extendRounds = 8
+	// extendRounds bounds how far rounds extends a check, as a multiple of its base, and
+	// extendAtLeast in rounds: on a loaded machine a fast store's calls of one round
+	// (one call per client) may meet once in thousands of rounds, which cost
+	// microseconds each; a slow store is bounded by extendFor first.
+	extendRounds  = 64
+	extendAtLeast = 64
 	// extendFor bounds, in wall time, how long rounds extends a check past its base.
 	extendFor = 15 * time.Second
 )
@@ -235,7 +239,7 @@ func (m *overlapMeter) rounds(base int) iter.Seq[int] {
 				if deadline.IsZero() {
 					deadline = time.Now().Add(extendFor)
 				}
-				if m.e.Ctx.Err() != nil || len(m.e.Faults()) > 0 || r >= base*extendRounds || time.Now().After(deadline) {
+				if m.e.Ctx.Err() != nil || len(m.e.Faults()) > 0 || r >= max(base*extendRounds, extendAtLeast) || time.Now().After(deadline) {
 					return
 				}
 				if m.sample(); m.stats.Conclusive() {

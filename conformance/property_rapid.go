@@ -236,13 +236,15 @@ var faultRule = regexp.MustCompile(`\[([A-Z0-9-]+) (?:MUST|SHOULD)\]`)
 // reportMachine runs a state machine (run) and reports what it found under the rule it
 // belongs to. A divergence the machine files under S-CONC-1 fails S-CONC-1. One it
 // files under another rule (the last step fails on its own: a Create("") accepted is
-// S-ID-2's) is that rule's fault, which its own specs judge: S-CONC-1 is not failed for
-// it. Then, for an S-ID-2 fault, the machine runs again without invalid ids, so that
-// S-CONC-1 is still checked; for any other, S-CONC-1 is inconclusive, quoting the fault.
+// S-ID-2's) fails that rule, with the minimal sequence and the seed (Env.FaultOf),
+// whatever that rule's own specs found; S-CONC-1 is not failed for it. Then, for an
+// S-ID-2 fault, the machine runs again without invalid ids, so that S-CONC-1 is still
+// checked; for any other, S-CONC-1 is inconclusive, naming the rule that failed.
 func (e *Env) reportMachine(what string, run func(validOnly bool) rapidRun) {
 	r := run(false)
 	rule := machineRule(r)
 	if rule == "S-ID-2" {
+		e.FaultOf(rule, e.rapidFault(what, r))
 		r = run(true)
 		rule = machineRule(r)
 	}
@@ -251,9 +253,10 @@ func (e *Env) reportMachine(what string, run func(validOnly bool) rapidRun) {
 	case rule == "" || rule == e.Rule.ID:
 		e.reportRapid(what, r)
 	default:
+		e.FaultOf(rule, e.rapidFault(what, r))
 		first, _, _ := strings.Cut(r.Message, "\n")
-		e.Inconclusive(fmt.Sprintf("%s: the state machine stopped on a fault of %s, which %s's own specs judge, not %s: %s (minimal sequence: %d steps; %s)",
-			what, rule, rule, e.Rule.ID, first, len(r.Steps), e.rerun()))
+		e.Inconclusive(fmt.Sprintf("%s: the state machine stopped on a fault of %s, reported under %s: %s (minimal sequence: %d steps; %s)",
+			what, rule, rule, first, len(r.Steps), e.rerun()))
 	}
 }
 
@@ -275,6 +278,12 @@ func (e *Env) reportRapid(what string, r rapidRun) {
 	if !r.Failed {
 		return
 	}
+	e.Errorf("%s", e.rapidFault(what, r))
+}
+
+// rapidFault describes a failed machine run: its message, the minimal sequence and the
+// seed that replays it.
+func (e *Env) rapidFault(what string, r rapidRun) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s diverged from the sequential model.\n  %s\n", what, strings.ReplaceAll(r.Message, "\n", "\n  "))
 	if len(r.Steps) > 0 && r.Flaky {
@@ -286,5 +295,5 @@ func (e *Env) reportRapid(what string, r rapidRun) {
 		}
 	}
 	fmt.Fprintf(&b, "  %s", e.rerun())
-	e.Errorf("%s", b.String())
+	return b.String()
 }

@@ -197,6 +197,19 @@ func (t *Totals) add(o Outcome, subject Subject) {
 	t.BySubject[subject][o]++
 }
 
+// NewReport makes a report of rule results judged outside the Ginkgo battery (storecheck
+// probe): meta carries the run's identity; the rules' totals are counted here.
+func NewReport(meta Report, rules []RuleResult) *Report {
+	r := meta
+	r.Rules = rules
+	r.Totals = Totals{}
+	for _, rr := range rules {
+		r.Totals.add(rr.Outcome, rr.Subject)
+		r.Totals.Specs += len(rr.Specs)
+	}
+	return &r
+}
+
 // OK reports whether the run passed: no rule failed, aborted or had its setup refused,
 // and nothing failed outside the rules; under Strict, no rule was only partly
 // verified or inconclusive. Warnings (outside Strict), inconclusive (outside Strict)
@@ -514,9 +527,10 @@ func (r *Report) Summary(w io.Writer) error {
 // their passes are the store's), then the library's and the facade's.
 func (r *Report) closingCounts() string {
 	var parts []string
-	for _, subj := range []Subject{SubjectStore, SubjectLibrary, SubjectFacade, SubjectBattery} {
+	_, server := r.Totals.BySubject[SubjectServer]
+	for _, subj := range []Subject{SubjectStore, SubjectLibrary, SubjectFacade, SubjectBattery, SubjectServer} {
 		counts := r.Totals.BySubject[subj]
-		if len(counts) == 0 && subj != SubjectStore {
+		if len(counts) == 0 && (subj != SubjectStore || server) {
 			continue
 		}
 		var cs []string
@@ -730,15 +744,17 @@ func buildReport(meta Report, tr types.Report, sel selection) *Report {
 			continue
 		}
 		s := specResult(sr)
-		r.Specs = append(r.Specs, s)
-		if s.RuleID == "" || s.Era == "" {
-			if s.Outcome == Failed {
-				r.SuiteFailures = append(r.SuiteFailures, fmt.Sprintf("spec %q (labelled with no rule and era): %s", s.Name, s.Message))
+		for _, f := range append([]SpecResult{s}, foundFaults(sr, s)...) {
+			r.Specs = append(r.Specs, f)
+			if f.RuleID == "" || f.Era == "" {
+				if f.Outcome == Failed {
+					r.SuiteFailures = append(r.SuiteFailures, fmt.Sprintf("spec %q (labelled with no rule and era): %s", f.Name, f.Message))
+				}
+				continue
 			}
-			continue
+			k := key{f.RuleID, f.Era}
+			byRule[k] = append(byRule[k], f)
 		}
-		k := key{s.RuleID, s.Era}
-		byRule[k] = append(byRule[k], s)
 	}
 	r.SuiteFailures = append(r.SuiteFailures, tr.SpecialSuiteFailureReasons...)
 
@@ -853,7 +869,7 @@ func ruleResult(rule Rule, era Era, specs []SpecResult) RuleResult {
 // (read by specResult, not shown as a note).
 func storecheckEntry(name string) bool {
 	switch name {
-	case labelWarning, entryInconclusive, entryPartly, entryNotExercised, entryStoreTestable, entrySetupRefused, entryAborted, entryDecidedBy, entryOverlap:
+	case labelWarning, entryInconclusive, entryPartly, entryNotExercised, entryStoreTestable, entrySetupRefused, entryAborted, entryDecidedBy, entryOverlap, entryFaultOf:
 		return true
 	}
 	return false
@@ -958,6 +974,31 @@ func specResult(sr types.SpecReport) SpecResult {
 		s.Outcome = Passed
 	}
 	return s
+}
+
+// foundFaults are the faults of other rules a spec filed (Env.FaultOf), each as a failed
+// spec of that rule in the spec's era, so that the rule fails whatever its own specs
+// found. A spec that was aborted files none: what it saw may be the transport's doing.
+func foundFaults(sr types.SpecReport, s SpecResult) []SpecResult {
+	if s.Outcome == Aborted {
+		return nil
+	}
+	var out []SpecResult
+	for _, e := range sr.ReportEntries {
+		var f faultOf
+		if e.Name != entryFaultOf || json.Unmarshal([]byte(e.StringRepresentation()), &f) != nil {
+			continue
+		}
+		rule, ok := RuleByID(f.Rule)
+		if !ok {
+			continue
+		}
+		out = append(out, SpecResult{
+			Name: fmt.Sprintf("%s (a fault of %s it found)", s.Name, rule.ID), RuleID: rule.ID, Level: rule.Level,
+			Era: s.Era, Area: rule.Area, Outcome: Failed, State: "failed", Message: f.Message,
+		})
+	}
+	return out
 }
 
 // failureMessage is a failed spec's message, saying how it failed when it did not

@@ -17,6 +17,7 @@ type Rule struct {
 	Level Level
 	// Era is "shared" (section 0), "legacy" (section 1), "modern" (section 2), "sdk"
 	// (the SDK task-store profile, section 6),
+	// "server" (the MCP server level, section 7: storecheck probe and the reference server),
 	// "faults" (run by storecheck run --faults against a backend it can take away,
 	// package conformance/faults) or "battery" (section 3, the battery's checks on itself).
 	Era string
@@ -114,7 +115,7 @@ var catalogue = []Rule{
 	{"P-RESULT-2", Must, "sdk", "results", "GetTaskResult answers only for a terminal task with a result; otherwise ErrNoResult."},
 	{"P-RESULT-3", Must, "sdk", "results", "Values are copies: mutating a task or result passed or returned never changes the store."},
 	{"P-RESULT-4", Must, "sdk", "results", "No task is completed or failed without a result: UpdateTaskStatus to either is ErrInvalid, or a result is kept."},
-	{"P-LIST-1", Must, "sdk", "list", "Following nextCursor returns every visible task exactly once, as GetTask returns it, and nothing invisible."},
+	{"P-LIST-1", Must, "sdk", "list", "Following nextCursor returns every visible task exactly once, as GetTask returns it, and nothing invisible; a cursor the store never issued fails with ErrInvalid."},
 	{"P-LIST-2", Must, "sdk", "list", "A cursor survives its task being deleted or expiring between pages; the listing stays exactly-once."},
 	{"P-LIST-3", Must, "sdk", "list", "A page costs O(page): a page at 32000 tasks takes at most 4 times as long as at 1000."},
 	{"P-TTL-1", Must, "sdk", "ttl", "A task that is not terminal is never removed by its ttl."},
@@ -130,6 +131,21 @@ var catalogue = []Rule{
 	{"F-DURABLE-1", Must, "faults", "durability", "Every write acknowledged before or during a pause, kill or failover of the backend is present after it."},
 	{"F-ATOMIC-1", Must, "faults", "durability", "A write that returned an error took effect entirely or not at all, and never takes effect after the store served again without it."},
 	{"F-DECLARE-1", Must, "faults", "durability", "A store that may lose acknowledged writes on a crash or failover declares it; its losses are reported as declared, never as passed."},
+
+	{"V-AUTH-1", Must, "server", "auth", "A bearer token maps to a principal, none is anonymous, an unknown one is HTTP 401; tasks are owned as the facades' truth table says."},
+	{"V-DENY-1", Must, "server", "isolation", "Another principal's (or, with require-owner, an anonymous) task is answered exactly as a missing one by every tasks/* method, and never listed."},
+	{"V-SESSION-1", Must, "server", "isolation", "A 2025-11-25 session is bound to its principal: its id with another token, or an id never issued, is HTTP 404."},
+	{"V-LIST-1", Must, "server", "list", "tasks/list pages the caller's tasks with nextCursor exactly when more follow, none skipped or repeated under concurrent creation; a forged or foreign cursor is -32602."},
+	{"V-FIN-1", Must, "server", "finality", "A terminal task stays terminal: 2025-11-25 tasks/cancel of it is -32602, the extension's is an acknowledgement; a working task cancelled is cancelled."},
+	{"V-RESULT-1", Must, "server", "result", "2025-11-25 tasks/result blocks until the task is terminal and returns the tool's result with the related-task _meta, or its JSON-RPC error."},
+	{"V-ERROR-1", Must, "server", "result", "A tool result with isError ends a 2025-11-25 task failed and a 2026-07-28 task completed; a JSON-RPC error fails it in both."},
+	{"V-SUPPORT-1", Must, "server", "negotiation", "A plain call of a tool whose execution.taskSupport is required is -32601."},
+	{"V-SUPPORT-2", Should, "server", "negotiation", "A task for a tool whose execution.taskSupport is forbidden or absent is -32601."},
+	{"V-EXT-1", Must, "server", "negotiation", "Without the tasks extension in the request's capabilities, tasks/* and subscriptions/listen are -32021; tasks/list and tasks/result are -32601."},
+	{"V-ROUTE-1", Must, "server", "negotiation", "Mcp-Name must equal params.taskId on tasks/get, tasks/update and tasks/cancel (and Mcp-Method the method), else -32020."},
+	{"V-NOTIFY-1", Must, "server", "notify", "Task notifications reach only streams of callers that may see the task."},
+	{"V-INPUT-1", Must, "server", "input", "An input_required task shows its inputRequests; tasks/update acknowledges, ignores keys not outstanding, and the task works again once all are answered."},
+	{"V-BAD-1", Must, "server", "input", "Malformed JSON, batches, unknown methods, wrong params and oversized bodies get the spec's codes, and the server keeps serving."},
 
 	{"B-POWER-1", Must, "battery", "battery", "Every store in the mutant catalogue fails the battery on the rule it breaks; every honest store passes."},
 	{"B-REPRO-1", Must, "battery", "battery", "Every randomised check prints the seed that reproduces it; rerunning with that seed replays the same operations."},

@@ -141,7 +141,7 @@ func (s *suite) run(ctx ginkgo.SpecContext, rule Rule, body func(e *Env)) {
 	})
 	var tag [4]byte
 	_, _ = rand.Read(tag[:])
-	e := &Env{Ctx: ctx, Rule: rule, Caps: s.caps, Opts: s.opts, h: s.h, ns: ns, clock: clock, tag: hex.EncodeToString(tag[:]), inSpec: true, deadline: deadline}
+	e := &Env{Ctx: ctx, Rule: rule, Caps: s.caps, era: s.era, Opts: s.opts, h: s.h, ns: ns, clock: clock, tag: hex.EncodeToString(tag[:]), inSpec: true, deadline: deadline}
 	active.Store(e)
 	defer active.Store(nil)
 

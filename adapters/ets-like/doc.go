@@ -1,5 +1,5 @@
-// Package etslike is the Go twin of ConduitMCP's default store, ConduitMcp.Tasks.EtsStore
-// (issue 9): one ETS `set` table, that is one map keyed by task id behind one lock, rows
+// Package etslike is the Go twin of ConduitMCP's default store, ConduitMcp.Tasks.EtsStore:
+// one ETS `set` table, that is one map keyed by task id behind one lock, rows
 // copied in and out, every per-row operation atomic. List compiles its options (status,
 // owner scope, require_owner) once into a predicate and applies it in a single pass that
 // stops at the limit, as EtsStore's one :ets.select/3 match spec does; Cleanup and Sweep

@@ -11,7 +11,7 @@ import (
 // opts and the battery's clock. Both eras, clock control, no sharing.
 func Harness(opts ...Option) harness.Harness {
 	return harness.InProcess("ets-like",
-		harness.Capabilities{Legacy: true, Modern: true, Clock: true, Shared: false},
+		harness.Capabilities{Legacy: true, Modern: true, Clock: true, Shared: false, SelfContained: true},
 		func(clock reference.Clock) (legacy.Store, modern.Store) {
 			s := New(append(append([]Option{}, opts...), WithClock(clock))...)
 			return s.Legacy(), s.Modern()

@@ -51,7 +51,7 @@ func snapshot(t *testing.T, s *Store) string {
 	return jsonvalue.Describe(rows) + " | " + strings.Join(mods, ",")
 }
 
-// TestRowCap is issue 9's spec: a Create at the cap fails with ErrLimitReached and changes
+// TestRowCap is the row cap EtsStore enforces: a Create at the cap fails with ErrLimitReached and changes
 // nothing; every row counts (terminal and expired ones, both eras); a delete frees a slot.
 func TestRowCap(t *testing.T) {
 	ctx := context.Background()
@@ -80,18 +80,18 @@ func TestRowCap(t *testing.T) {
 
 	_, err := l.Create(ctx, "over", legacy.Task{"x": 1})
 	if !errors.Is(err, reference.ErrLimitReached) {
-		t.Errorf("issue 9: legacy Create at the cap (%d rows) error = %v, want ErrLimitReached", maxRows, err)
+		t.Errorf("row cap: legacy Create at the cap (%d rows) error = %v, want ErrLimitReached", maxRows, err)
 	}
 	_, err = m.Create(ctx, modern.Task{TaskID: "over"})
 	if !errors.Is(err, reference.ErrLimitReached) {
-		t.Errorf("issue 9: modern Create at the cap (%d rows) error = %v, want ErrLimitReached", maxRows, err)
+		t.Errorf("row cap: modern Create at the cap (%d rows) error = %v, want ErrLimitReached", maxRows, err)
 	}
 	_, err = l.Create(ctx, "l1", legacy.Task{})
 	if !errors.Is(err, reference.ErrExists) {
 		t.Errorf("L-CREATE-2: Create of an existing id at the cap error = %v, want ErrExists", err)
 	}
 	if after := snapshot(t, s); after != before {
-		t.Errorf("issue 9: refused Creates changed the table:\nbefore %s\nafter  %s", before, after)
+		t.Errorf("row cap: refused Creates changed the table:\nbefore %s\nafter  %s", before, after)
 	}
 
 	// Each way of removing a row frees exactly its slot.
@@ -110,10 +110,10 @@ func TestRowCap(t *testing.T) {
 		}
 		id := fmt.Sprint("new", i)
 		if _, err := l.Create(ctx, id, legacy.Task{}); err != nil {
-			t.Errorf("issue 9: Create after %s freed a slot error = %v, want nil", f.name, err)
+			t.Errorf("row cap: Create after %s freed a slot error = %v, want nil", f.name, err)
 		}
 		if _, err := l.Create(ctx, id+"-again", legacy.Task{}); !errors.Is(err, reference.ErrLimitReached) {
-			t.Errorf("issue 9: %s freed more than one slot: second Create error = %v, want ErrLimitReached", f.name, err)
+			t.Errorf("row cap: %s freed more than one slot: second Create error = %v, want ErrLimitReached", f.name, err)
 		}
 	}
 }
@@ -143,7 +143,7 @@ func TestRowCapConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	if created != maxRows || s.Len() != maxRows {
-		t.Errorf("issue 9: 160 concurrent Creates under a cap of %d created %d (Len %d), want exactly %d", maxRows, created, s.Len(), maxRows)
+		t.Errorf("row cap: 160 concurrent Creates under a cap of %d created %d (Len %d), want exactly %d", maxRows, created, s.Len(), maxRows)
 	}
 }
 

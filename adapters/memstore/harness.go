@@ -23,7 +23,7 @@ func Harness() harness.Harness {
 
 func eras() harness.Harness {
 	return harness.InProcess("memstore",
-		harness.Capabilities{Legacy: true, Modern: true, Clock: true, Shared: false},
+		harness.Capabilities{Legacy: true, Modern: true, Clock: true, Shared: false, SelfContained: true},
 		func(clock reference.Clock) (legacy.Store, modern.Store) {
 			s := memstore.New(memstore.WithClock(clock))
 			return s.Legacy(), s.Modern()

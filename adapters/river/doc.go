@@ -1,5 +1,6 @@
 // Package river is a task store of both eras of docs/spec.md backed by River
-// (github.com/riverqueue/river), the Go twin of the seeds' Oban guide: every task row
+// (github.com/riverqueue/river), the Go twin of the Oban guide "Using Oban for MCP Tasks" (its code is
+// transcribed in conformance/mutants/oban_guide.go): every task row
 // lives next to its River job, in the same database.
 //
 // Two flavours share one implementation (the SQL differs only in spelling, queries.go):

@@ -82,6 +82,13 @@ type Capabilities struct {
 	// alone (S-VAL-4 aliasing, S-CTX-1 with an ended context) are then reported as
 	// "not exercised" rather than as the store's passes.
 	Remote bool
+	// SelfContained is true when the store waits on nothing outside its own process: no
+	// backend, network or disk, only its own short critical sections. S-CTX-1 then still
+	// crowds one task with concurrent calls to make a call wait; when none waits past its
+	// deadline, the held-call part of the rule does not apply (there is nothing to hold)
+	// instead of reading "partly verified". A store whose calls do wait, ignoring their
+	// context, fails S-CTX-1 whatever it declares.
+	SelfContained bool
 	// Facade says whose facade the L-F-* and M-F-* specs judge.
 	Facade FacadeMode
 }

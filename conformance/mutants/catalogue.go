@@ -73,6 +73,11 @@ const (
 	principalsIgnoreScope
 	acceptsEmptyID
 	swapVersionFromNext
+	sleepsHoldingLock
+	queuesOnChannel
+	getCachesMisses
+	limitInt32
+	deleteKeepsOwner
 
 	// The SDK task-store profile's defects (sdk_store.go).
 	sdkSequentialIDs
@@ -98,6 +103,10 @@ const (
 	sdkWaitReturnsAtOnce
 	sdkTTLRestartsDeclared
 	sdkSessionsIgnored
+	sdkListLosesBoundary
+	sdkCursorGarbageRestarts
+	sdkKeepsNegativeTTL
+	sdkTTLTimerOverflow
 
 	diesMidRunDefect
 	tornUpdate
@@ -177,6 +186,11 @@ var catalogue = []Mutant{
 	{"aliases-values", []string{"S-VAL-4"}, "returns the store's own maps: a caller's mutation changes the stored task", both, aliasesValues},
 	{"ignores-context", []string{"S-CTX-1"}, "a cancelled context is ignored and the call goes through", both, ignoresContext},
 	{"wait-ignores-context", []string{"S-CTX-1"}, "the context is checked when a call starts, not while it waits on a lock someone else holds (a blocking call without the context)", both, waitIgnoresContext},
+	{"limit-int32", []string{"L-LIST-2"}, "Limit goes through a 32-bit integer: 2^31 becomes negative (no rows), 2^32+1 becomes 1", legacyOnly, limitInt32},
+	{"delete-keeps-owner", []string{"M-CREATE-1", "M-DELETE-1"}, "Delete leaves the task's owner in an owner index, and a later Create of the id takes the owner from there: another owner's task of a reused id belongs to the first", modernOnly, deleteKeepsOwner},
+	{"get-caches-misses", []string{"M-CREATE-1"}, "Get remembers the ids it did not find and answers not found for them ever after: a task created after a Get of its id is never found", modernOnly, getCachesMisses},
+	{"sleeps-holding-lock", []string{"S-CTX-1"}, "a call checks its context on entry, then takes the store's I/O lock without it and, when other calls are in the store, holds it across 100 ms of I/O: callers queue, ignoring their contexts (no harness.Blocker; declared self-contained)", both, sleepsHoldingLock},
+	{"queues-on-channel", []string{"S-CTX-1"}, "a call checks its context on entry, then hands itself to a single worker over an unbuffered channel (100 ms a call when others are in the store) and waits for its reply, ignoring its context (no harness.Blocker; declared self-contained)", both, queuesOnChannel},
 	{"trims-ids", []string{"S-ID-2"}, "ids are trimmed and case-folded (A and a are one task)", both, trimsIDs},
 	{"strict-ids", []string{"S-ID-2"}, "ids with : { } % _ * or over 255 bytes are refused", both, strictIDs},
 	{"owner-first-12-bytes", []string{"L-LIST-3", "S-OWN-1", "S-OWN-3", "L-LIST-4"}, "List compares owners on their first 12 bytes (a CHAR(12) index column): tenant-acme-corp-1 sees tenant-acme-corp-2's rows", legacyOnly, ownerFirst12},
@@ -185,7 +199,7 @@ var catalogue = []Mutant{
 	{"stale-instance", []string{"S-SHARE-1", "M-CREATE-2"}, "a second instance reads its own stale copy of the backend", both, staleInstance},
 
 	// The SDK task-store profile. Those marked (TS) are the TypeScript SDK's
-	// InMemoryTaskStore's own defects (issue 16).
+	// InMemoryTaskStore's own defects, found by the profile.
 	{"sdk-sequential-ids", []string{"P-ID-1"}, "CreateTask numbers its tasks: task-1, task-2, ... (distinct, guessable)", sdkOnly, sdkSequentialIDs},
 	{"sdk-racy-ids", []string{"P-ID-2"}, "the next id is drawn ahead and replaced only after the insert: concurrent creates share it (natural race)", sdkOnly, sdkRacyIDs},
 	{"sdk-create-no-last-updated", []string{"P-CREATE-1"}, "a created task has no lastUpdatedAt until its first write", sdkOnly, sdkCreateNoLastUpdated},
@@ -207,6 +221,11 @@ var catalogue = []Mutant{
 	{"sdk-delete-missing-succeeds", []string{"P-DELETE-1"}, "DeleteTask of a missing task answers success", sdkOnly, sdkDeleteMissingSucceeds},
 	{"sdk-cleanup-removes-terminal", []string{"P-CLEAN-1"}, "Cleanup removes every terminal task with a ttl, expired or not", sdkOnly, sdkCleanupRemovesTerminal},
 	{"sdk-wait-returns-at-once", []string{"P-WAIT-1"}, "WaitForUpdate returns at once, whether or not the task changed", sdkOnly, sdkWaitReturnsAtOnce},
+	// At the edges: a page boundary, a cursor never issued, ttls a store cannot hold.
+	{"sdk-list-loses-boundary", []string{"P-LIST-1"}, "has-more off by one: a full page gets a nextCursor only when more than one task is left, so a listing of page+1 tasks loses the last", sdkOnly, sdkListLosesBoundary},
+	{"sdk-cursor-garbage-restarts", []string{"P-LIST-1"}, "a cursor it cannot read lists from the first page again instead of failing with ErrInvalid", sdkOnly, sdkCursorGarbageRestarts},
+	{"sdk-keeps-negative-ttl", []string{"P-CREATE-1"}, "(TS) a negative ttl is kept and reported as is", sdkOnly, sdkKeepsNegativeTTL},
+	{"sdk-ttl-timer-overflow", []string{"P-TTL-2"}, "(TS) a ttl past 2^31-1 ms expires 1 ms after the task ends (Node's setTimeout runs a longer delay at once)", sdkOnly, sdkTTLTimerOverflow},
 	// Stores that declare truthfully what docs/wire.md tells them to, and still break a rule.
 	{"sdk-ttl-restarts-declared", []string{"P-TTL-4"}, "the ttl counts from creation and starts again when the task becomes terminal, declared as ttl_from completion (P-TTL-2 holds; MCP's creation does not)", sdkOnly, sdkTTLRestartsDeclared},
 	{"sdk-sessions-ignored", []string{"P-SESS-1", "P-SESS-3", "P-LIST-1", "P-WAIT-1"}, "every caller sees every session's task, declared sessionless unrestricted (no policy value says that sessions are ignored for everyone)", sdkOnly, sdkSessionsIgnored},
@@ -266,6 +285,8 @@ var inProcessOnly = map[defect]string{
 	aliasesValues:      "values are serialised on the wire, so the caller never shares the store's memory",
 	ignoresContext:     "the protocol has no cancellation: the Go client enforces contexts itself",
 	waitIgnoresContext: "the protocol has no cancellation: the Go client stops waiting for a held call itself",
+	sleepsHoldingLock:  "the protocol has no cancellation: the Go client stops waiting for a call whose context ended itself",
+	queuesOnChannel:    "the protocol has no cancellation: the Go client stops waiting for a call whose context ended itself",
 	panicsInRaceDefect: "a panic in the child process ends it: over the wire it is an aborted run, not a panic",
 	staleInstance:      "one child process is one store instance",
 }
@@ -313,6 +334,9 @@ func (m Mutant) Harness() harness.Harness {
 	}
 	if m.d == honest {
 		return Honest()
+	}
+	if waitsMutants[m.d] {
+		return &unheldHarness{storeHarness{name: "mutant " + m.Name, d: m.d}}
 	}
 	return &storeHarness{name: "mutant " + m.Name, d: m.d}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// The seeds' Oban guide ("Using Oban for MCP Tasks"), its reference code transcribed to
+// The Oban guide "Using Oban for MCP Tasks" (ConduitMCP's design documents), its reference code transcribed to
 // Go as it is written: ObanTaskStore (legacy) with the worker's update_task as Update,
 // and the modern store as its worker drives it (read, then write). Where the Elixir is
 // silent or would fail for reasons that are no part of the guide's design (Ecto's
@@ -28,8 +28,10 @@ func init() {
 			Name: "oban-guide-legacy",
 			// Not L-LIST-3: with no owner stored every row is unowned, which every caller
 			// may see, so ignoring the scope returns the right rows. Not S-CONC-1: its
-			// state machine stops on the missing owner (inconclusive, judged by
-			// L-F-CREATE-1), and the column-wise Repo.update races no status away.
+			// state machine stops on the missing owner and files it under L-CREATE-1 (the
+			// task read back lost the owner key of its metadata, a consequence of
+			// L-OWNER-1), so S-CONC-1 is inconclusive; the column-wise Repo.update races
+			// no status away.
 			Breaks: []string{"L-OWNER-1", "L-LIST-4", "L-CONC-1"},
 			Defect: "the Oban guide's ObanTaskStore as written: no owner column (to_map returns no owner), " +
 				"list with limit pushed down and owners ignored, update_task read then write without a lock",

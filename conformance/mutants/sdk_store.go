@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -97,6 +98,9 @@ func (s sdkStore) expired(r *sdkRow, now int64) bool {
 		return false
 	}
 	ttl := *r.task.TTL
+	if s.d == sdkTTLTimerOverflow && ttl > 1<<31-1 {
+		ttl = 1 // setTimeout runs a delay past 2^31-1 ms after 1 ms
+	}
 	if s.d == sdkTTLZeroKept && ttl == 0 {
 		return false // if (ttl) { schedule cleanup }: 0 is false
 	}
@@ -172,6 +176,9 @@ func (s sdkStore) CreateTask(ctx context.Context, session string, p sdk.CreatePa
 		s.b.mu.Lock()
 	}
 	defer s.b.mu.Unlock()
+	if p.TTL != nil && *p.TTL < 0 && s.d != sdkKeepsNegativeTTL {
+		return sdk.Task{}, fmt.Errorf("mutant: negative ttl %d: %w", *p.TTL, reference.ErrInvalid)
+	}
 	s.b.seq++
 	t := sdk.Task{TaskID: id, Status: reference.StatusWorking, CreatedAt: at, LastUpdatedAt: at}
 	if p.TTL != nil {
@@ -293,6 +300,17 @@ func (s sdkStore) UpdateTaskStatus(ctx context.Context, session, id string, stat
 	})
 }
 
+// remaining counts, up to 2, the rows from r on that the caller would be listed.
+func (s sdkStore) remaining(rows []*sdkRow, r *sdkRow, session string, now int64) int {
+	n := 0
+	for i := slices.Index(rows, r); i < len(rows) && n < 2; i++ {
+		if x := rows[i]; !x.gone && s.visible(x, session) && !s.expired(x, now) {
+			n++
+		}
+	}
+	return n
+}
+
 func (s sdkStore) ListTasks(ctx context.Context, session, cursor string) (sdk.Page, error) {
 	if err := s.live(ctx); err != nil {
 		return sdk.Page{}, err
@@ -328,6 +346,9 @@ func (s sdkStore) ListTasks(ctx context.Context, session, cursor string) (sdk.Pa
 		}
 	default:
 		after, err := strconv.ParseUint(strings.TrimPrefix(cursor, "s"), 10, 64)
+		if (err != nil || !strings.HasPrefix(cursor, "s")) && s.d == sdkCursorGarbageRestarts {
+			break // a cursor it cannot read starts the listing again
+		}
 		if err != nil || !strings.HasPrefix(cursor, "s") {
 			return sdk.Page{}, fmt.Errorf("mutant: invalid cursor %s: %w", cursor, reference.ErrInvalid)
 		}
@@ -343,6 +364,9 @@ func (s sdkStore) ListTasks(ctx context.Context, session, cursor string) (sdk.Pa
 		if s.expired(r, now) {
 			expired = append(expired, r)
 			continue
+		}
+		if len(page.Tasks) == sdkPageSize && s.d == sdkListLosesBoundary && s.remaining(rows, r, session, now) == 1 {
+			break // has-more off by one: a page is followed only when more than one task is left
 		}
 		if len(page.Tasks) == sdkPageSize {
 			if s.d == sdkCursorByID {

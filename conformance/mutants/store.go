@@ -39,6 +39,14 @@ type backend struct {
 	// from it rather than from the created_at they hold.
 	created map[string]int64
 
+	ioState
+	// missed is the get-caches-misses mutant's cache of ids Get did not find; nothing
+	// clears it.
+	missed map[string]bool
+	// formerOwner is the delete-keeps-owner mutant's owner index: Delete leaves the
+	// deleted task's owner in it, and a Create of the id takes it from there.
+	formerOwner map[string]string
+
 	// held, while not nil, holds back every call until it is closed: the hold of
 	// harness.Blocker, a lock taken by someone else.
 	holdMu sync.Mutex
@@ -77,6 +85,9 @@ func (s *store) ctxErr(ctx context.Context) error {
 	if s.d == waitIgnoresContext {
 		s.waitHeld(nil)
 		return nil
+	}
+	if waitsMutants[s.d] {
+		s.waitSlowly()
 	}
 	return s.waitHeld(ctx)
 }
@@ -491,6 +502,9 @@ func (s legacyStore) List(ctx context.Context, opts legacy.ListOptions) ([]legac
 		// for principals.
 		opts.Limit = nil
 	}
+	if s.d == limitInt32 && opts.Limit != nil {
+		opts.Limit = new(int(int32(*opts.Limit))) // an INT column or a 32-bit parameter
+	}
 	for _, t := range s.b.legacy {
 		if opts.Limit != nil && len(out) >= *opts.Limit && (s.d != limitZeroUnbounded || *opts.Limit > 0) {
 			break
@@ -720,6 +734,9 @@ func (s modernStore) Create(ctx context.Context, task modern.Task) (modern.Task,
 	if _, ok := s.b.modern[k]; ok && s.d != createOverwrites {
 		return modern.Task{}, reference.ErrorFor(reference.ErrExists, t.TaskID)
 	}
+	if owner, ok := s.b.formerOwner[k]; ok {
+		t.Owner = owner // the owner index kept the deleted task's row
+	}
 	s.b.modern[k] = t
 	return s.outTask(t), nil
 }
@@ -730,6 +747,17 @@ func (s modernStore) Get(ctx context.Context, id string, caller reference.Caller
 	}
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
+	if s.d == getCachesMisses {
+		if s.b.missed[s.key(id)] {
+			return modern.Task{}, reference.NotFound(id)
+		}
+		if _, ok := s.b.modern[s.key(id)]; !ok {
+			if s.b.missed == nil {
+				s.b.missed = map[string]bool{}
+			}
+			s.b.missed[s.key(id)] = true
+		}
+	}
 	t, err := s.find(id, caller)
 	if err != nil {
 		return modern.Task{}, err
@@ -825,6 +853,12 @@ func (s modernStore) Delete(ctx context.Context, id string) error {
 	k := s.key(id)
 	if _, ok := s.b.modern[k]; !ok && s.d == deleteMissingFails {
 		return reference.NotFound(id)
+	}
+	if t, ok := s.b.modern[k]; ok && s.d == deleteKeepsOwner {
+		if s.b.formerOwner == nil {
+			s.b.formerOwner = map[string]string{}
+		}
+		s.b.formerOwner[k] = t.Owner
 	}
 	delete(s.b.modern, k)
 	return nil

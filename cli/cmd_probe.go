@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/probe"
+)
+
+func init() {
+	addCommand(&command{
+		name:    "probe",
+		summary: "check a live MCP server's tasks over the protocol (server rules V-*), both eras, two principals",
+		run:     runProbe,
+	})
+}
+
+// principalTokens collects --principal NAME=TOKEN in order: the first is the one whose
+// tasks the others must not see.
+type principalTokens []probe.Principal
+
+func (p *principalTokens) String() string { return fmt.Sprint(*p) }
+
+func (p *principalTokens) Set(v string) error {
+	name, token, ok := strings.Cut(v, "=")
+	if !ok || name == "" || token == "" {
+		return fmt.Errorf("want NAME=TOKEN, got %q", v)
+	}
+	*p = append(*p, probe.Principal{Name: name, Token: token})
+	return nil
+}
+
+func runProbe(c *app, args []string) int {
+	fs := newFlagSet("probe", "storecheck probe [flags] URL", func(w io.Writer) {
+		fmt.Fprint(w, `Checks a live MCP server's tasks from the outside, over Streamable HTTP, in the eras it
+serves (2025-11-25 tasks and the 2026-07-28 tasks extension), with two or more
+principals: the server rules V-* of docs/spec.md section 7. The first principal makes
+tasks; the others, and a caller without credentials, must not see them. The report is
+the battery's: one row per rule and era.
+
+Examples:
+  storecheck serve --mcp 127.0.0.1:8080 --principal ta=alice --principal tb=bob &
+  storecheck probe --principal alice=ta --principal bob=tb http://127.0.0.1:8080/mcp
+
+Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup refused
+(or, under --strict, was only partly verified or inconclusive); 2 usage error.
+
+`)
+	})
+	var (
+		principals          principalTokens
+		era, rules          string
+		jsonOut, junit      string
+		strict              bool
+		wait                time.Duration
+		quick, slow         string
+		quickArgs, slowArgs string
+	)
+	fs.Var(&principals, "principal", "a credential `NAME=TOKEN` (a bearer token); give two or more")
+	fs.StringVar(&era, "era", "all", "era to probe: legacy (2025-11-25), modern (2026-07-28) or all")
+	fs.StringVar(&rules, "rules", "", "probe only these rules: comma-separated V-* IDs")
+	fs.StringVar(&jsonOut, "json", "", "also write a JSON report to `FILE`")
+	fs.StringVar(&junit, "junit", "", "also write a JUnit XML report to `FILE`")
+	fs.BoolVar(&strict, "strict", false, "partly verified and inconclusive rules fail the run")
+	fs.DurationVar(&wait, "wait", 10*time.Second, "how long a task may take to end")
+	fs.StringVar(&quick, "quick-tool", probe.DefaultTools.Quick, "a tool that ends soon with a result, run as a task")
+	fs.StringVar(&quickArgs, "quick-args", `{"seconds":0}`, "its arguments, as JSON")
+	fs.StringVar(&slow, "slow-tool", probe.DefaultTools.Slow, "a tool that works about half a second, then ends with a result")
+	fs.StringVar(&slowArgs, "slow-args", `{"seconds":0.5}`, "its arguments, as JSON")
+	// The URL may come before or after the flags.
+	var urls, rest []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
+			urls = append(urls, a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	if code, ok := c.parse(fs, rest); !ok {
+		return code
+	}
+	if len(urls) != 1 {
+		code, _ := c.usageError(fs, "give the server's URL once (http://HOST:PORT/mcp)")
+		return code
+	}
+	cfg := probe.Config{URL: urls[0], Principals: principals, Strict: strict, Wait: wait,
+		Tools: probe.Tools{Quick: quick, Slow: slow}}
+	for _, a := range []struct {
+		flag, raw string
+		dst       *map[string]any
+	}{{"quick-args", quickArgs, &cfg.Tools.QuickArgs}, {"slow-args", slowArgs, &cfg.Tools.SlowArgs}} {
+		if err := jsonObject(a.raw, a.dst); err != nil {
+			code, _ := c.usageError(fs, fmt.Sprintf("--%s: %v", a.flag, err))
+			return code
+		}
+	}
+	switch era {
+	case "all":
+	case "legacy", "modern":
+		cfg.Eras = []conformance.Era{conformance.Era(era)}
+	default:
+		code, _ := c.usageError(fs, fmt.Sprintf("--era %q: want legacy, modern or all", era))
+		return code
+	}
+	if rules != "" {
+		cfg.Rules = strings.Split(rules, ",")
+	}
+	if c.progress {
+		cfg.Progress = c.stderr
+	}
+	outputs, err := openOutputs(jsonOut, junit)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "storecheck probe: %v\n", err)
+		return exitUsage
+	}
+	defer outputs.close()
+	report, err := probe.Run(c.ctx, cfg)
+	if err != nil {
+		outputs.discard()
+		if errors.Is(err, probe.ErrConfig) {
+			code, _ := c.usageError(fs, err.Error())
+			return code
+		}
+		fmt.Fprintf(c.stderr, "storecheck probe: %v\n", err)
+		return exitUsage
+	}
+	if err := report.Summary(c.stdout); err != nil {
+		fmt.Fprintf(c.stderr, "storecheck probe: writing the summary: %v\n", err)
+	}
+	if err := outputs.write(report); err != nil {
+		fmt.Fprintf(c.stderr, "storecheck probe: %v\n", err)
+		return exitUsage
+	}
+	if !report.OK() {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// jsonObject decodes a JSON object flag.
+func jsonObject(raw string, dst *map[string]any) error {
+	if err := json.Unmarshal([]byte(raw), dst); err != nil {
+		return fmt.Errorf("not a JSON object: %v", err)
+	}
+	return nil
+}

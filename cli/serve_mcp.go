@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/reference"
+)
+
+// mcpFlags are serve's flags for the MCP server.
+type mcpFlags struct {
+	addr         string
+	principals   principalFlag
+	ttl, maxTTL  time.Duration
+	requireOwner bool
+}
+
+// principalFlag collects --principal TOKEN=NAME.
+type principalFlag map[string]string
+
+func (p principalFlag) String() string { return fmt.Sprint(map[string]string(p)) }
+
+func (p principalFlag) Set(v string) error {
+	token, name, ok := strings.Cut(v, "=")
+	if !ok || token == "" || name == "" {
+		return fmt.Errorf("want TOKEN=NAME, got %q", v)
+	}
+	p[token] = name
+	return nil
+}
+
+func (f *mcpFlags) register(fs *flag.FlagSet) {
+	f.principals = principalFlag{}
+	fs.StringVar(&f.addr, "mcp", "", "serve MCP with tasks instead of the wire protocol: on `ADDR` (a loopback host:port, e.g.\n127.0.0.1:8080; the endpoint is /mcp) over Streamable HTTP, or \"stdio\" on stdin/stdout")
+	fs.Var(f.principals, "principal", "with --mcp: a bearer `TOKEN=NAME` mapped to principal NAME (repeat it); no token is anonymous")
+	fs.DurationVar(&f.ttl, "ttl", 0, "with --mcp: the ttl of a task whose client asks none (0: none)")
+	fs.DurationVar(&f.maxTTL, "max-ttl", 0, "with --mcp: the longest ttl a task gets (0: no cap)")
+	fs.BoolVar(&f.requireOwner, "require-owner", false, "with --mcp: tasks without an owner (made anonymously) are denied to every caller")
+}
+
+// serveMCP serves the adapter's stores as an MCP server until the command is interrupted
+// (HTTP) or stdin ends (stdio).
+func (c *app) serveMCP(h harness.Harness, f mcpFlags) int {
+	ns, err := h.Open(c.ctx, reference.SystemClock{})
+	if err != nil {
+		fmt.Fprintf(c.stderr, "storecheck serve: namespace bring-up failed: %v\n", err)
+		return exitUsage
+	}
+	defer ns.Close(context.WithoutCancel(c.ctx))
+	cfg := server.Config{Principals: f.principals, DefaultTTL: f.ttl, MaxTTL: f.maxTTL, RequireOwner: f.requireOwner}
+	if st, err := ns.Legacy(c.ctx); err == nil {
+		cfg.Legacy = st
+	} else if !errors.Is(err, reference.ErrUnsupported) {
+		fmt.Fprintf(c.stderr, "storecheck serve: legacy store: %v\n", err)
+		return exitUsage
+	}
+	if st, err := ns.Modern(c.ctx); err == nil {
+		cfg.Modern = st
+	} else if !errors.Is(err, reference.ErrUnsupported) {
+		fmt.Fprintf(c.stderr, "storecheck serve: modern store: %v\n", err)
+		return exitUsage
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "storecheck serve: %v\n", err)
+		return exitUsage
+	}
+	defer srv.Close()
+	if f.addr == "stdio" {
+		if err := srv.ServeStdio(c.ctx, os.Stdin, c.stdout, ""); err != nil {
+			fmt.Fprintf(c.stderr, "storecheck serve: %v\n", err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	host, _, err := net.SplitHostPort(f.addr)
+	if ip := net.ParseIP(host); err != nil || host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		fmt.Fprintf(c.stderr, "storecheck serve: --mcp %q: give a loopback host:port (127.0.0.1:8080) or stdio\n", f.addr)
+		return exitUsage
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "storecheck serve: %v\n", err)
+		return exitUsage
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(c.stderr, "storecheck serve: MCP on http://%s/mcp (eras: %s)\n", ln.Addr(), eras(cfg))
+	go func() {
+		<-c.ctx.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(ctx)
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(c.stderr, "storecheck serve: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+func eras(cfg server.Config) string {
+	var e []string
+	if cfg.Legacy != nil {
+		e = append(e, server.VersionLegacy)
+	}
+	if cfg.Modern != nil {
+		e = append(e, server.VersionModern+" (tasks extension)")
+	}
+	return strings.Join(e, ", ")
+}

@@ -1,0 +1,116 @@
+package mutants
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+	"github.com/storecheck/storecheck/reference/sdk"
+)
+
+// Stores that wait on their own queue while ignoring the context: the harness has no
+// hold of theirs to use (no harness.Blocker) and declares them self-contained, as an
+// author of an in-process store would. S-CTX-1's crowd check must still find the wait.
+
+// slowIO is the time a waiting mutant's call spends in its simulated I/O when other calls
+// are in the store with it: behind a crowd of 16 calls, far more than the 1 s the rule
+// allows after a context's end. A call alone in the store does its I/O at once, so the
+// mutant's other specs run at an honest store's pace.
+const slowIO = 100 * time.Millisecond
+
+// waitsMutants are the defects whose every call is slow: the whole battery would take
+// hours, so they are judged on the rules they break only.
+var waitsMutants = map[defect]bool{sleepsHoldingLock: true, queuesOnChannel: true}
+
+// waitSlowly makes the call wait its turn, ignoring ctx: sleeps-holding-lock holds the
+// store's I/O lock across a sleep, queues-on-channel hands the call to a single worker
+// over an unbuffered channel and waits for its reply.
+func (s *store) waitSlowly() {
+	contended := s.b.inStore.Add(1) > 1
+	defer s.b.inStore.Add(-1)
+	switch s.d {
+	case sleepsHoldingLock:
+		s.b.io.Lock()
+		if contended {
+			time.Sleep(slowIO)
+		}
+		s.b.io.Unlock()
+	case queuesOnChannel:
+		j := ioJob{slow: contended, done: make(chan struct{})}
+		s.b.worker().jobs <- j
+		<-j.done
+	}
+}
+
+// ioJob is one call handed to queues-on-channel's worker.
+type ioJob struct {
+	slow bool
+	done chan struct{}
+}
+
+// ioWorker is queues-on-channel's single worker: one job at a time, slowIO each.
+type ioWorker struct{ jobs chan ioJob }
+
+// worker starts the backend's worker on first use; it lives as long as the process.
+func (b *backend) worker() *ioWorker {
+	b.workerOnce.Do(func() {
+		b.ioWorker = &ioWorker{jobs: make(chan ioJob)}
+		go func() {
+			for j := range b.ioWorker.jobs {
+				if j.slow {
+					time.Sleep(slowIO)
+				}
+				close(j.done)
+			}
+		}()
+	})
+	return b.ioWorker
+}
+
+// ioState is the part of backend the waiting mutants use.
+type ioState struct {
+	inStore    atomic.Int64
+	io         sync.Mutex
+	workerOnce sync.Once
+	ioWorker   *ioWorker
+}
+
+// unheldHarness is a storeHarness whose namespaces offer no hold (no harness.Blocker)
+// and whose capabilities say self-contained.
+type unheldHarness struct{ storeHarness }
+
+func (h *unheldHarness) Capabilities() harness.Capabilities {
+	c := h.storeHarness.Capabilities()
+	c.SelfContained = true
+	return c
+}
+
+func (h *unheldHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
+	n, err := h.storeHarness.Open(ctx, clock)
+	if err != nil {
+		return nil, err
+	}
+	return unheld{n.(*namespace)}, nil
+}
+
+// unheld hides the namespace's Block.
+type unheld struct{ n *namespace }
+
+func (u unheld) Legacy(ctx context.Context) (legacy.Store, error) { return u.n.Legacy(ctx) }
+func (u unheld) Modern(ctx context.Context) (modern.Store, error) { return u.n.Modern(ctx) }
+func (u unheld) SDK(ctx context.Context) (sdk.Store, error)       { return u.n.SDK(ctx) }
+func (u unheld) Close(ctx context.Context) error                  { return u.n.Close(ctx) }
+
+// OnlyRules, when not empty, are the only rules the battery runs on the mutant: its calls
+// are too slow for the rest.
+func (m Mutant) OnlyRules() []string {
+	if waitsMutants[m.d] {
+		return m.Breaks
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/storecheck/storecheck/reference"
+)
+
+// The SDK profile's rules at their edges: listings of every size around the page size,
+// cursors the store never issued, ttls a store cannot hold (negative, past 32 bits).
+
+func init() { register(EraSDK, sdkEdgeSpecs) }
+
+// sdkHugeTTLs are ttls past what a 32-bit integer or a JavaScript timer holds: 2^31 ms
+// (a signed 32-bit column's first overflow; Node's setTimeout runs a longer delay at
+// once) and 2^32+1 ms (an unsigned one's).
+var sdkHugeTTLs = []int64{1 << 31, 1<<32 + 1}
+
+// sdkUnissuedCursors are cursors no store issues: not one of its own encodings.
+var sdkUnissuedCursors = []string{"storecheck-never-issued", "0", "-1", "\x00", "%", "{\"after\":\"x\"}"}
+
+func sdkEdgeSpecs(s *suite) {
+	s.It("P-LIST-1", "listings of 0, 1, page−1, page, page+1, 2·page−1, 2·page and 2·page+1 tasks each return every task exactly once", func(e *Env) {
+		st := e.SDK()
+		_, size, paged := sdkPaged(e, st, sdkSession(e, "page-size"), nil)
+		if !paged || size < 1 {
+			return // sdkPaged said partly verified: no page to be at the edge of
+		}
+		other := sdkSession(e, "other")
+		theirs := []string{sdkCreate(e, st, other, sdkParams(nil)).TaskID}
+		for _, n := range []int{0, 1, size - 1, size, size + 1, 2*size - 1, 2 * size, 2*size + 1} {
+			session := sdkSession(e, fmt.Sprintf("n%d-", n))
+			var ids []string
+			for range n {
+				ids = append(ids, sdkCreate(e, st, session, sdkParams(nil)).TaskID)
+			}
+			listed, pages := sdkListAll(e, st, session, n+2)
+			sdkCheckExactlyOnce(e, fmt.Sprintf("ListTasks(%s) of %d tasks from the first page to the last (%d pages; the store's page holds %d)", sdkWho(session), n, pages, size), listed, ids, theirs)
+		}
+	})
+
+	s.It("P-LIST-1", "a cursor the store never issued fails with ErrInvalid", func(e *Env) {
+		st := e.SDK()
+		session := sdkSession(e, "unissued")
+		for range 3 {
+			sdkCreate(e, st, session, sdkParams(nil))
+		}
+		for _, c := range sdkUnissuedCursors {
+			page, err := st.ListTasks(e.Ctx, session, c)
+			in := fmt.Sprintf("ListTasks(%s, cursor %s), a cursor the store never issued", sdkWho(session), Q(c))
+			if err == nil {
+				e.Check(false, in, "ErrInvalid", fmt.Sprintf("a page of %d tasks, nextCursor %s", len(page.Tasks), Q(page.NextCursor)))
+				continue
+			}
+			e.CheckErr(err, reference.ErrInvalid, in)
+		}
+	})
+
+	s.It("P-CREATE-1", "a ttl of -1 ms is refused with ErrInvalid or kept as a ttl that is not negative; ttls of 2^31 and 2^32+1 ms are kept or replaced, never negative", func(e *Env) {
+		st := e.SDK()
+		session := sdkSession(e, "ttl-edge")
+		for _, ttl := range append([]int64{-1}, sdkHugeTTLs...) {
+			p := sdkParams(i64(ttl))
+			in := sdkCreateCall(session, p)
+			t, err := st.CreateTask(e.Ctx, session, p)
+			if ttl < 0 && errors.Is(err, reference.ErrInvalid) {
+				continue
+			}
+			if !e.CheckErr(err, nil, in) {
+				continue
+			}
+			if t.TTL != nil && *t.TTL < 0 {
+				e.Check(false, in+": ttl", "the ttl requested, another the store keeps, or null; never a negative one", fmt.Sprint(*t.TTL))
+				continue
+			}
+			if got, ok := sdkStored(e, st, session, t.TaskID); e.Check(ok, "GetTask after "+in, "the task", "ErrNotFound") {
+				sdkCheckTask(e, "GetTask after "+in, t, got)
+			}
+		}
+	})
+
+	s.It("P-TTL-2", "a task completed with a ttl of 2^31 or 2^32+1 ms is found right after it became terminal", func(e *Env) {
+		st := e.SDK()
+		session := sdkSession(e, "ttl-huge")
+		for _, ttl := range sdkHugeTTLs {
+			p := sdkParams(i64(ttl))
+			t := sdkCreate(e, st, session, p)
+			if t.TTL == nil || *t.TTL < 1<<31 {
+				e.NoteSDK(fmt.Sprintf("%s: the store keeps ttl %s: not past 32 bits", sdkCreateCall(session, p), showSDK(t.TTL)))
+				continue
+			}
+			sdkComplete(e, st, session, t.TaskID, sdkResult("huge ttl"))
+			sdkPass(e, 5)
+			_, ok := sdkStored(e, st, session, t.TaskID)
+			e.Check(ok, fmt.Sprintf("GetTask(%s, %s) 5 ms after completing the task created with ttl %d ms (kept %d)", sdkWho(session), Q(t.TaskID), ttl, *t.TTL),
+				"the task: its ttl has years to run", "ErrNotFound")
+		}
+	})
+}

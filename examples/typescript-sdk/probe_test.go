@@ -1,0 +1,81 @@
+package typescriptsdk
+
+import (
+	"bufio"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/probe"
+)
+
+// probePins are storecheck probe's verdicts on the TypeScript SDK's own MCP server with
+// tasks (server.mjs: McpServer, StreamableHTTPServerTransport, InMemoryTaskStore), by
+// rule and era, and for a failure a piece of its report naming the finding. It binds
+// tasks to the session, so another session sees nothing of them, and ignores bearer
+// tokens (it has sessions, not principals); it speaks 2025-11-25 only, so the 2026-07-28
+// rules are not exercised.
+var probePins = map[string]struct {
+	outcome conformance.Outcome
+	finding string
+}{
+	"V-DENY-1 legacy":    {outcome: conformance.Passed},
+	"V-FIN-1 legacy":     {outcome: conformance.Passed},
+	"V-LIST-1 legacy":    {outcome: conformance.Passed},
+	"V-RESULT-1 legacy":  {outcome: conformance.Passed},
+	"V-SESSION-1 legacy": {outcome: conformance.Passed},
+	// A plain call of a tool registered with registerToolTask (taskSupport required) is
+	// answered with a result whose isError text holds the -32601, not the JSON-RPC error.
+	"V-SUPPORT-1 legacy": {conformance.Failed, `"isError":true`},
+	// Every tool of server.mjs is a task tool: none forbidden.
+	"V-SUPPORT-2 legacy": {outcome: conformance.NotExercised},
+	"V-BAD-1 legacy":     {outcome: conformance.Passed},
+	"V-DENY-1 modern":    {outcome: conformance.NotExercised},
+	"V-FIN-1 modern":     {outcome: conformance.NotExercised},
+	"V-EXT-1 modern":     {outcome: conformance.NotExercised},
+	"V-BAD-1 modern":     {outcome: conformance.NotExercised},
+}
+
+// TestProbeTypeScriptServer probes the SDK's server and compares every verdict with its
+// pin: a verdict that changes fails the test.
+func TestProbeTypeScriptServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the SDK's server under node (-short)")
+	}
+	needStore(t)
+	cmd := exec.Command("node", "server.mjs", "0")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	port, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
+	if err != nil || !ok {
+		t.Fatalf("server.mjs did not say its port: %q %v", line, err)
+	}
+	r, err := probe.Run(t.Context(), probe.Config{URL: fmt.Sprintf("http://127.0.0.1:%s/mcp", port), Strict: true,
+		Principals: []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]conformance.RuleResult{}
+	for _, rr := range r.Rules {
+		got[rr.ID+" "+string(rr.Era)] = rr
+	}
+	for key, want := range probePins {
+		rr, ran := got[key]
+		if !ran || rr.Outcome != want.outcome || want.finding != "" && !strings.Contains(strings.Join(rr.Reasons, "\n"), want.finding) {
+			t.Errorf("%s: pinned %s (%q), got %q %v", key, want.outcome, want.finding, rr.Outcome, rr.Reasons)
+		}
+		delete(got, key)
+	}
+	for key, rr := range got {
+		t.Errorf("%s: %s, but it has no pin (a new check: pin it)", key, rr.Outcome)
+	}
+}

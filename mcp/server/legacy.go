@@ -1,0 +1,375 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/sdk"
+)
+
+// Keys the server keeps in a legacy task's metadata, beside the store's own.
+const (
+	keyTTL          = "ttl_ms"
+	keyPollInterval = "poll_interval_ms"
+	keyMessage      = "status_message"
+	keyUpdatedAt    = "last_updated_at"
+	keyResult       = "result"
+	keyError        = "error"
+	keySession      = "mcp_session"
+)
+
+// handleLegacy answers a 2025-11-25 request.
+func (s *Server) handleLegacy(ctx context.Context, r *request) (any, *rpcError) {
+	if s.legacy == nil && r.msg.Method != "initialize" {
+		return nil, errorf(codeInvalidRequest, "protocol version %s is not served here", VersionLegacy)
+	}
+	switch r.msg.Method {
+	case "initialize":
+		if s.legacy == nil {
+			return nil, errorf(codeInvalidRequest, "protocol version %s is not served here: use %s", VersionLegacy, VersionModern)
+		}
+		return map[string]any{
+			"protocolVersion": VersionLegacy,
+			"capabilities": map[string]any{"tools": map[string]any{},
+				"tasks": map[string]any{"list": map[string]any{}, "cancel": map[string]any{}, "requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}},
+			"serverInfo": map[string]any{"name": "storecheck", "version": "reference"},
+		}, nil
+	case "ping":
+		return map[string]any{}, nil
+	case "tools/list":
+		return map[string]any{"tools": toolList(false)}, nil
+	case "tools/call":
+		return s.legacyCall(ctx, r)
+	case "tasks/get":
+		id, e := stringParam(r.params, "taskId")
+		if e != nil {
+			return nil, e
+		}
+		t, e := s.legacyGet(ctx, id, r.caller)
+		if e != nil {
+			return nil, e
+		}
+		return s.legacyJSON(t), nil
+	case "tasks/list":
+		return s.legacyList(ctx, r)
+	case "tasks/cancel":
+		return s.legacyCancel(ctx, r)
+	case "tasks/result":
+		return s.legacyResult(ctx, r)
+	}
+	return nil, errorf(codeMethodNotFound, "method %q not found", r.msg.Method)
+}
+
+// legacyCall runs a tool: as a task when the call asks for one, else at once.
+func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
+	name, e := stringParam(r.params, "name")
+	if e != nil {
+		return nil, e
+	}
+	t, ok := findTool(name, false)
+	if !ok {
+		return nil, errorf(codeInvalidParams, "unknown tool %q", name)
+	}
+	args, _ := r.params["arguments"].(map[string]any)
+	taskParams, asTask := r.params["task"].(map[string]any)
+	switch {
+	case asTask && t.support == supportForbidden && s.cfg.Mutant == "forbidden-as-task":
+		// runs as a task below
+	case asTask && t.support == supportForbidden:
+		return nil, errorf(codeMethodNotFound, "tool %q does not run as a task", name)
+	case !asTask && t.support == supportRequired && s.cfg.Mutant != "required-runs-plain":
+		return nil, errorf(codeMethodNotFound, "tool %q runs only as a task: add params.task", name)
+	case !asTask:
+		res, rpcErr := t.run(ctx, nil, args)
+		if rpcErr != nil {
+			return nil, rpcErr
+		}
+		return res, nil
+	}
+	ttl, e := s.legacyTTL(taskParams)
+	if e != nil {
+		return nil, e
+	}
+	now := reference.NowMillis(s.cfg.Clock)
+	meta := legacy.Task{keyPollInterval: s.cfg.PollInterval.Milliseconds(), keyUpdatedAt: now, keyMessage: "The operation is in progress.", "tool": name}
+	if ttl != nil {
+		meta[keyTTL] = *ttl
+	}
+	if r.session != nil {
+		meta[keySession] = r.session.id
+	}
+	id := reference.GenerateID()
+	task, err := s.legacy.Create(ctx, id, meta, r.owner)
+	if err != nil {
+		return nil, errorf(codeInternal, "create the task: %v", err)
+	}
+	s.work.Add(1)
+	go func() {
+		defer s.work.Done()
+		res, rpcErr := t.run(s.ctx, legacyWork{s, id}, args)
+		changes := legacy.Task{keyUpdatedAt: reference.NowMillis(s.cfg.Clock)}
+		switch {
+		case rpcErr != nil:
+			changes[legacy.KeyStatus], changes[keyMessage] = string(reference.StatusFailed), rpcErr.Message
+			changes[keyError] = map[string]any{"code": int64(rpcErr.Code), "message": rpcErr.Message}
+		case res["isError"] == true:
+			// 2025-11-25: a tool result with isError ends the task failed.
+			changes[legacy.KeyStatus], changes[keyResult], changes[keyMessage] = string(reference.StatusFailed), res, "The tool reported an error."
+		default:
+			changes[legacy.KeyStatus], changes[keyResult], changes[keyMessage] = string(reference.StatusCompleted), res, "The operation completed."
+		}
+		if t, err := s.legacy.Update(context.WithoutCancel(s.ctx), id, changes); err == nil {
+			s.legacyChanged(t)
+		}
+	}()
+	return map[string]any{"task": s.legacyJSON(task)}, nil
+}
+
+// legacyTTL is the ttl a task gets: the one asked for (params.task.ttl, ms), else the
+// default, capped by MaxTTL; nil for none. A negative or fractional ttl is refused.
+func (s *Server) legacyTTL(task map[string]any) (*int64, *rpcError) {
+	var ms int64
+	switch raw, asked := task["ttl"]; {
+	case asked && raw != nil:
+		f, ok := number(raw)
+		if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt64/2 {
+			return nil, errorf(codeInvalidParams, "task.ttl must be a whole number of milliseconds, not negative: %v", raw)
+		}
+		ms = int64(f)
+	case s.cfg.DefaultTTL > 0:
+		ms = s.cfg.DefaultTTL.Milliseconds()
+	default:
+		if s.cfg.MaxTTL <= 0 {
+			return nil, nil
+		}
+	}
+	if s.cfg.MaxTTL > 0 && (ms == 0 || ms > s.cfg.MaxTTL.Milliseconds()) {
+		ms = s.cfg.MaxTTL.Milliseconds()
+	}
+	if ms == 0 {
+		ms = 1 // asked for 0: it may be deleted at once, never kept forever
+	}
+	return &ms, nil
+}
+
+// legacyWork is a running tool's view of its 2025-11-25 task.
+type legacyWork struct {
+	s  *Server
+	id string
+}
+
+func (w legacyWork) cancelled(ctx context.Context) bool {
+	t, err := w.s.legacy.Get(ctx, w.id, reference.System())
+	return err == nil && t.Status() == reference.StatusCancelled
+}
+
+func (w legacyWork) input(context.Context, map[string]any) (map[string]any, error) {
+	return nil, errors.New("no input in the 2025-11-25 era here")
+}
+
+// legacyGet reads a task the caller may see and that has not expired.
+func (s *Server) legacyGet(ctx context.Context, id string, caller reference.Caller) (legacy.Task, *rpcError) {
+	if s.cfg.Mutant == "foreign-sees-tasks" {
+		caller = reference.System()
+	}
+	t, err := s.legacy.Get(ctx, id, caller)
+	if errors.Is(err, reference.ErrNotFound) {
+		if _, serr := s.legacy.Get(ctx, id, reference.System()); serr == nil && s.cfg.Mutant == "denied-differs" {
+			return nil, errorf(codeInvalidParams, "Access denied to task %s", id)
+		}
+		return nil, taskNotFound(id)
+	}
+	if err != nil {
+		return nil, errorf(codeInternal, "read the task: %v", err)
+	}
+	if s.expired(t) {
+		_ = s.legacy.Delete(ctx, id)
+		return nil, taskNotFound(id)
+	}
+	return t, nil
+}
+
+// expired: past createdAt + ttl a task may be deleted (2025-11-25: "After a task's ttl
+// lifetime has elapsed, receivers MAY delete the task"); this server always does.
+func (s *Server) expired(t legacy.Task) bool {
+	ttl, ok := intOf(t[keyTTL])
+	created, _ := t.CreatedAt()
+	return ok && reference.NowMillis(s.cfg.Clock) >= created+ttl
+}
+
+// legacyJSON is a task as 2025-11-25 shows it.
+func (s *Server) legacyJSON(t legacy.Task) map[string]any {
+	created, _ := t.CreatedAt()
+	updated, ok := intOf(t[keyUpdatedAt])
+	if !ok {
+		updated = created
+	}
+	out := map[string]any{"taskId": t.ID(), "status": string(t.Status()), "createdAt": sdk.FormatTime(created),
+		"lastUpdatedAt": sdk.FormatTime(updated), "ttl": nil}
+	if ttl, ok := intOf(t[keyTTL]); ok {
+		out["ttl"] = ttl
+	}
+	if p, ok := intOf(t[keyPollInterval]); ok {
+		out["pollInterval"] = p
+	}
+	if m, _ := t[keyMessage].(string); m != "" {
+		out["statusMessage"] = m
+	}
+	return out
+}
+
+// legacyChanged sends notifications/tasks/status to the task's sessions.
+func (s *Server) legacyChanged(t legacy.Task) {
+	sid, _ := t[keySession].(string)
+	s.deliver(t.Owner(), sid, map[string]any{"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": s.legacyJSON(t)})
+}
+
+func (s *Server) legacyCancel(ctx context.Context, r *request) (any, *rpcError) {
+	id, e := stringParam(r.params, "taskId")
+	if e != nil {
+		return nil, e
+	}
+	cur, e := s.legacyGet(ctx, id, r.caller)
+	if e != nil {
+		return nil, e
+	}
+	if s.cfg.Mutant == "cancel-overwrites" && cur.Status().Terminal() {
+		t, err := s.legacy.Store().Update(ctx, id, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
+		if err != nil {
+			return nil, errorf(codeInternal, "cancel the task: %v", err)
+		}
+		return s.legacyJSON(t), nil
+	}
+	t, err := s.legacy.Cancel(ctx, id, r.caller)
+	switch {
+	case errors.Is(err, reference.ErrNotFound):
+		return nil, taskNotFound(id)
+	case errors.Is(err, reference.ErrTerminal):
+		cur, _ := s.legacy.Get(ctx, id, r.caller)
+		return nil, errorf(codeInvalidParams, "Cannot cancel task: already in terminal status '%s'", cur.Status())
+	case err != nil:
+		return nil, errorf(codeInternal, "cancel the task: %v", err)
+	}
+	t, err = s.legacy.Store().Update(ctx, id, legacy.Task{keyUpdatedAt: reference.NowMillis(s.cfg.Clock), keyMessage: "The task was cancelled by request."})
+	if err != nil {
+		return nil, errorf(codeInternal, "cancel the task: %v", err)
+	}
+	s.legacyChanged(t)
+	return s.legacyJSON(t), nil
+}
+
+// legacyResult blocks until the task is terminal, then answers what the tool call would
+// have: its result (with the related-task _meta) or its JSON-RPC error.
+func (s *Server) legacyResult(ctx context.Context, r *request) (any, *rpcError) {
+	id, e := stringParam(r.params, "taskId")
+	if e != nil {
+		return nil, e
+	}
+	for {
+		t, e := s.legacyGet(ctx, id, r.caller)
+		if e != nil {
+			return nil, e
+		}
+		if !t.Status().Terminal() && s.cfg.Mutant == "result-at-once" {
+			return nil, errorf(codeInternal, "Task %s has no result yet", id)
+		}
+		if t.Status().Terminal() {
+			if raw, ok := t[keyError].(map[string]any); ok {
+				code, _ := intOf(raw["code"])
+				msg, _ := raw["message"].(string)
+				return nil, &rpcError{Code: int(code), Message: msg, Data: raw["data"]}
+			}
+			res, ok := t[keyResult].(map[string]any)
+			if !ok {
+				// Cancelled before a result: the call ended without one.
+				return nil, errorf(codeInternal, "Task %s was %s before it had a result", id, t.Status())
+			}
+			out := map[string]any{}
+			for k, v := range res {
+				out[k] = v
+			}
+			out["_meta"] = map[string]any{relatedTask: map[string]any{"taskId": id}}
+			return out, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, errorf(codeInternal, "request ended: %v", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// legacyList answers tasks/list: the caller's tasks oldest first, a page at a time, with a
+// signed cursor bound to the caller.
+func (s *Server) legacyList(ctx context.Context, r *request) (any, *rpcError) {
+	var after *cursorPos
+	if raw, ok := r.params["cursor"]; ok && raw != nil {
+		c, _ := raw.(string)
+		pos, err := s.readCursor(c, r.caller)
+		switch {
+		case err != nil && s.cfg.Mutant == "cursor-unchecked":
+			// lists from the start
+		case err != nil:
+			return nil, errorf(codeInvalidParams, "Invalid cursor: %v", err)
+		default:
+			after = &pos
+		}
+	}
+	rows, err := s.legacy.List(ctx, legacy.ListOptions{}, r.caller)
+	if err != nil {
+		return nil, errorf(codeInternal, "list tasks: %v", err)
+	}
+	type row struct {
+		created int64
+		t       legacy.Task
+	}
+	var live []row
+	for _, t := range rows {
+		if s.expired(t) {
+			continue
+		}
+		c, _ := t.CreatedAt()
+		live = append(live, row{c, t})
+	}
+	sort.Slice(live, func(i, j int) bool {
+		if live[i].created != live[j].created {
+			return live[i].created < live[j].created
+		}
+		return live[i].t.ID() < live[j].t.ID()
+	})
+	page := []any{}
+	var next string
+	for _, x := range live {
+		if after != nil && (x.created < after.Created || x.created == after.Created && x.t.ID() <= after.ID) {
+			continue
+		}
+		if len(page) == s.cfg.PageSize {
+			last := page[len(page)-1].(map[string]any)
+			lc, _ := sdk.ParseTime(last["createdAt"].(string))
+			next = s.writeCursor(cursorPos{Created: lc, ID: last["taskId"].(string)}, r.caller)
+			break
+		}
+		page = append(page, s.legacyJSON(x.t))
+	}
+	out := map[string]any{"tasks": page}
+	if next != "" {
+		out["nextCursor"] = next
+	}
+	return out, nil
+}
+
+// intOf reads a whole number from a task's metadata.
+func intOf(v any) (int64, bool) {
+	if n, ok := v.(json.Number); ok {
+		i, err := n.Int64()
+		return i, err == nil
+	}
+	f, ok := number(v)
+	return int64(f), ok && f == math.Trunc(f)
+}

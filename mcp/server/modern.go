@@ -1,0 +1,247 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/modern"
+	"github.com/storecheck/storecheck/reference/sdk"
+)
+
+// handleModern answers a request of the 2026-07-28 wire (the tasks extension).
+func (s *Server) handleModern(ctx context.Context, r *request) (any, *rpcError) {
+	if r.header != nil {
+		if m := r.header.Get("Mcp-Method"); m != "" && m != r.msg.Method {
+			return nil, errorf(codeHeaderMismatch, "HeaderMismatch: Mcp-Method %q, body method %q", m, r.msg.Method)
+		}
+	}
+	switch r.msg.Method {
+	case "server/discover":
+		return complete(map[string]any{
+			"supportedVersions": []any{VersionModern},
+			"capabilities":      map[string]any{"tools": map[string]any{}, "extensions": map[string]any{TasksExtension: map[string]any{}}},
+			"serverInfo":        map[string]any{"name": "storecheck", "version": "reference"},
+			"ttlMs":             0,
+			"cacheScope":        "public",
+		}), nil
+	case "ping":
+		return complete(map[string]any{}), nil
+	case "tools/list":
+		return complete(map[string]any{"tools": toolList(true)}), nil
+	case "tools/call":
+		return s.modernCall(ctx, r)
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		return s.modernTask(ctx, r)
+	case "subscriptions/listen":
+		return s.modernListen(ctx, r)
+	case "tasks/list", "tasks/result":
+		return nil, errorf(codeMethodNotFound, "method %q is not part of the tasks extension", r.msg.Method)
+	}
+	return nil, errorf(codeMethodNotFound, "method %q not found", r.msg.Method)
+}
+
+// complete marks a standard result.
+func complete(m map[string]any) map[string]any {
+	m["resultType"] = "complete"
+	return m
+}
+
+// modernCall runs a tool: as a task when the request declares the extension and the
+// tool supports tasks, else at once.
+func (s *Server) modernCall(ctx context.Context, r *request) (any, *rpcError) {
+	name, e := stringParam(r.params, "name")
+	if e != nil {
+		return nil, e
+	}
+	t, ok := findTool(name, true)
+	if !ok {
+		return nil, errorf(codeInvalidParams, "unknown tool %q", name)
+	}
+	args, _ := r.params["arguments"].(map[string]any)
+	asTask := r.declaresTasks() && t.support != supportForbidden
+	if !asTask {
+		if t.support == supportRequired || t.modernOnly {
+			// It cannot be served without a task: the extension's -32021.
+			return nil, missingCapability()
+		}
+		res, rpcErr := t.run(ctx, nil, args)
+		if rpcErr != nil {
+			return nil, rpcErr
+		}
+		return complete(res), nil
+	}
+	poll := s.cfg.PollInterval
+	task, err := s.modern.Create(ctx, modern.CreateOptions{Owner: r.owner, PollInterval: &poll, StatusMessage: "The operation is in progress."},
+		func(_ context.Context, id string) error {
+			s.work.Add(1)
+			go s.modernRun(t, id, args)
+			return nil
+		})
+	if err != nil {
+		return nil, errorf(codeInternal, "create the task: %v", err)
+	}
+	out := modernJSON(task)
+	out["resultType"] = "task"
+	return out, nil
+}
+
+// modernRun runs a tool for task id and ends the task with what it returned: a JSON-RPC
+// error fails it, any result (isError or not) completes it.
+func (s *Server) modernRun(t tool, id string, args map[string]any) {
+	defer s.work.Done()
+	res, rpcErr := t.run(s.ctx, modernWork{s, id}, args)
+	ctx := context.WithoutCancel(s.ctx)
+	if rpcErr != nil {
+		_, _ = s.modern.Fail(ctx, id, modern.RPCError(int64(rpcErr.Code), rpcErr.Message, nil))
+		return
+	}
+	_, _ = s.modern.Complete(ctx, id, res)
+}
+
+// modernWork is a running tool's view of its 2026-07-28 task.
+type modernWork struct {
+	s  *Server
+	id string
+}
+
+func (w modernWork) cancelled(ctx context.Context) bool {
+	c, err := w.s.modern.Cancelled(ctx, w.id)
+	return err == nil && c
+}
+
+func (w modernWork) input(ctx context.Context, requests map[string]any) (map[string]any, error) {
+	if _, err := w.s.modern.RequireInput(ctx, w.id, requests); err != nil {
+		return nil, err
+	}
+	for {
+		t, err := w.s.modern.Status(ctx, w.id)
+		if err != nil {
+			return nil, err
+		}
+		if t.Status.Terminal() {
+			return nil, errors.New("the task ended while waiting for input")
+		}
+		if t.Status == reference.StatusWorking && t.InputResponses != nil {
+			return t.InputResponses, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// modernTask answers tasks/get, tasks/update and tasks/cancel.
+func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
+	if !r.declaresTasks() && s.cfg.Mutant != "ext-not-required" {
+		return nil, missingCapability()
+	}
+	id, e := stringParam(r.params, "taskId")
+	if e != nil {
+		return nil, e
+	}
+	if r.header != nil && r.header.Get("Mcp-Name") != id {
+		return nil, errorf(codeHeaderMismatch, "HeaderMismatch: Mcp-Name %q, params.taskId %q", r.header.Get("Mcp-Name"), id)
+	}
+	switch r.msg.Method {
+	case "tasks/get":
+		caller := r.caller
+		if s.cfg.Mutant == "foreign-sees-tasks" {
+			caller = reference.System()
+		}
+		t, err := s.modern.Get(ctx, id, caller)
+		if errors.Is(err, reference.ErrNotFound) && s.cfg.Mutant == "denied-differs" {
+			if _, serr := s.modern.Get(ctx, id, reference.System()); serr == nil {
+				return nil, errorf(codeInvalidParams, "Access denied to task %s", id)
+			}
+		}
+		if err != nil {
+			return nil, modernErr(id, err)
+		}
+		return complete(modernJSON(t)), nil
+	case "tasks/update":
+		resp, ok := r.params["inputResponses"].(map[string]any)
+		if !ok {
+			return nil, errorf(codeInvalidParams, "params.inputResponses must be an object")
+		}
+		if _, err := s.modern.Update(ctx, id, r.caller, resp); err != nil && !errors.Is(err, reference.ErrTerminal) {
+			return nil, modernErr(id, err)
+		}
+		return complete(map[string]any{}), nil
+	default: // tasks/cancel: an acknowledgement; a terminal task stays as it is
+		if _, err := s.modern.Cancel(ctx, id, r.caller); err != nil && !errors.Is(err, reference.ErrTerminal) {
+			return nil, modernErr(id, err)
+		}
+		return complete(map[string]any{}), nil
+	}
+}
+
+func modernErr(id string, err error) *rpcError {
+	if errors.Is(err, reference.ErrNotFound) {
+		return taskNotFound(id)
+	}
+	return errorf(codeInternal, "%v", err)
+}
+
+// modernJSON is a task as the extension's DetailedTask shows it.
+func modernJSON(t modern.Task) map[string]any {
+	out := map[string]any{"taskId": t.TaskID, "status": string(t.Status), "createdAt": sdk.FormatTime(t.CreatedAt),
+		"lastUpdatedAt": sdk.FormatTime(t.LastUpdatedAt), "ttlMs": nil}
+	if t.TTL != nil {
+		out["ttlMs"] = *t.TTL
+	}
+	if t.PollInterval != nil {
+		out["pollIntervalMs"] = *t.PollInterval
+	}
+	if t.StatusMessage != "" {
+		out["statusMessage"] = t.StatusMessage
+	}
+	switch t.Status {
+	case reference.StatusCompleted:
+		out["result"] = t.Result
+	case reference.StatusFailed:
+		out["error"] = t.Error
+	case reference.StatusInputRequired:
+		out["inputRequests"] = t.InputRequests
+	}
+	return out
+}
+
+// modernListen streams notifications/tasks about the tasks named until the client goes.
+func (s *Server) modernListen(ctx context.Context, r *request) (any, *rpcError) {
+	if !r.declaresTasks() {
+		return nil, missingCapability()
+	}
+	if r.stream == nil {
+		return nil, errorf(codeInvalidRequest, "subscriptions/listen needs a stream: send Accept: text/event-stream")
+	}
+	notes, _ := r.params["notifications"].(map[string]any)
+	raw, _ := notes["taskIds"].([]any)
+	var ids []string
+	for _, v := range raw {
+		if id, ok := v.(string); ok {
+			ids = append(ids, id)
+		}
+	}
+	sub := s.hub.Subscribe(r.caller, ids...)
+	defer sub.Close()
+	if err := r.stream(map[string]any{"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+		"params": map[string]any{"notifications": map[string]any{"taskIds": ids}}}); err != nil {
+		return nil, nil
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return complete(map[string]any{}), nil
+		case <-s.ctx.Done():
+			return complete(map[string]any{}), nil
+		case t := <-sub.C():
+			if err := r.stream(map[string]any{"jsonrpc": "2.0", "method": "notifications/tasks", "params": modernJSON(t)}); err != nil {
+				return nil, nil
+			}
+		}
+	}
+}

@@ -1,0 +1,309 @@
+// Package server is storecheck's reference MCP server: task-augmented tool calls over any
+// store, behind the reference facades, in both eras of MCP tasks (the 2025-11-25 tasks
+// utility and the 2026-07-28 tasks extension), over Streamable HTTP and stdio.
+//
+// The JSON-RPC and Streamable HTTP layer is written here by hand. The official Go SDK
+// (github.com/modelcontextprotocol/go-sdk) carries Streamable HTTP but no tasks in either
+// era, and the Go libraries that have tasks keep them in their own server, behind their
+// own store: neither lets a task live in the store under test, behind storecheck's
+// reference facades, nor answers the stateless 2026-07-28 wire (per-request _meta, no
+// initialize, Mcp-Name routing headers). What is written here is the part of the
+// protocol tasks need: one endpoint, JSON or SSE answers, sessions for 2025-11-25,
+// bearer tokens mapped to principals.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+)
+
+// Protocol versions and names this server speaks.
+const (
+	VersionLegacy  = "2025-11-25"
+	VersionModern  = "2026-07-28"
+	TasksExtension = "io.modelcontextprotocol/tasks"
+	relatedTask    = "io.modelcontextprotocol/related-task"
+	metaVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCaps = "io.modelcontextprotocol/clientCapabilities"
+)
+
+// JSON-RPC and MCP error codes.
+const (
+	codeParse             = -32700
+	codeInvalidRequest    = -32600
+	codeMethodNotFound    = -32601
+	codeInvalidParams     = -32602
+	codeInternal          = -32603
+	codeHeaderMismatch    = -32020
+	codeMissingCapability = -32021
+)
+
+// Config configures a Server.
+type Config struct {
+	// Legacy and Modern are the stores of the eras served; nil leaves an era out.
+	Legacy legacy.Store
+	Modern modern.Store
+	// Principals maps bearer tokens to principal names. A request without a token is
+	// anonymous; one with a token not in the map is refused with HTTP 401.
+	Principals map[string]string
+	// RequireOwner is the facades' require_owner: unowned tasks are denied to every
+	// caller but the system.
+	RequireOwner bool
+	Clock        reference.Clock // nil: the real clock
+	// DefaultTTL is a task's ttl when the client asks none (0: none); MaxTTL caps every
+	// ttl (0: no cap).
+	DefaultTTL, MaxTTL time.Duration
+	// PollInterval is suggested to clients (0: 500 ms).
+	PollInterval time.Duration
+	// PageSize is the tasks/list page (0: 10).
+	PageSize int
+	// MaxBody bounds a request body (0: 1 MiB).
+	MaxBody int64
+	// Mutant switches on one deliberate defect (Mutants lists them), for the probe's
+	// own power check; "" is the honest server.
+	Mutant string
+}
+
+// Mutants are the server's deliberate defects, each with the rule it breaks: the probe
+// must fail each on that rule (storecheck's proof that its checks bite).
+var Mutants = map[string]string{
+	"foreign-sees-tasks":  "V-DENY-1",    // tasks/get answers any caller
+	"denied-differs":      "V-DENY-1",    // another principal's task is "access denied", a missing one "not found"
+	"cursor-unchecked":    "V-LIST-1",    // a cursor that does not verify lists from the start
+	"cancel-overwrites":   "V-FIN-1",     // 2025-11-25 tasks/cancel of a terminal task cancels it
+	"result-at-once":      "V-RESULT-1",  // tasks/result of a working task answers at once with an error
+	"ext-not-required":    "V-EXT-1",     // tasks/get without the extension is served
+	"session-unbound":     "V-SESSION-1", // a session answers any principal's requests
+	"required-runs-plain": "V-SUPPORT-1", // a tool that requires a task runs without one
+	"forbidden-as-task":   "V-SUPPORT-2", // a tool that forbids tasks runs as one
+}
+
+// Server serves MCP with tasks. It is safe for concurrent use.
+type Server struct {
+	cfg    Config
+	legacy *legacy.Tasks
+	modern *modern.Tasks
+	hub    *modern.Hub
+	secret [32]byte
+
+	ctx    context.Context // ends with Close: the workers' context
+	cancel context.CancelFunc
+	work   sync.WaitGroup
+
+	mu       sync.Mutex
+	sessions map[string]*session
+}
+
+// session is one 2025-11-25 client: made by initialize, named by Mcp-Session-Id (on stdio,
+// the connection).
+type session struct {
+	id        string
+	principal string // "" = anonymous
+	mu        sync.Mutex
+	streams   map[chan []byte]struct{} // open GET streams (stdio: its output)
+}
+
+// New returns a server over cfg's stores.
+func New(cfg Config) (*Server, error) {
+	if cfg.Legacy == nil && cfg.Modern == nil {
+		return nil, errors.New("server: no store: give Legacy, Modern or both")
+	}
+	if _, ok := Mutants[cfg.Mutant]; cfg.Mutant != "" && !ok {
+		return nil, fmt.Errorf("server: no mutant %q", cfg.Mutant)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = reference.SystemClock{}
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 500 * time.Millisecond
+	}
+	if cfg.PageSize <= 0 {
+		cfg.PageSize = 10
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = 1 << 20
+	}
+	s := &Server{cfg: cfg, sessions: map[string]*session{}}
+	if _, err := rand.Read(s.secret[:]); err != nil {
+		return nil, err
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if cfg.Legacy != nil {
+		s.legacy = legacy.New(cfg.Legacy, legacy.WithRequireOwner(cfg.RequireOwner))
+	}
+	if cfg.Modern != nil {
+		s.hub = modern.NewHub(modern.HubOptions{RequireOwner: cfg.RequireOwner})
+		s.modern = modern.New(modern.Config{Store: cfg.Modern, Notifier: s.hub, RequireOwner: cfg.RequireOwner,
+			Clock: cfg.Clock, DefaultTTL: cfg.DefaultTTL, MaxTTL: cfg.MaxTTL})
+	}
+	return s, nil
+}
+
+// Close stops the tools still running (their tasks stay as they are) and waits for them.
+func (s *Server) Close() error {
+	s.cancel()
+	s.work.Wait()
+	return nil
+}
+
+// rpcError is a JSON-RPC error answer.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *rpcError) Error() string { return fmt.Sprintf("%d %s", e.Code, e.Message) }
+
+func errorf(code int, format string, args ...any) *rpcError {
+	return &rpcError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// missingCapability is the extension's -32021 answer.
+func missingCapability() *rpcError {
+	return &rpcError{Code: codeMissingCapability, Message: "Missing required client capability",
+		Data: map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}}}
+}
+
+// message is one incoming JSON-RPC message.
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
+}
+
+// request is one call as the handlers see it.
+type request struct {
+	msg     message
+	params  map[string]any
+	caller  reference.Caller
+	owner   string // the owner a task it creates gets: the principal, "" for anonymous
+	session *session
+	header  http.Header // nil on stdio
+	// stream, when set, carries messages to the client before the answer (an SSE
+	// response); nil answers with one JSON body.
+	stream func(v any) error
+}
+
+// modernRequest reports whether r speaks the 2026-07-28 wire: its _meta or its
+// MCP-Protocol-Version header names it, and no 2025-11-25 session carries it.
+func (r *request) modernRequest() bool {
+	if r.session != nil {
+		return false
+	}
+	if v, _ := r.meta()[metaVersion].(string); v != "" {
+		return v == VersionModern
+	}
+	return r.header != nil && r.header.Get("MCP-Protocol-Version") == VersionModern
+}
+
+func (r *request) meta() map[string]any {
+	m, _ := r.params["_meta"].(map[string]any)
+	return m
+}
+
+// declaresTasks reports whether the request's per-request capabilities declare the tasks
+// extension.
+func (r *request) declaresTasks() bool {
+	caps, _ := r.meta()[metaClientCaps].(map[string]any)
+	ext, _ := caps["extensions"].(map[string]any)
+	_, ok := ext[TasksExtension]
+	return ok
+}
+
+// handle answers one request (nil result for a notification).
+func (s *Server) handle(ctx context.Context, r *request) (any, *rpcError) {
+	if r.msg.JSONRPC != "2.0" || r.msg.Method == "" {
+		return nil, errorf(codeInvalidRequest, "not a JSON-RPC 2.0 request")
+	}
+	if r.msg.Params != nil && string(r.msg.Params) != "null" {
+		if err := json.Unmarshal(r.msg.Params, &r.params); err != nil {
+			return nil, errorf(codeInvalidParams, "params must be an object: %v", err)
+		}
+	}
+	if r.params == nil {
+		r.params = map[string]any{}
+	}
+	if strings.HasPrefix(r.msg.Method, "notifications/") {
+		return nil, nil
+	}
+	if r.modernRequest() {
+		if s.modern == nil {
+			return nil, errorf(codeInvalidRequest, "protocol version %s is not served here", VersionModern)
+		}
+		return s.handleModern(ctx, r)
+	}
+	if r.msg.Method != "initialize" && r.session == nil && r.msg.Method != "ping" {
+		return nil, errorf(codeInvalidRequest, "no session: send initialize first (or use protocol version %s)", VersionModern)
+	}
+	return s.handleLegacy(ctx, r)
+}
+
+// caller maps a principal name to the facades' caller.
+func callerOf(principal string) reference.Caller {
+	if principal == "" {
+		return reference.Anonymous()
+	}
+	return reference.Principal(principal)
+}
+
+// taskNotFound is the answer for a task that is missing, expired or another's: one
+// answer for all three.
+func taskNotFound(id string) *rpcError {
+	return errorf(codeInvalidParams, "Failed to retrieve task: Task not found: %s", id)
+}
+
+func stringParam(p map[string]any, key string) (string, *rpcError) {
+	v, ok := p[key].(string)
+	if !ok || v == "" {
+		return "", errorf(codeInvalidParams, "params.%s must be a non-empty string", key)
+	}
+	return v, nil
+}
+
+func newSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%x", b)
+}
+
+// deliver sends a notification about a task to the open streams of the sessions that own
+// it: the owner's sessions, or for a task without an owner the session that made it.
+func (s *Server) deliver(owner, sessionID string, note any) {
+	b, err := json.Marshal(note)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	var targets []*session
+	for _, ss := range s.sessions {
+		if owner != "" && ss.principal == owner || owner == "" && ss.id == sessionID {
+			targets = append(targets, ss)
+		}
+	}
+	s.mu.Unlock()
+	for _, ss := range targets {
+		ss.mu.Lock()
+		for ch := range ss.streams {
+			select {
+			case ch <- b:
+			default: // a slow stream loses the notification: they are optional
+			}
+		}
+		ss.mu.Unlock()
+	}
+}

@@ -1,0 +1,183 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Task support of a tool (2025-11-25 tools/list execution.taskSupport).
+const (
+	supportForbidden = "forbidden"
+	supportOptional  = "optional"
+	supportRequired  = "required"
+)
+
+// tool is one tool the server offers. run does its work; a non-nil *rpcError is a
+// protocol error of the call (the task fails), a result with isError true a tool error.
+type tool struct {
+	name, description string
+	schema            map[string]any
+	support           string
+	modernOnly        bool // needs input through tasks/update
+	run               func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError)
+}
+
+// work is what a running tool may ask of its task.
+type work interface {
+	// cancelled reports whether the task was cancelled.
+	cancelled(ctx context.Context) bool
+	// input asks the client for input (the task goes to input_required) and waits for
+	// the answers, keyed as asked.
+	input(ctx context.Context, requests map[string]any) (map[string]any, error)
+}
+
+func text(s string) map[string]any {
+	return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}, "isError": false}
+}
+
+func schema(props map[string]any, required ...string) map[string]any {
+	s := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+// seconds reads a duration argument in seconds (default d).
+func seconds(args map[string]any, key string, d float64) time.Duration {
+	if v, ok := number(args[key]); ok && v >= 0 {
+		d = v
+	}
+	return time.Duration(d * float64(time.Second))
+}
+
+// sleep waits d, or until ctx ends or the task is cancelled; it reports whether the wait
+// ran its course.
+func sleep(ctx context.Context, w work, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if w != nil && w.cancelled(ctx) {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(min(50*time.Millisecond, time.Until(deadline))):
+		}
+	}
+	return true
+}
+
+// tools are the tools the official conformance suite's tasks scenarios call (greet,
+// slow_compute, failing_job, protocol_error_job, confirm_delete) and the ones every task
+// path needs (long_job, to cancel).
+var tools = []tool{
+	{name: "greet", description: "Says hello at once (no task).", support: supportForbidden,
+		schema: schema(map[string]any{"name": map[string]any{"type": "string"}}, "name"),
+		run: func(ctx context.Context, _ work, args map[string]any) (map[string]any, *rpcError) {
+			name, _ := args["name"].(string)
+			return text(fmt.Sprintf("Hello, %s!", name)), nil
+		}},
+	{name: "slow_compute", description: "Works for `seconds` seconds, then answers.", support: supportOptional,
+		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
+		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
+			d := seconds(args, "seconds", 1)
+			if !sleep(ctx, w, d) {
+				return nil, errorf(codeInternal, "slow_compute stopped before its end")
+			}
+			return text(fmt.Sprintf("Computed in %v seconds", d.Seconds())), nil
+		}},
+	{name: "failing_job", description: "Ends with a tool error (isError).", support: supportRequired,
+		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
+		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
+			sleep(ctx, w, seconds(args, "seconds", 0))
+			r := text("The job failed: nothing to do")
+			r["isError"] = true
+			return r, nil
+		}},
+	{name: "protocol_error_job", description: "Ends with a JSON-RPC error.", support: supportOptional,
+		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
+		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
+			sleep(ctx, w, seconds(args, "seconds", 1))
+			return nil, errorf(codeInternal, "protocol_error_job: internal error")
+		}},
+	{name: "confirm_delete", description: "Asks the client to confirm through tasks/update, then answers.", support: supportOptional, modernOnly: true,
+		schema: schema(map[string]any{"item": map[string]any{"type": "string"}}),
+		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
+			item, _ := args["item"].(string)
+			answers, err := w.input(ctx, map[string]any{"confirm": map[string]any{
+				"method": "elicitation/create",
+				"params": map[string]any{"mode": "form", "message": fmt.Sprintf("Delete %q?", item),
+					"requestedSchema": schema(map[string]any{"confirm": map[string]any{"type": "boolean"}}, "confirm")},
+			}})
+			if err != nil {
+				return nil, errorf(codeInternal, "confirm_delete: %v", err)
+			}
+			answer, _ := answers["confirm"].(map[string]any)
+			if action, _ := answer["action"].(string); action == "accept" {
+				return text(fmt.Sprintf("Deleted %q", item)), nil
+			}
+			return text(fmt.Sprintf("Kept %q", item)), nil
+		}},
+	{name: "multi_input", description: "Asks two questions at once through tasks/update, then answers with both.", support: supportOptional, modernOnly: true,
+		schema: schema(map[string]any{}),
+		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
+			ask := func(q string) map[string]any {
+				return map[string]any{"method": "elicitation/create", "params": map[string]any{"mode": "form", "message": q,
+					"requestedSchema": schema(map[string]any{"answer": map[string]any{"type": "string"}}, "answer")}}
+			}
+			answers, err := w.input(ctx, map[string]any{"first": ask("First question?"), "second": ask("Second question?")})
+			if err != nil {
+				return nil, errorf(codeInternal, "multi_input: %v", err)
+			}
+			return text(fmt.Sprintf("first: %v; second: %v", answers["first"], answers["second"])), nil
+		}},
+	{name: "long_job", description: "Works for `seconds` seconds (default 60) unless cancelled.", support: supportOptional,
+		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
+		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
+			d := seconds(args, "seconds", 60)
+			if !sleep(ctx, w, d) {
+				return nil, errorf(codeInternal, "long_job stopped before its end")
+			}
+			return text(fmt.Sprintf("Worked %v seconds", d.Seconds())), nil
+		}},
+}
+
+func findTool(name string, modernEra bool) (tool, bool) {
+	for _, t := range tools {
+		if t.name == name && (modernEra || !t.modernOnly) {
+			return t, true
+		}
+	}
+	return tool{}, false
+}
+
+// toolList is tools/list's answer for an era.
+func toolList(modernEra bool) []any {
+	var out []any
+	for _, t := range tools {
+		if t.modernOnly && !modernEra {
+			continue
+		}
+		out = append(out, map[string]any{"name": t.name, "description": t.description, "inputSchema": t.schema,
+			"execution": map[string]any{"taskSupport": t.support}})
+	}
+	return out
+}
+
+// number reads a JSON number.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case interface{ Float64() (float64, error) }:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}

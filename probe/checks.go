@@ -1,0 +1,441 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/probe/client"
+)
+
+// errSetup marks a check that could not make the tasks it needed (the tool mapping, or
+// the server, refused): its rule reads "setup refused", never passed or failed.
+var errSetup = errors.New("setup")
+
+// errNone marks a check the server gave nothing to run on (no tool of the kind it
+// needs): its rule reads "not exercised".
+var errNone = errors.New("nothing to check")
+
+// checks is the probe's table of contents: every check, the rule it judges and the eras
+// it runs in.
+var checks = []check{
+	{"V-DENY-1", "another principal and a caller without credentials get exactly the missing-task answer for the first principal's task, and never list it", bothEras, checkDeny},
+	{"V-FIN-1", "a completed task stays completed through tasks/cancel", bothEras, checkFinal},
+	{"V-LIST-1", "tasks/list returns each of the caller's tasks once across pages; a forged cursor, or another principal's, is -32602", legacyEra, checkList},
+	{"V-RESULT-1", "tasks/result waits for a working task to end and returns its result with the related-task _meta", legacyEra, checkResult},
+	{"V-SESSION-1", "a session id never issued, or another principal's, is HTTP 404", legacyEra, checkSession},
+	{"V-SUPPORT-1", "a plain call of a tool whose taskSupport is required is -32601", legacyEra, checkSupport("required")},
+	{"V-SUPPORT-2", "a task for a tool whose taskSupport is forbidden or absent is -32601", legacyEra, checkSupport("forbidden")},
+	{"V-EXT-1", "without the tasks extension tasks/get is -32021; tasks/list and tasks/result are -32601", modernEra, checkExtension},
+	{"V-BAD-1", "malformed JSON is -32700, an unknown method -32601, and the server keeps serving", bothEras, checkBad},
+}
+
+var (
+	bothEras  = []conformance.Era{conformance.EraLegacy, conformance.EraModern}
+	legacyEra = []conformance.Era{conformance.EraLegacy}
+	modernEra = []conformance.Era{conformance.EraModern}
+)
+
+// check is one check of a rule.
+type check struct {
+	rule, name string
+	eras       []conformance.Era
+	run        func(ctx context.Context, r *eraRun) error // nil: passed; a *fault: failed
+}
+
+// eraRun is what a check works with in one era: the first principal, the others, and a
+// caller without credentials (nil when the server refuses one).
+type eraRun struct {
+	era    conformance.Era
+	owner  *peer
+	others []*peer
+	anon   *peer
+	tools  Tools
+	// authenticates is true when the server refused an unknown bearer token (HTTP 401
+	// or 403): then tokens are principals to it, else it has sessions only.
+	authenticates bool
+	notes         []string
+}
+
+// note records a remark for the check's rule that does not decide its outcome.
+func (r *eraRun) note(msg string) { r.notes = append(r.notes, msg) }
+
+// fault is a rule broken: the input, what was expected and what came back.
+type fault struct{ input, want, got string }
+
+func (f *fault) Error() string {
+	return fmt.Sprintf("input:    %s\n  expected: %s\n  got:      %s", f.input, f.want, f.got)
+}
+
+func faultf(input, want string, got any) *fault {
+	return &fault{input: input, want: want, got: fmt.Sprint(got)}
+}
+
+// answerOr renders a response, or the error that came instead.
+func answerOr(res *client.Response, err error) string {
+	if err != nil || res == nil {
+		return fmt.Sprint(err)
+	}
+	return answer(res)
+}
+
+// answer renders a response for a failure message.
+func answer(res *client.Response) string {
+	if res.Error != nil {
+		return fmt.Sprintf("error %d %q", res.Error.Code, res.Error.Message)
+	}
+	return "result " + clip(string(res.Result), 300)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// finished creates a task with the quick tool and waits for it to end.
+func (r *eraRun) finished(ctx context.Context) (string, map[string]any, error) {
+	id, err := r.owner.create(ctx, r.tools.Quick, r.tools.QuickArgs)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: %v", errSetup, err)
+	}
+	t, err := r.owner.terminal(ctx, id)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: %v", errSetup, err)
+	}
+	return id, t, nil
+}
+
+// missingID is an id no server issued.
+func missingID() string { return fmt.Sprintf("storecheck-probe-missing-%d", time.Now().UnixNano()) }
+
+func checkDeny(ctx context.Context, r *eraRun) error {
+	id, _, err := r.finished(ctx)
+	if err != nil {
+		return err
+	}
+	methods := []string{"tasks/get", "tasks/cancel", "tasks/result"}
+	if r.era == conformance.EraModern {
+		methods = []string{"tasks/get", "tasks/cancel", "tasks/update"}
+	}
+	strangers := append([]*peer(nil), r.others...)
+	if r.anon != nil {
+		strangers = append(strangers, r.anon)
+	}
+	for _, s := range strangers {
+		for _, m := range methods {
+			params := func(id string) map[string]any {
+				p := map[string]any{"taskId": id}
+				if m == "tasks/update" {
+					p["inputResponses"] = map[string]any{}
+				}
+				return p
+			}
+			missing := missingID()
+			mres, err := s.call(ctx, m, params(missing), true)
+			if err != nil {
+				return err
+			}
+			dres, err := s.call(ctx, m, params(id), true)
+			if err != nil {
+				return err
+			}
+			in := fmt.Sprintf("%s %s of %s's task %s, beside the same call for the id %s no server issued", who(s.name), m, r.owner.name, id, missing)
+			if dres.Error == nil {
+				return faultf(in, "the answer for a missing task (an error)", answer(dres))
+			}
+			if mres.Error == nil {
+				return faultf(in, "an error for a task that does not exist (-32602)", "for the missing id: "+answer(mres))
+			}
+			same := dres.Error.Code == mres.Error.Code && strings.ReplaceAll(dres.Error.Message, id, "ID") == strings.ReplaceAll(mres.Error.Message, missing, "ID")
+			if !same {
+				return faultf(in, "the same answer as for the missing id: "+answer(mres), answer(dres))
+			}
+		}
+		if r.era == conformance.EraLegacy {
+			res, err := s.call(ctx, "tasks/list", nil, true)
+			if err != nil {
+				return err
+			}
+			if strings.Contains(string(res.Result), id) {
+				return faultf(fmt.Sprintf("%s tasks/list", who(s.name)), fmt.Sprintf("no trace of %s's task %s", r.owner.name, id), answer(res))
+			}
+		}
+	}
+	return nil
+}
+
+func checkFinal(ctx context.Context, r *eraRun) error {
+	id, t, err := r.finished(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := r.owner.call(ctx, "tasks/cancel", map[string]any{"taskId": id}, true)
+	if err != nil {
+		return err
+	}
+	in := fmt.Sprintf("tasks/cancel of the %v task %s by its creator", t["status"], id)
+	if r.era == conformance.EraLegacy && (res.Error == nil || res.Error.Code != client.CodeInvalidParams) {
+		return faultf(in, "-32602 (2025-11-25: receivers MUST reject cancellation requests for tasks already in a terminal status)", answer(res))
+	}
+	if r.era == conformance.EraModern && res.Error != nil {
+		return faultf(in, "an acknowledgement (the extension: on success the server MUST acknowledge with an empty result)", answer(res))
+	}
+	after, rpcErr, err := r.owner.task(ctx, id)
+	if err != nil {
+		return err
+	}
+	if rpcErr != nil || after["status"] != t["status"] {
+		return faultf("tasks/get after "+in, fmt.Sprintf("status %v, as before", t["status"]), fmt.Sprint(after["status"], rpcErr))
+	}
+	return nil
+}
+
+func checkList(ctx context.Context, r *eraRun) error {
+	const n = 12
+	want := map[string]bool{}
+	for range n {
+		id, err := r.owner.create(ctx, r.tools.Quick, r.tools.QuickArgs)
+		if err != nil {
+			return fmt.Errorf("%w: %v", errSetup, err)
+		}
+		want[id] = true
+	}
+	seen := map[string]int{}
+	var cursors []string
+	params := map[string]any{}
+	for page := 1; ; page++ {
+		res, err := r.owner.call(ctx, "tasks/list", params, true)
+		if err != nil {
+			return err
+		}
+		var out struct {
+			Tasks      []struct{ TaskID string } `json:"tasks"`
+			NextCursor *string                   `json:"nextCursor"`
+		}
+		if res.Error != nil || json.Unmarshal(res.Result, &out) != nil {
+			return faultf(fmt.Sprintf("tasks/list page %d", page), "a page of tasks", answer(res))
+		}
+		for _, t := range out.Tasks {
+			seen[t.TaskID]++
+		}
+		if out.NextCursor == nil || *out.NextCursor == "" || page > 1000 {
+			break
+		}
+		cursors = append(cursors, *out.NextCursor)
+		params = map[string]any{"cursor": *out.NextCursor}
+	}
+	for id := range want {
+		if seen[id] != 1 {
+			return faultf(fmt.Sprintf("tasks/list by %s from the first page to the last (%d pages)", r.owner.name, len(cursors)+1),
+				"each of the caller's tasks exactly once", fmt.Sprintf("task %s listed %d times", id, seen[id]))
+		}
+	}
+	res, err := r.owner.call(ctx, "tasks/list", map[string]any{"cursor": "storecheck-probe-forged"}, true)
+	if err != nil {
+		return err
+	}
+	if res.Error == nil || res.Error.Code != client.CodeInvalidParams {
+		return faultf("tasks/list with the cursor \"storecheck-probe-forged\", never issued", "-32602 (Invalid or nonexistent cursor)", answer(res))
+	}
+	if len(cursors) > 0 && len(r.others) > 0 {
+		res, err := r.others[0].call(ctx, "tasks/list", map[string]any{"cursor": cursors[0]}, true)
+		if err != nil {
+			return err
+		}
+		leaked := false
+		for id := range want {
+			leaked = leaked || strings.Contains(string(res.Result), id)
+		}
+		if res.Error == nil && leaked || res.Error != nil && res.Error.Code != client.CodeInvalidParams {
+			return faultf(fmt.Sprintf("%s tasks/list with %s's cursor", who(r.others[0].name), r.owner.name), "-32602, or a page with none of the other's tasks", answer(res))
+		}
+	}
+	return nil
+}
+
+func checkResult(ctx context.Context, r *eraRun) error {
+	id, err := r.owner.create(ctx, r.tools.Slow, r.tools.SlowArgs)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errSetup, err)
+	}
+	res, err := r.owner.call(ctx, "tasks/result", map[string]any{"taskId": id}, true)
+	if err != nil {
+		return err
+	}
+	in := fmt.Sprintf("tasks/result of the working task %s (tool %s)", id, r.tools.Slow)
+	t, rpcErr, err := r.owner.task(ctx, id)
+	if err != nil {
+		return err
+	}
+	if rpcErr != nil || !terminalStatus(t["status"]) {
+		return faultf("tasks/get right after "+in+" answered", "a terminal status: tasks/result MUST block until the task is terminal", fmt.Sprint(t["status"], rpcErr))
+	}
+	if res.Error != nil {
+		if t["status"] == "completed" {
+			return faultf(in, "the tool's result (the task completed)", answer(res))
+		}
+		return nil // the call's JSON-RPC error, returned as the spec asks
+	}
+	var out struct {
+		Meta map[string]struct {
+			TaskID string `json:"taskId"`
+		} `json:"_meta"`
+	}
+	if err := json.Unmarshal(res.Result, &out); err != nil || out.Meta["io.modelcontextprotocol/related-task"].TaskID != id {
+		return faultf(in, fmt.Sprintf("_meta[\"io.modelcontextprotocol/related-task\"].taskId = %q", id), answer(res))
+	}
+	return nil
+}
+
+func checkExtension(ctx context.Context, r *eraRun) error {
+	id, _, err := r.finished(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := r.owner.call(ctx, "tasks/get", map[string]any{"taskId": id}, false)
+	if err != nil {
+		return err
+	}
+	if res.Error == nil || res.Error.Code != client.CodeMissingCapability {
+		return faultf(fmt.Sprintf("tasks/get %s without the tasks extension in the request's capabilities", id), "-32021 (Missing Required Client Capability)", answer(res))
+	}
+	for _, m := range []string{"tasks/list", "tasks/result"} {
+		res, err := r.owner.call(ctx, m, map[string]any{"taskId": id}, true)
+		if err != nil {
+			return err
+		}
+		if res.Error == nil || res.Error.Code != client.CodeMethodNotFound {
+			return faultf(m+" on the 2026-07-28 wire", "-32601 (removed by the tasks extension)", answer(res))
+		}
+	}
+	return nil
+}
+
+func checkBad(ctx context.Context, r *eraRun) error {
+	p := r.owner
+	// Malformed JSON: an HTTP 4xx, with a JSON-RPC -32700 in the body or no JSON-RPC body
+	// at all (transports: "it MUST return an HTTP error status code (e.g., 400 Bad
+	// Request). The HTTP response body MAY comprise a JSON-RPC error response").
+	res, err := p.conn.SendRaw(ctx, nil, []byte(`{"jsonrpc":"2.0","id":1,"method":`), nil)
+	var status int
+	if res != nil {
+		status = res.HTTPStatus
+	}
+	switch {
+	case err != nil && !errors.Is(err, client.ErrHTTP):
+		return err
+	case status < 400 || status > 499:
+		return faultf("a POST of malformed JSON", "an HTTP 4xx (e.g. 400 Bad Request), its body a -32700 Parse error or none", fmt.Sprintf("HTTP %d, %v", status, answerOr(res, err)))
+	case err == nil && (res.Error == nil || res.Error.Code != client.CodeParse):
+		return faultf("a POST of malformed JSON", "-32700 (Parse error) as the JSON-RPC answer", answer(res))
+	}
+	res, err = p.call(ctx, "storecheck/no-such-method", nil, true)
+	if err != nil {
+		return err
+	}
+	if res.Error == nil || res.Error.Code != client.CodeMethodNotFound {
+		return faultf("the method storecheck/no-such-method", "-32601 (Method not found)", answer(res))
+	}
+	if _, _, err := r.finished(ctx); err != nil {
+		return faultf("a task made after the bad input", "the server still serving", err)
+	}
+	return nil
+}
+
+func checkSession(ctx context.Context, r *eraRun) error {
+	own := r.owner.conn.SessionID()
+	if own == "" {
+		return nil // no sessions: nothing to bind
+	}
+	tries := []struct {
+		who     *peer
+		session string
+		what    string
+	}{{r.owner, "storecheck-probe-never-issued", "a session id never issued"}}
+	switch {
+	case len(r.others) > 0 && r.authenticates:
+		tries = append(tries, struct {
+			who     *peer
+			session string
+			what    string
+		}{r.others[0], own, fmt.Sprintf("%s's session id", r.owner.name)})
+	case len(r.others) > 0:
+		r.note("another principal's token with the first's session id was not tried: the server accepts a bearer token it was never given, so it has sessions, not principals")
+	}
+	for _, tr := range tries {
+		saved := tr.who.conn.SessionID()
+		tr.who.conn.SetSessionID(tr.session)
+		res, err := tr.who.call(ctx, "tasks/list", nil, true)
+		tr.who.conn.SetSessionID(saved)
+		if err != nil && !errors.Is(err, client.ErrHTTP) {
+			return err
+		}
+		if res == nil || res.HTTPStatus != 404 {
+			status := 0
+			if res != nil {
+				status = res.HTTPStatus
+			}
+			return faultf(fmt.Sprintf("%s tasks/list with %s", who(tr.who.name), tr.what), "HTTP 404 Not Found", fmt.Sprintf("HTTP %d, %s", status, answerOr(res, err)))
+		}
+	}
+	return nil
+}
+
+// checkSupport calls, against their declared taskSupport, the tools of kind "required"
+// (plainly) or "forbidden" (as tasks; absent counts as forbidden).
+func checkSupport(kind string) func(ctx context.Context, r *eraRun) error {
+	return func(ctx context.Context, r *eraRun) error {
+		res, err := r.owner.call(ctx, "tools/list", nil, true)
+		if err != nil {
+			return err
+		}
+		var list struct {
+			Tools []struct {
+				Name      string `json:"name"`
+				Execution struct {
+					TaskSupport string `json:"taskSupport"`
+				} `json:"execution"`
+			} `json:"tools"`
+		}
+		if err := res.Decode(&list); err != nil {
+			return faultf("tools/list", "a list of tools", answer(res))
+		}
+		tried := 0
+		for _, t := range list.Tools {
+			support := or(t.Execution.TaskSupport, "forbidden")
+			if support != kind {
+				continue
+			}
+			params, what := map[string]any{"name": t.Name, "arguments": map[string]any{}}, "without a task, its taskSupport required"
+			if kind == "forbidden" {
+				params["task"] = map[string]any{}
+				what = "as a task, its taskSupport " + or(t.Execution.TaskSupport, "absent")
+			}
+			tried++
+			res, err := r.owner.call(ctx, "tools/call", params, true)
+			if err != nil {
+				return err
+			}
+			if res.Error == nil || res.Error.Code != client.CodeMethodNotFound {
+				return faultf(fmt.Sprintf("tools/call %s %s", t.Name, what), "-32601 (Method not found)", answer(res))
+			}
+		}
+		if tried == 0 {
+			return fmt.Errorf("%w: no tool of the server's tools/list has taskSupport %s", errNone, kind)
+		}
+		return nil
+	}
+}
+
+func or(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

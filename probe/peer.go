@@ -1,0 +1,191 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/probe/client"
+)
+
+// MCP protocol versions of the two eras of tasks.
+const (
+	versionLegacy  = "2025-11-25"
+	versionModern  = "2026-07-28"
+	tasksExtension = "io.modelcontextprotocol/tasks"
+)
+
+// peer is one principal's connection in one era.
+type peer struct {
+	name string // principal name; "" = no credentials
+	era  conformance.Era
+	conn *client.Conn
+	wait time.Duration // how long a task may take to end
+}
+
+// dial connects a principal in an era: the 2025-11-25 handshake, or nothing for the
+// stateless 2026-07-28 wire.
+func dial(ctx context.Context, url string, p Principal, era conformance.Era, wait time.Duration) (*peer, error) {
+	hdr := http.Header{}
+	if p.Token != "" {
+		hdr.Set("Authorization", "Bearer "+p.Token)
+	}
+	version := versionLegacy
+	if era == conformance.EraModern {
+		version = versionModern
+	}
+	hdr.Set("MCP-Protocol-Version", version)
+	pe := &peer{name: p.Name, era: era, conn: client.DialHTTP(url, client.HTTPOptions{Header: hdr}), wait: wait}
+	if era == conformance.EraModern {
+		// No handshake on this wire: server/discover says whether the extension is served.
+		res, err := pe.call(ctx, "server/discover", nil, true)
+		if err != nil {
+			return nil, fmt.Errorf("server/discover as %s: %w", who(p.Name), err)
+		}
+		var disc struct {
+			Capabilities struct {
+				Extensions map[string]any `json:"extensions"`
+			} `json:"capabilities"`
+		}
+		if err := res.Decode(&disc); err != nil {
+			return nil, fmt.Errorf("server/discover as %s: the server does not serve %s: %w", who(p.Name), versionModern, err)
+		}
+		if disc.Capabilities.Extensions[tasksExtension] == nil {
+			return nil, fmt.Errorf("server/discover as %s: the server does not declare the tasks extension %s", who(p.Name), tasksExtension)
+		}
+		return pe, nil
+	}
+	res, err := pe.conn.Call(ctx, "initialize", map[string]any{"protocolVersion": versionLegacy,
+		"capabilities": map[string]any{"tasks": map[string]any{"list": map[string]any{}, "cancel": map[string]any{}}},
+		"clientInfo":   map[string]any{"name": "storecheck-probe", "version": "1"}}, http.Header{"MCP-Protocol-Version": nil})
+	if err != nil {
+		return nil, fmt.Errorf("initialize as %s: %w", who(p.Name), err)
+	}
+	var init struct {
+		ProtocolVersion string         `json:"protocolVersion"`
+		Capabilities    map[string]any `json:"capabilities"`
+	}
+	if err := res.Decode(&init); err != nil {
+		return nil, fmt.Errorf("initialize as %s: %w", who(p.Name), err)
+	}
+	if init.ProtocolVersion != versionLegacy {
+		return nil, fmt.Errorf("initialize as %s: the server answers protocol version %q, not %s", who(p.Name), init.ProtocolVersion, versionLegacy)
+	}
+	if init.Capabilities["tasks"] == nil {
+		return nil, fmt.Errorf("initialize as %s: the server declares no tasks capability", who(p.Name))
+	}
+	_ = pe.conn.Notify(ctx, "notifications/initialized", nil, nil)
+	return pe, nil
+}
+
+func who(name string) string {
+	if name == "" {
+		return "a caller without credentials"
+	}
+	return "principal " + name
+}
+
+// call sends a request as the era speaks it: on the 2026-07-28 wire with the per-request
+// _meta (declaring the tasks extension when ext) and the routing headers.
+func (p *peer) call(ctx context.Context, method string, params map[string]any, ext bool) (*client.Response, error) {
+	if params == nil {
+		params = map[string]any{}
+	}
+	var hdr http.Header
+	if p.era == conformance.EraModern {
+		caps := map[string]any{}
+		if ext {
+			caps["extensions"] = map[string]any{tasksExtension: map[string]any{}}
+		}
+		meta := map[string]any{"io.modelcontextprotocol/protocolVersion": versionModern,
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "storecheck-probe", "version": "1"},
+			"io.modelcontextprotocol/clientCapabilities": caps}
+		withMeta := map[string]any{"_meta": meta}
+		for k, v := range params {
+			withMeta[k] = v
+		}
+		params = withMeta
+		hdr = http.Header{"Mcp-Method": {method}}
+		if id, ok := params["taskId"].(string); ok {
+			hdr.Set("Mcp-Name", id)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.wait+10*time.Second)
+	defer cancel()
+	return p.conn.Call(ctx, method, params, hdr)
+}
+
+// create starts tool as a task and returns its id.
+func (p *peer) create(ctx context.Context, tool string, args map[string]any) (string, error) {
+	params := map[string]any{"name": tool, "arguments": args}
+	if p.era == conformance.EraLegacy {
+		params["task"] = map[string]any{}
+	}
+	res, err := p.call(ctx, "tools/call", params, true)
+	if err != nil {
+		return "", fmt.Errorf("tools/call %s as a task: %w", tool, err)
+	}
+	var out struct {
+		Task       struct{ TaskID string } `json:"task"`
+		TaskID     string                  `json:"taskId"`
+		ResultType string                  `json:"resultType"`
+	}
+	if err := res.Decode(&out); err != nil {
+		return "", fmt.Errorf("tools/call %s as a task: %w", tool, err)
+	}
+	id := out.Task.TaskID
+	if p.era == conformance.EraModern {
+		id = out.TaskID
+		if out.ResultType != "task" {
+			return "", fmt.Errorf("tools/call %s as a task: resultType %q, not a task (%s)", tool, out.ResultType, res.Result)
+		}
+	}
+	if id == "" {
+		return "", fmt.Errorf("tools/call %s as a task: no taskId in %s", tool, res.Result)
+	}
+	return id, nil
+}
+
+// task reads a task; a JSON-RPC error comes back as rpcErr.
+func (p *peer) task(ctx context.Context, id string) (map[string]any, *client.Error, error) {
+	res, err := p.call(ctx, "tasks/get", map[string]any{"taskId": id}, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if res.Error != nil {
+		return nil, res.Error, nil
+	}
+	var t map[string]any
+	if err := json.Unmarshal(res.Result, &t); err != nil {
+		return nil, nil, fmt.Errorf("%w: tasks/get: %v", client.ErrMalformed, err)
+	}
+	return t, nil, nil
+}
+
+// terminal polls a task until it is terminal and returns it.
+func (p *peer) terminal(ctx context.Context, id string) (map[string]any, error) {
+	deadline := time.Now().Add(p.wait)
+	for {
+		t, rpcErr, err := p.task(ctx, id)
+		switch {
+		case err != nil:
+			return nil, err
+		case rpcErr != nil:
+			return nil, fmt.Errorf("tasks/get %s by its creator: %w", id, rpcErr)
+		case terminalStatus(t["status"]):
+			return t, nil
+		case time.Now().After(deadline):
+			return nil, fmt.Errorf("task %s still %v after %v", id, t["status"], p.wait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}
+
+func terminalStatus(s any) bool { return s == "completed" || s == "failed" || s == "cancelled" }

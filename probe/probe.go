@@ -1,0 +1,152 @@
+// Package probe checks a live MCP server's tasks from the outside, over the protocol, in
+// both eras (2025-11-25 tasks and the 2026-07-28 tasks extension), with two or more
+// principals: the server-level rules of docs/spec.md section 7 (V-*). It reports exactly
+// as the battery does (conformance.Report): one row per rule and era.
+//
+// checks.go is the table of contents (every check and its rule); peer.go is one
+// principal's connection in one era; package client speaks the wire.
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/probe/client"
+)
+
+// Principal is a credential the probe calls with.
+type Principal struct {
+	Name  string // how the report names it
+	Token string // a bearer token
+}
+
+// Tools names the server's tools the probe makes tasks with.
+type Tools struct {
+	// Quick ends soon with a result; Slow works for a while (about half a second),
+	// then ends with a result.
+	Quick, Slow         string
+	QuickArgs, SlowArgs map[string]any
+}
+
+// DefaultTools are the tools of storecheck's reference server and of the official
+// suite's fixtures.
+var DefaultTools = Tools{Quick: "slow_compute", QuickArgs: map[string]any{"seconds": 0},
+	Slow: "slow_compute", SlowArgs: map[string]any{"seconds": 0.5}}
+
+// Config is one probe run.
+type Config struct {
+	URL        string
+	Principals []Principal // at least two
+	Tools      Tools       // zero: DefaultTools
+	Eras       []conformance.Era
+	Rules      []string // nil: every rule
+	Strict     bool
+	// Wait bounds how long a task may take to end (0: 10 s).
+	Wait time.Duration
+	// Progress, when set, gets a line per check.
+	Progress io.Writer
+}
+
+// ErrConfig is a configuration the probe cannot run with.
+var ErrConfig = errors.New("probe: bad configuration")
+
+// Run probes the server and returns the report.
+func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
+	if len(cfg.Principals) < 2 {
+		return nil, fmt.Errorf("%w: give at least two principals (--principal NAME=TOKEN), to see whether one sees the other's tasks", ErrConfig)
+	}
+	if cfg.Tools.Quick == "" {
+		cfg.Tools = DefaultTools
+	}
+	if cfg.Wait <= 0 {
+		cfg.Wait = 10 * time.Second
+	}
+	if len(cfg.Eras) == 0 {
+		cfg.Eras = bothEras
+	}
+	for _, id := range cfg.Rules {
+		if r, ok := conformance.RuleByID(id); !ok || r.Era != "server" {
+			return nil, fmt.Errorf("%w: %s is not a server rule (storecheck list shows the V-* rules)", ErrConfig, id)
+		}
+	}
+	started := time.Now()
+	meta := conformance.Report{Store: cfg.URL, Eras: cfg.Eras, Strict: cfg.Strict, Started: started}
+	var results []conformance.RuleResult
+	for _, era := range cfg.Eras {
+		er, setupErr := connect(ctx, cfg, era)
+		for _, c := range checks {
+			if !slices.Contains(c.eras, era) || len(cfg.Rules) > 0 && !slices.Contains(cfg.Rules, c.rule) {
+				continue
+			}
+			rule, _ := conformance.RuleByID(c.rule)
+			rr := conformance.RuleResult{ID: rule.ID, Level: rule.Level, Era: era, Area: rule.Area, Text: rule.Text,
+				Subject: conformance.SubjectServer, Specs: []string{c.name}}
+			switch {
+			case setupErr != nil:
+				rr.Outcome, rr.Reasons = conformance.NotExercised, []string{"the server did not let the probe in: " + setupErr.Error()}
+			default:
+				er.notes = nil
+				rr.Outcome, rr.Reasons = judge(ctx, c, er, cfg.Strict)
+				for _, n := range er.notes {
+					rr.Notes = append(rr.Notes, "note: "+n)
+				}
+			}
+			if cfg.Progress != nil {
+				fmt.Fprintf(cfg.Progress, "probe: %s %s: %s\n", rr.ID, era, rr.Outcome)
+			}
+			results = append(results, rr)
+		}
+	}
+	meta.Duration = time.Since(started)
+	return conformance.NewReport(meta, results), nil
+}
+
+// connect makes the era's peers: every principal, and a caller without credentials when
+// the server lets one in.
+func connect(ctx context.Context, cfg Config, era conformance.Era) (*eraRun, error) {
+	er := &eraRun{era: era, tools: cfg.Tools}
+	for i, p := range cfg.Principals {
+		pe, err := dial(ctx, cfg.URL, p, era, cfg.Wait)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			er.owner = pe
+		} else {
+			er.others = append(er.others, pe)
+		}
+	}
+	if anon, err := dial(ctx, cfg.URL, Principal{}, era, cfg.Wait); err == nil {
+		er.anon = anon
+	}
+	// An unknown token refused means tokens are principals to the server.
+	_, err := dial(ctx, cfg.URL, Principal{Name: "stranger", Token: "storecheck-probe-unknown-token"}, era, cfg.Wait)
+	var refused *client.HTTPError
+	er.authenticates = errors.As(err, &refused) && (refused.StatusCode == 401 || refused.StatusCode == 403)
+	return er, nil
+}
+
+// judge runs one check and says what it found.
+func judge(ctx context.Context, c check, er *eraRun, strict bool) (conformance.Outcome, []string) {
+	err := c.run(ctx, er)
+	var f *fault
+	rule, _ := conformance.RuleByID(c.rule)
+	switch {
+	case err == nil:
+		return conformance.Passed, nil
+	case errors.As(err, &f) && rule.Level == conformance.Should && !strict:
+		return conformance.Warned, []string{fmt.Sprintf("%s\n  server: %s era\n  %s", rule, er.era, f.Error())}
+	case errors.As(err, &f):
+		return conformance.Failed, []string{fmt.Sprintf("%s\n  server: %s era\n  %s", rule, er.era, f.Error())}
+	case errors.Is(err, errSetup):
+		return conformance.SetupRefused, []string{err.Error()}
+	case errors.Is(err, errNone):
+		return conformance.NotExercised, []string{err.Error()}
+	}
+	return conformance.Aborted, []string{"the transport failed: " + err.Error()}
+}

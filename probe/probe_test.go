@@ -1,0 +1,95 @@
+package probe_test
+
+import (
+	"net/http/httptest"
+	"sort"
+	"testing"
+
+	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/probe"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/memstore"
+)
+
+// serve starts the reference server over memstore, with mutant's defect ("" = none).
+func serve(t *testing.T, mutant string) string {
+	t.Helper()
+	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
+	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Mutant: mutant,
+		Principals: map[string]string{"token-a": "alice", "token-b": "bob"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() { hs.Close(); srv.Close() })
+	return hs.URL + "/mcp"
+}
+
+func run(t *testing.T, url string) *conformance.Report {
+	t.Helper()
+	r, err := probe.Run(t.Context(), probe.Config{URL: url, Strict: true,
+		Principals: []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// failed lists the rules a report failed, as "ID era".
+func failed(r *conformance.Report) []string {
+	var out []string
+	for _, rr := range r.Rules {
+		if rr.Outcome != conformance.Passed {
+			out = append(out, rr.ID+" "+string(rr.Era)+" "+string(rr.Outcome))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestReferenceServerPasses: the reference server passes every probe rule under strict,
+// in both eras.
+func TestReferenceServerPasses(t *testing.T) {
+	r := run(t, serve(t, ""))
+	if !r.OK() || len(failed(r)) > 0 || r.Totals.Passed < 9 {
+		t.Errorf("the reference server: %v (%d passed)", failed(r), r.Totals.Passed)
+		for _, rr := range r.Rules {
+			for _, why := range rr.Reasons {
+				t.Logf("%s %s: %s", rr.ID, rr.Era, why)
+			}
+		}
+	}
+}
+
+// TestServerMutantsAreKilled: each of the server's deliberate defects fails the rule it
+// breaks, and only that rule.
+func TestServerMutantsAreKilled(t *testing.T) {
+	names := make([]string, 0, len(server.Mutants))
+	for n := range server.Mutants {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		rule := server.Mutants[name]
+		r := run(t, serve(t, name))
+		got := failed(r)
+		if len(got) == 0 {
+			t.Errorf("server mutant %s survived: it breaks %s", name, rule)
+			continue
+		}
+		for _, f := range got {
+			if f[:len(rule)+1] != rule+" " {
+				t.Errorf("server mutant %s (breaks %s) failed another rule: %s", name, rule, f)
+			}
+		}
+		if !testing.Verbose() {
+			continue
+		}
+		for _, rr := range r.Rules {
+			if rr.Outcome == conformance.Failed {
+				t.Logf("%s: %s %s: %s", name, rr.ID, rr.Era, rr.Reasons[0])
+			}
+		}
+	}
+}
