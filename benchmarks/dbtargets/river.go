@@ -18,7 +18,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
-	riverstore "github.com/storecheck/storecheck/adapters/river"
+	"github.com/storecheck/storecheck/adapters/river"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )

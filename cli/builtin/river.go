@@ -24,14 +24,14 @@ func riverAdapters() (as []cli.Adapter) {
 		},
 		Open: func(ctx context.Context) (harness.Harness, func(), error) {
 			if dsn != "" {
-				h := river.NewPostgresHarness(dsn)
+				h := riverstore.NewPostgresHarness(dsn)
 				return h, h.Close, nil
 			}
 			url, stop, err := pgcontainer.Start(ctx)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%w (or pass --river-dsn)", err)
 			}
-			h := river.NewPostgresHarness(url)
+			h := riverstore.NewPostgresHarness(url)
 			return h, func() {
 				h.Close()
 				stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
@@ -48,7 +48,7 @@ func riverAdapters() (as []cli.Adapter) {
 			fs.StringVar(&dir, "river-sqlite-dir", "", "river-sqlite: directory for the database files (default: a temporary one, removed after)")
 		},
 		Open: func(ctx context.Context) (harness.Harness, func(), error) {
-			h, err := river.NewSQLiteHarness(dir)
+			h, err := riverstore.NewSQLiteHarness(dir)
 			if err != nil {
 				return nil, nil, err
 			}
