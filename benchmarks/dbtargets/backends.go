@@ -3,12 +3,13 @@ package dbtargets
 import (
 	"context"
 	"fmt"
-	"github.com/storecheck/storecheck/benchmarks"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/storecheck/storecheck/benchmarks"
 )
 
 // needDocker returns an error wrapping benchmarks.ErrUnavailable when a container would be needed

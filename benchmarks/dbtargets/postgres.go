@@ -2,12 +2,8 @@ package dbtargets
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/storecheck/storecheck/benchmarks"
 	"strconv"
 	"time"
 
@@ -16,6 +12,8 @@ import (
 
 	"github.com/storecheck/storecheck/adapters/postgres"
 	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
+	"github.com/storecheck/storecheck/benchmarks"
+	"github.com/storecheck/storecheck/internal/pgschema"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
@@ -83,34 +81,9 @@ func startPostgres(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend
 // pgSchema makes a schema with a random name holding the adapter's tables (Migrate) and
 // a pool whose connections land in it; the returned function drops it.
 func pgSchema(ctx context.Context, admin *pgxpool.Pool, dsn string) (*pgxpool.Pool, func(context.Context) error, error) {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	schema := pgx.Identifier{"storecheck_bench_" + hex.EncodeToString(b[:])}.Sanitize()
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		return nil, nil, fmt.Errorf("postgres: create schema: %w", err)
-	}
-	drop := func(ctx context.Context) error {
-		_, err := admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
-		return err
-	}
-	cfg, err := pgxpool.ParseConfig(dsn)
-	if err != nil {
-		return nil, nil, errors.Join(err, drop(ctx))
-	}
-	cfg.MaxConns = pgConns
-	postgres.CancelOnServer(cfg) // as the adapter's README asks of every pool
-	cfg.ConnConfig.RuntimeParams["search_path"] = schema
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err == nil {
-		err = postgres.Migrate(ctx, pool)
-	}
-	if err != nil {
-		if pool != nil {
-			pool.Close()
-		}
-		return nil, nil, errors.Join(err, drop(ctx))
-	}
-	return pool, func(ctx context.Context) error { pool.Close(); return drop(ctx) }, nil
+	return pgschema.Fresh(ctx, admin, dsn, "storecheck_bench_", pgConns,
+		postgres.CancelOnServer, // as the adapter's README asks of every pool
+		func(ctx context.Context, pool *pgxpool.Pool) error { return postgres.Migrate(ctx, pool) })
 }
 
 // pgSeeder loads the cleanup case's completed tasks with one COPY, rows exactly as the

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"github.com/storecheck/storecheck/benchmarks"
 	"strconv"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	redisstore "github.com/storecheck/storecheck/adapters/redis"
 	"github.com/storecheck/storecheck/adapters/redis/rediscontainer"
+	"github.com/storecheck/storecheck/benchmarks"
 	"github.com/storecheck/storecheck/reference"
 )
 

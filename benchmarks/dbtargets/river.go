@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/storecheck/storecheck/benchmarks"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
 	"github.com/storecheck/storecheck/adapters/river"
+	"github.com/storecheck/storecheck/benchmarks"
+	"github.com/storecheck/storecheck/internal/pgschema"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
@@ -117,31 +118,7 @@ func startRiverPostgres(ctx context.Context, env benchmarks.Env) (*benchmarks.Ba
 		return nil, fmt.Errorf("river-postgres: %w", err)
 	}
 	open := func(ctx context.Context) (*pgxpool.Pool, func(context.Context) error, error) {
-		schema := pgx.Identifier{randomSchema()}.Sanitize()
-		if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-			return nil, nil, err
-		}
-		drop := func(ctx context.Context) error {
-			_, err := admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
-			return err
-		}
-		cfg, err := pgxpool.ParseConfig(dsn)
-		if err != nil {
-			return nil, nil, errors.Join(err, drop(ctx))
-		}
-		cfg.MaxConns = pgConns
-		cfg.ConnConfig.RuntimeParams["search_path"] = schema
-		pool, err := pgxpool.NewWithConfig(ctx, cfg)
-		if err == nil {
-			err = riverstore.MigratePostgres(ctx, pool)
-		}
-		if err != nil {
-			if pool != nil {
-				pool.Close()
-			}
-			return nil, nil, errors.Join(err, drop(ctx))
-		}
-		return pool, func(ctx context.Context) error { pool.Close(); return drop(ctx) }, nil
+		return pgschema.Fresh(ctx, admin, dsn, "storecheck_bench_river_", pgConns, nil, riverstore.MigratePostgres)
 	}
 	store := benchmarks.Subject{Label: "store", What: "river store (postgres)", Open: func(ctx context.Context) (*benchmarks.Space, error) {
 		pool, closeSchema, err := open(ctx)
@@ -177,8 +154,6 @@ func startRiverPostgres(ctx context.Context, env benchmarks.Env) (*benchmarks.Ba
 		return stop(ctx)
 	}}, nil
 }
-
-func randomSchema() string { return "storecheck_bench_river_" + reference.GenerateID()[:12] }
 
 // rowScanner is one row of a query.
 type rowScanner interface{ Scan(dest ...any) error }

@@ -3,11 +3,8 @@ package builtin
 import (
 	"context"
 	"flag"
-	"fmt"
 	"github.com/storecheck/storecheck/cli"
-	"time"
 
-	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
 	"github.com/storecheck/storecheck/adapters/river"
 	"github.com/storecheck/storecheck/conformance/harness"
 )
@@ -19,25 +16,13 @@ func riverAdapters() (as []cli.Adapter) {
 		Summary: "River job queue on PostgreSQL (riverpgxv5), both eras: each task row inserted with its job; " +
 			"a container it starts itself, or --river-dsn (each spec in its own schema, migrated by rivermigrate)",
 		Flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&dsn, "river-dsn", "", "river-postgres: connection string of an existing server (default: $"+
-				pgcontainer.EnvURL+", else a container from $"+pgcontainer.EnvImage+" or "+pgcontainer.DefaultImage+")")
+			dsnFlag(fs, &dsn, "river-dsn", "river-postgres")
 		},
 		Open: func(ctx context.Context) (harness.Harness, func(), error) {
-			if dsn != "" {
+			return onPostgres(ctx, dsn, "--river-dsn", func(dsn string) (harness.Harness, func()) {
 				h := riverstore.NewPostgresHarness(dsn)
-				return h, h.Close, nil
-			}
-			url, stop, err := pgcontainer.Start(ctx)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%w (or pass --river-dsn)", err)
-			}
-			h := riverstore.NewPostgresHarness(url)
-			return h, func() {
-				h.Close()
-				stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-				defer cancel()
-				_ = stop(stopCtx)
-			}, nil
+				return h, h.Close
+			})
 		},
 	})
 	as = append(as, cli.Adapter{
