@@ -6,15 +6,10 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/storecheck/storecheck/adapters/memstore"
-	"github.com/storecheck/storecheck/adapters/redis/rediscontainer"
 	"github.com/storecheck/storecheck/adapters/wire"
 )
 
@@ -39,72 +34,9 @@ func testEnv() Env {
 	return Env{WireCommand: []string{os.Args[0]}, WireEnv: append(os.Environ(), wireChildEnv+"=memstore")}
 }
 
-func BenchmarkMemstore(b *testing.B)     { benchTarget(b, "memstore") }
-func BenchmarkEtsLike(b *testing.B)      { benchTarget(b, "ets-like") }
-func BenchmarkPostgres(b *testing.B)     { benchTarget(b, "postgres") }
-func BenchmarkRedis(b *testing.B)        { benchTarget(b, "redis") }
-func BenchmarkRedisCluster(b *testing.B) { benchTarget(b, "redis-cluster") }
-func BenchmarkWire(b *testing.B)         { benchTarget(b, "wire") }
-
-// BenchmarkRedisServerTime is BenchmarkRedis with what the server spent per op, for the
-// server's half of a ratio that a Go profile cannot show (the adapter's work is in Lua):
-// server-cpu-µs/op is the server process's CPU time (INFO cpu, user + system, all its
-// threads) over the timed loop, and server-cmds/op the commands it ran (INFO
-// commandstats after CONFIG RESETSTAT: an EVALSHA and each command its script ran count
-// one each). It resets the server's statistics and reads its CPU time, so it needs a
-// server of its own, named by STORECHECK_REDIS_URL.
-func BenchmarkRedisServerTime(b *testing.B) {
-	url := os.Getenv(rediscontainer.EnvURL)
-	if url == "" {
-		b.Skip("needs a server of its own, named by " + rediscontainer.EnvURL + " (CONFIG RESETSTAT resets its statistics)")
-	}
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := redis.NewClient(opts)
-	defer c.Close()
-	ctx := context.Background()
-	info := func(b *testing.B, section string) string {
-		s, err := c.Info(ctx, section).Result()
-		if err != nil {
-			b.Fatal(err)
-		}
-		return s
-	}
-	// field sums the numbers after key= (or key:) on every line of an INFO section.
-	field := func(s, key string) float64 {
-		var sum float64
-		for _, line := range strings.Split(s, "\n") {
-			for _, sep := range []string{key + "=", key + ":"} {
-				if _, rest, ok := strings.Cut(line, sep); ok {
-					if i := strings.IndexAny(rest, ",\r"); i >= 0 {
-						rest = rest[:i]
-					}
-					v, _ := strconv.ParseFloat(rest, 64)
-					sum += v
-				}
-			}
-		}
-		return sum
-	}
-	cpu := func(b *testing.B) float64 {
-		s := info(b, "cpu")
-		return field(s, "used_cpu_user") + field(s, "used_cpu_sys")
-	}
-	benchTargetWith(b, "redis", func(b *testing.B, run func(*testing.B)) {
-		if err := c.ConfigResetStat(ctx).Err(); err != nil {
-			b.Fatal(err)
-		}
-		before := cpu(b)
-		run(b)
-		spent := cpu(b) - before
-		// Counted with them: the few INFO calls of this measurement, over b.N ops.
-		calls := field(info(b, "commandstats"), "calls")
-		b.ReportMetric(spent*1e6/float64(b.N), "server-cpu-µs/op")
-		b.ReportMetric(calls/float64(b.N), "server-cmds/op")
-	})
-}
+func BenchmarkMemstore(b *testing.B) { benchTarget(b, "memstore") }
+func BenchmarkEtsLike(b *testing.B)  { benchTarget(b, "ets-like") }
+func BenchmarkWire(b *testing.B)     { benchTarget(b, "wire") }
 
 // benchTarget runs every case of a target as sub-benchmarks named like Result.Name:
 // op=…/mode=…/subject=store|baseline, the store and the baseline alternating.

@@ -201,3 +201,34 @@ func manualClock() (*atomicClock, func(ctx context.Context, ms int64) error) {
 type atomicClock struct{ ms atomic.Int64 }
 
 func (c *atomicClock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }
+
+// What the targets on other backends (package dbtargets) build their spaces from.
+const (
+	// SeedWorkers is how many goroutines load a backend.
+	SeedWorkers = seedWorkers
+	// TaskTTL is the ttl of every task a case writes.
+	TaskTTL = taskTTL
+)
+
+// Register adds a target to Targets and Lookup; call it from the package that brings its
+// backend up.
+func Register(t Target) { addTarget(t) }
+
+// LegacyMeta is the legacy task every case writes, for a baseline that writes it itself.
+func LegacyMeta(owner string, n int) legacy.Task { return legacyMeta(owner, n) }
+
+// ManualClock is a store clock that starts at the real time and moves only when its setter
+// (Seed and Cleanup) moves it, read with one atomic load.
+func ManualClock() (reference.Clock, func(ctx context.Context, ms int64) error) {
+	return manualClock()
+}
+
+// StoreLegacy drives a legacy.Store: setClock moves its clock; seed, when not nil,
+// replaces Seed's Create and Update calls by a bulk load.
+func StoreLegacy(st legacy.Store, setClock func(ctx context.Context, ms int64) error,
+	seed func(ctx context.Context, ids []string, owner string, atMillis int64) error) LegacyOps {
+	return &storeLegacy{st: st, setClock: setClock, seed: seed}
+}
+
+// StoreModern drives a modern.Store whose clock is clock.
+func StoreModern(st modern.Store, clock reference.Clock) ModernOps { return newStoreModern(st, clock) }

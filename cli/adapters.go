@@ -12,16 +12,15 @@ import (
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
-// adapter brings up one kind of store for the battery. Each built-in one lives in its own
-// file, adapters_NAME.go, registering itself from init (WithHarness and WithAdapter add
-// others per invocation):
+// adapter brings up one kind of store for the battery. The ones every binary has live in
+// a file each, adapters_NAME.go, registering from init; the database adapters come from
+// package cli/builtin through WithAdapters, and WithHarness and WithAdapter add others
+// per invocation:
 //
 //	func init() {
-//		var dsn string
 //		addAdapter(adapter{
-//			name:    "postgres",
-//			summary: "PostgreSQL (a container, or --dsn)",
-//			flags:   func(fs *flag.FlagSet) { fs.StringVar(&dsn, "dsn", "", "postgres: connection string") },
+//			name:    "memstore",
+//			summary: "the embedded sharded in-memory store",
 //			open:    func(ctx context.Context, arg string) (harness.Harness, func(), error) { ... },
 //		})
 //	}
@@ -53,6 +52,49 @@ type adapter struct {
 	// still wins): a store behind a process boundary answers each call in a round trip,
 	// so its race checks take far longer than an in-process store's.
 	specTimeout time.Duration
+}
+
+// Adapter is a store the command line brings up by name (--adapter NAME), with flags of
+// its own: package cli/builtin gives its database adapters this way (WithAdapters).
+type Adapter struct {
+	Name    string
+	Summary string // one line, for `storecheck help`
+	// Flags, when set, registers the adapter's flags on a command's flag set. Every
+	// adapter's flags are registered on every command that opens a store, so name them
+	// for the adapter (--dsn, --redis-url) and say which adapter they are for.
+	Flags func(fs *flag.FlagSet)
+	// Validate, when set, checks the flags before anything is started; its error is a
+	// usage error.
+	Validate func() error
+	// Open brings the store up after flags are parsed; cleanup (may be nil) releases
+	// what it started, after the run.
+	Open func(ctx context.Context) (h harness.Harness, cleanup func(), err error)
+	// OpenFaults, when set, brings the store up for run --faults: on a backend in
+	// containers storecheck starts, whose harness implements harness.FaultInjector.
+	OpenFaults func(ctx context.Context) (h harness.Harness, cleanup func(), err error)
+	// SpecTimeout, when set, replaces the battery's default bound on one spec.
+	SpecTimeout time.Duration
+}
+
+// WithAdapters adds adapters as built-in ones: listed by `storecheck help`, chosen with
+// --adapter NAME, measured by bench through its own targets, and never the default.
+func WithAdapters(as ...Adapter) Option {
+	return func(c *app) {
+		for _, a := range as {
+			in := adapter{name: a.Name, summary: a.Summary, flags: a.Flags, validate: a.Validate, specTimeout: a.SpecTimeout,
+				open: func(ctx context.Context, _ string) (harness.Harness, func(), error) { return a.Open(ctx) }}
+			if a.OpenFaults != nil {
+				in.openFaults = func(ctx context.Context, _ string) (harness.Harness, func(), error) { return a.OpenFaults(ctx) }
+			}
+			if a.Name == "" || strings.Contains(a.Name, ":") || a.Open == nil {
+				panic("storecheck: bad adapter: " + a.Name)
+			}
+			if old, ok := c.adapters[a.Name]; ok && old.custom {
+				continue // an adapter given by WithHarness or WithAdapter wins, whatever the order
+			}
+			c.adapters[a.Name] = in
+		}
+	}
 }
 
 func (a adapter) usageName() string {

@@ -1,11 +1,13 @@
 // Package cli is the storecheck command line as a library: Main runs it. The storecheck
-// command is Main with the built-in adapters; a store author's own main gets the same
-// CLI (run, list, mutants, bench, serve) for a Go store with one option:
+// command is Main with the database adapters of package cli/builtin; a store author's
+// own main gets the same CLI (run, list, mutants, bench, serve) for a Go store with one
+// option, and links no database driver:
 //
 //	func main() { cli.Main(cli.WithHarness(mystore.Harness())) }
 //
-// Subcommands and built-in adapters are registered from init functions, one file each
-// (cmd_NAME.go, adapters_NAME.go), so that adding one touches no other file.
+// Subcommands and the adapters every binary has (memstore, ets-like, exec, mutant) are
+// registered from init functions, one file each (cmd_NAME.go, adapters_NAME.go), so that
+// adding one touches no other file.
 package cli
 
 import (

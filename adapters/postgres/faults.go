@@ -4,16 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/storecheck/storecheck/adapters/internal/faultable"
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
 // Backend is a Postgres server that can be taken away: pgcontainer.Server.Faults.
-type Backend interface {
-	Pause(ctx context.Context) error
-	Unpause(ctx context.Context) error
-	Kill(ctx context.Context) error
-	Restart(ctx context.Context) error
-}
+type Backend = faultable.Backend
 
 // FaultHarness is Harness on a server the fault checks may pause, kill and restart
 // (harness.FaultInjector). Its durability is the server's: with synchronous_commit and

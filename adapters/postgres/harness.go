@@ -2,17 +2,15 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/internal/pgschema"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -27,15 +25,16 @@ type Harness struct {
 	dsn      string
 	maxConns int32
 
-	mu    sync.Mutex
-	admin *pgxpool.Pool
+	admin pgschema.Admin
 }
 
 var _ harness.Harness = (*Harness)(nil)
 
 // NewHarness returns a harness on the server at dsn (a URL or keyword/value string that
 // pgx accepts). The role needs CREATE on the database. Call Close when done.
-func NewHarness(dsn string) *Harness { return &Harness{dsn: dsn, maxConns: 16} }
+func NewHarness(dsn string) *Harness {
+	return &Harness{dsn: dsn, maxConns: 16, admin: pgschema.Admin{DSN: dsn}}
+}
 
 func (h *Harness) Name() string { return "postgres" }
 
@@ -45,35 +44,13 @@ func (h *Harness) Capabilities() harness.Capabilities {
 
 // Close closes the harness's administrative pool. Namespaces still open keep their own
 // pools.
-func (h *Harness) Close() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.admin != nil {
-		h.admin.Close()
-		h.admin = nil
-	}
-}
+func (h *Harness) Close() { h.admin.Close() }
 
 func (h *Harness) adminPool(ctx context.Context) (*pgxpool.Pool, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.admin != nil {
-		return h.admin, nil
-	}
-	cfg, err := pgxpool.ParseConfig(h.dsn)
+	pool, err := h.admin.Pool(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("postgres harness: %w", err)
 	}
-	cfg.MaxConns = 4
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("postgres harness: %w", err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("postgres harness: %w", err)
-	}
-	h.admin = pool
 	return pool, nil
 }
 
@@ -84,10 +61,8 @@ func (h *Harness) Open(ctx context.Context, clock reference.Clock) (harness.Name
 	if err != nil {
 		return nil, err
 	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	ns := &namespace{h: h, schema: "storecheck_" + hex.EncodeToString(b[:]), clock: clock}
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{ns.schema}.Sanitize()); err != nil {
+	ns := &namespace{h: h, schema: pgschema.RandomName("storecheck_"), clock: clock}
+	if err := pgschema.Create(ctx, admin, ns.schema); err != nil {
 		return nil, fmt.Errorf("postgres harness: create schema %s: %w", ns.schema, err)
 	}
 	cfg, err := ns.poolConfig()
@@ -118,14 +93,10 @@ type namespace struct {
 }
 
 func (n *namespace) poolConfig() (*pgxpool.Config, error) {
-	cfg, err := pgxpool.ParseConfig(n.h.dsn)
+	cfg, err := pgschema.PoolConfig(n.h.dsn, n.schema, n.h.maxConns)
 	if err != nil {
 		return nil, fmt.Errorf("postgres harness: %w", err)
 	}
-	cfg.MaxConns = n.h.maxConns
-	// search_path is a startup parameter: every connection of the pool lands in the
-	// namespace's schema and nowhere else.
-	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{n.schema}.Sanitize()
 	CancelOnServer(cfg)
 	return cfg, nil
 }
@@ -181,14 +152,11 @@ func (n *namespace) Close(ctx context.Context) error {
 }
 
 func (n *namespace) drop(ctx context.Context) error {
-	// The spec's context may already be over; the schema must go all the same.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	admin, err := n.h.adminPool(ctx)
+	admin, err := n.h.adminPool(context.WithoutCancel(ctx))
 	if err != nil {
 		return err
 	}
-	if _, err := admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{n.schema}.Sanitize()+" CASCADE"); err != nil {
+	if err := pgschema.Drop(ctx, admin, n.schema); err != nil {
 		return fmt.Errorf("postgres harness: drop schema %s: %w", n.schema, err)
 	}
 	return nil

@@ -2,14 +2,13 @@ package postgres
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/storecheck/storecheck/adapters/internal/storeerr"
 	"github.com/storecheck/storecheck/reference"
 )
 
@@ -62,27 +61,7 @@ func newConfig(opts []Option) config {
 
 func (c config) now() int64 { return reference.NowMillis(c.clock) }
 
-// storeSentinels are the errors a store method returns as they are; every other error
-// from the database is internal (or the context's).
-var storeSentinels = []error{
-	reference.ErrNotFound, reference.ErrExists, reference.ErrConflict, reference.ErrInvalid,
-	reference.ErrTooLarge,
-}
-
-// dbError turns an error met during op into the store's error: sentinels pass through, a
-// finished context is wrapped so errors.Is finds it (S-CTX-1), anything else wraps
-// reference.ErrInternal.
+// dbError turns an error met during op into the store's error (storeerr.Wrap).
 func dbError(ctx context.Context, op string, err error) error {
-	for _, s := range storeSentinels {
-		if errors.Is(err, s) {
-			return err
-		}
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("postgres: %s: %w", op, err)
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("postgres: %s: %w (%v)", op, ctxErr, err)
-	}
-	return fmt.Errorf("postgres: %s: %w: %v", op, reference.ErrInternal, err)
+	return storeerr.Wrap(ctx, "postgres", op, err)
 }

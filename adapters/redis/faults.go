@@ -1,19 +1,13 @@
 package redisstore
 
 import (
-	"context"
-
+	"github.com/storecheck/storecheck/adapters/internal/faultable"
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
 // Backend is a Redis deployment that can be taken away: rediscontainer.Server.Faults or
 // a rediscontainer.Cluster.
-type Backend interface {
-	Pause(ctx context.Context) error
-	Unpause(ctx context.Context) error
-	Kill(ctx context.Context) error
-	Restart(ctx context.Context) error
-}
+type Backend = faultable.Backend
 
 // FaultHarness is Harness on a deployment the fault checks may pause, kill and restart
 // (harness.FaultInjector), with the durability its persistence gives.

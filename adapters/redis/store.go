@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/storecheck/storecheck/adapters/internal/storeerr"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 )
@@ -195,27 +196,11 @@ func (s *Store) begin(ctx context.Context, op string) error {
 	return nil
 }
 
-// storeSentinels are the errors a store method returns as they are; every other error
-// from Redis is internal (or the context's).
-var storeSentinels = []error{
-	reference.ErrNotFound, reference.ErrExists, reference.ErrConflict, reference.ErrInvalid,
-	reference.ErrTooLarge,
-}
-
-// dbError turns an error met during op into the store's error: sentinels pass through, a
-// finished context is wrapped so errors.Is finds it (S-CTX-1), anything else wraps
-// reference.ErrInternal.
+// dbError turns an error met during op into the store's error (storeerr.Wrap), waiting
+// for the context when the error is its deadline's.
 func dbError(ctx context.Context, op string, err error) error {
-	for _, s := range storeSentinels {
-		if errors.Is(err, s) {
-			return err
-		}
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("redis: %s: %w", op, err)
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("redis: %s: %w (%v)", op, ctxErr, err)
+	if known := storeerr.Known(ctx, "redis", op, err); known != nil {
+		return known
 	}
 	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
 		// go-redis puts the context's deadline on the connection (ContextTimeoutEnabled),
@@ -244,10 +229,8 @@ func writeError(ctx context.Context, op string, err error) error {
 	if errors.As(err, &reply) {
 		return werr
 	}
-	for _, s := range storeSentinels {
-		if errors.Is(werr, s) {
-			return werr
-		}
+	if storeerr.IsSentinel(werr) {
+		return werr
 	}
 	return fmt.Errorf("%w; %w", werr, ErrUnknownOutcome)
 }

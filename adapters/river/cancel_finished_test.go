@@ -1,4 +1,4 @@
-package river_test
+package riverstore_test
 
 import (
 	"database/sql"
@@ -18,15 +18,15 @@ import (
 // leaves the finished job as it was.
 func TestSQLiteCancelOfAFinishedJob(t *testing.T) {
 	ctx := t.Context()
-	db, err := river.OpenSQLite(filepath.Join(t.TempDir(), "tasks.db"))
+	db, err := riverstore.OpenSQLite(filepath.Join(t.TempDir(), "tasks.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	if err := river.MigrateSQLite(ctx, db); err != nil {
+	if err := riverstore.MigrateSQLite(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	b, err := river.NewSQLite(db)
+	b, err := riverstore.NewSQLite(db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestSQLiteCancelOfAFinishedJob(t *testing.T) {
 			if _, err := l.Create(ctx, tc.id, legacy.Task{"k": "v"}); err != nil {
 				t.Fatal(err)
 			}
-			job, ok, err := b.JobOf(ctx, river.EraLegacy, tc.id)
+			job, ok, err := b.JobOf(ctx, riverstore.EraLegacy, tc.id)
 			if err != nil || !ok {
 				t.Fatalf("JobOf(%s) = %d, %v, %v", tc.id, job, ok, err)
 			}

@@ -1,4 +1,4 @@
-// Package river is a task store of both eras of docs/spec.md backed by River
+// Package riverstore is a task store of both eras of docs/spec.md backed by River
 // (github.com/riverqueue/river), the Go twin of the Oban guide "Using Oban for MCP Tasks" (its code is
 // transcribed in conformance/mutants/oban_guide.go): every task row
 // lives next to its River job, in the same database.
@@ -28,4 +28,4 @@
 //
 // README.md maps task statuses to River job states and says what the Oban guide's own
 // store gets wrong; examples/river-worker is the worker.
-package river
+package riverstore

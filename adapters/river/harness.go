@@ -1,4 +1,4 @@
-package river
+package riverstore
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/internal/pgschema"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -40,50 +40,27 @@ func randomName(prefix string) string {
 type PostgresHarness struct {
 	dsn string
 
-	mu    sync.Mutex
-	admin *pgxpool.Pool
+	admin pgschema.Admin
 }
 
 var _ harness.Harness = (*PostgresHarness)(nil)
 
 // NewPostgresHarness returns a harness on the server at dsn. Call Close when done.
-func NewPostgresHarness(dsn string) *PostgresHarness { return &PostgresHarness{dsn: dsn} }
+func NewPostgresHarness(dsn string) *PostgresHarness {
+	return &PostgresHarness{dsn: dsn, admin: pgschema.Admin{DSN: dsn}}
+}
 
 func (h *PostgresHarness) Name() string                       { return "river-postgres" }
 func (h *PostgresHarness) Capabilities() harness.Capabilities { return capabilities }
 
 // Close closes the administrative pool.
-func (h *PostgresHarness) Close() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.admin != nil {
-		h.admin.Close()
-		h.admin = nil
-	}
-}
+func (h *PostgresHarness) Close() { h.admin.Close() }
 
 func (h *PostgresHarness) adminPool(ctx context.Context) (*pgxpool.Pool, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.admin != nil {
-		return h.admin, nil
-	}
-	cfg, err := pgxpool.ParseConfig(h.dsn)
+	pool, err := h.admin.Pool(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("river-postgres harness: %w", err)
 	}
-	cfg.MaxConns = 4
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err == nil {
-		err = pool.Ping(ctx)
-	}
-	if err != nil {
-		if pool != nil {
-			pool.Close()
-		}
-		return nil, fmt.Errorf("river-postgres harness: %w", err)
-	}
-	h.admin = pool
 	return pool, nil
 }
 
@@ -94,7 +71,7 @@ func (h *PostgresHarness) Open(ctx context.Context, clock reference.Clock) (harn
 		return nil, err
 	}
 	ns := &pgNamespace{h: h, schema: randomName("storecheck_river_"), clock: clock}
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{ns.schema}.Sanitize()); err != nil {
+	if err := pgschema.Create(ctx, admin, ns.schema); err != nil {
 		return nil, fmt.Errorf("river-postgres harness: create schema %s: %w", ns.schema, err)
 	}
 	pool, err := ns.newPool(ctx, 2) // MigratePostgres holds one for its lock
@@ -124,12 +101,10 @@ func (n *pgNamespace) newPool(ctx context.Context, maxConns int32) (*pgxpool.Poo
 	if n.closed {
 		return nil, harness.ErrClosed
 	}
-	cfg, err := pgxpool.ParseConfig(n.h.dsn)
+	cfg, err := pgschema.PoolConfig(n.h.dsn, n.schema, maxConns)
 	if err != nil {
 		return nil, fmt.Errorf("river-postgres harness: %w", err)
 	}
-	cfg.MaxConns = maxConns
-	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{n.schema}.Sanitize()
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("river-postgres harness: %w", err)
@@ -171,14 +146,11 @@ func (n *pgNamespace) Close(ctx context.Context) error {
 	for _, p := range pools {
 		p.Close()
 	}
-	// The spec's context may already be over; the schema must go all the same.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	admin, err := n.h.adminPool(ctx)
+	admin, err := n.h.adminPool(context.WithoutCancel(ctx))
 	if err != nil {
 		return err
 	}
-	if _, err := admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{n.schema}.Sanitize()+" CASCADE"); err != nil {
+	if err := pgschema.Drop(ctx, admin, n.schema); err != nil {
 		return fmt.Errorf("river-postgres harness: drop schema %s: %w", n.schema, err)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package river_test
+package riverstore_test
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // SQLite files (no Docker, no cgo). The Postgres flavour's battery is in
 // adapters/river/postgrestest (Ginkgo runs once per process).
 func TestBatterySQLite(t *testing.T) {
-	h, err := river.NewSQLiteHarness(t.TempDir())
+	h, err := riverstore.NewSQLiteHarness(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,21 +31,21 @@ func TestBatterySQLite(t *testing.T) {
 }
 
 // sqliteBackend is a fresh migrated database file with one client reading clock.
-func sqliteBackend(t *testing.T, clock reference.Clock) *river.Backend[*sql.Tx] {
+func sqliteBackend(t *testing.T, clock reference.Clock) *riverstore.Backend[*sql.Tx] {
 	t.Helper()
-	db, err := river.OpenSQLite(filepath.Join(t.TempDir(), "tasks.db"))
+	db, err := riverstore.OpenSQLite(filepath.Join(t.TempDir(), "tasks.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	if err := river.MigrateSQLite(t.Context(), db); err != nil {
+	if err := riverstore.MigrateSQLite(t.Context(), db); err != nil {
 		t.Fatal(err)
 	}
 	// Migrating twice changes nothing (idempotent).
-	if err := river.MigrateSQLite(t.Context(), db); err != nil {
+	if err := riverstore.MigrateSQLite(t.Context(), db); err != nil {
 		t.Fatalf("second MigrateSQLite: %v", err)
 	}
-	b, err := river.NewSQLite(db, river.WithClock(clock))
+	b, err := riverstore.NewSQLite(db, riverstore.WithClock(clock))
 	if err != nil {
 		t.Fatal(err)
 	}

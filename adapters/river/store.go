@@ -1,4 +1,4 @@
-package river
+package riverstore
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/storecheck/storecheck/adapters/internal/storeerr"
 	"github.com/storecheck/storecheck/reference"
 )
 
@@ -94,29 +95,9 @@ type db[TTx any] struct {
 	name string
 }
 
-// storeSentinels are the errors a store method returns as they are; every other error
-// from the database is internal (or the context's).
-var storeSentinels = []error{
-	reference.ErrNotFound, reference.ErrExists, reference.ErrConflict, reference.ErrInvalid,
-	reference.ErrTooLarge,
-}
-
-// dbError turns an error met during op into the store's error: sentinels pass through, a
-// finished context is wrapped so errors.Is finds it (S-CTX-1), anything else wraps
-// reference.ErrInternal.
+// dbError turns an error met during op into the store's error (storeerr.Wrap).
 func (d *db[TTx]) dbError(ctx context.Context, op string, err error) error {
-	for _, s := range storeSentinels {
-		if errors.Is(err, s) {
-			return err
-		}
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%s: %s: %w", d.name, op, err)
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("%s: %s: %w (%v)", d.name, op, ctxErr, err)
-	}
-	return fmt.Errorf("%s: %s: %w: %v", d.name, op, reference.ErrInternal, err)
+	return storeerr.Wrap(ctx, d.name, op, err)
 }
 
 // Backend is one client of a database holding the task tables and River's: a River

@@ -17,7 +17,7 @@ import (
 // declared self-contained passes under strict though its harness has no hold.
 const acceptanceRules = "L-GET-1,M-GET-1,S-CTX-1"
 
-// TestREADMEAcceptance follows the README's "Checking your Go store" as a store author
+// TestREADMEAcceptance follows docs/go.md (the README's "Checking a Go store") as a store author
 // would, in a new module beside nothing but this repository (required and replaced): a
 // store package wrapping reference/memstore, the test file and the main the README
 // shows (copied from the blocks marked <!-- acceptance:file PATH -->), a second package
@@ -37,7 +37,7 @@ func TestREADMEAcceptance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	readme, err := os.ReadFile(filepath.Join(root, "docs", "go.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ var (
 		}
 	}
 	if files != 2 || blocks["file mystore/battery_test.go"] == "" || blocks["file cmd/mystore-check/main.go"] == "" {
-		t.Fatalf("README.md marks %d files (%v); want mystore/battery_test.go and cmd/mystore-check/main.go", files, keys(blocks))
+		t.Fatalf("docs/go.md marks %d files (%v); want mystore/battery_test.go and cmd/mystore-check/main.go", files, keys(blocks))
 	}
 	// The test file now; the main, which links the whole CLI, when the CLI's turn comes
 	// (so that go test ./... does not build it first).

@@ -20,7 +20,7 @@ import (
 // myHarness puts mystore under the battery: every namespace is a fresh store reading
 // the battery's clock.
 func myHarness() harness.Harness {
-	return harness.InProcess("mystore", harness.Capabilities{Legacy: true, Modern: true, Clock: true},
+	return harness.InProcess("mystore", harness.Capabilities{Legacy: true, Modern: true, Clock: true, SelfContained: true},
 		func(clock reference.Clock) (legacy.Store, modern.Store) {
 			s := mystore.New(mystore.WithClock(clock))
 			return s.Legacy(), s.Modern()
@@ -38,7 +38,7 @@ func TestConfigurations(t *testing.T) {
 	for _, shards := range []int{1, 64} {
 		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
 			h := harness.InProcess(fmt.Sprintf("mystore/%d-shards", shards),
-				harness.Capabilities{Legacy: true, Modern: true, Clock: true},
+				harness.Capabilities{Legacy: true, Modern: true, Clock: true, SelfContained: true},
 				func(clock reference.Clock) (legacy.Store, modern.Store) {
 					s := mystore.New(mystore.WithClock(clock), mystore.WithShards(shards))
 					return s.Legacy(), s.Modern()

@@ -8,12 +8,16 @@ import (
 )
 
 // TestREADMEQuotesTheExamples: every region marked "// readme:NAME" … "// readme:end" in
-// an example_test.go appears verbatim in README.md (indentation of the region removed),
-// so that the README's Go snippets are code that compiles and runs.
+// an example_test.go appears verbatim in README.md or docs/go.md (indentation of the
+// region removed), so that their Go snippets are code that compiles and runs.
 func TestREADMEQuotesTheExamples(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var readme []byte
+	for _, f := range []string{"../../README.md", "../../docs/go.md"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readme = append(readme, b...)
 	}
 	files := []string{"example_test.go", "../../cli/example_test.go"}
 	regions := 0
@@ -25,7 +29,7 @@ func TestREADMEQuotesTheExamples(t *testing.T) {
 		for name, body := range readmeRegions(string(src)) {
 			regions++
 			if !strings.Contains(string(readme), body) {
-				t.Errorf("README.md does not quote region %q of %s verbatim; it should contain:\n%s", name, filepath.Clean(f), body)
+				t.Errorf("neither README.md nor docs/go.md quotes region %q of %s verbatim; it should contain:\n%s", name, filepath.Clean(f), body)
 			}
 		}
 	}

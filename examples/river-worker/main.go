@@ -19,7 +19,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
-	riverstore "github.com/storecheck/storecheck/adapters/river"
+	"github.com/storecheck/storecheck/adapters/river"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"

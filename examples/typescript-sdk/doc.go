@@ -6,7 +6,7 @@
 // the store and back without losing or changing anything (so no verdict is the
 // mapping's). verdicts_test.go runs the profile and compares each rule's outcome with
 // the verdict pinned for the pinned SDK version, so that a new SDK version that changes
-// behaviour fails `make test` until the pins (and the README's compatibility table) are
+// behaviour fails `make test` until the pins (and docs/sdk.md's compatibility table) are
 // updated. probes.mjs reproduces each finding by hand, without storecheck.
 //
 // The store needs node 20 or later and `npm ci` in this directory (make node-deps). Without

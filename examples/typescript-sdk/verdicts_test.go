@@ -27,7 +27,7 @@ type verdict struct {
 
 // pinnedVerdicts is the profile's report on the TypeScript SDK's InMemoryTaskStore
 // (verdictsVersion) under `storecheck run --era sdk --strict`, every P-* rule. The
-// README's "SDK task stores" table says the same: change both together.
+// docs/sdk.md's table says the same: change both together.
 var pinnedVerdicts = map[string]verdict{
 	"P-ID-1": {outcome: "passed"},
 	"P-ID-2": {outcome: "passed"},
@@ -61,7 +61,7 @@ var pinnedVerdicts = map[string]verdict{
 	"P-TTL-2": {"failed", "after its retention ended"},
 	// ttl 0 is reported, and the task never expires.
 	"P-TTL-3": {"failed", "after it reported ttl 0 and then completed"},
-	"P-TTL-4": {outcome: "passed"}, // the shim declares creation (README: SDK task stores)
+	"P-TTL-4": {outcome: "passed"}, // the shim declares creation (docs/sdk.md)
 	// The store has no delete, cleanup or wait-for-update.
 	"P-DELETE-1": {outcome: "skipped"},
 	"P-CLEAN-1":  {outcome: "skipped"},
@@ -85,7 +85,7 @@ func TestPinnedVerdicts(t *testing.T) {
 		t.Skip("runs the SDK profile against the TypeScript store (about a minute); skipped with -short")
 	}
 	if v := pinnedVersion(t); v != verdictsVersion {
-		t.Fatalf("package.json pins SDK %s; the verdicts are pinned for %s: run the profile on %s, update pinnedVerdicts and the README's SDK compatibility table", v, verdictsVersion, v)
+		t.Fatalf("package.json pins SDK %s; the verdicts are pinned for %s: run the profile on %s, update pinnedVerdicts and docs/sdk.md's compatibility table", v, verdictsVersion, v)
 	}
 	needStore(t)
 	bin := buildCLI(t)
@@ -123,7 +123,7 @@ func TestPinnedVerdicts(t *testing.T) {
 		r, ran := got[id]
 		switch {
 		case !pinned:
-			t.Errorf("%s: got %s, but it has no pinned verdict (a new rule: pin it, and add it to the README's table)", id, r.Outcome)
+			t.Errorf("%s: got %s, but it has no pinned verdict (a new rule: pin it, and add it to docs/sdk.md's table)", id, r.Outcome)
 		case !ran:
 			t.Errorf("%s: pinned %s, got no outcome (the report does not have the rule)", id, pin.outcome)
 		case r.Outcome != pin.outcome:

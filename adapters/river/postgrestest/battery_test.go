@@ -30,16 +30,16 @@ func TestMain(m *testing.M) {
 // TestBattery runs the whole battery, both eras, against the River stores on Postgres:
 // a fresh schema per spec, two pools (two River clients) for S-SHARE-1.
 func TestBattery(t *testing.T) {
-	h := river.NewPostgresHarness(srv.Get(t))
+	h := riverstore.NewPostgresHarness(srv.Get(t))
 	t.Cleanup(h.Close)
 	conformance.Run(t, h, conformance.Options{SpecTimeout: 3 * time.Minute})
 }
 
 // backend is a fresh namespace of the harness as a Backend reading clock.
-func backend(t *testing.T, clock reference.Clock) *river.Backend[pgx.Tx] {
+func backend(t *testing.T, clock reference.Clock) *riverstore.Backend[pgx.Tx] {
 	t.Helper()
 	dsn := srv.Get(t)
-	h := river.NewPostgresHarness(dsn)
+	h := riverstore.NewPostgresHarness(dsn)
 	t.Cleanup(h.Close)
 	ns, err := h.Open(t.Context(), clock)
 	if err != nil {
@@ -50,17 +50,17 @@ func backend(t *testing.T, clock reference.Clock) *river.Backend[pgx.Tx] {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.ConnConfig.RuntimeParams["search_path"] = river.SchemaOf(ns)
+	cfg.ConnConfig.RuntimeParams["search_path"] = riverstore.SchemaOf(ns)
 	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
 	// Migrating an already migrated schema changes nothing (idempotent).
-	if err := river.MigratePostgres(t.Context(), pool); err != nil {
+	if err := riverstore.MigratePostgres(t.Context(), pool); err != nil {
 		t.Fatalf("second MigratePostgres: %v", err)
 	}
-	b, err := river.NewPostgres(pool, river.WithClock(clock))
+	b, err := riverstore.NewPostgres(pool, riverstore.WithClock(clock))
 	if err != nil {
 		t.Fatal(err)
 	}

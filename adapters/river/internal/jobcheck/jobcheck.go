@@ -17,7 +17,7 @@ import (
 // Run checks the job side the battery cannot see: Create inserts the task's job in
 // its transaction (and a refused Create leaves none), Cancel cancels it through River,
 // and a cancel never fails because the job already finished or is gone.
-func Run[TTx any](t *testing.T, b *river.Backend[TTx]) {
+func Run[TTx any](t *testing.T, b *riverstore.Backend[TTx]) {
 	t.Helper()
 	ctx := t.Context()
 	l, m := b.Legacy(), b.Modern()
@@ -31,7 +31,7 @@ func Run[TTx any](t *testing.T, b *river.Backend[TTx]) {
 		if err != nil {
 			t.Fatalf("JobGet(%d): %v", job, err)
 		}
-		if row.Queue != river.Queue || row.Kind != (river.TaskArgs{}).Kind() {
+		if row.Queue != riverstore.Queue || row.Kind != (riverstore.TaskArgs{}).Kind() {
 			t.Errorf("job of %s: queue %q kind %q", id, row.Queue, row.Kind)
 		}
 		return row.State
@@ -40,14 +40,14 @@ func Run[TTx any](t *testing.T, b *river.Backend[TTx]) {
 	if _, err := l.Create(ctx, "t1", legacy.Task{"k": "v"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := state(river.EraLegacy, "t1"); got != rivertype.JobStateAvailable {
+	if got := state(riverstore.EraLegacy, "t1"); got != rivertype.JobStateAvailable {
 		t.Errorf("job of a new legacy task is %s, want available", got)
 	}
-	first, _, _ := b.JobOf(ctx, river.EraLegacy, "t1")
+	first, _, _ := b.JobOf(ctx, riverstore.EraLegacy, "t1")
 	if _, err := l.Create(ctx, "t1", legacy.Task{}); !errors.Is(err, reference.ErrExists) {
 		t.Errorf("second Create: want ErrExists, got %v", err)
 	}
-	if again, _, _ := b.JobOf(ctx, river.EraLegacy, "t1"); again != first {
+	if again, _, _ := b.JobOf(ctx, riverstore.EraLegacy, "t1"); again != first {
 		t.Errorf("a refused Create relinked the task: job %d, was %d", again, first)
 	}
 	if _, err := b.Client().JobGet(ctx, first+1); !errors.Is(err, rivertype.ErrNotFound) {
@@ -56,7 +56,7 @@ func Run[TTx any](t *testing.T, b *river.Backend[TTx]) {
 	if _, err := l.Cancel(ctx, "t1"); err != nil {
 		t.Fatal(err)
 	}
-	if got := state(river.EraLegacy, "t1"); got != rivertype.JobStateCancelled {
+	if got := state(riverstore.EraLegacy, "t1"); got != rivertype.JobStateCancelled {
 		t.Errorf("job of a cancelled legacy task is %s, want cancelled", got)
 	}
 	// Cancelling again: the job is already finalised; no error.
@@ -81,20 +81,20 @@ func Run[TTx any](t *testing.T, b *river.Backend[TTx]) {
 	if _, err := m.Swap(ctx, reference.System(), 1, next); err != nil {
 		t.Fatal(err)
 	}
-	if got := state(river.EraModern, "m1"); got != rivertype.JobStateAvailable {
+	if got := state(riverstore.EraModern, "m1"); got != rivertype.JobStateAvailable {
 		t.Errorf("job after a swap to input_required is %s, want available", got)
 	}
 	next.Status = reference.StatusCancelled
 	if _, err := m.Swap(ctx, reference.System(), 1, next); !errors.Is(err, reference.ErrConflict) {
 		t.Errorf("stale swap to cancelled: want ErrConflict, got %v", err)
 	}
-	if got := state(river.EraModern, "m1"); got != rivertype.JobStateAvailable {
+	if got := state(riverstore.EraModern, "m1"); got != rivertype.JobStateAvailable {
 		t.Errorf("a refused swap to cancelled cancelled the job (%s)", got)
 	}
 	if _, err := m.Swap(ctx, reference.System(), 2, next); err != nil {
 		t.Fatal(err)
 	}
-	if got := state(river.EraModern, "m1"); got != rivertype.JobStateCancelled {
+	if got := state(riverstore.EraModern, "m1"); got != rivertype.JobStateCancelled {
 		t.Errorf("job after a swap to cancelled is %s, want cancelled", got)
 	}
 }

@@ -1,4 +1,4 @@
-package benchmarks
+package dbtargets
 
 import (
 	"context"
@@ -8,9 +8,11 @@ import (
 	"strings"
 
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/storecheck/storecheck/benchmarks"
 )
 
-// needDocker returns an error wrapping ErrUnavailable when a container would be needed
+// needDocker returns an error wrapping benchmarks.ErrUnavailable when a container would be needed
 // (no server named by the caller or by envVar) but no Docker engine answers, outside CI.
 // In CI (CI=true) a missing engine is a failure like any other, found by the bring-up.
 func needDocker(ctx context.Context, given, envVar string) (err error) {
@@ -23,7 +25,7 @@ func needDocker(ctx context.Context, given, envVar string) (err error) {
 	// testcontainers panics rather than erring on some broken setups.
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: no Docker engine answers (%v); set %s to use a running server", ErrUnavailable, r, envVar)
+			err = fmt.Errorf("%w: no Docker engine answers (%v); set %s to use a running server", benchmarks.ErrUnavailable, r, envVar)
 		}
 	}()
 	p, err := testcontainers.NewDockerProvider()
@@ -31,7 +33,7 @@ func needDocker(ctx context.Context, given, envVar string) (err error) {
 		err = p.Health(ctx) // Health closes p
 	}
 	if err != nil {
-		return fmt.Errorf("%w: no Docker engine answers (%v); set %s to use a running server", ErrUnavailable, err, envVar)
+		return fmt.Errorf("%w: no Docker engine answers (%v); set %s to use a running server", benchmarks.ErrUnavailable, err, envVar)
 	}
 	return nil
 }

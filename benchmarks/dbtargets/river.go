@@ -1,4 +1,4 @@
-package benchmarks
+package dbtargets
 
 import (
 	"context"
@@ -17,7 +17,9 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
-	riverstore "github.com/storecheck/storecheck/adapters/river"
+	"github.com/storecheck/storecheck/adapters/river"
+	"github.com/storecheck/storecheck/benchmarks"
+	"github.com/storecheck/storecheck/internal/pgschema"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
@@ -26,13 +28,13 @@ import (
 // row next to its River job on the same tables: a transaction inserting the job (River's
 // InsertTx) and the row, a plain UPDATE by primary key, a plain SELECT.
 func init() {
-	addTarget(Target{
+	benchmarks.Register(benchmarks.Target{
 		Name: "river-sqlite",
 		Summary: "the River store on SQLite (riversqlite, modernc.org/sqlite) vs raw SQL on the same file: " +
 			"row+job insert in one transaction, plain update and select by primary key",
 		Start: startRiverSQLite,
 	})
-	addTarget(Target{
+	benchmarks.Register(benchmarks.Target{
 		Name: "river-postgres",
 		Summary: "the River store on PostgreSQL (riverpgxv5) vs raw pgx on the same schema: " +
 			"row+job insert in one transaction, plain update and select by primary key",
@@ -40,7 +42,7 @@ func init() {
 	})
 }
 
-func startRiverSQLite(ctx context.Context, _ Env) (*Backend, error) {
+func startRiverSQLite(ctx context.Context, _ benchmarks.Env) (*benchmarks.Backend, error) {
 	dir, err := os.MkdirTemp("", "storecheck-bench-river-")
 	if err != nil {
 		return nil, err
@@ -64,24 +66,24 @@ func startRiverSQLite(ctx context.Context, _ Env) (*Backend, error) {
 			return err
 		}, nil
 	}
-	store := Subject{Label: "store", What: "river store (sqlite)", Open: func(ctx context.Context) (*Space, error) {
+	store := benchmarks.Subject{Label: "store", What: "river store (sqlite)", Open: func(ctx context.Context) (*benchmarks.Space, error) {
 		db, closeDB, err := open(ctx)
 		if err != nil {
 			return nil, err
 		}
-		clock, set := manualClock()
+		clock, set := benchmarks.ManualClock()
 		b, err := riverstore.NewSQLite(db, riverstore.WithClock(clock))
 		if err != nil {
 			return nil, errors.Join(err, closeDB(ctx))
 		}
 		raw := sqliteRaw(b.Client(), db)
-		return &Space{
-			Legacy: &storeLegacy{st: b.Legacy(), setClock: set, seed: raw.Seed},
-			Modern: newStoreModern(b.Modern(), clock),
+		return &benchmarks.Space{
+			Legacy: benchmarks.StoreLegacy(b.Legacy(), set, raw.Seed),
+			Modern: benchmarks.StoreModern(b.Modern(), clock),
 			Close:  closeDB,
 		}, nil
 	}}
-	base := Subject{Label: "baseline", What: "raw SQL + River InsertTx (sqlite)", Open: func(ctx context.Context) (*Space, error) {
+	base := benchmarks.Subject{Label: "baseline", What: "raw SQL + River InsertTx (sqlite)", Open: func(ctx context.Context) (*benchmarks.Space, error) {
 		db, closeDB, err := open(ctx)
 		if err != nil {
 			return nil, err
@@ -91,12 +93,12 @@ func startRiverSQLite(ctx context.Context, _ Env) (*Backend, error) {
 			return nil, errors.Join(err, closeDB(ctx))
 		}
 		r := sqliteRaw(b.Client(), db)
-		return &Space{Legacy: r, Modern: (*riverRawModern[*sql.Tx])(r), Close: closeDB}, nil
+		return &benchmarks.Space{Legacy: r, Modern: (*riverRawModern[*sql.Tx])(r), Close: closeDB}, nil
 	}}
-	return &Backend{Store: store, Baseline: base, Stop: func(context.Context) error { return os.RemoveAll(dir) }}, nil
+	return &benchmarks.Backend{Store: store, Baseline: base, Stop: func(context.Context) error { return os.RemoveAll(dir) }}, nil
 }
 
-func startRiverPostgres(ctx context.Context, env Env) (*Backend, error) {
+func startRiverPostgres(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend, error) {
 	if err := needDocker(ctx, env.PostgresDSN, pgcontainer.EnvURL); err != nil {
 		return nil, err
 	}
@@ -116,50 +118,26 @@ func startRiverPostgres(ctx context.Context, env Env) (*Backend, error) {
 		return nil, fmt.Errorf("river-postgres: %w", err)
 	}
 	open := func(ctx context.Context) (*pgxpool.Pool, func(context.Context) error, error) {
-		schema := pgx.Identifier{randomSchema()}.Sanitize()
-		if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-			return nil, nil, err
-		}
-		drop := func(ctx context.Context) error {
-			_, err := admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
-			return err
-		}
-		cfg, err := pgxpool.ParseConfig(dsn)
-		if err != nil {
-			return nil, nil, errors.Join(err, drop(ctx))
-		}
-		cfg.MaxConns = pgConns
-		cfg.ConnConfig.RuntimeParams["search_path"] = schema
-		pool, err := pgxpool.NewWithConfig(ctx, cfg)
-		if err == nil {
-			err = riverstore.MigratePostgres(ctx, pool)
-		}
-		if err != nil {
-			if pool != nil {
-				pool.Close()
-			}
-			return nil, nil, errors.Join(err, drop(ctx))
-		}
-		return pool, func(ctx context.Context) error { pool.Close(); return drop(ctx) }, nil
+		return pgschema.Fresh(ctx, admin, dsn, "storecheck_bench_river_", pgConns, nil, riverstore.MigratePostgres)
 	}
-	store := Subject{Label: "store", What: "river store (postgres)", Open: func(ctx context.Context) (*Space, error) {
+	store := benchmarks.Subject{Label: "store", What: "river store (postgres)", Open: func(ctx context.Context) (*benchmarks.Space, error) {
 		pool, closeSchema, err := open(ctx)
 		if err != nil {
 			return nil, err
 		}
-		clock, set := manualClock()
+		clock, set := benchmarks.ManualClock()
 		b, err := riverstore.NewPostgres(pool, riverstore.WithClock(clock))
 		if err != nil {
 			return nil, errors.Join(err, closeSchema(ctx))
 		}
 		raw := pgRiverRaw(b.Client(), pool)
-		return &Space{
-			Legacy: &storeLegacy{st: b.Legacy(), setClock: set, seed: raw.Seed},
-			Modern: newStoreModern(b.Modern(), clock),
+		return &benchmarks.Space{
+			Legacy: benchmarks.StoreLegacy(b.Legacy(), set, raw.Seed),
+			Modern: benchmarks.StoreModern(b.Modern(), clock),
 			Close:  closeSchema,
 		}, nil
 	}}
-	base := Subject{Label: "baseline", What: "raw pgx + River InsertTx (postgres)", Open: func(ctx context.Context) (*Space, error) {
+	base := benchmarks.Subject{Label: "baseline", What: "raw pgx + River InsertTx (postgres)", Open: func(ctx context.Context) (*benchmarks.Space, error) {
 		pool, closeSchema, err := open(ctx)
 		if err != nil {
 			return nil, err
@@ -169,15 +147,13 @@ func startRiverPostgres(ctx context.Context, env Env) (*Backend, error) {
 			return nil, errors.Join(err, closeSchema(ctx))
 		}
 		r := pgRiverRaw(b.Client(), pool)
-		return &Space{Legacy: r, Modern: (*riverRawModern[pgx.Tx])(r), Close: closeSchema}, nil
+		return &benchmarks.Space{Legacy: r, Modern: (*riverRawModern[pgx.Tx])(r), Close: closeSchema}, nil
 	}}
-	return &Backend{Store: store, Baseline: base, Stop: func(ctx context.Context) error {
+	return &benchmarks.Backend{Store: store, Baseline: base, Stop: func(ctx context.Context) error {
 		admin.Close()
 		return stop(ctx)
 	}}, nil
 }
-
-func randomSchema() string { return "storecheck_bench_river_" + reference.GenerateID()[:12] }
 
 // rowScanner is one row of a query.
 type rowScanner interface{ Scan(dest ...any) error }
@@ -312,7 +288,7 @@ func (r *riverRaw[TTx]) List(ctx context.Context, owner string, limit int) (int,
 func (r *riverRaw[TTx]) Seed(ctx context.Context, ids []string, owner string, atMillis int64) error {
 	return r.inTx(ctx, func(_ TTx, exec func(q string, args ...any) error) error {
 		for _, id := range ids {
-			meta := legacyMeta(owner, 0)
+			meta := benchmarks.LegacyMeta(owner, 0)
 			row, err := legacy.NewRow(id, meta, atMillis)
 			if err != nil {
 				return err
@@ -343,7 +319,7 @@ type riverRawModern[TTx any] riverRaw[TTx]
 func (r *riverRawModern[TTx]) raw() *riverRaw[TTx] { return (*riverRaw[TTx])(r) }
 
 func (r *riverRawModern[TTx]) Create(ctx context.Context, id, owner string) error {
-	ttl := taskTTL.Milliseconds()
+	ttl := benchmarks.TaskTTL.Milliseconds()
 	return r.inTx(ctx, func(tx TTx, exec func(q string, args ...any) error) error {
 		job, err := r.raw().insertJob(ctx, tx, id, riverstore.EraModern)
 		if err != nil {

@@ -1,9 +1,10 @@
-package cli
+package builtin
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/storecheck/storecheck/cli"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -13,7 +14,7 @@ import (
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
-func init() {
+func redisAdapters() (as []cli.Adapter) {
 	var (
 		persistence     string
 		url, clusterURL string
@@ -30,15 +31,15 @@ func init() {
 		fs.StringVar(&persistence, "redis-persistence", string(rediscontainer.AOFAlways), "redis, redis-cluster with --faults: the containers' persistence: always (appendonly yes,\nappendfsync always), everysec, or default (Redis's own: no AOF, RDB snapshots)")
 		fs.IntVar(&buckets, "redis-buckets", 0, "redis, redis-cluster: index buckets per namespace (default 4 on one node, 12 on a cluster)")
 	}
-	addAdapter(adapter{
-		name:    "redis",
-		summary: "Redis, one node, both eras: a container it starts itself, or --redis-url (each spec on its own key prefix, deleted after)",
-		flags: func(fs *flag.FlagSet) {
+	as = append(as, cli.Adapter{
+		Name:    "redis",
+		Summary: "Redis, one node, both eras: a container it starts itself, or --redis-url (each spec on its own key prefix, deleted after)",
+		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&url, "redis-url", "", "redis: URL of an existing server, redis://host:port/db (default: $"+
 				rediscontainer.EnvURL+", else a container from $"+rediscontainer.EnvImage+" or "+rediscontainer.DefaultImage+")")
 			flags(fs)
 		},
-		openFaults: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
+		OpenFaults: func(ctx context.Context) (harness.Harness, func(), error) {
 			if url != "" {
 				return nil, nil, fmt.Errorf("--faults needs a server storecheck starts and may kill, not --redis-url")
 			}
@@ -57,7 +58,7 @@ func init() {
 			fh := redisstore.NewFaultHarness(h, srv.Faults, harness.Durability{MayLoseOnCrash: p.LosesOnCrash(), Setting: p.Setting()})
 			return fh, closer(ctx, h, srv.Stop), nil
 		},
-		open: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
+		Open: func(ctx context.Context) (harness.Harness, func(), error) {
 			opts, stop, err := openRedis(ctx, url)
 			if err != nil {
 				return nil, nil, err
@@ -69,14 +70,14 @@ func init() {
 			return h, closer(ctx, h, stop), nil
 		},
 	})
-	addAdapter(adapter{
-		name:    "redis-cluster",
-		summary: "Redis Cluster, both eras: three masters in containers it starts itself, or --redis-cluster-url",
-		flags: func(fs *flag.FlagSet) {
+	as = append(as, cli.Adapter{
+		Name:    "redis-cluster",
+		Summary: "Redis Cluster, both eras: three masters in containers it starts itself, or --redis-cluster-url",
+		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&clusterURL, "redis-cluster-url", "", "redis-cluster: URL of an existing cluster, redis://host:port?addr=host2:port2 (default: $"+
 				rediscontainer.EnvClusterURL+", else containers)")
 		},
-		openFaults: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
+		OpenFaults: func(ctx context.Context) (harness.Harness, func(), error) {
 			if clusterURL != "" {
 				return nil, nil, fmt.Errorf("--faults needs a cluster storecheck starts and may kill, not --redis-cluster-url")
 			}
@@ -101,7 +102,7 @@ func init() {
 			}
 			return fh, closer(ctx, h, c.Stop), nil
 		},
-		open: func(ctx context.Context, _ string) (harness.Harness, func(), error) {
+		Open: func(ctx context.Context) (harness.Harness, func(), error) {
 			opts, stop, err := openCluster(ctx, clusterURL)
 			if err != nil {
 				return nil, nil, err
@@ -113,6 +114,7 @@ func init() {
 			return h, closer(ctx, h, stop), nil
 		},
 	})
+	return as
 }
 
 func openRedis(ctx context.Context, url string) (*redis.Options, func(context.Context) error, error) {

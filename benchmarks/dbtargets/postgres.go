@@ -1,11 +1,8 @@
-package benchmarks
+package dbtargets
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -15,15 +12,17 @@ import (
 
 	"github.com/storecheck/storecheck/adapters/postgres"
 	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
+	"github.com/storecheck/storecheck/benchmarks"
+	"github.com/storecheck/storecheck/internal/pgschema"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
 // pgConns is the pool size of both subjects: room for the seeding workers.
-const pgConns = seedWorkers
+const pgConns = benchmarks.SeedWorkers
 
 func init() {
-	addTarget(Target{
+	benchmarks.Register(benchmarks.Target{
 		Name: "postgres",
 		Summary: "the PostgreSQL adapter vs the equivalent raw pgx statements (insert, select, " +
 			"conditional update by primary key) on the same tables, each in a schema of its own",
@@ -31,7 +30,7 @@ func init() {
 	})
 }
 
-func startPostgres(ctx context.Context, env Env) (*Backend, error) {
+func startPostgres(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend, error) {
 	if err := needDocker(ctx, env.PostgresDSN, pgcontainer.EnvURL); err != nil {
 		return nil, err
 	}
@@ -53,27 +52,27 @@ func startPostgres(ctx context.Context, env Env) (*Backend, error) {
 	open := func(ctx context.Context) (*pgxpool.Pool, func(context.Context) error, error) {
 		return pgSchema(ctx, admin, dsn)
 	}
-	store := Subject{Label: "store", What: "postgres adapter", Open: func(ctx context.Context) (*Space, error) {
+	store := benchmarks.Subject{Label: "store", What: "postgres adapter", Open: func(ctx context.Context) (*benchmarks.Space, error) {
 		pool, closeSchema, err := open(ctx)
 		if err != nil {
 			return nil, err
 		}
-		clock, set := manualClock()
-		return &Space{
-			Legacy: &storeLegacy{st: postgres.NewLegacy(pool, postgres.WithClock(clock)), setClock: set, seed: pgSeeder(pool)},
-			Modern: newStoreModern(postgres.NewModern(pool, postgres.WithClock(clock)), clock),
+		clock, set := benchmarks.ManualClock()
+		return &benchmarks.Space{
+			Legacy: benchmarks.StoreLegacy(postgres.NewLegacy(pool, postgres.WithClock(clock)), set, pgSeeder(pool)),
+			Modern: benchmarks.StoreModern(postgres.NewModern(pool, postgres.WithClock(clock)), clock),
 			Close:  closeSchema,
 		}, nil
 	}}
-	base := Subject{Label: "baseline", What: "raw pgx", Open: func(ctx context.Context) (*Space, error) {
+	base := benchmarks.Subject{Label: "baseline", What: "raw pgx", Open: func(ctx context.Context) (*benchmarks.Space, error) {
 		pool, closeSchema, err := open(ctx)
 		if err != nil {
 			return nil, err
 		}
 		r := &pgRaw{pool: pool, createdAt: time.Now().UnixMilli()}
-		return &Space{Legacy: r, Modern: (*pgRawModern)(r), Close: closeSchema}, nil
+		return &benchmarks.Space{Legacy: r, Modern: (*pgRawModern)(r), Close: closeSchema}, nil
 	}}
-	return &Backend{Store: store, Baseline: base, Stop: func(ctx context.Context) error {
+	return &benchmarks.Backend{Store: store, Baseline: base, Stop: func(ctx context.Context) error {
 		admin.Close()
 		return stop(ctx)
 	}}, nil
@@ -82,34 +81,9 @@ func startPostgres(ctx context.Context, env Env) (*Backend, error) {
 // pgSchema makes a schema with a random name holding the adapter's tables (Migrate) and
 // a pool whose connections land in it; the returned function drops it.
 func pgSchema(ctx context.Context, admin *pgxpool.Pool, dsn string) (*pgxpool.Pool, func(context.Context) error, error) {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	schema := pgx.Identifier{"storecheck_bench_" + hex.EncodeToString(b[:])}.Sanitize()
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		return nil, nil, fmt.Errorf("postgres: create schema: %w", err)
-	}
-	drop := func(ctx context.Context) error {
-		_, err := admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
-		return err
-	}
-	cfg, err := pgxpool.ParseConfig(dsn)
-	if err != nil {
-		return nil, nil, errors.Join(err, drop(ctx))
-	}
-	cfg.MaxConns = pgConns
-	postgres.CancelOnServer(cfg) // as the adapter's README asks of every pool
-	cfg.ConnConfig.RuntimeParams["search_path"] = schema
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err == nil {
-		err = postgres.Migrate(ctx, pool)
-	}
-	if err != nil {
-		if pool != nil {
-			pool.Close()
-		}
-		return nil, nil, errors.Join(err, drop(ctx))
-	}
-	return pool, func(ctx context.Context) error { pool.Close(); return drop(ctx) }, nil
+	return pgschema.Fresh(ctx, admin, dsn, "storecheck_bench_", pgConns,
+		postgres.CancelOnServer, // as the adapter's README asks of every pool
+		func(ctx context.Context, pool *pgxpool.Pool) error { return postgres.Migrate(ctx, pool) })
 }
 
 // pgSeeder loads the cleanup case's completed tasks with one COPY, rows exactly as the
@@ -120,7 +94,7 @@ func pgSeeder(pool *pgxpool.Pool) func(ctx context.Context, ids []string, owner 
 	return func(ctx context.Context, ids []string, owner string, atMillis int64) error {
 		rows := make([][]any, len(ids))
 		for i, id := range ids {
-			meta := legacyMeta(owner, 0)
+			meta := benchmarks.LegacyMeta(owner, 0)
 			meta[legacy.KeyStatus] = string(reference.StatusCompleted)
 			row, err := legacy.NewRow(id, meta, atMillis)
 			if err != nil {
@@ -200,7 +174,7 @@ const modernBodyJSON = `{"status":"working","status_message":"step","last_update
 	`"result":null,"error":null,"input_requests":null,"staged_responses":null,"input_responses":null,"issued_keys":null}`
 
 func (r *pgRawModern) Create(ctx context.Context, id, owner string) error {
-	ttl := taskTTL.Milliseconds()
+	ttl := benchmarks.TaskTTL.Milliseconds()
 	_, err := r.pool.Exec(ctx,
 		`INSERT INTO storecheck_modern_tasks (task_id, owner, created_at, ttl, expires_at, version, body)
 		 VALUES ($1, $2, $3, $4, $5, 1, $6)`,

@@ -1,4 +1,4 @@
-package benchmarks
+package dbtargets
 
 import (
 	"context"
@@ -12,14 +12,15 @@ import (
 
 	redisstore "github.com/storecheck/storecheck/adapters/redis"
 	"github.com/storecheck/storecheck/adapters/redis/rediscontainer"
+	"github.com/storecheck/storecheck/benchmarks"
 	"github.com/storecheck/storecheck/reference"
 )
 
 func init() {
-	addTarget(Target{
+	benchmarks.Register(benchmarks.Target{
 		Name:    "redis",
 		Summary: "the Redis adapter (one server) vs the equivalent raw commands (HSET, HGETALL, a minimal CAS script)",
-		Start: func(ctx context.Context, env Env) (*Backend, error) {
+		Start: func(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend, error) {
 			if err := needDocker(ctx, env.RedisURL, rediscontainer.EnvURL); err != nil {
 				return nil, err
 			}
@@ -39,14 +40,14 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			opts.PoolSize = max(opts.PoolSize, seedWorkers)
+			opts.PoolSize = max(opts.PoolSize, benchmarks.SeedWorkers)
 			return redisBackend("redis", redis.NewClient(opts), stop), nil
 		},
 	})
-	addTarget(Target{
+	benchmarks.Register(benchmarks.Target{
 		Name:    "redis-cluster",
 		Summary: "the Redis adapter on a 3-master Redis Cluster vs the equivalent raw commands on it",
-		Start: func(ctx context.Context, env Env) (*Backend, error) {
+		Start: func(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend, error) {
 			if err := needDocker(ctx, env.RedisClusterURL, rediscontainer.EnvClusterURL); err != nil {
 				return nil, err
 			}
@@ -66,7 +67,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			opts.PoolSize = max(opts.PoolSize, seedWorkers)
+			opts.PoolSize = max(opts.PoolSize, benchmarks.SeedWorkers)
 			return redisBackend("redis cluster", redis.NewClusterClient(opts), stop), nil
 		},
 	})
@@ -74,7 +75,7 @@ func init() {
 
 // redisBackend is the store and the baseline on client c; every Space is a fresh key
 // prefix, deleted on Close.
-func redisBackend(what string, c redis.UniversalClient, stop func(context.Context) error) *Backend {
+func redisBackend(what string, c redis.UniversalClient, stop func(context.Context) error) *benchmarks.Backend {
 	newPrefix := func() string {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
@@ -86,25 +87,25 @@ func redisBackend(what string, c redis.UniversalClient, stop func(context.Contex
 			return err
 		}
 	}
-	store := Subject{Label: "store", What: what + " adapter", Open: func(ctx context.Context) (*Space, error) {
+	store := benchmarks.Subject{Label: "store", What: what + " adapter", Open: func(ctx context.Context) (*benchmarks.Space, error) {
 		prefix := newPrefix()
-		clock, set := manualClock()
+		clock, set := benchmarks.ManualClock()
 		s, err := redisstore.New(c, redisstore.WithPrefix(prefix), redisstore.WithClock(clock))
 		if err != nil {
 			return nil, err
 		}
-		return &Space{
-			Legacy: &storeLegacy{st: s.Legacy(), setClock: set},
-			Modern: newStoreModern(s.Modern(), clock),
+		return &benchmarks.Space{
+			Legacy: benchmarks.StoreLegacy(s.Legacy(), set, nil),
+			Modern: benchmarks.StoreModern(s.Modern(), clock),
 			Close:  dropPrefix(prefix),
 		}, nil
 	}}
-	base := Subject{Label: "baseline", What: "raw " + what + " commands", Open: func(ctx context.Context) (*Space, error) {
+	base := benchmarks.Subject{Label: "baseline", What: "raw " + what + " commands", Open: func(ctx context.Context) (*benchmarks.Space, error) {
 		prefix := newPrefix()
 		r := &redisRaw{c: c, prefix: prefix, createdAt: time.Now().UnixMilli()}
-		return &Space{Legacy: r, Modern: (*redisRawModern)(r), Close: dropPrefix(prefix)}, nil
+		return &benchmarks.Space{Legacy: r, Modern: (*redisRawModern)(r), Close: dropPrefix(prefix)}, nil
 	}}
-	return &Backend{Store: store, Baseline: base, Stop: func(ctx context.Context) error {
+	return &benchmarks.Backend{Store: store, Baseline: base, Stop: func(ctx context.Context) error {
 		err := c.Close()
 		if e := stop(ctx); e != nil {
 			err = e

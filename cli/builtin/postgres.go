@@ -1,0 +1,78 @@
+package builtin
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"github.com/storecheck/storecheck/cli"
+	"time"
+
+	"github.com/storecheck/storecheck/adapters/postgres"
+	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
+	"github.com/storecheck/storecheck/conformance/harness"
+)
+
+func postgresAdapters() (as []cli.Adapter) {
+	var dsn string
+	as = append(as, cli.Adapter{
+		Name:    "postgres",
+		Summary: "PostgreSQL, both eras: a container it starts itself, or --dsn (each spec in its own schema, dropped after)",
+		Flags: func(fs *flag.FlagSet) {
+			dsnFlag(fs, &dsn, "dsn", "postgres")
+		},
+		Open: func(ctx context.Context) (harness.Harness, func(), error) {
+			return onPostgres(ctx, dsn, "--dsn", func(dsn string) (harness.Harness, func()) {
+				h := postgres.NewHarness(dsn)
+				return h, h.Close
+			})
+		},
+		OpenFaults: func(ctx context.Context) (harness.Harness, func(), error) {
+			if dsn != "" {
+				return nil, nil, fmt.Errorf("--faults needs a server storecheck starts and may kill, not --dsn")
+			}
+			srv, err := pgcontainer.StartFaultable(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			stop := func() {
+				stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+				defer cancel()
+				_ = srv.Stop(stopCtx)
+			}
+			h, err := postgres.NewFaultHarness(ctx, srv.DSN, srv.Faults)
+			if err != nil {
+				stop()
+				return nil, nil, err
+			}
+			return h, func() { h.Close(); stop() }, nil
+		},
+	})
+	return as
+}
+
+// dsnFlag registers the flag name naming an existing PostgreSQL server for adapter.
+func dsnFlag(fs *flag.FlagSet, dsn *string, name, adapter string) {
+	fs.StringVar(dsn, name, "", adapter+": connection string of an existing server (default: $"+
+		pgcontainer.EnvURL+", else a container from $"+pgcontainer.EnvImage+" or "+pgcontainer.DefaultImage+")")
+}
+
+// onPostgres brings a harness up with newHarness on the server at dsn, or, when dsn is
+// empty, on a container it starts and stops with the harness's cleanup. flag names
+// the flag that gives dsn, for the error.
+func onPostgres(ctx context.Context, dsn, flag string, newHarness func(dsn string) (harness.Harness, func())) (harness.Harness, func(), error) {
+	if dsn != "" {
+		h, closeH := newHarness(dsn)
+		return h, closeH, nil
+	}
+	url, stop, err := pgcontainer.Start(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (or pass %s)", err, flag)
+	}
+	h, closeH := newHarness(url)
+	return h, func() {
+		closeH()
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		_ = stop(stopCtx)
+	}, nil
+}
