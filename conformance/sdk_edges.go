@@ -3,8 +3,11 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/sdk"
 )
 
 // The SDK profile's rules at their edges: listings of every size around the page size,
@@ -95,6 +98,74 @@ func sdkEdgeSpecs(s *suite) {
 			_, ok := sdkStored(e, st, session, t.TaskID)
 			e.Check(ok, fmt.Sprintf("GetTask(%s, %s) 5 ms after completing the task created with ttl %d ms (kept %d)", sdkWho(session), Q(t.TaskID), ttl, *t.TTL),
 				"the task: its ttl has years to run", "ErrNotFound")
+		}
+	})
+
+	s.It("P-SESS-1", "sessions of 255, 256 and 1024 bytes that differ only in their last byte, and \"café\" composed and decomposed, are distinct sessions", func(e *Env) {
+		st := e.SDK()
+		base := sdkSession(e, "edge")
+		pad := func(n int, last string) string { return base + strings.Repeat("s", n-len(base)-len(last)) + last }
+		pairs := [][2]string{
+			{pad(255, "a"), pad(255, "b")},
+			{pad(256, "a"), pad(256, "b")},
+			{pad(1024, "a"), pad(1024, "b")},
+			{base + "caf\u00e9", base + "cafe\u0301"},
+		}
+		for _, p := range pairs {
+			t := sdkCreate(e, st, p[0], sdkParams(nil))
+			_, err := st.GetTask(e.Ctx, p[1], t.TaskID)
+			in := fmt.Sprintf("GetTask(session of %d bytes %s, %s) of a task of session %s", len(p[1]), Q(p[1][max(0, len(p[1])-12):]), Q(t.TaskID), Q(p[0][max(0, len(p[0])-12):]))
+			e.CheckErr(err, reference.ErrNotFound, in)
+			listed, _ := sdkListAll(e, st, p[1], 4)
+			for _, l := range listed {
+				if l.TaskID == t.TaskID {
+					e.Check(false, fmt.Sprintf("ListTasks(session of %d bytes ending %s)", len(p[1]), Q(p[1][max(0, len(p[1])-12):])), "none of the other session's tasks", "its task "+Q(t.TaskID))
+				}
+			}
+		}
+	})
+
+	s.It("P-RESULT-1", "a reader racing StoreTaskResult never sees the task completed without its result", func(e *Env) {
+		st := e.SDK()
+		session := sdkSession(e, "apart")
+		readers := max(e.raceClients()-1, 3)
+		m := e.meter()
+		defer m.done()
+		for r := range m.rounds(64) {
+			t := sdkCreate(e, st, session, sdkParams(nil))
+			want := sdkResult(fmt.Sprintf("round %d", r))
+			tl := newTimeline()
+			var stored error
+			var torn []string
+			var mu sync.Mutex
+			together(readers+1, func(c int) {
+				if c == 0 {
+					tl.do(c, t.TaskID, func() { stored = st.StoreTaskResult(e.Ctx, session, t.TaskID, reference.StatusCompleted, want) })
+					return
+				}
+				for range 2000 {
+					var got sdk.Task
+					var err error
+					tl.do(c, t.TaskID, func() { got, err = st.GetTask(e.Ctx, session, t.TaskID) })
+					if err != nil || got.Status != reference.StatusCompleted {
+						continue
+					}
+					var res sdk.Result
+					tl.do(c, t.TaskID, func() { res, err = st.GetTaskResult(e.Ctx, session, t.TaskID) })
+					if err != nil || res == nil {
+						mu.Lock()
+						torn = append(torn, fmt.Sprintf("client %d: GetTask said completed, then GetTaskResult answered %s", c, describeErr(err)))
+						mu.Unlock()
+					}
+					return
+				}
+			})
+			m.add(tl.take())
+			e.RequireErr(stored, nil, fmt.Sprintf("round %d: StoreTaskResult(completed) of %s", r, Q(t.TaskID)))
+			if !e.Check(len(torn) == 0, fmt.Sprintf("round %d: StoreTaskResult(completed) of %s racing %d readers", r, Q(t.TaskID), readers),
+				"every reader that saw it completed got its result (status and result in one step)", strings.Join(torn, "; ")) {
+				return
+			}
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"github.com/storecheck/storecheck/probe/client"
 )
 
@@ -180,7 +181,7 @@ func checkFinal(ctx context.Context, r *eraRun) error {
 		return err
 	}
 	in := fmt.Sprintf("tasks/cancel of the %v task %s by its creator", t["status"], id)
-	if r.era == conformance.EraLegacy && (res.Error == nil || res.Error.Code != client.CodeInvalidParams) {
+	if r.era == conformance.EraLegacy && (res.Error == nil || res.Error.Code != jsonrpc.CodeInvalidParams) {
 		return faultf(in, "-32602 (2025-11-25: receivers MUST reject cancellation requests for tasks already in a terminal status)", answer(res))
 	}
 	if r.era == conformance.EraModern && res.Error != nil {
@@ -240,7 +241,7 @@ func checkList(ctx context.Context, r *eraRun) error {
 	if err != nil {
 		return err
 	}
-	if res.Error == nil || res.Error.Code != client.CodeInvalidParams {
+	if res.Error == nil || res.Error.Code != jsonrpc.CodeInvalidParams {
 		return faultf("tasks/list with the cursor \"storecheck-probe-forged\", never issued", "-32602 (Invalid or nonexistent cursor)", answer(res))
 	}
 	if len(cursors) > 0 && len(r.others) > 0 {
@@ -252,7 +253,7 @@ func checkList(ctx context.Context, r *eraRun) error {
 		for id := range want {
 			leaked = leaked || strings.Contains(string(res.Result), id)
 		}
-		if res.Error == nil && leaked || res.Error != nil && res.Error.Code != client.CodeInvalidParams {
+		if res.Error == nil && leaked || res.Error != nil && res.Error.Code != jsonrpc.CodeInvalidParams {
 			return faultf(fmt.Sprintf("%s tasks/list with %s's cursor", who(r.others[0].name), r.owner.name), "-32602, or a page with none of the other's tasks", answer(res))
 		}
 	}
@@ -302,7 +303,7 @@ func checkExtension(ctx context.Context, r *eraRun) error {
 	if err != nil {
 		return err
 	}
-	if res.Error == nil || res.Error.Code != client.CodeMissingCapability {
+	if res.Error == nil || res.Error.Code != jsonrpc.CodeMissingCapability {
 		return faultf(fmt.Sprintf("tasks/get %s without the tasks extension in the request's capabilities", id), "-32021 (Missing Required Client Capability)", answer(res))
 	}
 	for _, m := range []string{"tasks/list", "tasks/result"} {
@@ -310,7 +311,7 @@ func checkExtension(ctx context.Context, r *eraRun) error {
 		if err != nil {
 			return err
 		}
-		if res.Error == nil || res.Error.Code != client.CodeMethodNotFound {
+		if res.Error == nil || res.Error.Code != jsonrpc.CodeMethodNotFound {
 			return faultf(m+" on the 2026-07-28 wire", "-32601 (removed by the tasks extension)", answer(res))
 		}
 	}
@@ -332,14 +333,14 @@ func checkBad(ctx context.Context, r *eraRun) error {
 		return err
 	case status < 400 || status > 499:
 		return faultf("a POST of malformed JSON", "an HTTP 4xx (e.g. 400 Bad Request), its body a -32700 Parse error or none", fmt.Sprintf("HTTP %d, %v", status, answerOr(res, err)))
-	case err == nil && (res.Error == nil || res.Error.Code != client.CodeParse):
+	case err == nil && (res.Error == nil || res.Error.Code != jsonrpc.CodeParse):
 		return faultf("a POST of malformed JSON", "-32700 (Parse error) as the JSON-RPC answer", answer(res))
 	}
 	res, err = p.call(ctx, "storecheck/no-such-method", nil, true)
 	if err != nil {
 		return err
 	}
-	if res.Error == nil || res.Error.Code != client.CodeMethodNotFound {
+	if res.Error == nil || res.Error.Code != jsonrpc.CodeMethodNotFound {
 		return faultf("the method storecheck/no-such-method", "-32601 (Method not found)", answer(res))
 	}
 	if _, _, err := r.finished(ctx); err != nil {
@@ -422,7 +423,7 @@ func checkSupport(kind string) func(ctx context.Context, r *eraRun) error {
 			if err != nil {
 				return err
 			}
-			if res.Error == nil || res.Error.Code != client.CodeMethodNotFound {
+			if res.Error == nil || res.Error.Code != jsonrpc.CodeMethodNotFound {
 				return faultf(fmt.Sprintf("tools/call %s %s", t.Name, what), "-32601 (Method not found)", answer(res))
 			}
 		}

@@ -107,6 +107,9 @@ const (
 	sdkCursorGarbageRestarts
 	sdkKeepsNegativeTTL
 	sdkTTLTimerOverflow
+	sdkSessionPrefix255
+	sdkSessionNormalized
+	sdkResultWrittenApart
 
 	diesMidRunDefect
 	tornUpdate
@@ -225,6 +228,9 @@ var catalogue = []Mutant{
 	{"sdk-list-loses-boundary", []string{"P-LIST-1"}, "has-more off by one: a full page gets a nextCursor only when more than one task is left, so a listing of page+1 tasks loses the last", sdkOnly, sdkListLosesBoundary},
 	{"sdk-cursor-garbage-restarts", []string{"P-LIST-1"}, "a cursor it cannot read lists from the first page again instead of failing with ErrInvalid", sdkOnly, sdkCursorGarbageRestarts},
 	{"sdk-keeps-negative-ttl", []string{"P-CREATE-1"}, "(TS) a negative ttl is kept and reported as is", sdkOnly, sdkKeepsNegativeTTL},
+	{"sdk-session-prefix-255", []string{"P-SESS-1"}, "sessions are compared on their first 255 bytes (a VARCHAR(255) column): two sessions that differ after that share their tasks", sdkOnly, sdkSessionPrefix255},
+	{"sdk-session-normalized", []string{"P-SESS-1"}, "sessions are compared after Unicode normalisation: \"café\" composed and decomposed are one session", sdkOnly, sdkSessionNormalized},
+	{"sdk-result-written-apart", []string{"P-RESULT-1"}, "StoreTaskResult writes the status, then the result in a second write: a reader between them sees a completed task with no result (natural race)", sdkOnly, sdkResultWrittenApart},
 	{"sdk-ttl-timer-overflow", []string{"P-TTL-2"}, "(TS) a ttl past 2^31-1 ms expires 1 ms after the task ends (Node's setTimeout runs a longer delay at once)", sdkOnly, sdkTTLTimerOverflow},
 	// Stores that declare truthfully what docs/wire.md tells them to, and still break a rule.
 	{"sdk-ttl-restarts-declared", []string{"P-TTL-4"}, "the ttl counts from creation and starts again when the task becomes terminal, declared as ttl_from completion (P-TTL-2 holds; MCP's creation does not)", sdkOnly, sdkTTLRestartsDeclared},

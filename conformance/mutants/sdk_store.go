@@ -86,6 +86,10 @@ func (s sdkStore) visible(r *sdkRow, caller string) bool {
 	switch {
 	case s.d == sdkSessionFold:
 		return strings.EqualFold(r.session, caller)
+	case s.d == sdkSessionPrefix255:
+		return r.session[:min(len(r.session), 255)] == caller[:min(len(caller), 255)] // a VARCHAR(255) column
+	case s.d == sdkSessionNormalized:
+		return foldAccents(r.session) == foldAccents(caller)
 	case s.d == sdkSessionlessSeesAll && caller == sdk.NoSession, s.d == sdkSessionsIgnored:
 		return true
 	}
@@ -253,6 +257,20 @@ func (s sdkStore) StoreTaskResult(ctx context.Context, session, id string, statu
 	}
 	if s.d == sdkAliases {
 		obj = result // the caller's own map
+	}
+	if s.d == sdkResultWrittenApart {
+		// The status in one write, the result in a second: a reader between them sees a
+		// terminal task without its result.
+		if err := s.finish(session, id, false, func(r *sdkRow, now int64) { r.task.Status = status }); err != nil {
+			return err
+		}
+		runtime.Gosched()
+		s.b.mu.Lock()
+		defer s.b.mu.Unlock()
+		if r, ok := s.b.tasks[id]; ok {
+			r.result = obj
+		}
+		return nil
 	}
 	return s.finish(session, id, false, func(r *sdkRow, now int64) {
 		r.result = obj
@@ -448,4 +466,10 @@ func (s sdkStore) WaitForUpdate(ctx context.Context, session, id string) error {
 	case <-ctx.Done():
 		return fmt.Errorf("mutant: %w", ctx.Err())
 	}
+}
+
+// foldAccents is the sdk-session-normalized mutant's comparison: a combining acute accent
+// folded into the precomposed letter, as a Unicode normalisation (NFC) would.
+func foldAccents(s string) string {
+	return strings.NewReplacer("e\u0301", "\u00e9", "a\u0301", "\u00e1").Replace(s)
 }

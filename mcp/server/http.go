@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/storecheck/storecheck/mcp/jsonrpc"
 )
 
 // ServeHTTP is the Streamable HTTP endpoint: POST carries one JSON-RPC message, GET opens a
@@ -89,21 +91,21 @@ func (s *Server) post(w http.ResponseWriter, req *http.Request, principal string
 	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, s.cfg.MaxBody))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		writeJSON(w, http.StatusRequestEntityTooLarge, answer(nil, nil, errorf(codeInvalidRequest, "request body over %d bytes", s.cfg.MaxBody)))
+		writeJSON(w, http.StatusRequestEntityTooLarge, answer(nil, nil, errorf(jsonrpc.CodeInvalidRequest, "request body over %d bytes", s.cfg.MaxBody)))
 		return
 	}
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, answer(nil, nil, errorf(codeParse, "read the body: %v", err)))
+		writeJSON(w, http.StatusBadRequest, answer(nil, nil, errorf(jsonrpc.CodeParse, "read the body: %v", err)))
 		return
 	}
 	body = bytes.TrimSpace(body)
 	if len(body) > 0 && body[0] == '[' {
-		writeJSON(w, http.StatusBadRequest, answer(nil, nil, errorf(codeInvalidRequest, "batches are not supported")))
+		writeJSON(w, http.StatusBadRequest, answer(nil, nil, errorf(jsonrpc.CodeInvalidRequest, "batches are not supported")))
 		return
 	}
 	var msg message
 	if err := json.Unmarshal(body, &msg); err != nil {
-		writeJSON(w, http.StatusBadRequest, answer(nil, nil, errorf(codeParse, "parse error: %v", err)))
+		writeJSON(w, http.StatusBadRequest, answer(nil, nil, errorf(jsonrpc.CodeParse, "parse error: %v", err)))
 		return
 	}
 	r := &request{msg: msg, caller: callerOf(principal), owner: principal, header: req.Header}
@@ -117,7 +119,7 @@ func (s *Server) post(w http.ResponseWriter, req *http.Request, principal string
 	}
 	if msg.Method == "" || msg.ID == nil { // a response or a notification: nothing to answer
 		if msg.JSONRPC != "2.0" {
-			writeJSON(w, http.StatusBadRequest, answer(nil, nil, errorf(codeInvalidRequest, "not a JSON-RPC 2.0 message")))
+			writeJSON(w, http.StatusBadRequest, answer(nil, nil, errorf(jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message")))
 			return
 		}
 		w.WriteHeader(http.StatusAccepted)
@@ -276,12 +278,12 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, pr
 			if errors.Is(err, io.EOF) || ctx.Err() != nil {
 				return nil
 			}
-			_ = write(answer(nil, nil, errorf(codeParse, "parse error: %v", err)))
+			_ = write(answer(nil, nil, errorf(jsonrpc.CodeParse, "parse error: %v", err)))
 			return fmt.Errorf("stdio: %w", err)
 		}
 		var msg message
 		if err := json.Unmarshal(raw, &msg); err != nil {
-			_ = write(answer(nil, nil, errorf(codeInvalidRequest, "not a JSON-RPC message: %v", err)))
+			_ = write(answer(nil, nil, errorf(jsonrpc.CodeInvalidRequest, "not a JSON-RPC message: %v", err)))
 			continue
 		}
 		if msg.Method == "" || msg.ID == nil {

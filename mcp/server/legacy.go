@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/sdk"
@@ -27,12 +28,12 @@ const (
 // handleLegacy answers a 2025-11-25 request.
 func (s *Server) handleLegacy(ctx context.Context, r *request) (any, *rpcError) {
 	if s.legacy == nil && r.msg.Method != "initialize" {
-		return nil, errorf(codeInvalidRequest, "protocol version %s is not served here", VersionLegacy)
+		return nil, errorf(jsonrpc.CodeInvalidRequest, "protocol version %s is not served here", VersionLegacy)
 	}
 	switch r.msg.Method {
 	case "initialize":
 		if s.legacy == nil {
-			return nil, errorf(codeInvalidRequest, "protocol version %s is not served here: use %s", VersionLegacy, VersionModern)
+			return nil, errorf(jsonrpc.CodeInvalidRequest, "protocol version %s is not served here: use %s", VersionLegacy, VersionModern)
 		}
 		return map[string]any{
 			"protocolVersion": VersionLegacy,
@@ -63,7 +64,7 @@ func (s *Server) handleLegacy(ctx context.Context, r *request) (any, *rpcError) 
 	case "tasks/result":
 		return s.legacyResult(ctx, r)
 	}
-	return nil, errorf(codeMethodNotFound, "method %q not found", r.msg.Method)
+	return nil, errorf(jsonrpc.CodeMethodNotFound, "method %q not found", r.msg.Method)
 }
 
 // legacyCall runs a tool: as a task when the call asks for one, else at once.
@@ -74,7 +75,7 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 	}
 	t, ok := findTool(name, false)
 	if !ok {
-		return nil, errorf(codeInvalidParams, "unknown tool %q", name)
+		return nil, errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
 	}
 	args, _ := r.params["arguments"].(map[string]any)
 	taskParams, asTask := r.params["task"].(map[string]any)
@@ -82,9 +83,9 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 	case asTask && t.support == supportForbidden && s.cfg.Mutant == "forbidden-as-task":
 		// runs as a task below
 	case asTask && t.support == supportForbidden:
-		return nil, errorf(codeMethodNotFound, "tool %q does not run as a task", name)
+		return nil, errorf(jsonrpc.CodeMethodNotFound, "tool %q does not run as a task", name)
 	case !asTask && t.support == supportRequired && s.cfg.Mutant != "required-runs-plain":
-		return nil, errorf(codeMethodNotFound, "tool %q runs only as a task: add params.task", name)
+		return nil, errorf(jsonrpc.CodeMethodNotFound, "tool %q runs only as a task: add params.task", name)
 	case !asTask:
 		res, rpcErr := t.run(ctx, nil, args)
 		if rpcErr != nil {
@@ -107,7 +108,7 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 	id := reference.GenerateID()
 	task, err := s.legacy.Create(ctx, id, meta, r.owner)
 	if err != nil {
-		return nil, errorf(codeInternal, "create the task: %v", err)
+		return nil, errorf(jsonrpc.CodeInternal, "create the task: %v", err)
 	}
 	s.work.Add(1)
 	go func() {
@@ -139,7 +140,7 @@ func (s *Server) legacyTTL(task map[string]any) (*int64, *rpcError) {
 	case asked && raw != nil:
 		f, ok := number(raw)
 		if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt64/2 {
-			return nil, errorf(codeInvalidParams, "task.ttl must be a whole number of milliseconds, not negative: %v", raw)
+			return nil, errorf(jsonrpc.CodeInvalidParams, "task.ttl must be a whole number of milliseconds, not negative: %v", raw)
 		}
 		ms = int64(f)
 	case s.cfg.DefaultTTL > 0:
@@ -181,12 +182,12 @@ func (s *Server) legacyGet(ctx context.Context, id string, caller reference.Call
 	t, err := s.legacy.Get(ctx, id, caller)
 	if errors.Is(err, reference.ErrNotFound) {
 		if _, serr := s.legacy.Get(ctx, id, reference.System()); serr == nil && s.cfg.Mutant == "denied-differs" {
-			return nil, errorf(codeInvalidParams, "Access denied to task %s", id)
+			return nil, errorf(jsonrpc.CodeInvalidParams, "Access denied to task %s", id)
 		}
 		return nil, taskNotFound(id)
 	}
 	if err != nil {
-		return nil, errorf(codeInternal, "read the task: %v", err)
+		return nil, errorf(jsonrpc.CodeInternal, "read the task: %v", err)
 	}
 	if s.expired(t) {
 		_ = s.legacy.Delete(ctx, id)
@@ -242,7 +243,7 @@ func (s *Server) legacyCancel(ctx context.Context, r *request) (any, *rpcError) 
 	if s.cfg.Mutant == "cancel-overwrites" && cur.Status().Terminal() {
 		t, err := s.legacy.Store().Update(ctx, id, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
 		if err != nil {
-			return nil, errorf(codeInternal, "cancel the task: %v", err)
+			return nil, errorf(jsonrpc.CodeInternal, "cancel the task: %v", err)
 		}
 		return s.legacyJSON(t), nil
 	}
@@ -252,13 +253,13 @@ func (s *Server) legacyCancel(ctx context.Context, r *request) (any, *rpcError) 
 		return nil, taskNotFound(id)
 	case errors.Is(err, reference.ErrTerminal):
 		cur, _ := s.legacy.Get(ctx, id, r.caller)
-		return nil, errorf(codeInvalidParams, "Cannot cancel task: already in terminal status '%s'", cur.Status())
+		return nil, errorf(jsonrpc.CodeInvalidParams, "Cannot cancel task: already in terminal status '%s'", cur.Status())
 	case err != nil:
-		return nil, errorf(codeInternal, "cancel the task: %v", err)
+		return nil, errorf(jsonrpc.CodeInternal, "cancel the task: %v", err)
 	}
 	t, err = s.legacy.Store().Update(ctx, id, legacy.Task{keyUpdatedAt: reference.NowMillis(s.cfg.Clock), keyMessage: "The task was cancelled by request."})
 	if err != nil {
-		return nil, errorf(codeInternal, "cancel the task: %v", err)
+		return nil, errorf(jsonrpc.CodeInternal, "cancel the task: %v", err)
 	}
 	s.legacyChanged(t)
 	return s.legacyJSON(t), nil
@@ -277,7 +278,7 @@ func (s *Server) legacyResult(ctx context.Context, r *request) (any, *rpcError) 
 			return nil, e
 		}
 		if !t.Status().Terminal() && s.cfg.Mutant == "result-at-once" {
-			return nil, errorf(codeInternal, "Task %s has no result yet", id)
+			return nil, errorf(jsonrpc.CodeInternal, "Task %s has no result yet", id)
 		}
 		if t.Status().Terminal() {
 			if raw, ok := t[keyError].(map[string]any); ok {
@@ -288,7 +289,7 @@ func (s *Server) legacyResult(ctx context.Context, r *request) (any, *rpcError) 
 			res, ok := t[keyResult].(map[string]any)
 			if !ok {
 				// Cancelled before a result: the call ended without one.
-				return nil, errorf(codeInternal, "Task %s was %s before it had a result", id, t.Status())
+				return nil, errorf(jsonrpc.CodeInternal, "Task %s was %s before it had a result", id, t.Status())
 			}
 			out := map[string]any{}
 			for k, v := range res {
@@ -299,7 +300,7 @@ func (s *Server) legacyResult(ctx context.Context, r *request) (any, *rpcError) 
 		}
 		select {
 		case <-ctx.Done():
-			return nil, errorf(codeInternal, "request ended: %v", ctx.Err())
+			return nil, errorf(jsonrpc.CodeInternal, "request ended: %v", ctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -316,14 +317,14 @@ func (s *Server) legacyList(ctx context.Context, r *request) (any, *rpcError) {
 		case err != nil && s.cfg.Mutant == "cursor-unchecked":
 			// lists from the start
 		case err != nil:
-			return nil, errorf(codeInvalidParams, "Invalid cursor: %v", err)
+			return nil, errorf(jsonrpc.CodeInvalidParams, "Invalid cursor: %v", err)
 		default:
 			after = &pos
 		}
 	}
 	rows, err := s.legacy.List(ctx, legacy.ListOptions{}, r.caller)
 	if err != nil {
-		return nil, errorf(codeInternal, "list tasks: %v", err)
+		return nil, errorf(jsonrpc.CodeInternal, "list tasks: %v", err)
 	}
 	type row struct {
 		created int64

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/modern"
 	"github.com/storecheck/storecheck/reference/sdk"
@@ -14,7 +15,7 @@ import (
 func (s *Server) handleModern(ctx context.Context, r *request) (any, *rpcError) {
 	if r.header != nil {
 		if m := r.header.Get("Mcp-Method"); m != "" && m != r.msg.Method {
-			return nil, errorf(codeHeaderMismatch, "HeaderMismatch: Mcp-Method %q, body method %q", m, r.msg.Method)
+			return nil, errorf(jsonrpc.CodeHeaderMismatch, "HeaderMismatch: Mcp-Method %q, body method %q", m, r.msg.Method)
 		}
 	}
 	switch r.msg.Method {
@@ -37,9 +38,9 @@ func (s *Server) handleModern(ctx context.Context, r *request) (any, *rpcError) 
 	case "subscriptions/listen":
 		return s.modernListen(ctx, r)
 	case "tasks/list", "tasks/result":
-		return nil, errorf(codeMethodNotFound, "method %q is not part of the tasks extension", r.msg.Method)
+		return nil, errorf(jsonrpc.CodeMethodNotFound, "method %q is not part of the tasks extension", r.msg.Method)
 	}
-	return nil, errorf(codeMethodNotFound, "method %q not found", r.msg.Method)
+	return nil, errorf(jsonrpc.CodeMethodNotFound, "method %q not found", r.msg.Method)
 }
 
 // complete marks a standard result.
@@ -57,7 +58,7 @@ func (s *Server) modernCall(ctx context.Context, r *request) (any, *rpcError) {
 	}
 	t, ok := findTool(name, true)
 	if !ok {
-		return nil, errorf(codeInvalidParams, "unknown tool %q", name)
+		return nil, errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
 	}
 	args, _ := r.params["arguments"].(map[string]any)
 	asTask := r.declaresTasks() && t.support != supportForbidden
@@ -80,7 +81,7 @@ func (s *Server) modernCall(ctx context.Context, r *request) (any, *rpcError) {
 			return nil
 		})
 	if err != nil {
-		return nil, errorf(codeInternal, "create the task: %v", err)
+		return nil, errorf(jsonrpc.CodeInternal, "create the task: %v", err)
 	}
 	out := modernJSON(task)
 	out["resultType"] = "task"
@@ -144,7 +145,7 @@ func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
 		return nil, e
 	}
 	if r.header != nil && r.header.Get("Mcp-Name") != id {
-		return nil, errorf(codeHeaderMismatch, "HeaderMismatch: Mcp-Name %q, params.taskId %q", r.header.Get("Mcp-Name"), id)
+		return nil, errorf(jsonrpc.CodeHeaderMismatch, "HeaderMismatch: Mcp-Name %q, params.taskId %q", r.header.Get("Mcp-Name"), id)
 	}
 	switch r.msg.Method {
 	case "tasks/get":
@@ -155,7 +156,7 @@ func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
 		t, err := s.modern.Get(ctx, id, caller)
 		if errors.Is(err, reference.ErrNotFound) && s.cfg.Mutant == "denied-differs" {
 			if _, serr := s.modern.Get(ctx, id, reference.System()); serr == nil {
-				return nil, errorf(codeInvalidParams, "Access denied to task %s", id)
+				return nil, errorf(jsonrpc.CodeInvalidParams, "Access denied to task %s", id)
 			}
 		}
 		if err != nil {
@@ -165,7 +166,7 @@ func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
 	case "tasks/update":
 		resp, ok := r.params["inputResponses"].(map[string]any)
 		if !ok {
-			return nil, errorf(codeInvalidParams, "params.inputResponses must be an object")
+			return nil, errorf(jsonrpc.CodeInvalidParams, "params.inputResponses must be an object")
 		}
 		if _, err := s.modern.Update(ctx, id, r.caller, resp); err != nil && !errors.Is(err, reference.ErrTerminal) {
 			return nil, modernErr(id, err)
@@ -183,7 +184,7 @@ func modernErr(id string, err error) *rpcError {
 	if errors.Is(err, reference.ErrNotFound) {
 		return taskNotFound(id)
 	}
-	return errorf(codeInternal, "%v", err)
+	return errorf(jsonrpc.CodeInternal, "%v", err)
 }
 
 // modernJSON is a task as the extension's DetailedTask shows it.
@@ -216,7 +217,7 @@ func (s *Server) modernListen(ctx context.Context, r *request) (any, *rpcError) 
 		return nil, missingCapability()
 	}
 	if r.stream == nil {
-		return nil, errorf(codeInvalidRequest, "subscriptions/listen needs a stream: send Accept: text/event-stream")
+		return nil, errorf(jsonrpc.CodeInvalidRequest, "subscriptions/listen needs a stream: send Accept: text/event-stream")
 	}
 	notes, _ := r.params["notifications"].(map[string]any)
 	raw, _ := notes["taskIds"].([]any)

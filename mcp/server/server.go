@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -36,17 +37,6 @@ const (
 	relatedTask    = "io.modelcontextprotocol/related-task"
 	metaVersion    = "io.modelcontextprotocol/protocolVersion"
 	metaClientCaps = "io.modelcontextprotocol/clientCapabilities"
-)
-
-// JSON-RPC and MCP error codes.
-const (
-	codeParse             = -32700
-	codeInvalidRequest    = -32600
-	codeMethodNotFound    = -32601
-	codeInvalidParams     = -32602
-	codeInternal          = -32603
-	codeHeaderMismatch    = -32020
-	codeMissingCapability = -32021
 )
 
 // Config configures a Server.
@@ -172,7 +162,7 @@ func errorf(code int, format string, args ...any) *rpcError {
 
 // missingCapability is the extension's -32021 answer.
 func missingCapability() *rpcError {
-	return &rpcError{Code: codeMissingCapability, Message: "Missing required client capability",
+	return &rpcError{Code: jsonrpc.CodeMissingCapability, Message: "Missing required client capability",
 		Data: map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}}}
 }
 
@@ -228,11 +218,11 @@ func (r *request) declaresTasks() bool {
 // handle answers one request (nil result for a notification).
 func (s *Server) handle(ctx context.Context, r *request) (any, *rpcError) {
 	if r.msg.JSONRPC != "2.0" || r.msg.Method == "" {
-		return nil, errorf(codeInvalidRequest, "not a JSON-RPC 2.0 request")
+		return nil, errorf(jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 request")
 	}
 	if r.msg.Params != nil && string(r.msg.Params) != "null" {
 		if err := json.Unmarshal(r.msg.Params, &r.params); err != nil {
-			return nil, errorf(codeInvalidParams, "params must be an object: %v", err)
+			return nil, errorf(jsonrpc.CodeInvalidParams, "params must be an object: %v", err)
 		}
 	}
 	if r.params == nil {
@@ -243,12 +233,12 @@ func (s *Server) handle(ctx context.Context, r *request) (any, *rpcError) {
 	}
 	if r.modernRequest() {
 		if s.modern == nil {
-			return nil, errorf(codeInvalidRequest, "protocol version %s is not served here", VersionModern)
+			return nil, errorf(jsonrpc.CodeInvalidRequest, "protocol version %s is not served here", VersionModern)
 		}
 		return s.handleModern(ctx, r)
 	}
 	if r.msg.Method != "initialize" && r.session == nil && r.msg.Method != "ping" {
-		return nil, errorf(codeInvalidRequest, "no session: send initialize first (or use protocol version %s)", VersionModern)
+		return nil, errorf(jsonrpc.CodeInvalidRequest, "no session: send initialize first (or use protocol version %s)", VersionModern)
 	}
 	return s.handleLegacy(ctx, r)
 }
@@ -264,13 +254,13 @@ func callerOf(principal string) reference.Caller {
 // taskNotFound is the answer for a task that is missing, expired or another's: one
 // answer for all three.
 func taskNotFound(id string) *rpcError {
-	return errorf(codeInvalidParams, "Failed to retrieve task: Task not found: %s", id)
+	return errorf(jsonrpc.CodeInvalidParams, "Failed to retrieve task: Task not found: %s", id)
 }
 
 func stringParam(p map[string]any, key string) (string, *rpcError) {
 	v, ok := p[key].(string)
 	if !ok || v == "" {
-		return "", errorf(codeInvalidParams, "params.%s must be a non-empty string", key)
+		return "", errorf(jsonrpc.CodeInvalidParams, "params.%s must be a non-empty string", key)
 	}
 	return v, nil
 }

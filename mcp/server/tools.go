@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/storecheck/storecheck/mcp/jsonrpc"
 )
 
 // Task support of a tool (2025-11-25 tools/list execution.taskSupport).
@@ -84,7 +86,7 @@ var tools = []tool{
 		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
 			d := seconds(args, "seconds", 1)
 			if !sleep(ctx, w, d) {
-				return nil, errorf(codeInternal, "slow_compute stopped before its end")
+				return nil, errorf(jsonrpc.CodeInternal, "slow_compute stopped before its end")
 			}
 			return text(fmt.Sprintf("Computed in %v seconds", d.Seconds())), nil
 		}},
@@ -100,7 +102,7 @@ var tools = []tool{
 		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
 		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
 			sleep(ctx, w, seconds(args, "seconds", 1))
-			return nil, errorf(codeInternal, "protocol_error_job: internal error")
+			return nil, errorf(jsonrpc.CodeInternal, "protocol_error_job: internal error")
 		}},
 	{name: "confirm_delete", description: "Asks the client to confirm through tasks/update, then answers.", support: supportOptional, modernOnly: true,
 		schema: schema(map[string]any{"item": map[string]any{"type": "string"}}),
@@ -112,7 +114,7 @@ var tools = []tool{
 					"requestedSchema": schema(map[string]any{"confirm": map[string]any{"type": "boolean"}}, "confirm")},
 			}})
 			if err != nil {
-				return nil, errorf(codeInternal, "confirm_delete: %v", err)
+				return nil, errorf(jsonrpc.CodeInternal, "confirm_delete: %v", err)
 			}
 			answer, _ := answers["confirm"].(map[string]any)
 			if action, _ := answer["action"].(string); action == "accept" {
@@ -129,7 +131,7 @@ var tools = []tool{
 			}
 			answers, err := w.input(ctx, map[string]any{"first": ask("First question?"), "second": ask("Second question?")})
 			if err != nil {
-				return nil, errorf(codeInternal, "multi_input: %v", err)
+				return nil, errorf(jsonrpc.CodeInternal, "multi_input: %v", err)
 			}
 			return text(fmt.Sprintf("first: %v; second: %v", answers["first"], answers["second"])), nil
 		}},
@@ -138,7 +140,7 @@ var tools = []tool{
 		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
 			d := seconds(args, "seconds", 60)
 			if !sleep(ctx, w, d) {
-				return nil, errorf(codeInternal, "long_job stopped before its end")
+				return nil, errorf(jsonrpc.CodeInternal, "long_job stopped before its end")
 			}
 			return text(fmt.Sprintf("Worked %v seconds", d.Seconds())), nil
 		}},

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/storecheck/storecheck/mcp/jsonrpc"
 )
 
 // Inbound is a message the server sent that answered none of the client's calls: a
@@ -134,13 +136,13 @@ func (c *Conn) deliver(m Message, via string) (reply []byte) {
 	if h != nil {
 		result, rpcErr = h(m)
 	} else {
-		rpcErr = &Error{Code: CodeMethodNotFound, Message: "the probe does not serve " + m.Method}
+		rpcErr = &Error{Code: jsonrpc.CodeMethodNotFound, Message: "the probe does not serve " + m.Method}
 	}
 	out := Message{JSONRPC: "2.0", ID: m.ID, Error: rpcErr}
 	if rpcErr == nil {
 		raw, err := json.Marshal(result)
 		if err != nil {
-			out.Error = &Error{Code: CodeInternal, Message: err.Error()}
+			out.Error = &Error{Code: jsonrpc.CodeInternal, Message: err.Error()}
 		} else {
 			out.Result = raw
 		}

@@ -16,18 +16,6 @@ import (
 	"strconv"
 )
 
-// JSON-RPC and MCP error codes the probe names.
-const (
-	CodeParse          = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternal       = -32603
-	// CodeMissingCapability is the tasks extension's "Missing Required Client
-	// Capability".
-	CodeMissingCapability = -32021
-)
-
 // Sentinel errors of a call that got no JSON-RPC answer.
 var (
 	// ErrHTTP: the server answered with an HTTP error status and no JSON-RPC body.
