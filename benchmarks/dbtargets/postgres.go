@@ -30,24 +30,33 @@ func init() {
 	})
 }
 
-func startPostgres(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend, error) {
+// postgresServer is the server env names, or a container it starts, and an
+// administrative pool on it; stop closes the pool and stops what it started.
+func postgresServer(ctx context.Context, env benchmarks.Env, target string) (dsn string, admin *pgxpool.Pool, stop func(context.Context) error, err error) {
 	if err := needDocker(ctx, env.PostgresDSN, pgcontainer.EnvURL); err != nil {
-		return nil, err
+		return "", nil, nil, err
 	}
-	dsn, stop := env.PostgresDSN, func(context.Context) error { return nil }
+	dsn, stopServer := env.PostgresDSN, func(context.Context) error { return nil }
 	if dsn == "" {
-		var err error
-		if dsn, stop, err = pgcontainer.Start(ctx); err != nil {
-			return nil, err
+		if dsn, stopServer, err = pgcontainer.Start(ctx); err != nil {
+			return "", nil, nil, err
 		}
 	}
-	admin, err := pgxpool.New(ctx, dsn)
+	admin, err = pgxpool.New(ctx, dsn)
 	if err == nil {
 		err = admin.Ping(ctx)
 	}
 	if err != nil {
-		_ = stop(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("postgres: %w", err)
+		_ = stopServer(context.WithoutCancel(ctx))
+		return "", nil, nil, fmt.Errorf("%s: %w", target, err)
+	}
+	return dsn, admin, func(ctx context.Context) error { admin.Close(); return stopServer(ctx) }, nil
+}
+
+func startPostgres(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend, error) {
+	dsn, admin, stop, err := postgresServer(ctx, env, "postgres")
+	if err != nil {
+		return nil, err
 	}
 	open := func(ctx context.Context) (*pgxpool.Pool, func(context.Context) error, error) {
 		return pgSchema(ctx, admin, dsn)
@@ -72,10 +81,7 @@ func startPostgres(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend
 		r := &pgRaw{pool: pool, createdAt: time.Now().UnixMilli()}
 		return &benchmarks.Space{Legacy: r, Modern: (*pgRawModern)(r), Close: closeSchema}, nil
 	}}
-	return &benchmarks.Backend{Store: store, Baseline: base, Stop: func(ctx context.Context) error {
-		admin.Close()
-		return stop(ctx)
-	}}, nil
+	return &benchmarks.Backend{Store: store, Baseline: base, Stop: stop}, nil
 }
 
 // pgSchema makes a schema with a random name holding the adapter's tables (Migrate) and

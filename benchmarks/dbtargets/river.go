@@ -16,7 +16,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
-	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
 	"github.com/storecheck/storecheck/adapters/river"
 	"github.com/storecheck/storecheck/benchmarks"
 	"github.com/storecheck/storecheck/internal/pgschema"
@@ -99,23 +98,9 @@ func startRiverSQLite(ctx context.Context, _ benchmarks.Env) (*benchmarks.Backen
 }
 
 func startRiverPostgres(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend, error) {
-	if err := needDocker(ctx, env.PostgresDSN, pgcontainer.EnvURL); err != nil {
-		return nil, err
-	}
-	dsn, stop := env.PostgresDSN, func(context.Context) error { return nil }
-	if dsn == "" {
-		var err error
-		if dsn, stop, err = pgcontainer.Start(ctx); err != nil {
-			return nil, err
-		}
-	}
-	admin, err := pgxpool.New(ctx, dsn)
-	if err == nil {
-		err = admin.Ping(ctx)
-	}
+	dsn, admin, stop, err := postgresServer(ctx, env, "river-postgres")
 	if err != nil {
-		_ = stop(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("river-postgres: %w", err)
+		return nil, err
 	}
 	open := func(ctx context.Context) (*pgxpool.Pool, func(context.Context) error, error) {
 		return pgschema.Fresh(ctx, admin, dsn, "storecheck_bench_river_", pgConns, nil, riverstore.MigratePostgres)
@@ -149,10 +134,7 @@ func startRiverPostgres(ctx context.Context, env benchmarks.Env) (*benchmarks.Ba
 		r := pgRiverRaw(b.Client(), pool)
 		return &benchmarks.Space{Legacy: r, Modern: (*riverRawModern[pgx.Tx])(r), Close: closeSchema}, nil
 	}}
-	return &benchmarks.Backend{Store: store, Baseline: base, Stop: func(ctx context.Context) error {
-		admin.Close()
-		return stop(ctx)
-	}}, nil
+	return &benchmarks.Backend{Store: store, Baseline: base, Stop: stop}, nil
 }
 
 // rowScanner is one row of a query.
