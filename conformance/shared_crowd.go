@@ -28,7 +28,7 @@ const (
 	crowdClients = 16
 	// crowdDeadline is each probe's deadline: far above an in-memory call's time, far
 	// below a queue behind a crowd of slow calls.
-	crowdDeadline = 20 * time.Millisecond
+	crowdDeadline = 5 * time.Millisecond
 	// crowdProbes and crowdBudget bound the probes: the first to run out ends them.
 	crowdProbes = 64
 	crowdBudget = 2 * time.Second
