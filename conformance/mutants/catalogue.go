@@ -288,13 +288,14 @@ func Variants() []Mutant {
 
 // inProcessOnly are the defects the wire protocol cannot carry, and why.
 var inProcessOnly = map[defect]string{
-	aliasesValues:      "values are serialised on the wire, so the caller never shares the store's memory",
-	ignoresContext:     "the protocol has no cancellation: the Go client enforces contexts itself",
-	waitIgnoresContext: "the protocol has no cancellation: the Go client stops waiting for a held call itself",
-	sleepsHoldingLock:  "the protocol has no cancellation: the Go client stops waiting for a call whose context ended itself",
-	queuesOnChannel:    "the protocol has no cancellation: the Go client stops waiting for a call whose context ended itself",
-	panicsInRaceDefect: "a panic in the child process ends it: over the wire it is an aborted run, not a panic",
-	staleInstance:      "one child process is one store instance",
+	aliasesValues:         "values are serialised on the wire, so the caller never shares the store's memory",
+	ignoresContext:        "the protocol has no cancellation: the Go client enforces contexts itself",
+	waitIgnoresContext:    "the protocol has no cancellation: the Go client stops waiting for a held call itself",
+	sleepsHoldingLock:     "the protocol has no cancellation: the Go client stops waiting for a call whose context ended itself",
+	queuesOnChannel:       "the protocol has no cancellation: the Go client stops waiting for a call whose context ended itself",
+	panicsInRaceDefect:    "a panic in the child process ends it: over the wire it is an aborted run, not a panic",
+	staleInstance:         "one child process is one store instance",
+	sdkResultWrittenApart: "its window between two writes is a scheduler yield inside the child: over the wire the readers' round trips rarely land in it",
 }
 
 // InProcessOnly, when not empty, says why the defect cannot show through a process

@@ -33,10 +33,10 @@ var guideVerdicts = []struct {
 			"L-F-LIST-1":   "L-OWNER-1: the facade's re-check cannot drop rows whose owner the store lost",
 			"L-LIST-2":     "L-LIST-4: the limit is applied to rows outside the Owner scope, so a scoped List with a limit comes back short",
 			"L-F-FIN-2":    "SHOULD (--strict): cancel/1 is a plain Repo.update and the store has no conditional update, so the facade's cancel is check-then-act",
-			"L-CREATE-1":   "L-OWNER-1: S-CONC-1's state machine stops on the task read back without the owner key of its metadata and files that under L-CREATE-1",
 		},
 		mayFail: map[string]string{
-			"S-CONC-1": "L-CONC-1: update_task reads, then writes without a lock, so a racing Delete can be undone (caught by the race specs in some runs); the rapid state machine stops on the dropped owner (filed under L-CREATE-1), so without a race catch the rule reads inconclusive",
+			"L-CREATE-1": "L-OWNER-1: S-CONC-1's state machine, when it reaches a task read back without the owner key of its metadata, files that under L-CREATE-1",
+			"S-CONC-1":   "L-CONC-1: update_task reads, then writes without a lock, so a racing Delete can be undone (caught by the race specs in some runs); the rapid state machine stops on the dropped owner (filed under L-CREATE-1), so without a race catch the rule reads inconclusive",
 		},
 	},
 	{
