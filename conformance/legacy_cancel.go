@@ -7,8 +7,6 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-func init() { register(EraLegacy, legacyCancelSpecs) }
-
 func legacyCancelSpecs(s *suite) {
 	s.It("L-CANCEL-1", "Cancel sets status cancelled and returns the task; a missing id is ErrNotFound", func(e *Env) {
 		st := e.Legacy()

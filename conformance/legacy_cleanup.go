@@ -8,8 +8,6 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-func init() { register(EraLegacy, legacyCleanupSpecs) }
-
 // cleanupRun calls Cleanup(ttl) and checks that exactly gone of mine were removed, that
 // the rest of mine are still there, and that the count returned is the number of rows
 // that disappeared (judged by List before and after, so rows the spec did not create are

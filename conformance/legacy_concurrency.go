@@ -21,8 +21,6 @@ import (
 // Every round's calls are timed, and the check reports how much they overlapped
 // (overlap.go).
 
-func init() { register(EraLegacy, legacyConcurrencySpecs) }
-
 // raceClients is how many clients contend in a round: the budget's goroutines, which
 // default to more than there are processors.
 func (e *Env) raceClients() int { return max(e.Opts.Budget.Goroutines, 1) }

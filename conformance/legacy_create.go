@@ -9,8 +9,6 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-func init() { register(EraLegacy, legacyCreateSpecs) }
-
 func legacyCreateSpecs(s *suite) {
 	s.It("L-CREATE-1", "stamps task_id, status working and created_at now over the same keys of meta", func(e *Env) {
 		st := e.Legacy()

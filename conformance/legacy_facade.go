@@ -13,8 +13,6 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-func init() { register(EraLegacy, legacyFacadeSpecs) }
-
 // Adversarial list wrappers for L-F-LIST-1. Each forwards to the store under test and
 // returns rows the facade must still cut down to exactly the caller's visible rows, at
 // most Limit. Each records what it returned, so that the spec can judge the facade's

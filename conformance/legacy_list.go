@@ -9,8 +9,6 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-func init() { register(EraLegacy, legacyListSpecs) }
-
 // scopeCase is an owner scope of List with the battery's own idea of what it admits
 // (L-LIST-3), written out rather than taken from legacy.OwnerScope.Admits.
 type scopeCase struct {

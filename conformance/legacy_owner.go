@@ -7,8 +7,6 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-func init() { register(EraLegacy, legacyOwnerSpecs) }
-
 func legacyOwnerSpecs(s *suite) {
 	s.It("L-OWNER-1", "returns owner at the top level, byte-exact, from Get and List", func(e *Env) {
 		st := e.Legacy()

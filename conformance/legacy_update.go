@@ -8,8 +8,6 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-func init() { register(EraLegacy, legacyUpdateSpecs) }
-
 func legacyUpdateSpecs(s *suite) {
 	s.It("L-UPDATE-1", "shallow-merges: top-level keys replace, nested objects are replaced whole, null is stored, no key is removed", func(e *Env) {
 		st := e.Legacy()

@@ -14,8 +14,6 @@ import (
 // Modern races with exact outcomes, in rounds released by a barrier like the legacy
 // ones (legacy_concurrency.go).
 
-func init() { register(EraModern, modernConcurrencySpecs) }
-
 func modernConcurrencySpecs(s *suite) {
 	s.It("M-CREATE-1", "of concurrent Creates of one id exactly one succeeds, the others fail with ErrExists, and every later read sees the winner's task", func(e *Env) {
 		e.modernCreateRace()

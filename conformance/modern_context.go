@@ -10,8 +10,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernContextSpecs) }
-
 // modPrompt is how soon a call with an ended context must return (S-CTX-1).
 const modPrompt = time.Second
 

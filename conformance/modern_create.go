@@ -8,8 +8,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernCreateSpecs) }
-
 func modernCreateSpecs(s *suite) {
 	s.It("M-CREATE-1", "stores the task with version 1 and returns it", func(e *Env) {
 		st := e.Modern()

@@ -6,8 +6,6 @@ import (
 	"github.com/storecheck/storecheck/reference"
 )
 
-func init() { register(EraModern, modernDeleteSpecs) }
-
 func modernDeleteSpecs(s *suite) {
 	s.It("M-DELETE-1", "removes the task and is idempotent", func(e *Env) {
 		st := e.Modern()

@@ -14,8 +14,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernFacadeCreateSpecs) }
-
 // The M-F-* specs run the reference facade over the store under test: they check that
 // the store carries the lifecycle (the facade's CAS loops) as the spec requires.
 

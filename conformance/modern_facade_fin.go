@@ -11,8 +11,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernFacadeFinSpecs) }
-
 // modFinisher drives a task to a terminal status through the facade.
 type modFinisher struct {
 	name   string

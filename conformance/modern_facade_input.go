@@ -10,8 +10,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernFacadeInputSpecs) }
-
 // modInputState is the input-related part of a task that the M-F-INPUT specs judge.
 type modInputState struct {
 	Status    reference.Status

@@ -8,8 +8,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernFacadeListenSpecs) }
-
 // modDrain collects what sub receives until want changes arrived or wait passed, then
 // keeps listening for settle to catch extra deliveries. A closed channel ends it.
 func modDrain(sub *modern.Subscription, want int, wait, settle time.Duration) []modern.Task {

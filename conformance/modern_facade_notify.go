@@ -13,8 +13,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernFacadeNotifySpecs) }
-
 // modNote is one TaskChanged call as the recording notifier saw it.
 type modNote struct {
 	task      modern.Task

@@ -8,8 +8,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernFacadeScopeSpecs) }
-
 func modernFacadeScopeSpecs(s *suite) {
 	s.It("M-F-SCOPE-1", "facade Get, Update and Cancel follow the truth table in both settings; denied reads as missing and writes nothing", func(e *Env) {
 		st := e.Modern()

@@ -9,8 +9,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernFacadeTTLSpecs) }
-
 // modExpiredEverywhere checks that every facade call on id answers ErrNotFound.
 func modExpiredEverywhere(e *Env, f modern.Facade, id, when string) {
 	alice := reference.Principal("alice")

@@ -10,8 +10,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernFieldsSpecs) }
-
 // modRoundTrip creates in (or, when in is already stored at version v, swaps it in) and
 // checks that Create's or Swap's answer and a later Get both return exactly in at the new
 // version. It returns what the store holds afterwards.

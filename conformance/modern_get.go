@@ -6,8 +6,6 @@ import (
 	"github.com/storecheck/storecheck/reference"
 )
 
-func init() { register(EraModern, modernGetSpecs) }
-
 // modCallers are the callers of the store-level truth table.
 var modCallers = []reference.Caller{
 	reference.System(), reference.Anonymous(), reference.Principal("alice"), reference.Principal("bob"),

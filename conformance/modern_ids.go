@@ -11,8 +11,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernIDSpecs) }
-
 // modPadID pads prefix with a multi-byte filler to exactly n bytes of valid UTF-8.
 func modPadID(prefix string, n int) string {
 	var b strings.Builder

@@ -8,8 +8,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernOwnerSpecs) }
-
 // The shared owner rules (S-OWN-1/2/3) as they apply to the modern store: Get and Swap
 // follow the truth table with require_owner off (docs/spec.md 2.1). The facade's side is
 // M-F-SCOPE-1 (modern_facade_scope.go).

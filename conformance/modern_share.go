@@ -6,8 +6,6 @@ import (
 	"github.com/storecheck/storecheck/reference"
 )
 
-func init() { register(EraModern, modernShareSpecs) }
-
 func modernShareSpecs(s *suite) {
 	s.It("S-SHARE-1", "a modern write acknowledged by one instance is visible to the next read on another", func(e *Env) {
 		a := e.Modern()

@@ -13,8 +13,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernSwapSpecs) }
-
 func modernSwapSpecs(s *suite) {
 	s.It("M-SWAP-1", "replaces the whole task and stores version expected+1", func(e *Env) {
 		st := e.Modern()

@@ -6,8 +6,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernSweepSpecs) }
-
 // Sweep counts every expired task of the namespace. The harness gives each spec a fresh
 // namespace (B-ISO-1), so these specs compare the count with the tasks they created
 // themselves; a store whose namespaces leak into each other fails them, rightly.

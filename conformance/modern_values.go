@@ -9,8 +9,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernValueSpecs) }
-
 // modDeep nests an array in an object depth times around a leaf.
 func modDeep(depth int, leaf any) map[string]any {
 	v := leaf

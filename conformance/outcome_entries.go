@@ -12,26 +12,6 @@ import (
 	"github.com/storecheck/storecheck/reference"
 )
 
-// Report entries by which a spec tells the report how far it got. A spec that recorded
-// a fault fails whatever else it said; otherwise the entry decides its outcome (see
-// Outcome and specResult).
-const (
-	entryInconclusive  = "storecheck.inconclusive"    // the check ran but could not tell (too little overlap, porcupine Unknown)
-	entryPartly        = "storecheck.partly-verified" // part of what the rule needs could not run (no clock control)
-	entryNotExercised  = "storecheck.not-exercised"   // storecheck's own code decided, the store never saw the check
-	entryStoreTestable = "storecheck.store-testable"  // with entryNotExercised: the store could have been tested, the harness could not drive it
-	entrySetupRefused  = "storecheck.setup-refused"   // the store refused a call the spec needed; value: the cause
-	entryAborted       = "storecheck.aborted"         // bring-up or transport failed; value: the cause
-	entryDecidedBy     = "storecheck.decided-by"      // whose code the spec judged, when not the rule's default
-	entryFaultOf       = "storecheck.fault-of"        // a fault of another rule the spec found; value: faultOf as JSON
-)
-
-// faultOf is a fault a spec found of a rule other than its own.
-type faultOf struct {
-	Rule    string `json:"rule"`
-	Message string `json:"message"`
-}
-
 // FaultOf files a fault the spec found of another rule (a state machine of S-CONC-1
 // stopping on a step that M-CREATE-1 forbids): the report fails that rule in the spec's
 // era with msg, whether or not that rule's own specs reproduce it. The spec's own
@@ -124,43 +104,6 @@ func (e *Env) NoClockDrops(what string) {
 	if !e.HasClock() {
 		e.PartlyVerified("no clock control: " + what + " not checked")
 	}
-}
-
-// Subject is whose code a rule's verdict is about.
-type Subject string
-
-const (
-	// SubjectStore: the store under test decides the verdict.
-	SubjectStore Subject = "store"
-	// SubjectLibrary: storecheck's reference library decides it (ValidTransition,
-	// GenerateID, the notify and listen hubs); the store is not involved.
-	SubjectLibrary Subject = "library"
-	// SubjectFacade: the reference facade runs over the store; the verdict is about
-	// the facade as much as the store.
-	SubjectFacade Subject = "facade"
-	// SubjectBattery: the battery's checks on itself.
-	SubjectBattery Subject = "battery"
-	// SubjectServer: an MCP server, judged over the protocol (storecheck probe).
-	SubjectServer Subject = "server"
-)
-
-// libraryRules are the rules that test storecheck's own reference library only.
-var libraryRules = map[string]bool{"S-TRANS-1": true, "S-ID-1": true, "M-F-NOTIFY-1": true, "M-F-LISTEN-1": true}
-
-// Subject is whose code the rule judges by default; a spec may say otherwise with
-// Env.DecidedBy (a facade rule run against the store's own facade is the store's).
-func (r Rule) Subject() Subject {
-	switch {
-	case r.Era == "battery":
-		return SubjectBattery
-	case r.Era == "server":
-		return SubjectServer
-	case libraryRules[r.ID]:
-		return SubjectLibrary
-	case strings.HasPrefix(r.ID, "L-F-") || strings.HasPrefix(r.ID, "M-F-"):
-		return SubjectFacade
-	}
-	return SubjectStore
 }
 
 // DecidedBy says whose code this spec judged when it is not its rule's default subject:

@@ -16,8 +16,6 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-func init() { register(EraLegacy, legacyPropertySpecs) }
-
 func legacyPropertySpecs(s *suite) {
 	s.It("S-CONC-1", "legacy store and facade agree with the sequential model over random operation sequences (rapid state machine)", func(e *Env) {
 		e.reportMachine("the legacy store (through its contract and the reference facade)", func(validOnly bool) rapidRun {

@@ -27,11 +27,6 @@ import (
 // sequential model accepts. Histories are partitioned per task (operations on different
 // tasks commute); List and Cleanup, which span tasks, get their own short histories.
 
-func init() {
-	register(EraLegacy, legacyLinSpecs)
-	register(EraModern, modernLinSpecs)
-}
-
 func legacyLinSpecs(s *suite) {
 	s.It("L-CONC-1", "concurrent Create, Get, Update, Delete (and Cancel, UpdateIf when offered) on a few tasks form a linearizable history, per task", func(e *Env) {
 		e.checkHistories("legacy-per-task", e.legacyTaskHistory)

@@ -19,8 +19,6 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-func init() { register(EraModern, modernPropertySpecs) }
-
 func modernPropertySpecs(s *suite) {
 	s.It("S-CONC-1", "modern store and facade agree with the sequential model over random operation sequences (rapid state machine)", func(e *Env) {
 		e.reportMachine("the modern store (through its contract and the reference facade)", func(validOnly bool) rapidRun {

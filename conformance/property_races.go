@@ -20,11 +20,6 @@ import (
 // together; afterwards some sequential order of them must explain every answer and the
 // final state (a linearizability check of a tiny history, by enumerating orders).
 
-func init() {
-	register(EraModern, modernRaceSpecs)
-	register(EraLegacy, legacyRaceSpecs)
-}
-
 func modernRaceSpecs(s *suite) {
 	s.It("M-F-FIN-2", "racing Cancel, Complete, Fail, Progress, tasks/update and RequireInput through the facade: one terminal status wins and a result is never lost", func(e *Env) {
 		e.modernRaces()

@@ -8,18 +8,17 @@ import (
 
 // B-REPRO-1: a randomised check run twice with one seed issues the same operations.
 
-func init() {
-	register(EraLegacy, func(s *suite) {
-		s.It("B-REPRO-1", "the legacy state machine and concurrent histories replay the same operations from the same seed", func(e *Env) {
-			e.checkReplay("legacy state machine", func(trace func(string)) rapidRun { return e.runLegacyMachine(3, trace) })
-			e.checkScripts("legacy per-task history", e.legacyTaskHistory)
-		})
+func legacyReproSpecs(s *suite) {
+	s.It("B-REPRO-1", "the legacy state machine and concurrent histories replay the same operations from the same seed", func(e *Env) {
+		e.checkReplay("legacy state machine", func(trace func(string)) rapidRun { return e.runLegacyMachine(3, trace) })
+		e.checkScripts("legacy per-task history", e.legacyTaskHistory)
 	})
-	register(EraModern, func(s *suite) {
-		s.It("B-REPRO-1", "the modern state machine and concurrent histories replay the same operations from the same seed", func(e *Env) {
-			e.checkReplay("modern state machine", func(trace func(string)) rapidRun { return e.runModernMachine(3, trace) })
-			e.checkScripts("modern per-task history", e.modernTaskHistory)
-		})
+}
+
+func modernReproSpecs(s *suite) {
+	s.It("B-REPRO-1", "the modern state machine and concurrent histories replay the same operations from the same seed", func(e *Env) {
+		e.checkReplay("modern state machine", func(trace func(string)) rapidRun { return e.runModernMachine(3, trace) })
+		e.checkScripts("modern per-task history", e.modernTaskHistory)
 	})
 }
 

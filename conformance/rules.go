@@ -151,3 +151,56 @@ var catalogue = []Rule{
 	{"B-REPRO-1", Must, "battery", "battery", "Every randomised check prints the seed that reproduces it; rerunning with that seed replays the same operations."},
 	{"B-ISO-1", Must, "battery", "battery", "Specs never assume an empty backend: each gets a fresh namespace and looks only at what it created."},
 }
+
+// Subject is whose code a rule's verdict is about.
+type Subject string
+
+const (
+	// SubjectStore: the store under test decides the verdict.
+	SubjectStore Subject = "store"
+	// SubjectLibrary: storecheck's reference library decides it (ValidTransition,
+	// GenerateID, the notify and listen hubs); the store is not involved.
+	SubjectLibrary Subject = "library"
+	// SubjectFacade: the reference facade runs over the store; the verdict is about
+	// the facade as much as the store.
+	SubjectFacade Subject = "facade"
+	// SubjectBattery: the battery's checks on itself.
+	SubjectBattery Subject = "battery"
+	// SubjectServer: an MCP server, judged over the protocol (storecheck probe).
+	SubjectServer Subject = "server"
+)
+
+// libraryRules are the rules that test storecheck's own reference library only.
+var libraryRules = map[string]bool{"S-TRANS-1": true, "S-ID-1": true, "M-F-NOTIFY-1": true, "M-F-LISTEN-1": true}
+
+// Subject is whose code the rule judges by default; a spec may say otherwise with
+// Env.DecidedBy (a facade rule run against the store's own facade is the store's).
+func (r Rule) Subject() Subject {
+	switch {
+	case r.Era == "battery":
+		return SubjectBattery
+	case r.Era == "server":
+		return SubjectServer
+	case libraryRules[r.ID]:
+		return SubjectLibrary
+	case strings.HasPrefix(r.ID, "L-F-") || strings.HasPrefix(r.ID, "M-F-"):
+		return SubjectFacade
+	}
+	return SubjectStore
+}
+
+// specLabels are the labels every spec of rule carries in era; selection by rule ID or
+// label expression is evaluated against them.
+func specLabels(rule Rule, era Era) []string {
+	return []string{rule.ID, string(rule.Level), string(era), "area:" + rule.Area}
+}
+
+// appliesTo reports whether rule has specs in era: the shared rules run in both eras, and
+// so does B-REPRO-1, whose specs replay each era's randomised checks against the store
+// (the rerun hint of a failure names it). The SDK profile has rules of its own only.
+func appliesTo(rule Rule, era Era) bool {
+	if era == EraSDK {
+		return rule.Era == string(era)
+	}
+	return rule.Era == "shared" || rule.Era == string(era) || rule.ID == "B-REPRO-1"
+}

@@ -7,8 +7,6 @@ import (
 	"github.com/storecheck/storecheck/reference/sdk"
 )
 
-func init() { register(EraSDK, sdkCreateSpecs) }
-
 func sdkCreateSpecs(s *suite) {
 	s.It("P-CREATE-1", "a created task is working, stamped now, with the ttl requested or kept, and reads back unchanged", func(e *Env) {
 		st := e.SDK()

@@ -13,8 +13,6 @@ import (
 // The SDK profile's rules at their edges: listings of every size around the page size,
 // cursors the store never issued, ttls a store cannot hold (negative, past 32 bits).
 
-func init() { register(EraSDK, sdkEdgeSpecs) }
-
 // sdkHugeTTLs are ttls past what a 32-bit integer or a JavaScript timer holds: 2^31 ms
 // (a signed 32-bit column's first overflow; Node's setTimeout runs a longer delay at
 // once) and 2^32+1 ms (an unsigned one's).

@@ -10,8 +10,6 @@ import (
 	"github.com/storecheck/storecheck/reference"
 )
 
-func init() { register(EraSDK, sdkIDSpecs) }
-
 // sdkIDSamples is how many ids P-ID-1 draws: enough for every character of a 64-letter
 // alphabet to show at every position (a letter is missed with odds e^-31).
 const sdkIDSamples = 2000

@@ -10,8 +10,6 @@ import (
 	"github.com/storecheck/storecheck/reference/sdk"
 )
 
-func init() { register(EraSDK, sdkListSpecs) }
-
 // sdkMaxListed is how many tasks the listing specs create at most to see a second page
 // (the SDKs' page sizes are 10, 10 and 100).
 const sdkMaxListed = 260

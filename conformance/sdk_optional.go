@@ -10,8 +10,6 @@ import (
 	"github.com/storecheck/storecheck/reference/sdk"
 )
 
-func init() { register(EraSDK, sdkOptionalSpecs) }
-
 func sdkOptionalSpecs(s *suite) {
 	s.It("P-DELETE-1", "after DeleteTask the task is found by no call; deleting a missing task is ErrNotFound", func(e *Env) {
 		st := e.SDK()

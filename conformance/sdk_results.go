@@ -8,8 +8,6 @@ import (
 	"github.com/storecheck/storecheck/reference/sdk"
 )
 
-func init() { register(EraSDK, sdkResultSpecs) }
-
 func sdkResultSpecs(s *suite) {
 	s.It("P-RESULT-1", "StoreTaskResult takes completed or failed, sets status and result in one step, once, and GetTaskResult returns it exactly", func(e *Env) {
 		st := e.SDK()

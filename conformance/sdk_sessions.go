@@ -8,8 +8,6 @@ import (
 	"github.com/storecheck/storecheck/reference/sdk"
 )
 
-func init() { register(EraSDK, sdkSessionSpecs) }
-
 // sdkScoped is a spec's pair of tasks in one session: one working, one completed with
 // a result.
 type sdkScoped struct {

@@ -10,8 +10,6 @@ import (
 	"github.com/storecheck/storecheck/reference/sdk"
 )
 
-func init() { register(EraSDK, sdkStatusSpecs) }
-
 // sdkUnknownStatuses are statuses outside the five: near misses and other protocols'.
 var sdkUnknownStatuses = []reference.Status{"bogus", "", "Working", "WORKING", "working ", "submitted", "unknown", "canceled", "complete", "input-required"}
 

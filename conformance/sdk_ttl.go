@@ -10,8 +10,6 @@ import (
 	"github.com/storecheck/storecheck/reference/sdk"
 )
 
-func init() { register(EraSDK, sdkTTLSpecs) }
-
 // sdkKeptTTL creates a task requesting ttl and returns it with the ttl the store keeps,
 // which the spec's arithmetic then counts with: P-CREATE-1 lets a store keep another ttl
 // than the one asked for, and the rule holds for the kept one. A kept ttl with no

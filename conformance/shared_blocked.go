@@ -20,11 +20,6 @@ import (
 // serves again the store must hold the state before the call or its whole effect, and
 // serve later calls.
 
-func init() {
-	register(EraLegacy, legacyBlockedSpecs)
-	register(EraModern, modernBlockedSpecs)
-}
-
 // heldWait is how long a held call runs before its context ends: time to reach the
 // backend and wait on the hold.
 const heldWait = 100 * time.Millisecond

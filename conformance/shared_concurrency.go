@@ -14,8 +14,6 @@ import (
 // Legacy-era bodies of S-CONC-1: plain concurrency checks with exact outcomes. The
 // randomised linearizability checks live in the property specs.
 
-func init() { register(EraLegacy, legacyConcurrencyRuleSpecs) }
-
 // faultList collects faults from goroutines.
 type faultList struct {
 	mu   sync.Mutex

@@ -12,8 +12,6 @@ import (
 
 // Legacy-era body of S-CTX-1; the modern body lives with the modern specs.
 
-func init() { register(EraLegacy, legacyContextSpecs) }
-
 func legacyContextSpecs(s *suite) {
 	s.It("S-CTX-1", "every legacy method answers an ended context promptly with its error, and changes nothing or everything", func(e *Env) {
 		e.notExercisedRemote(remoteEndedCtx)

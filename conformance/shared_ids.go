@@ -15,12 +15,6 @@ import (
 // S-ID-1 judges reference.GenerateID, which both eras' facades use: it is registered for
 // both eras so that a store of either era reports it. S-ID-2 has a legacy body here; the
 // modern body lives with the modern specs.
-func init() {
-	register(EraLegacy, generateIDSpecs)
-	register(EraModern, generateIDSpecs)
-	register(EraLegacy, legacyIDSpecs)
-}
-
 func generateIDSpecs(s *suite) {
 	s.It("S-ID-1", "GenerateID returns 22 base64url characters of 16 random bytes, distinct and without pattern", func(e *Env) {
 		const n = 100_000

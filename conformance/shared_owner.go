@@ -13,8 +13,6 @@ import (
 // Legacy-era bodies of the owner rules (S-OWN-1/2/3): the truth table through the
 // reference facade over the store under test, and owner comparison at the store's List.
 
-func init() { register(EraLegacy, legacyOwnerRuleSpecs) }
-
 // facadeCreate creates a task through the facade as setup: owner "" for none.
 func facadeCreate(e *Env, fac legacy.Facade, prefix, owner string) string {
 	id := e.ID(prefix)

@@ -9,8 +9,6 @@ import (
 
 // Legacy-era body of S-SHARE-1; the modern body lives with the modern specs.
 
-func init() { register(EraLegacy, legacySharingSpecs) }
-
 func legacySharingSpecs(s *suite) {
 	s.It("S-SHARE-1", "a write acknowledged by one legacy instance is visible to the next read on another", func(e *Env) {
 		a := e.Legacy()

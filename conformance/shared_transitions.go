@@ -9,11 +9,6 @@ import (
 // S-TRANS-1 judges reference.ValidTransition, which both eras' facades use: it is
 // registered for both eras so that a store of either era reports it. How the legacy
 // facade applies the table over a store is L-F-FIN-1's.
-func init() {
-	register(EraLegacy, transitionSpecs)
-	register(EraModern, transitionSpecs)
-}
-
 // transitionTable is the table of docs/spec.md section 0, written out: from a non-terminal
 // status every status is reachable, the same one included; from a terminal one nothing.
 var transitionTable = map[reference.Status]map[reference.Status]bool{

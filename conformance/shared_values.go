@@ -14,8 +14,6 @@ import (
 // Legacy-era bodies of the value rules (S-VAL-1..4); the modern bodies live with the
 // modern specs.
 
-func init() { register(EraLegacy, legacyValueSpecs) }
-
 // jsonValues is an object holding every kind of JSON value S-VAL-1 names, in canonical
 // form (numbers as json.Number).
 func jsonValues() legacy.Task {

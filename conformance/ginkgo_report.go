@@ -1,0 +1,310 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// selection is what a run was asked to run.
+type selection struct {
+	eras   []Era
+	filter string
+	match  func([]string) bool // nil: every rule
+	focus  *regexp.Regexp      // nil: no focus
+}
+
+func newSelection(eras []Era, filter string, focus []string) (selection, error) {
+	s := selection{eras: eras, filter: filter}
+	if filter != "" {
+		m, err := types.ParseLabelFilter(filter)
+		if err != nil {
+			return s, fmt.Errorf("label filter %q: %s", filter, plain(err.Error()))
+		}
+		s.match = m
+	}
+	if len(focus) > 0 {
+		re, err := regexp.Compile(strings.Join(focus, "|"))
+		if err != nil {
+			return s, fmt.Errorf("focus %q: %w", focus, err)
+		}
+		s.focus = re
+	}
+	return s, nil
+}
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// plain strips the terminal colours Ginkgo puts in its error messages.
+func plain(s string) string { return strings.TrimSpace(ansi.ReplaceAllString(s, "")) }
+
+// wants reports whether rule was selected in era.
+func (s selection) wants(rule Rule, era Era) bool {
+	if !appliesTo(rule, era) || !slices.Contains(s.eras, era) {
+		return false
+	}
+	return s.match == nil || s.match(specLabels(rule, era))
+}
+
+// ran reports whether a spec was selected (Ginkgo reports the ones its filters left out
+// as skipped; they are not part of the run).
+func (s selection) ran(sr types.SpecReport) bool {
+	if s.match != nil && !s.match(sr.Labels()) {
+		return false
+	}
+	return s.focus == nil || s.focus.MatchString(sr.FullText())
+}
+
+// buildReport turns Ginkgo's report of a run into a Report keyed by rule. meta carries
+// the run's identity (store, eras, seed, strictness); its Rules, Specs and Totals are
+// filled here.
+func buildReport(meta Report, tr types.Report, sel selection) *Report {
+	r := meta
+	r.LabelFilter = sel.filter
+	if r.Started.IsZero() {
+		r.Started = tr.StartTime
+	}
+	if r.Duration == 0 {
+		r.Duration = tr.RunTime
+	}
+	type key struct {
+		id  string
+		era Era
+	}
+	byRule := map[key][]SpecResult{}
+	for _, sr := range tr.SpecReports {
+		if !sr.LeafNodeType.Is(types.NodeTypeIt) {
+			if sr.Failed() {
+				r.SuiteFailures = append(r.SuiteFailures, fmt.Sprintf("%s: %s", sr.LeafNodeType, failureMessage(sr)))
+			}
+			continue
+		}
+		if !sel.ran(sr) {
+			continue
+		}
+		s := specResult(sr)
+		for _, f := range append([]SpecResult{s}, foundFaults(sr, s)...) {
+			r.Specs = append(r.Specs, f)
+			if f.RuleID == "" || f.Era == "" {
+				if f.Outcome == Failed {
+					r.SuiteFailures = append(r.SuiteFailures, fmt.Sprintf("spec %q (labelled with no rule and era): %s", f.Name, f.Message))
+				}
+				continue
+			}
+			k := key{f.RuleID, f.Era}
+			byRule[k] = append(byRule[k], f)
+		}
+	}
+	r.SuiteFailures = append(r.SuiteFailures, tr.SpecialSuiteFailureReasons...)
+
+	seen := map[key]bool{}
+	for _, era := range r.Eras {
+		for _, rule := range catalogue {
+			k := key{rule.ID, era}
+			specs, ran := byRule[k]
+			if !ran && (sel.focus != nil || !sel.wants(rule, era)) {
+				continue
+			}
+			seen[k] = true
+			r.Rules = append(r.Rules, ruleResult(rule, era, specs))
+		}
+	}
+	// A spec labelled with a rule of another era (or an era not asked for) still counts.
+	for _, s := range r.Specs {
+		k := key{s.RuleID, s.Era}
+		if s.RuleID == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		rule, _ := RuleByID(s.RuleID)
+		r.Rules = append(r.Rules, ruleResult(rule, s.Era, byRule[k]))
+	}
+	r.Totals = Totals{Specs: len(r.Specs)}
+	for _, rr := range r.Rules {
+		r.Totals.add(rr.Outcome, rr.Subject)
+	}
+	return &r
+}
+
+// storecheckEntry reports whether a report entry is one of the battery's own markers
+// (read by specResult, not shown as a note).
+func storecheckEntry(name string) bool {
+	switch name {
+	case labelWarning, entryInconclusive, entryPartly, entryNotExercised, entryStoreTestable, entrySetupRefused, entryAborted, entryDecidedBy, entryOverlap, entryFaultOf:
+		return true
+	}
+	return false
+}
+
+func specResult(sr types.SpecReport) SpecResult {
+	s := SpecResult{
+		Name:     sr.LeafNodeText,
+		State:    sr.State.String(),
+		Duration: sr.RunTime,
+	}
+	if s.Name == "" {
+		s.Name = sr.FullText()
+	}
+	for _, l := range sr.Labels() {
+		switch {
+		case l == string(EraLegacy) || l == string(EraModern) || l == string(EraSDK):
+			s.Era = Era(l)
+		case strings.HasPrefix(l, "area:"):
+			s.Area = strings.TrimPrefix(l, "area:")
+		default:
+			if rule, ok := RuleByID(l); ok {
+				s.RuleID, s.Level = rule.ID, rule.Level
+				if s.Area == "" {
+					s.Area = rule.Area
+				}
+			}
+		}
+	}
+	entries := map[string][]string{}
+	for _, e := range sr.ReportEntries {
+		if storecheckEntry(e.Name) {
+			v := e.StringRepresentation()
+			if !slices.Contains(entries[e.Name], v) {
+				entries[e.Name] = append(entries[e.Name], v)
+			}
+		} else if e.Name != "" {
+			s.Notes = append(s.Notes, e.Name+": "+e.StringRepresentation())
+		}
+	}
+	for _, e := range sr.ReportEntries { // every check's stats, repeats included
+		var st OverlapStats
+		if e.Name == entryOverlap && json.Unmarshal([]byte(e.StringRepresentation()), &st) == nil {
+			if s.Overlap == nil {
+				s.Overlap = &Overlap{}
+			}
+			s.Overlap.addStats(st)
+		}
+	}
+	if d := entries[entryDecidedBy]; len(d) > 0 {
+		s.Subject = Subject(d[0])
+	}
+	skipMessage := func() string {
+		m := strings.TrimSpace(sr.Failure.Message)
+		if m == "" {
+			m = "not run (the run was interrupted or hit its deadline)"
+		}
+		return m
+	}
+	switch {
+	case len(entries[entryAborted]) > 0:
+		// Whatever Ginkgo made of it (skipped, failed, panicked): the transport's doing.
+		s.Outcome = Aborted
+		s.Cause = entries[entryAborted][0]
+		if sr.State.Is(types.SpecStateFailureStates) {
+			s.Message = failureMessage(sr)
+		} else {
+			s.Message = skipMessage()
+		}
+	case sr.State.Is(types.SpecStateFailureStates):
+		s.Outcome = Failed
+		s.Message = failureMessage(sr)
+		// Faults recorded on the Env all fail at suite.run's one Fail call: that
+		// location says nothing; a panic's, a timeout's or a matcher's does.
+		if loc := sr.Failure.Location; loc.FileName != "" && !strings.HasSuffix(loc.FileName, "conformance/suite.go") {
+			s.Location = loc.String()
+		}
+	case len(entries[entrySetupRefused]) > 0:
+		s.Outcome = SetupRefused
+		s.Cause = entries[entrySetupRefused][0]
+		s.Message = skipMessage()
+	case len(entries[entryNotExercised]) > 0:
+		s.Outcome = NotExercised
+		s.Message = strings.Join(entries[entryNotExercised], "; ")
+		s.StoreTestable = len(entries[entryStoreTestable]) > 0
+	case sr.State.Is(types.SpecStateSkipped|types.SpecStatePending) && len(entries[entryPartly]) > 0:
+		s.Outcome = PartlyVerified
+		s.Message = strings.Join(entries[entryPartly], "; ")
+	case sr.State.Is(types.SpecStateSkipped | types.SpecStatePending):
+		s.Outcome = Skipped
+		s.Message = skipMessage()
+	case len(entries[labelWarning]) > 0:
+		s.Outcome = Warned
+		s.Message = strings.Join(entries[labelWarning], "\n")
+	case len(entries[entryInconclusive]) > 0:
+		s.Outcome = Inconclusive
+		s.Message = strings.Join(entries[entryInconclusive], "; ")
+	case len(entries[entryPartly]) > 0:
+		s.Outcome = PartlyVerified
+		s.Message = strings.Join(entries[entryPartly], "; ")
+	default:
+		s.Outcome = Passed
+	}
+	return s
+}
+
+// foundFaults are the faults of other rules a spec filed (Env.FaultOf), each as a failed
+// spec of that rule in the spec's era, so that the rule fails whatever its own specs
+// found. A spec that was aborted files none: what it saw may be the transport's doing.
+func foundFaults(sr types.SpecReport, s SpecResult) []SpecResult {
+	if s.Outcome == Aborted {
+		return nil
+	}
+	var out []SpecResult
+	for _, e := range sr.ReportEntries {
+		var f faultOf
+		if e.Name != entryFaultOf || json.Unmarshal([]byte(e.StringRepresentation()), &f) != nil {
+			continue
+		}
+		rule, ok := RuleByID(f.Rule)
+		if !ok {
+			continue
+		}
+		out = append(out, SpecResult{
+			Name: fmt.Sprintf("%s (a fault of %s it found)", s.Name, rule.ID), RuleID: rule.ID, Level: rule.Level,
+			Era: s.Era, Area: rule.Area, Outcome: Failed, State: "failed", Message: f.Message,
+		})
+	}
+	return out
+}
+
+// failureMessage is a failed spec's message, saying how it failed when it did not
+// simply record faults (a timeout, a panic, an interrupt).
+func failureMessage(sr types.SpecReport) string {
+	msg := strings.TrimSpace(sr.Failure.Message)
+	switch {
+	case sr.State.Is(types.SpecStatePanicked):
+		msg = strings.TrimSpace("panic: " + sr.Failure.ForwardedPanic + "\n" + msg)
+	case sr.State.Is(types.SpecStateTimedout):
+		msg = "timed out (a store call did not return within the spec timeout): " + msg
+	case sr.State.Is(types.SpecStateInterrupted):
+		msg = "interrupted: " + msg
+	case sr.State.Is(types.SpecStateAborted):
+		msg = "aborted: " + msg
+	}
+	for _, af := range sr.AdditionalFailures {
+		msg += "\nthen " + af.State.String() + ": " + strings.TrimSpace(af.Failure.Message)
+	}
+	if af := sr.Failure.AdditionalFailure; af != nil {
+		msg += "\nthen " + af.State.String() + ": " + strings.TrimSpace(af.Failure.Message)
+	}
+	return msg
+}
+
+// Report entries by which a spec tells the report how far it got. A spec that recorded
+// a fault fails whatever else it said; otherwise the entry decides its outcome (see
+// Outcome and specResult).
+const (
+	entryInconclusive  = "storecheck.inconclusive"    // the check ran but could not tell (too little overlap, porcupine Unknown)
+	entryPartly        = "storecheck.partly-verified" // part of what the rule needs could not run (no clock control)
+	entryNotExercised  = "storecheck.not-exercised"   // storecheck's own code decided, the store never saw the check
+	entryStoreTestable = "storecheck.store-testable"  // with entryNotExercised: the store could have been tested, the harness could not drive it
+	entrySetupRefused  = "storecheck.setup-refused"   // the store refused a call the spec needed; value: the cause
+	entryAborted       = "storecheck.aborted"         // bring-up or transport failed; value: the cause
+	entryDecidedBy     = "storecheck.decided-by"      // whose code the spec judged, when not the rule's default
+	entryFaultOf       = "storecheck.fault-of"        // a fault of another rule the spec found; value: faultOf as JSON
+)
+
+// faultOf is a fault a spec found of a rule other than its own.
+type faultOf struct {
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
