@@ -3,9 +3,14 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
+	"sort"
 	"sync"
 	"time"
+
+	"github.com/storecheck/storecheck/conformance/model"
+	"github.com/storecheck/storecheck/reference"
 )
 
 // The one way a spec runs concurrent clients. Every goroutine a spec starts goes
@@ -170,4 +175,129 @@ func (b *barrier) wait() {
 	at := b.at
 	b.mu.Unlock()
 	spinUntil(at)
+}
+
+// raceClients is how many clients contend in a round: the budget's goroutines, which
+// default to more than there are processors.
+func (e *Env) raceClients() int { return max(e.Opts.Budget.Goroutines, 1) }
+
+// raceRounds is how many rounds a race check runs.
+func (e *Env) raceRounds() int { return max(e.Opts.Budget.Histories*32, 1) }
+
+// defaultGoroutines is the default number of concurrent clients: more than there are
+// processors, so that clients are preempted mid-call as well as run side by side.
+func defaultGoroutines() int { return max(8, runtime.GOMAXPROCS(0)+2) }
+
+// createRounds runs the rounds of a create race (L-CREATE-2/3, M-CREATE-1): in each,
+// every client Creates the same two fresh ids, half of them in the other order, released
+// together, so that every round holds two contests. create makes client c's Create of
+// id; call describes it for a fault (outside the timed call). An answer other than
+// success or ErrExists is added to faults; judge gets each id's winners, and ends the
+// check by answering false.
+func createRounds[T any](e *Env, create func(c int, id string) (T, error), call func(c int, id string) string,
+	judge func(round int, id string, winners map[int]T, faults *faultList) bool) {
+	clients, rounds := e.raceClients(), e.raceRounds()
+	m := e.meter()
+	defer m.done()
+	for r := range m.rounds(rounds) {
+		if e.Ctx.Err() != nil {
+			return
+		}
+		ids := []string{e.ID("race-create"), e.ID("race-create")}
+		var mu sync.Mutex
+		winners := []map[int]T{{}, {}}
+		var faults faultList
+		tl := newTimeline()
+		together(clients, func(c int) {
+			for k := range ids {
+				j := (k + c) % len(ids)
+				id := ids[j]
+				var got T
+				var err error
+				tl.do(c, id, func() { got, err = create(c, id) })
+				switch {
+				case err == nil:
+					mu.Lock()
+					winners[j][c] = got
+					mu.Unlock()
+				case !errors.Is(err, reference.ErrExists):
+					faults.add("%s: %s", call(c, id), describeErr(err))
+				}
+			}
+		})
+		m.add(tl.take())
+		for j, id := range ids {
+			if !judge(r, id, winners[j], &faults) {
+				return
+			}
+		}
+	}
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// rerun tells how to replay a randomised check: a storecheck command line the CLI
+// accepts as it stands (the store's own --adapter or --exec flags added), with the
+// budget that shapes the operations, and the go test equivalents.
+func (e *Env) rerun() string {
+	s, b := e.runSeed(), e.Opts.Budget
+	return fmt.Sprintf("seed %d: rerun with `storecheck run --seed %d --rules %s --checks %d --goroutines %d --ops %d --histories %d` plus this run's --adapter or --exec flags, or %s=%d go test ..., or conformance.Options{Seed: %d}",
+		s, s, e.Rule.ID, b.Checks, b.Goroutines, b.Ops, b.Histories, seedEnv, s, s)
+}
+
+// seedEnv lets `go test` runs pick the seed without code (Options.Seed wins).
+const seedEnv = "STORECHECK_SEED"
+
+// runSeed is the seed of the run: Options.Seed, else $STORECHECK_SEED, else one picked
+// once per process.
+func (e *Env) runSeed() int64 {
+	if e.Opts.Seed != 0 {
+		return e.Opts.Seed
+	}
+	return processSeed()
+}
+
+// faultList collects faults from goroutines.
+type faultList struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (f *faultList) add(format string, args ...any) {
+	f.mu.Lock()
+	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
+	f.mu.Unlock()
+}
+
+func (f *faultList) report(e *Env, input, want string) { f.check(e, input, want) }
+
+// check records the faults collected, if any, as one, and reports whether there were
+// none.
+func (f *faultList) check(e *Env, input, want string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.msgs) > 0 {
+		return e.Check(false, input, want, fmt.Sprintf("%d faults, e.g. %q\n  %s", len(f.msgs), f.msgs[:min(len(f.msgs), 5)], e.rerun()))
+	}
+	return true
+}
+
+// outcome renders a result for the trace: the error's kind only, so that traces do not
+// depend on timestamps or generated ids.
+func outcome(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	k := model.Kind(err)
+	if k == err {
+		return "error"
+	}
+	return k.Error()
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -185,8 +184,6 @@ func captureReport() *types.Report {
 	ginkgo.ReportAfterSuite("storecheck report", func(report ginkgo.Report) { r = report })
 	return &r
 }
-
-func newSeed() int64 { return rand.Int64N(1_000_000_000) + 1 }
 
 // allEras are the contracts a store may declare, in the order runs take them.
 var allEras = []Era{EraLegacy, EraModern, EraSDK}

@@ -8,17 +8,18 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
+	"github.com/storecheck/storecheck/conformance/harness"
 )
 
 // selection is what a run was asked to run.
 type selection struct {
-	eras   []Era
+	eras   []harness.Era
 	filter string
 	match  func([]string) bool // nil: every rule
 	focus  *regexp.Regexp      // nil: no focus
 }
 
-func newSelection(eras []Era, filter string, focus []string) (selection, error) {
+func newSelection(eras []harness.Era, filter string, focus []string) (selection, error) {
 	s := selection{eras: eras, filter: filter}
 	if filter != "" {
 		m, err := types.ParseLabelFilter(filter)
@@ -43,7 +44,7 @@ var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 func plain(s string) string { return strings.TrimSpace(ansi.ReplaceAllString(s, "")) }
 
 // wants reports whether rule was selected in era.
-func (s selection) wants(rule Rule, era Era) bool {
+func (s selection) wants(rule Rule, era harness.Era) bool {
 	if !appliesTo(rule, era) || !slices.Contains(s.eras, era) {
 		return false
 	}
@@ -73,7 +74,7 @@ func buildReport(meta Report, tr types.Report, sel selection) *Report {
 	}
 	type key struct {
 		id  string
-		era Era
+		era harness.Era
 	}
 	byRule := map[key][]SpecResult{}
 	for _, sr := range tr.SpecReports {
@@ -151,8 +152,8 @@ func specResult(sr types.SpecReport) SpecResult {
 	}
 	for _, l := range sr.Labels() {
 		switch {
-		case l == string(EraLegacy) || l == string(EraModern) || l == string(EraSDK):
-			s.Era = Era(l)
+		case l == string(harness.EraLegacy) || l == string(harness.EraModern) || l == string(harness.EraSDK):
+			s.Era = harness.Era(l)
 		case strings.HasPrefix(l, "area:"):
 			s.Area = strings.TrimPrefix(l, "area:")
 		default:
@@ -287,24 +288,4 @@ func failureMessage(sr types.SpecReport) string {
 		msg += "\nthen " + af.State.String() + ": " + strings.TrimSpace(af.Failure.Message)
 	}
 	return msg
-}
-
-// Report entries by which a spec tells the report how far it got. A spec that recorded
-// a fault fails whatever else it said; otherwise the entry decides its outcome (see
-// Outcome and specResult).
-const (
-	entryInconclusive  = "storecheck.inconclusive"    // the check ran but could not tell (too little overlap, porcupine Unknown)
-	entryPartly        = "storecheck.partly-verified" // part of what the rule needs could not run (no clock control)
-	entryNotExercised  = "storecheck.not-exercised"   // storecheck's own code decided, the store never saw the check
-	entryStoreTestable = "storecheck.store-testable"  // with entryNotExercised: the store could have been tested, the harness could not drive it
-	entrySetupRefused  = "storecheck.setup-refused"   // the store refused a call the spec needed; value: the cause
-	entryAborted       = "storecheck.aborted"         // bring-up or transport failed; value: the cause
-	entryDecidedBy     = "storecheck.decided-by"      // whose code the spec judged, when not the rule's default
-	entryFaultOf       = "storecheck.fault-of"        // a fault of another rule the spec found; value: faultOf as JSON
-)
-
-// faultOf is a fault a spec found of a rule other than its own.
-type faultOf struct {
-	Rule    string `json:"rule"`
-	Message string `json:"message"`
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"sort"
 	"sync"
 
@@ -20,17 +19,6 @@ import (
 // by a barrier (concurrency.go), and the round's outcome is judged as soon as it ends.
 // Every round's calls are timed, and the check reports how much they overlapped
 // (overlap.go).
-
-// raceClients is how many clients contend in a round: the budget's goroutines, which
-// default to more than there are processors.
-func (e *Env) raceClients() int { return max(e.Opts.Budget.Goroutines, 1) }
-
-// raceRounds is how many rounds a race check runs.
-func (e *Env) raceRounds() int { return max(e.Opts.Budget.Histories*32, 1) }
-
-// defaultGoroutines is the default number of concurrent clients: more than there are
-// processors, so that clients are preempted mid-call as well as run side by side.
-func defaultGoroutines() int { return max(8, runtime.GOMAXPROCS(0)+2) }
 
 func legacyConcurrencySpecs(s *suite) {
 	s.It("L-CONC-1", "keeps every one of concurrent Updates of disjoint keys (no lost update)", func(e *Env) {
@@ -217,65 +205,10 @@ func legacyConcurrencySpecs(s *suite) {
 	})
 }
 
-// createRounds runs the rounds of a create race (L-CREATE-2/3, M-CREATE-1): in each,
-// every client Creates the same two fresh ids, half of them in the other order, released
-// together, so that every round holds two contests. create makes client c's Create of
-// id; call describes it for a fault (outside the timed call). An answer other than
-// success or ErrExists is added to faults; judge gets each id's winners, and ends the
-// check by answering false.
-func createRounds[T any](e *Env, create func(c int, id string) (T, error), call func(c int, id string) string,
-	judge func(round int, id string, winners map[int]T, faults *faultList) bool) {
-	clients, rounds := e.raceClients(), e.raceRounds()
-	m := e.meter()
-	defer m.done()
-	for r := range m.rounds(rounds) {
-		if e.Ctx.Err() != nil {
-			return
-		}
-		ids := []string{e.ID("race-create"), e.ID("race-create")}
-		var mu sync.Mutex
-		winners := []map[int]T{{}, {}}
-		var faults faultList
-		tl := newTimeline()
-		together(clients, func(c int) {
-			for k := range ids {
-				j := (k + c) % len(ids)
-				id := ids[j]
-				var got T
-				var err error
-				tl.do(c, id, func() { got, err = create(c, id) })
-				switch {
-				case err == nil:
-					mu.Lock()
-					winners[j][c] = got
-					mu.Unlock()
-				case !errors.Is(err, reference.ErrExists):
-					faults.add("%s: %s", call(c, id), describeErr(err))
-				}
-			}
-		})
-		m.add(tl.take())
-		for j, id := range ids {
-			if !judge(r, id, winners[j], &faults) {
-				return
-			}
-		}
-	}
-}
-
 // createMeta is the metadata creator c races with: its own marker key, so that a
 // merge of two creators' tasks shows.
 func createMeta(c int) legacy.Task {
 	return legacy.Task{"creator": json.Number(fmt.Sprint(c)), fmt.Sprintf("only%d", c): true}
-}
-
-func sortedKeys[V any](m map[int]V) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Ints(out)
-	return out
 }
 
 // disjointUpdates is L-CONC-1's lost-update check: in each round every client Updates

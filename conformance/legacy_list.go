@@ -9,68 +9,6 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-// scopeCase is an owner scope of List with the battery's own idea of what it admits
-// (L-LIST-3), written out rather than taken from legacy.OwnerScope.Admits.
-type scopeCase struct {
-	scope     legacy.OwnerScope
-	any       bool
-	principal string // "" for the anonymous scope
-}
-
-func anyScope() scopeCase       { return scopeCase{scope: legacy.AnyOwner(), any: true} }
-func anonymousScope() scopeCase { return scopeCase{scope: legacy.AnonymousOwner()} }
-func principalScope(id string) scopeCase {
-	return scopeCase{scope: legacy.PrincipalOwner(id), principal: id}
-}
-
-// admits: any admits every row; anonymous admits unowned rows; principal X admits X's
-// rows and unowned ones; RequireOwner drops unowned rows from the last two.
-func (c scopeCase) admits(owner string, requireOwner bool) bool {
-	switch {
-	case c.any:
-		return true
-	case owner == "":
-		return !requireOwner
-	default:
-		return c.principal != "" && owner == c.principal
-	}
-}
-
-// ownedRows is a set of tasks a list spec created, with their owners ("" for none).
-type ownedRows map[string]string
-
-func (o ownedRows) ids() idSet {
-	s := idSet{}
-	for id := range o {
-		s[id] = true
-	}
-	return s
-}
-
-// admitted is the subset of o that c admits.
-func (o ownedRows) admitted(c scopeCase, requireOwner bool) idSet {
-	s := idSet{}
-	for id, owner := range o {
-		if c.admits(owner, requireOwner) {
-			s[id] = true
-		}
-	}
-	return s
-}
-
-// rowOwner is the owner of a row as the battery reads it: "" when owner is absent or
-// null (L-LIST-3), the string otherwise, and a marker no principal matches for any other
-// value.
-func rowOwner(t legacy.Task) string {
-	switch o := t[legacy.KeyOwner].(type) {
-	case nil:
-		return ""
-	case string:
-		return o
-	}
-	return notStringOwner
-}
-
 // outside lists the rows that c does not admit.
 func outside(rows []legacy.Task, c scopeCase, requireOwner bool) []string {
 	var out []string

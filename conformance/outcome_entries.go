@@ -12,6 +12,26 @@ import (
 	"github.com/storecheck/storecheck/reference"
 )
 
+// Report entries by which a spec tells the report how far it got. A spec that recorded
+// a fault fails whatever else it said; otherwise the entry decides its outcome (see
+// Outcome and specResult).
+const (
+	entryInconclusive  = "storecheck.inconclusive"    // the check ran but could not tell (too little overlap, porcupine Unknown)
+	entryPartly        = "storecheck.partly-verified" // part of what the rule needs could not run (no clock control)
+	entryNotExercised  = "storecheck.not-exercised"   // storecheck's own code decided, the store never saw the check
+	entryStoreTestable = "storecheck.store-testable"  // with entryNotExercised: the store could have been tested, the harness could not drive it
+	entrySetupRefused  = "storecheck.setup-refused"   // the store refused a call the spec needed; value: the cause
+	entryAborted       = "storecheck.aborted"         // bring-up or transport failed; value: the cause
+	entryDecidedBy     = "storecheck.decided-by"      // whose code the spec judged, when not the rule's default
+	entryFaultOf       = "storecheck.fault-of"        // a fault of another rule the spec found; value: faultOf as JSON
+)
+
+// faultOf is a fault a spec found of a rule other than its own.
+type faultOf struct {
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
 // FaultOf files a fault the spec found of another rule (a state machine of S-CONC-1
 // stopping on a step that M-CREATE-1 forbids): the report fails that rule in the spec's
 // era with msg, whether or not that rule's own specs reproduce it. The spec's own

@@ -2,15 +2,12 @@ package conformance
 
 import (
 	"encoding/json"
-	"fmt"
 	"iter"
 	"sort"
 	"sync"
 	"time"
 
-	"github.com/anishathalye/porcupine"
 	"github.com/onsi/ginkgo/v2"
-
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
@@ -20,27 +17,6 @@ import (
 // at a time makes any store look linearizable. So every concurrent check measures its
 // overlap, reports it, and calls itself inconclusive (never passed) below the
 // thresholds.
-
-// OverlapStats is what a concurrent check measured, summed over its histories (a
-// history is one recorded run of concurrent clients; a race check records one per
-// round).
-type OverlapStats struct {
-	Histories int `json:"histories"`
-	// Ops counts the calls recorded; OverlappingOps those whose call-to-return interval
-	// (as the battery saw it, at its side of the Store interface) intersects the
-	// interval of a call of another client on the same task.
-	Ops            int     `json:"ops"`
-	OverlappingOps int     `json:"overlapping_ops"`
-	Share          float64 `json:"share"`
-	// PeakInFlight is the most calls at the store at once: requests sent and not yet
-	// answered when the harness counts them (harness.InFlightGauge: the wire client),
-	// otherwise calls entered and not yet returned at the Store interface.
-	PeakInFlight int `json:"peak_in_flight"`
-	// MinOverlapping is the least OverlappingOps, and MinInFlight the least
-	// PeakInFlight, for the check to count: below either the check is inconclusive.
-	MinOverlapping int `json:"min_overlapping"`
-	MinInFlight    int `json:"min_in_flight"`
-}
 
 const (
 	// MinOverlapping is how many of a check's calls must have overlapped another
@@ -55,17 +31,6 @@ const (
 	// MinInFlight is the least peak of calls at the store at once.
 	MinInFlight = 2
 )
-
-// Conclusive reports whether the check overlapped enough to count: MinOverlapping
-// overlapping calls and a peak of MinInFlight.
-func (s OverlapStats) Conclusive() bool {
-	return s.OverlappingOps >= s.MinOverlapping && s.PeakInFlight >= s.MinInFlight && s.Ops > 0
-}
-
-func (s OverlapStats) String() string {
-	return fmt.Sprintf("%d of %d calls (%.1f%%) overlapped another client's call on the same task (at least %d needed); peak %d calls in flight at the store (at least %d needed); %d histories",
-		s.OverlappingOps, s.Ops, 100*s.Share, s.MinOverlapping, s.PeakInFlight, s.MinInFlight, s.Histories)
-}
 
 // span is one call as the battery saw it: who made it, on which task, and when it was
 // made and returned (nanoseconds on the history's clock).
@@ -100,20 +65,6 @@ func (t *timeline) take() []span {
 	s := t.spans
 	t.spans = nil
 	return s
-}
-
-// spansOf turns a porcupine history into spans (a call that spans tasks, such as
-// List, appears once per task it reported on).
-func spansOf(ops []porcupine.Operation) []span {
-	out := make([]span, 0, len(ops))
-	for _, op := range ops {
-		id := ""
-		if in, ok := op.Input.(linIn); ok {
-			id = in.ID
-		}
-		out = append(out, span{op.ClientId, id, op.Call, op.Return})
-	}
-	return out
 }
 
 // overlapping counts the spans that intersect a span of another client on the same
@@ -284,53 +235,4 @@ func (e *Env) Overlap(stats OverlapStats) {
 		b, _ := json.Marshal(stats)
 		ginkgo.AddReportEntry(entryOverlap, string(b))
 	}
-}
-
-// Overlap is the measured overlap of a spec's concurrent checks (SpecResult.Overlap) or
-// of a rule's (RuleResult.Overlap), summed: calls that overlapped another client's call
-// on the same task, calls made, their share, the peak of calls in flight at the store,
-// and whether every check measured reached the threshold (MinOverlapping overlapping
-// calls, a peak of MinInFlight).
-type Overlap struct {
-	// Checks counts the concurrent checks measured (a spec may run more than one).
-	Checks         int     `json:"checks"`
-	Histories      int     `json:"histories"`
-	OverlappingOps int     `json:"overlapping_ops"`
-	Ops            int     `json:"ops"`
-	Share          float64 `json:"share"`
-	PeakInFlight   int     `json:"peak_in_flight"`
-	// Conclusive: every check measured overlapped enough to count.
-	Conclusive bool `json:"conclusive"`
-}
-
-// addStats folds one check's stats in.
-func (o *Overlap) addStats(s OverlapStats) {
-	o.add(Overlap{Checks: 1, Histories: s.Histories, OverlappingOps: s.OverlappingOps, Ops: s.Ops,
-		PeakInFlight: s.PeakInFlight, Conclusive: s.Conclusive()})
-}
-
-// add folds another sum in.
-func (o *Overlap) add(p Overlap) {
-	if o.Checks == 0 {
-		o.Conclusive = true
-	}
-	o.Checks += p.Checks
-	o.Histories += p.Histories
-	o.OverlappingOps += p.OverlappingOps
-	o.Ops += p.Ops
-	o.PeakInFlight = max(o.PeakInFlight, p.PeakInFlight)
-	o.Conclusive = o.Conclusive && p.Conclusive
-	if o.Ops > 0 {
-		o.Share = float64(o.OverlappingOps) / float64(o.Ops)
-	}
-}
-
-// Short is the summary's form: "overlap 365/424 peak 9", with "below threshold" when a
-// check did not overlap enough to count.
-func (o Overlap) Short() string {
-	s := fmt.Sprintf("overlap %d/%d peak %d", o.OverlappingOps, o.Ops, o.PeakInFlight)
-	if !o.Conclusive {
-		s += " (below threshold)"
-	}
-	return s
 }

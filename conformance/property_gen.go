@@ -8,7 +8,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/storecheck/storecheck/conformance/model"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 )
@@ -131,17 +130,4 @@ func ruleFault(id, input string, want, got any) string {
 		text = r.String()
 	}
 	return fmt.Sprintf("%s\n  input:    %s\n  expected: %s\n  got:      %s", text, input, show(want), show(got))
-}
-
-// outcome renders a result for the trace: the error's kind only, so that traces do not
-// depend on timestamps or generated ids.
-func outcome(err error) string {
-	if err == nil {
-		return "ok"
-	}
-	k := model.Kind(err)
-	if k == err {
-		return "error"
-	}
-	return k.Error()
 }

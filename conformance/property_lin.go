@@ -315,15 +315,6 @@ type legacyCell struct {
 	task legacy.Task // nil: absent
 }
 
-func createdAtOf(t legacy.Task) (int64, bool) {
-	n, ok := t[legacy.KeyCreatedAt].(json.Number)
-	if !ok {
-		return 0, false
-	}
-	v, err := n.Int64()
-	return v, err == nil
-}
-
 // legacyTaskModel is the per-task model. List and Cleanup calls appear in a task's
 // partition as views of that task (ListView, CleanupView): S-CONC-1 asks each task's
 // history to be linearizable, not a List to be a snapshot of all tasks at one instant.
@@ -784,4 +775,18 @@ func slicesIndex(s []string, v string) int {
 		}
 	}
 	return -1
+}
+
+// spansOf turns a porcupine history into spans (a call that spans tasks, such as
+// List, appears once per task it reported on).
+func spansOf(ops []porcupine.Operation) []span {
+	out := make([]span, 0, len(ops))
+	for _, op := range ops {
+		id := ""
+		if in, ok := op.Input.(linIn); ok {
+			id = in.ID
+		}
+		out = append(out, span{op.ClientId, id, op.Call, op.Return})
+	}
+	return out
 }

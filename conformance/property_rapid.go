@@ -19,9 +19,6 @@ import (
 // and its own name, so a failure reproduces with the run's seed alone and adding a check
 // never shifts another's operations.
 
-// seedEnv lets `go test` runs pick the seed without code (Options.Seed wins).
-const seedEnv = "STORECHECK_SEED"
-
 var processSeed = sync.OnceValue(seedOrEnv)
 
 // seedOrEnv is the seed of a run that was given none: $STORECHECK_SEED, else a new one.
@@ -32,15 +29,6 @@ func seedOrEnv() int64 {
 	return newSeed()
 }
 
-// runSeed is the seed of the run: Options.Seed, else $STORECHECK_SEED, else one picked
-// once per process.
-func (e *Env) runSeed() int64 {
-	if e.Opts.Seed != 0 {
-		return e.Opts.Seed
-	}
-	return processSeed()
-}
-
 // subSeed derives a check's seed from the run's.
 func subSeed(seed int64, name string) uint64 {
 	h := fnv.New64a()
@@ -49,15 +37,6 @@ func subSeed(seed int64, name string) uint64 {
 		return v
 	}
 	return 1
-}
-
-// rerun tells how to replay a randomised check: a storecheck command line the CLI
-// accepts as it stands (the store's own --adapter or --exec flags added), with the
-// budget that shapes the operations, and the go test equivalents.
-func (e *Env) rerun() string {
-	s, b := e.runSeed(), e.Opts.Budget
-	return fmt.Sprintf("seed %d: rerun with `storecheck run --seed %d --rules %s --checks %d --goroutines %d --ops %d --histories %d` plus this run's --adapter or --exec flags, or %s=%d go test ..., or conformance.Options{Seed: %d}",
-		s, s, e.Rule.ID, b.Checks, b.Goroutines, b.Ops, b.Histories, seedEnv, s, s)
 }
 
 // rapid reads its settings from process-wide flags; this lock keeps two machines from

@@ -10,10 +10,6 @@ import (
 // Specs that reach where realistic store bugs live: more rows than a page or batch
 // (100, 1000), ttls of 0 and below at the store, and expiry after a Swap.
 
-// bulkRows is more than the common page and batch sizes (100, 1000): a store that
-// lists, cleans or sweeps one page only falls short.
-const bulkRows = 1100
-
 func legacyReachSpecs(s *suite) {
 	s.It("L-LIST-1", "returns every matching task of more than a page (1100 tasks), each once", func(e *Env) {
 		st := e.Legacy()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/reporters"
+	"github.com/storecheck/storecheck/conformance/harness"
 )
 
 // Outcome is how a rule (or one spec) fared in a run.
@@ -69,13 +70,13 @@ var outcomeOrder = []Outcome{Passed, Failed, Aborted, SetupRefused, Warned, Part
 
 // Report is the result of one run of the battery, keyed by rule.
 type Report struct {
-	Store       string    `json:"store"`
-	Eras        []Era     `json:"eras"`
-	Seed        int64     `json:"seed"`
-	Strict      bool      `json:"strict"`
-	LabelFilter string    `json:"label_filter,omitempty"`
-	Focus       []string  `json:"focus,omitempty"`
-	Started     time.Time `json:"started"`
+	Store       string        `json:"store"`
+	Eras        []harness.Era `json:"eras"`
+	Seed        int64         `json:"seed"`
+	Strict      bool          `json:"strict"`
+	LabelFilter string        `json:"label_filter,omitempty"`
+	Focus       []string      `json:"focus,omitempty"`
+	Started     time.Time     `json:"started"`
 	// Duration is the wall time of the whole run.
 	Duration time.Duration `json:"duration_ns"`
 	// Rules holds one result per (rule, era) selected, in era order then in the
@@ -94,11 +95,11 @@ type Report struct {
 
 // RuleResult is one rule's outcome in one era.
 type RuleResult struct {
-	ID    string `json:"id"`
-	Level Level  `json:"level"`
-	Era   Era    `json:"era"`
-	Area  string `json:"area"`
-	Text  string `json:"text"`
+	ID    string      `json:"id"`
+	Level Level       `json:"level"`
+	Era   harness.Era `json:"era"`
+	Area  string      `json:"area"`
+	Text  string      `json:"text"`
 	// Subject is whose code the verdict is about: the store, storecheck's reference
 	// library, or the reference facade run over the store. Only store rules count as
 	// the store's passes.
@@ -118,12 +119,12 @@ type RuleResult struct {
 
 // SpecResult is one spec's outcome.
 type SpecResult struct {
-	Name    string  `json:"name"`
-	RuleID  string  `json:"rule,omitempty"`
-	Level   Level   `json:"level,omitempty"`
-	Era     Era     `json:"era,omitempty"`
-	Area    string  `json:"area,omitempty"`
-	Outcome Outcome `json:"outcome"`
+	Name    string      `json:"name"`
+	RuleID  string      `json:"rule,omitempty"`
+	Level   Level       `json:"level,omitempty"`
+	Era     harness.Era `json:"era,omitempty"`
+	Area    string      `json:"area,omitempty"`
+	Outcome Outcome     `json:"outcome"`
 	// State is Ginkgo's word for it: passed, failed, skipped, panicked, timedout, ...
 	State string `json:"state"`
 	// Message is the failure, warning or skip message.
@@ -244,7 +245,7 @@ func (r *Report) Alarms() []string {
 }
 
 // Rule returns the result of rule id in era.
-func (r *Report) Rule(id string, era Era) (RuleResult, bool) {
+func (r *Report) Rule(id string, era harness.Era) (RuleResult, bool) {
 	for _, rr := range r.Rules {
 		if rr.ID == id && rr.Era == era {
 			return rr, true
@@ -368,7 +369,7 @@ func (r *Report) JUnit(w io.Writer) error {
 	return err
 }
 
-func junitClass(store string, era Era, area string) string {
+func junitClass(store string, era harness.Era, area string) string {
 	c := "storecheck." + store + "." + string(era)
 	if area != "" {
 		c += "." + area
@@ -650,7 +651,7 @@ func indent(s, prefix string) string {
 	return strings.Join(lines, "\n")
 }
 
-func ruleResult(rule Rule, era Era, specs []SpecResult) RuleResult {
+func ruleResult(rule Rule, era harness.Era, specs []SpecResult) RuleResult {
 	rr := RuleResult{ID: rule.ID, Level: rule.Level, Era: era, Area: rule.Area, Text: rule.Text, Subject: rule.Subject()}
 	if rule.ID == "" { // a spec labelled with an unknown rule
 		rr.Subject = SubjectStore
@@ -726,4 +727,85 @@ func ruleResult(rule Rule, era Era, specs []SpecResult) RuleResult {
 		}
 	}
 	return rr
+}
+
+// OverlapStats is what a concurrent check measured, summed over its histories (a
+// history is one recorded run of concurrent clients; a race check records one per
+// round).
+type OverlapStats struct {
+	Histories int `json:"histories"`
+	// Ops counts the calls recorded; OverlappingOps those whose call-to-return interval
+	// (as the battery saw it, at its side of the Store interface) intersects the
+	// interval of a call of another client on the same task.
+	Ops            int     `json:"ops"`
+	OverlappingOps int     `json:"overlapping_ops"`
+	Share          float64 `json:"share"`
+	// PeakInFlight is the most calls at the store at once: requests sent and not yet
+	// answered when the harness counts them (harness.InFlightGauge: the wire client),
+	// otherwise calls entered and not yet returned at the Store interface.
+	PeakInFlight int `json:"peak_in_flight"`
+	// MinOverlapping is the least OverlappingOps, and MinInFlight the least
+	// PeakInFlight, for the check to count: below either the check is inconclusive.
+	MinOverlapping int `json:"min_overlapping"`
+	MinInFlight    int `json:"min_in_flight"`
+}
+
+// Conclusive reports whether the check overlapped enough to count: MinOverlapping
+// overlapping calls and a peak of MinInFlight.
+func (s OverlapStats) Conclusive() bool {
+	return s.OverlappingOps >= s.MinOverlapping && s.PeakInFlight >= s.MinInFlight && s.Ops > 0
+}
+
+func (s OverlapStats) String() string {
+	return fmt.Sprintf("%d of %d calls (%.1f%%) overlapped another client's call on the same task (at least %d needed); peak %d calls in flight at the store (at least %d needed); %d histories",
+		s.OverlappingOps, s.Ops, 100*s.Share, s.MinOverlapping, s.PeakInFlight, s.MinInFlight, s.Histories)
+}
+
+// addStats folds one check's stats in.
+func (o *Overlap) addStats(s OverlapStats) {
+	o.add(Overlap{Checks: 1, Histories: s.Histories, OverlappingOps: s.OverlappingOps, Ops: s.Ops,
+		PeakInFlight: s.PeakInFlight, Conclusive: s.Conclusive()})
+}
+
+// add folds another sum in.
+func (o *Overlap) add(p Overlap) {
+	if o.Checks == 0 {
+		o.Conclusive = true
+	}
+	o.Checks += p.Checks
+	o.Histories += p.Histories
+	o.OverlappingOps += p.OverlappingOps
+	o.Ops += p.Ops
+	o.PeakInFlight = max(o.PeakInFlight, p.PeakInFlight)
+	o.Conclusive = o.Conclusive && p.Conclusive
+	if o.Ops > 0 {
+		o.Share = float64(o.OverlappingOps) / float64(o.Ops)
+	}
+}
+
+// Short is the summary's form: "overlap 365/424 peak 9", with "below threshold" when a
+// check did not overlap enough to count.
+func (o Overlap) Short() string {
+	s := fmt.Sprintf("overlap %d/%d peak %d", o.OverlappingOps, o.Ops, o.PeakInFlight)
+	if !o.Conclusive {
+		s += " (below threshold)"
+	}
+	return s
+}
+
+// Overlap is the measured overlap of a spec's concurrent checks (SpecResult.Overlap) or
+// of a rule's (RuleResult.Overlap), summed: calls that overlapped another client's call
+// on the same task, calls made, their share, the peak of calls in flight at the store,
+// and whether every check measured reached the threshold (MinOverlapping overlapping
+// calls, a peak of MinInFlight).
+type Overlap struct {
+	// Checks counts the concurrent checks measured (a spec may run more than one).
+	Checks         int     `json:"checks"`
+	Histories      int     `json:"histories"`
+	OverlappingOps int     `json:"overlapping_ops"`
+	Ops            int     `json:"ops"`
+	Share          float64 `json:"share"`
+	PeakInFlight   int     `json:"peak_in_flight"`
+	// Conclusive: every check measured overlapped enough to count.
+	Conclusive bool `json:"conclusive"`
 }

@@ -1,6 +1,10 @@
 package conformance
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+)
 
 // Level is a rule's force: a MUST decides pass/fail, a SHOULD is reported as a warning
 // (and fails under Strict).
@@ -191,15 +195,15 @@ func (r Rule) Subject() Subject {
 
 // specLabels are the labels every spec of rule carries in era; selection by rule ID or
 // label expression is evaluated against them.
-func specLabels(rule Rule, era Era) []string {
+func specLabels(rule Rule, era harness.Era) []string {
 	return []string{rule.ID, string(rule.Level), string(era), "area:" + rule.Area}
 }
 
 // appliesTo reports whether rule has specs in era: the shared rules run in both eras, and
 // so does B-REPRO-1, whose specs replay each era's randomised checks against the store
 // (the rerun hint of a failure names it). The SDK profile has rules of its own only.
-func appliesTo(rule Rule, era Era) bool {
-	if era == EraSDK {
+func appliesTo(rule Rule, era harness.Era) bool {
+	if era == harness.EraSDK {
 		return rule.Era == string(era)
 	}
 	return rule.Era == "shared" || rule.Era == string(era) || rule.ID == "B-REPRO-1"

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -13,31 +12,6 @@ import (
 
 // Legacy-era bodies of S-CONC-1: plain concurrency checks with exact outcomes. The
 // randomised linearizability checks live in the property specs.
-
-// faultList collects faults from goroutines.
-type faultList struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (f *faultList) add(format string, args ...any) {
-	f.mu.Lock()
-	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
-	f.mu.Unlock()
-}
-
-func (f *faultList) report(e *Env, input, want string) { f.check(e, input, want) }
-
-// check records the faults collected, if any, as one, and reports whether there were
-// none.
-func (f *faultList) check(e *Env, input, want string) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.msgs) > 0 {
-		return e.Check(false, input, want, fmt.Sprintf("%d faults, e.g. %q\n  %s", len(f.msgs), f.msgs[:min(len(f.msgs), 5)], e.rerun()))
-	}
-	return true
-}
 
 func legacyConcurrencyRuleSpecs(s *suite) {
 	s.It("S-CONC-1", "every legacy method is safe for concurrent use: each goroutine sees its own writes", func(e *Env) {

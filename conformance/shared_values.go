@@ -14,47 +14,6 @@ import (
 // Legacy-era bodies of the value rules (S-VAL-1..4); the modern bodies live with the
 // modern specs.
 
-// jsonValues is an object holding every kind of JSON value S-VAL-1 names, in canonical
-// form (numbers as json.Number).
-func jsonValues() legacy.Task {
-	return legacy.Task{
-		"maxInt":      json.Number("9223372036854775807"),
-		"minInt":      json.Number("-9223372036854775807"),
-		"beyondFloat": json.Number("9007199254740993"), // 2^53+1: lost by float64
-		"negBeyond":   json.Number("-9007199254740993"),
-		"zero":        json.Number("0"),
-		"pointOne":    json.Number("0.1"),
-		"tiny":        json.Number("1e-7"),
-		"maxFloat":    json.Number("1.7976931348623157e308"),
-		"negFloat":    json.Number("-2.5"),
-		"null":        nil,
-		"true":        true,
-		"false":       false,
-		"emptyString": "",
-		"emptyObject": map[string]any{},
-		"emptyArray":  []any{},
-		"nested": map[string]any{
-			"a": []any{json.Number("1"), map[string]any{"b": []any{[]any{}, nil}}, nil, true, "x"},
-			"o": map[string]any{"": map[string]any{"": ""}},
-		},
-		"":             "empty key",
-		"a.b":          "dotted key",
-		"$x":           "dollar key",
-		"_id":          "underscore key",
-		"$where":       "operator key",
-		"a[0]":         "bracket key",
-		"astral":       "𝄞 🎉 𐍈 🏳️‍🌈 👩🏽‍💻",
-		"rtl":          "שלום مرحبا \u202eevil\u202c",
-		"combining":    "e\u0301 a\u0308 Z\u0351\u0364\u036b",
-		"spaces":       "  leading and trailing  ",
-		"whitespace":   "\t\r\n \u00a0",
-		"escapes":      "quote\" backslash\\ slash/ newline\n tab\t cr\r ctl\u001f del\u007f sep\u2028\u2029 <b>&amp;</b>",
-		"bom":          "\ufeffbom",
-		"ключ 鍵 🔑":     "unicode key",
-		"arrayOfMixed": []any{"", json.Number("-0.5"), map[string]any{"": nil}, []any{json.Number("9223372036854775807")}},
-	}
-}
-
 // deepValue is an object nested depth levels deep, alternating objects and arrays.
 func deepValue(depth int) any {
 	var v any = "bottom"

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"strings"
 	"time"
 
@@ -208,3 +209,5 @@ func abortCause(msg string) string {
 	msg = strings.TrimPrefix(firstLine(msg), "not run: the transport failed in an earlier spec: ")
 	return strings.TrimPrefix(msg, "the transport failed during this spec: ")
 }
+
+func newSeed() int64 { return mrand.Int64N(1_000_000_000) + 1 }
