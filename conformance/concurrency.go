@@ -3,9 +3,11 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -300,4 +302,14 @@ func outcome(err error) string {
 		return "error"
 	}
 	return k.Error()
+}
+
+var processSeed = sync.OnceValue(seedOrEnv)
+
+// seedOrEnv is the seed of a run that was given none: $STORECHECK_SEED, else a new one.
+func seedOrEnv() int64 {
+	if v, err := strconv.ParseInt(os.Getenv(seedEnv), 10, 64); err == nil && v != 0 {
+		return v
+	}
+	return newSeed()
 }

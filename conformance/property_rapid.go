@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"hash/fnv"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,16 +17,6 @@ import (
 // Seeds (B-REPRO-1). Every randomised check derives its own stream from the run's seed
 // and its own name, so a failure reproduces with the run's seed alone and adding a check
 // never shifts another's operations.
-
-var processSeed = sync.OnceValue(seedOrEnv)
-
-// seedOrEnv is the seed of a run that was given none: $STORECHECK_SEED, else a new one.
-func seedOrEnv() int64 {
-	if v, err := strconv.ParseInt(os.Getenv(seedEnv), 10, 64); err == nil && v != 0 {
-		return v
-	}
-	return newSeed()
-}
 
 // subSeed derives a check's seed from the run's.
 func subSeed(seed int64, name string) uint64 {
