@@ -45,6 +45,16 @@ against a store. --rule ID prints that rule's full text from docs/spec.md.
 		}
 		fmt.Fprintf(c.stdout, "%s  (docs/spec.md, %s)\n\n", text.ID, text.Section)
 		fmt.Fprintln(c.stdout, wrap(text.Text, 88))
+		fmt.Fprintln(c.stdout)
+		sites := conformance.SpecSites(text.ID)
+		if len(sites) == 0 {
+			fmt.Fprintln(c.stdout, "Specs: none in the battery ("+siteless(text.ID)+").")
+			return exitOK
+		}
+		fmt.Fprintln(c.stdout, "Specs:")
+		for _, s := range sites {
+			fmt.Fprintf(c.stdout, "  %s:%d  [%s era] %s\n", s.File, s.Line, s.Era, s.Text)
+		}
 		return exitOK
 	}
 	var rules []conformance.Rule
@@ -106,4 +116,17 @@ func wrap(text string, width int) string {
 		col += len(w)
 	}
 	return b.String()
+}
+
+// siteless says where a rule with no battery spec is checked.
+func siteless(id string) string {
+	switch {
+	case strings.HasPrefix(id, "F-"):
+		return "a fault rule: conformance/faults checks it with storecheck run --faults"
+	case strings.HasPrefix(id, "B-"):
+		return "a battery rule: the battery's own tests check it (conformance/mutants for B-POWER-1)"
+	case strings.HasPrefix(id, "V-"):
+		return "a server rule: storecheck probe checks it (probe/)"
+	}
+	return "not covered"
 }

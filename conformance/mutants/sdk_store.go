@@ -20,7 +20,7 @@ import (
 // Each defect is one the SDKs' own in-memory stores have, or one a store author could
 // easily make.
 
-// sdkPageSize is the honest store's page size (the TypeScript and Python SDKs' own).
+// pageSize is the honest store's page size (the TypeScript and Python SDKs' own).
 const sdkPageSize = 10
 
 type sdkBackend struct {
@@ -49,7 +49,7 @@ func newSDKBackend(clock reference.Clock) *sdkBackend {
 	return &sdkBackend{clock: clock, tasks: map[string]*sdkRow{}}
 }
 
-// sdkStore is the profile's store over a backend, with at most one defect switched on.
+// store is the profile's store over a backend, with at most one defect switched on.
 type sdkStore struct {
 	b *sdkBackend
 	d defect
