@@ -25,7 +25,7 @@ node-deps: $(TS_SDK)/node_modules/.package-lock.json $(OFFICIAL)/node_modules/.p
 # Every test: units, the battery against every adapter (Postgres and Redis in containers),
 # the SDK profile against the TypeScript SDK's store (node-deps).
 # The Redis Cluster failover check runs without -race (go-redis races in its own cluster
-# state reload: see adapters/redis/clustertest/faults_test.go).
+# state reload: see adapters/redisstore/clustertest/faults_test.go).
 # go test shows nothing of a passing package's output, so the fault checks append one
 # line per fault (acknowledged writes lost of those checked, every F-rule's outcome) to
 # $STORECHECK_FAULTS_SUMMARY, printed at the end whether the tests passed or not.
@@ -33,8 +33,8 @@ test: vet node-deps
 	@sum=$$(mktemp); export STORECHECK_FAULTS_SUMMARY=$$sum; \
 	echo "$(GO) test -race -count=1 -timeout 40m ./..."; \
 	$(GO) test -race -count=1 -timeout 40m ./...; code=$$?; \
-	echo "$(GO) test -count=1 -timeout 10m -run 'TestFaultsFailover' ./adapters/redis/clustertest/"; \
-	$(GO) test -count=1 -timeout 10m -run 'TestFaultsFailover' ./adapters/redis/clustertest/ || code=1; \
+	echo "$(GO) test -count=1 -timeout 10m -run 'TestFaultsFailover' ./adapters/redisstore/clustertest/"; \
+	$(GO) test -count=1 -timeout 10m -run 'TestFaultsFailover' ./adapters/redisstore/clustertest/ || code=1; \
 	echo "fault checks (docs/spec.md 5):"; cat $$sum; rm -f $$sum; exit $$code
 
 # The fault checks alone (also part of test): Postgres and Redis paused, killed and
@@ -45,7 +45,7 @@ FAULT_TESTS := Fault|MutantsKilledOnGate|HonestGate|Judge
 test-faults:
 	@sum=$$(mktemp); export STORECHECK_FAULTS_SUMMARY=$$sum; \
 	echo "$(GO) test -count=1 -timeout 20m -run '$(FAULT_TESTS)' ..."; \
-	$(GO) test -count=1 -timeout 20m -run '$(FAULT_TESTS)' ./adapters/postgres/ ./adapters/redis/ ./adapters/redis/rediscontainer/ ./adapters/redis/clustertest/ ./conformance/faults/ ./cli/; code=$$?; \
+	$(GO) test -count=1 -timeout 20m -run '$(FAULT_TESTS)' ./adapters/postgres/ ./adapters/redisstore/ ./adapters/redisstore/rediscontainer/ ./adapters/redisstore/clustertest/ ./conformance/faults/ ./cli/; code=$$?; \
 	echo "fault checks (docs/spec.md 5):"; cat $$sum; rm -f $$sum; exit $$code
 
 # The main job: the battery against the embedded in-memory store, no services needed.

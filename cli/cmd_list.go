@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/conformance/rules"
 	"github.com/storecheck/storecheck/docs"
 )
 
@@ -57,20 +58,20 @@ against a store. --rule ID prints that rule's full text from docs/spec.md.
 		}
 		return exitOK
 	}
-	var rules []conformance.Rule
+	var selected []conformance.Rule
 	for _, r := range conformance.Rules() {
-		if era == "" || r.Era == era {
-			rules = append(rules, r)
+		if era == "" || string(r.Part) == era {
+			selected = append(selected, r)
 		}
 	}
-	if len(rules) == 0 {
+	if len(selected) == 0 {
 		code, _ := c.usageError(fs, fmt.Sprintf("--era %q: want shared, legacy, modern, sdk, faults or battery", era))
 		return code
 	}
 	if asJSON {
 		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rules); err != nil {
+		if err := enc.Encode(selected); err != nil {
 			fmt.Fprintf(c.stderr, "storecheck list: %v\n", err)
 			return exitUsage
 		}
@@ -78,18 +79,18 @@ against a store. --rule ID prints that rule's full text from docs/spec.md.
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RULE\tLEVEL\tERA\tRULE TEXT")
-	for _, r := range rules {
-		e := r.Era
-		switch e {
-		case "shared":
+	for _, r := range selected {
+		e := string(r.Part)
+		switch r.Part {
+		case rules.PartShared:
 			e = "shared (both eras)"
-		case "battery":
+		case rules.PartBattery:
 			e = "battery self-check"
-		case "faults":
+		case rules.PartFaults:
 			e = "faults (run --faults)"
-		case "server":
+		case rules.PartServer:
 			e = "server (MCP server level)"
-		case "sdk":
+		case rules.PartSDK:
 			e = "sdk (SDK task-store profile)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, strings.ToUpper(string(r.Level)), e, r.Text)

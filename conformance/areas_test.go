@@ -35,14 +35,14 @@ func TestSpecSitesPointAtTheirSpecs(t *testing.T) {
 	}
 	for _, r := range rules.All() {
 		switch {
-		case r.Era == "battery":
+		case r.Part == rules.PartBattery:
 			// B-REPRO-1 runs in the battery; the others are its own tests'.
-		case r.Era == "faults" || r.Era == "server":
+		case r.Part == rules.PartFaults || r.Part == rules.PartServer:
 			if byRule[r.ID] != 0 {
-				t.Errorf("%s (%s era) has %d battery sites; want none", r.ID, r.Era, byRule[r.ID])
+				t.Errorf("%s (%s era) has %d battery sites; want none", r.ID, r.Part, byRule[r.ID])
 			}
 		case byRule[r.ID] == 0:
-			t.Errorf("%s (%s era) has no spec site", r.ID, r.Era)
+			t.Errorf("%s (%s era) has no spec site", r.ID, r.Part)
 		}
 	}
 	if one := SpecSites("L-LIST-1"); len(one) < 2 {

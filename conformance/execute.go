@@ -243,10 +243,10 @@ func ruleFilter(ids []string, label string, eras []battery.Era) (string, error) 
 			applies = applies || rules.AppliesTo(rule, e)
 		}
 		if !applies {
-			if rule.Era == "battery" {
+			if rule.Part == rules.PartBattery {
 				return "", fmt.Errorf("%w: %s is a check of the battery on itself (go test ./conformance/...), not a rule a store is run against", ErrSelection, id)
 			}
-			return "", fmt.Errorf("%w: rule %s belongs to the %s era, which this run does not include", ErrSelection, id, rule.Era)
+			return "", fmt.Errorf("%w: rule %s belongs to the %s era, which this run does not include", ErrSelection, id, rule.Part)
 		}
 		terms = append(terms, id)
 	}

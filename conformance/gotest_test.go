@@ -11,7 +11,7 @@ import (
 
 	"github.com/storecheck/storecheck/conformance/battery"
 
-	memharness "github.com/storecheck/storecheck/adapters/memstore"
+	"github.com/storecheck/storecheck/adapters/memharness"
 )
 
 func TestGoTestOptions(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/storecheck/storecheck/conformance/property"
 	"github.com/storecheck/storecheck/conformance/report"
 
-	memharness "github.com/storecheck/storecheck/adapters/memstore"
+	"github.com/storecheck/storecheck/adapters/memharness"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"

@@ -10,7 +10,7 @@ import (
 	"github.com/storecheck/storecheck/conformance/battery"
 	"github.com/storecheck/storecheck/conformance/property"
 
-	memharness "github.com/storecheck/storecheck/adapters/memstore"
+	"github.com/storecheck/storecheck/adapters/memharness"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"

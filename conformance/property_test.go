@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storecheck/storecheck/adapters/memstore"
+	"github.com/storecheck/storecheck/adapters/memharness"
 	"github.com/storecheck/storecheck/conformance/battery"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/conformance/property"
@@ -60,7 +60,7 @@ func runProp(e *battery.Env, body func(*battery.Env)) (faults []string) {
 }
 
 func TestLegacyMachineMemstore(t *testing.T) {
-	e := newPropEnv(t, memstore.Harness(), "S-CONC-1", battery.Options{Seed: 1})
+	e := newPropEnv(t, memharness.Harness(), "S-CONC-1", battery.Options{Seed: 1})
 	start := time.Now()
 	faults := runProp(e, func(e *battery.Env) {
 		property.ReportRapid(e, "memstore legacy", property.RunLegacyMachine(e, e.Opts.Budget.Checks, nil))
@@ -72,7 +72,7 @@ func TestLegacyMachineMemstore(t *testing.T) {
 }
 
 func TestModernMachineMemstore(t *testing.T) {
-	e := newPropEnv(t, memstore.Harness(), "S-CONC-1", battery.Options{Seed: 1})
+	e := newPropEnv(t, memharness.Harness(), "S-CONC-1", battery.Options{Seed: 1})
 	start := time.Now()
 	faults := runProp(e, func(e *battery.Env) {
 		property.ReportRapid(e, "memstore modern", property.RunModernMachine(e, e.Opts.Budget.Checks, nil))
@@ -101,7 +101,7 @@ func TestLinearizabilityMemstore(t *testing.T) {
 	} {
 		start := time.Now()
 		for seed := int64(1); seed <= 10; seed++ {
-			e := newPropEnv(t, memstore.Harness(), "S-CONC-1", battery.Options{Seed: seed})
+			e := newPropEnv(t, memharness.Harness(), "S-CONC-1", battery.Options{Seed: seed})
 			for _, f := range runProp(e, c.run) {
 				t.Errorf("%s: %s", c.name, f)
 			}
@@ -119,7 +119,7 @@ func TestRacesMemstore(t *testing.T) {
 		{"cas increments", property.CasIncrements},
 		{"legacy races", property.LegacyRaces},
 	} {
-		e := newPropEnv(t, memstore.Harness(), "S-CONC-1", battery.Options{Seed: 5})
+		e := newPropEnv(t, memharness.Harness(), "S-CONC-1", battery.Options{Seed: 5})
 		start := time.Now()
 		faults := runProp(e, c.run)
 		t.Logf("%s: %v", c.name, time.Since(start))
@@ -130,7 +130,7 @@ func TestRacesMemstore(t *testing.T) {
 }
 
 func TestReplayMemstore(t *testing.T) {
-	e := newPropEnv(t, memstore.Harness(), "B-REPRO-1", battery.Options{Seed: 11})
+	e := newPropEnv(t, memharness.Harness(), "B-REPRO-1", battery.Options{Seed: 11})
 	var a, b []string
 	runProp(e, func(e *battery.Env) {
 		property.RunLegacyMachine(e, 3, func(s string) { a = append(a, property.Operation(s)) })
@@ -140,7 +140,7 @@ func TestReplayMemstore(t *testing.T) {
 		t.Fatalf("legacy machine did not replay: %d vs %d operations", len(a), len(b))
 	}
 	// A different seed must give a different sequence, or the check proves nothing.
-	e2 := newPropEnv(t, memstore.Harness(), "B-REPRO-1", battery.Options{Seed: 12})
+	e2 := newPropEnv(t, memharness.Harness(), "B-REPRO-1", battery.Options{Seed: 12})
 	var c []string
 	runProp(e2, func(e *battery.Env) {
 		property.RunLegacyMachine(e, 3, func(s string) { c = append(c, property.Operation(s)) })
@@ -159,7 +159,7 @@ func TestReplayMemstore(t *testing.T) {
 			property.CheckScripts(e, "modern per-task history", func(p0 int, p1 uint64) property.History { return property.ModernTaskHistory(e, p0, p1) })
 		},
 	} {
-		if faults := runProp(newPropEnv(t, memstore.Harness(), "B-REPRO-1", battery.Options{Seed: 11}), body); len(faults) > 0 {
+		if faults := runProp(newPropEnv(t, memharness.Harness(), "B-REPRO-1", battery.Options{Seed: 11}), body); len(faults) > 0 {
 			t.Error(faults)
 		}
 	}
@@ -210,7 +210,7 @@ func TestPropertyChecksPassMemstore(t *testing.T) {
 	for _, era := range []battery.Era{battery.EraLegacy, battery.EraModern} {
 		start := time.Now()
 		for name, body := range propertyChecks(era) {
-			e := newPropEnv(t, memstore.Harness(), "S-CONC-1", battery.Options{Seed: 99})
+			e := newPropEnv(t, memharness.Harness(), "S-CONC-1", battery.Options{Seed: 99})
 			for _, f := range runProp(e, body) {
 				t.Errorf("%s %s: %s", era, name, f)
 			}

@@ -15,16 +15,28 @@ const (
 	Should Level = "should"
 )
 
+// Part is the part of docs/spec.md a rule belongs to: an era a store implements
+// (legacy, modern, sdk), the rules both eras share, or a part checked apart from the
+// battery's run against a store.
+type Part string
+
+const (
+	PartShared  Part = "shared"  // section 0: run in the legacy and modern eras
+	PartLegacy  Part = "legacy"  // section 1
+	PartModern  Part = "modern"  // section 2
+	PartSDK     Part = "sdk"     // section 6: the SDK task-store profile
+	PartServer  Part = "server"  // section 7: an MCP server, checked by storecheck probe
+	PartFaults  Part = "faults"  // run by storecheck run --faults against a backend it can take away
+	PartBattery Part = "battery" // section 3: the battery's checks on itself
+)
+
 // Rule is one rule of docs/spec.md.
 type Rule struct {
 	ID    string
 	Level Level
-	// Era is "shared" (section 0), "legacy" (section 1), "modern" (section 2), "sdk"
-	// (the SDK task-store profile, section 6),
-	// "server" (the MCP server level, section 7: storecheck probe and the reference server),
-	// "faults" (run by storecheck run --faults against a backend it can take away,
-	// package conformance/faults) or "battery" (section 3, the battery's checks on itself).
-	Era string
+	// Part is the part of docs/spec.md the rule belongs to. Its JSON name stays "Era",
+	// which scripts reading storecheck list --json know.
+	Part Part `json:"Era"`
 	// Area groups rules for progress output ("owner", "list", "swap", ...).
 	Area string
 	// Text is the rule in one line.
@@ -181,9 +193,9 @@ var libraryRules = map[string]bool{"S-TRANS-1": true, "S-ID-1": true, "M-F-NOTIF
 // Env.DecidedBy (a facade rule run against the store's own facade is the store's).
 func (r Rule) Subject() Subject {
 	switch {
-	case r.Era == "battery":
+	case r.Part == PartBattery:
 		return SubjectBattery
-	case r.Era == "server":
+	case r.Part == PartServer:
 		return SubjectServer
 	case libraryRules[r.ID]:
 		return SubjectLibrary
@@ -204,7 +216,7 @@ func SpecLabels(rule Rule, era harness.Era) []string {
 // (the rerun hint of a failure names it). The SDK profile has rules of its own only.
 func AppliesTo(rule Rule, era harness.Era) bool {
 	if era == harness.EraSDK {
-		return rule.Era == string(era)
+		return rule.Part == Part(era)
 	}
-	return rule.Era == "shared" || rule.Era == string(era) || rule.ID == "B-REPRO-1"
+	return rule.Part == PartShared || rule.Part == Part(era) || rule.ID == "B-REPRO-1"
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	redisstore "github.com/storecheck/storecheck/adapters/redis"
+	"github.com/storecheck/storecheck/adapters/redisstore"
 	"github.com/storecheck/storecheck/conformance"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/storecheck/storecheck/adapters/internal/containers"
 	"github.com/storecheck/storecheck/adapters/internal/storetest"
 	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
-	"github.com/storecheck/storecheck/adapters/river"
-	"github.com/storecheck/storecheck/adapters/river/internal/jobcheck"
+	"github.com/storecheck/storecheck/adapters/riverstore"
+	"github.com/storecheck/storecheck/adapters/riverstore/internal/jobcheck"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/reference"
 )

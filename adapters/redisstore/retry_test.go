@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	redisstore "github.com/storecheck/storecheck/adapters/redis"
+	"github.com/storecheck/storecheck/adapters/redisstore"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )

@@ -11,8 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/storecheck/storecheck/adapters/internal/containers"
-	redisstore "github.com/storecheck/storecheck/adapters/redis"
-	"github.com/storecheck/storecheck/adapters/redis/rediscontainer"
+	"github.com/storecheck/storecheck/adapters/redisstore"
+	"github.com/storecheck/storecheck/adapters/redisstore/rediscontainer"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -48,7 +48,7 @@ func TestBattery(t *testing.T) {
 	h := redisstore.NewHarness("redis-cluster", newClientFunc(t), buckets)
 	t.Cleanup(h.Close)
 	// The bound on one spec is raised from 30 s to 2 min for the reason given in
-	// adapters/redis/battery_test.go: round trips under -race on a shared machine.
+	// adapters/redisstore/battery_test.go: round trips under -race on a shared machine.
 	conformance.Run(t, h, conformance.Options{SpecTimeout: 2 * time.Minute})
 }
 

@@ -1,9 +1,9 @@
-// Package memstore runs the whole battery against memstore served over the wire
+// Package memwire runs the whole battery against memstore served over the wire
 // protocol: this test binary re-executes itself as the child, which runs wire.Serve on
 // its stdin and stdout. It proves the client and the server together lose nothing an
 // in-process store keeps. (The same check through the CLI, `storecheck run --exec
 // "storecheck serve --adapter memstore"`, lives with the CLI's tests.)
-package memstore
+package memwire
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storecheck/storecheck/adapters/memstore"
+	"github.com/storecheck/storecheck/adapters/memharness"
 	"github.com/storecheck/storecheck/adapters/wire"
 	"github.com/storecheck/storecheck/conformance"
 )
@@ -21,7 +21,7 @@ const childEnv = "STORECHECK_WIRE_SELFTEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "memstore" {
-		if err := wire.Serve(context.Background(), os.Stdin, os.Stdout, memstore.Harness(), wire.ServeOptions{Log: os.Stderr}); err != nil {
+		if err := wire.Serve(context.Background(), os.Stdin, os.Stdout, memharness.Harness(), wire.ServeOptions{Log: os.Stderr}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/adapters/internal/storetest"
-	"github.com/storecheck/storecheck/adapters/river"
-	"github.com/storecheck/storecheck/adapters/river/internal/jobcheck"
+	"github.com/storecheck/storecheck/adapters/riverstore"
+	"github.com/storecheck/storecheck/adapters/riverstore/internal/jobcheck"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -18,7 +18,7 @@ import (
 
 // TestBatterySQLite runs the whole battery, both eras, against the River stores on
 // SQLite files (no Docker, no cgo). The Postgres flavour's battery is in
-// adapters/river/postgrestest (Ginkgo runs once per process).
+// adapters/riverstore/postgrestest (Ginkgo runs once per process).
 func TestBatterySQLite(t *testing.T) {
 	h, err := riverstore.NewSQLiteHarness(t.TempDir())
 	if err != nil {

@@ -1,7 +1,7 @@
-// Package memstore puts the embedded store, reference/memstore, under the battery. It
+// Package memharness puts the embedded store, reference/memstore, under the battery. It
 // lives apart from the store so that reference/ imports nothing from conformance/: the
 // store can be embedded without the battery's packages.
-package memstore
+package memharness
 
 import (
 	"github.com/storecheck/storecheck/conformance/harness"

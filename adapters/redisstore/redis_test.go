@@ -15,7 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/storecheck/storecheck/adapters/internal/storetest"
-	redisstore "github.com/storecheck/storecheck/adapters/redis"
+	"github.com/storecheck/storecheck/adapters/redisstore"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
