@@ -388,6 +388,16 @@ func JsonValues() legacy.Task {
 		"bom":          "\ufeffbom",
 		"ключ 鍵 🔑":     "unicode key",
 		"arrayOfMixed": []any{"", json.Number("-0.5"), map[string]any{"": nil}, []any{json.Number("9223372036854775807")}},
+		// Strings that look like another type: a store that sniffs its text back into
+		// numbers, booleans, null or JSON changes them.
+		"digits":      "123",
+		"bigDigits":   "9007199254740993",
+		"trueString":  "true",
+		"nullString":  "null",
+		"floatString": "1.0",
+		"jsonString":  `{"a":[1]}`,
+		"123":         "digit key",
+		"lookAlikes":  []any{"0", "-1", "false", "1e3", "[]"},
 	}
 }
 

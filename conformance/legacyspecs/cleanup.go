@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
@@ -142,5 +143,52 @@ func Cleanup(s *battery.Suite) {
 			time.Sleep(50 * time.Millisecond)
 		}
 		cleanupRun(e, st, cl, 10*time.Millisecond, mine, battery.SetOf(done, failed, cancelled), "50 ms later")
+	})
+
+	s.It("L-CLEAN-1", "ttls past 32 bits of milliseconds (2^31, 2^32+1) keep a task exactly that old and remove it 1 ms later; a negative ttl removes every terminal task, or is refused with ErrInvalid and removes nothing", func(e *battery.Env) {
+		clk := e.ManualClock()
+		st := e.Legacy()
+		cl := battery.RequireCleaner(st)
+		mine := battery.IdSet{}
+		task := func(name, status string) string {
+			id := e.ID(name)
+			battery.MustCreate(e, st, id, legacy.Task{"what": name})
+			if status != "working" {
+				battery.MustStatus(e, st, id, status)
+			}
+			mine[id] = true
+			return id
+		}
+		task("working", "working")
+		for _, ms := range []int64{1 << 31, 1<<32 + 1} {
+			ttl := time.Duration(ms) * time.Millisecond
+			t0 := clk.Now()
+			old := task(fmt.Sprintf("done-%d", ms), "completed")
+			clk.Set(t0.Add(ttl))
+			cleanupRun(e, st, cl, ttl, mine, battery.IdSet{}, fmt.Sprintf("when a completed task is exactly %d ms old", ms))
+			clk.Set(t0.Add(ttl + time.Millisecond))
+			cleanupRun(e, st, cl, ttl, mine, battery.SetOf(old), fmt.Sprintf("when a completed task is %d ms old", ms+1))
+		}
+
+		// A negative ttl: every age, 0 included, is greater than it.
+		done := task("negative", "completed")
+		ttl := -time.Millisecond
+		input := fmt.Sprintf("Cleanup(%v) of a completed task created now", ttl)
+		before := battery.RowIDs(battery.ListRows(e, st, legacy.ListOptions{}), nil)
+		n, err := cl.Cleanup(e.Ctx, ttl)
+		if err != nil {
+			e.CheckErr(err, reference.ErrInvalid, input)
+			after := battery.RowIDs(battery.ListRows(e, st, legacy.ListOptions{}), nil)
+			e.Check(len(after) == len(before), input+" refused", "nothing removed", fmt.Sprintf("%d of %d tasks removed", len(before)-len(after), len(before)))
+			return
+		}
+		_, kept := battery.Stored(e, st, done)
+		e.Check(!kept, input, battery.Q(done)+" removed (age 0 > -1ms), or ErrInvalid", fmt.Sprintf("still there (count %d)", n))
+		for id := range mine {
+			if id != done {
+				_, ok := battery.Stored(e, st, id)
+				e.Check(ok, input, battery.Q(id)+" (working) kept", "removed")
+			}
+		}
 	})
 }

@@ -34,6 +34,7 @@ const (
 	statusPrefix
 	cleanupGE
 	cleanupFromCompletion
+	cleanupTTLInt32
 	cleanupRemovesLive
 	deepMerge
 	updateKeepsStamps
@@ -57,6 +58,7 @@ const (
 	createOverwrites
 	dropsTTL
 	floatNumbers
+	sniffsStrings
 	cutsAtNUL
 	secondsTimestamps
 	aliasesValues
@@ -156,6 +158,7 @@ var catalogue = []Mutant{
 	{"status-prefix", []string{"L-LIST-1"}, "the status filter matches by prefix", legacyOnly, statusPrefix},
 	{"cleanup-ge", []string{"L-CLEAN-1"}, "Cleanup removes tasks whose age equals the ttl (>= instead of >)", legacyOnly, cleanupGE},
 	{"cleanup-from-completion", []string{"L-CLEAN-1"}, "Cleanup measures age from the last status change, not created_at", legacyOnly, cleanupFromCompletion},
+	{"cleanup-ttl-int32", []string{"L-CLEAN-1"}, "Cleanup's ttl in milliseconds goes through a 32-bit integer: 2^31 ms becomes negative and every terminal task goes", legacyOnly, cleanupTTLInt32},
 	{"cleanup-removes-working", []string{"L-CLEAN-1"}, "Cleanup removes old working and input_required tasks", legacyOnly, cleanupRemovesLive},
 	{"update-keeps-stamps", []string{"L-UPDATE-1", "L-CLEAN-1"}, "Update ignores created_at and task_id in the changes (the values Create stamped stay)", legacyOnly, updateKeepsStamps},
 	{"cleanup-create-time", []string{"L-CLEAN-1"}, "Cleanup ages a task from the time Create stamped (a column Update never writes), not from the created_at it holds", legacyOnly, cleanupCreateTime},
@@ -184,6 +187,7 @@ var catalogue = []Mutant{
 	{"create-overwrites", []string{"M-CREATE-1"}, "Create of an existing id overwrites it", modernOnly, createOverwrites},
 	{"drops-ttl", []string{"M-FIELDS-1", "M-SWEEP-1", "M-GET-1"}, "the ttl is not stored: every task lives forever", modernOnly, dropsTTL},
 	{"float-numbers", []string{"S-VAL-1", "M-FIELDS-1"}, "numbers pass through float64 (9223372036854775807 comes back rounded)", both, floatNumbers},
+	{"sniffs-strings", []string{"S-VAL-1"}, `strings that parse as JSON come back parsed: "123" as the number 123, "true" as true, "null" as null`, both, sniffsStrings},
 	{"cuts-at-nul", []string{"S-VAL-2"}, "strings are cut at U+0000 without an error", both, cutsAtNUL},
 	{"seconds-timestamps", []string{"L-CREATE-1", "M-FIELDS-1", "M-CREATE-1"}, "timestamps are stored in seconds, not milliseconds", both, secondsTimestamps},
 	{"aliases-values", []string{"S-VAL-4"}, "returns the store's own maps: a caller's mutation changes the stored task", both, aliasesValues},

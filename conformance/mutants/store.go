@@ -169,6 +169,15 @@ func (s *store) mangle(v any) any {
 			return json.Number(b)
 		}
 	case string:
+		if s.d == sniffsStrings {
+			// A store that keeps values as text and parses them back without their type.
+			var back any
+			dec := json.NewDecoder(strings.NewReader(x))
+			dec.UseNumber()
+			if dec.Decode(&back) == nil && !dec.More() {
+				return back
+			}
+		}
 		if s.d == cutsAtNUL {
 			if i := strings.IndexByte(x, 0); i >= 0 {
 				return x[:i]
@@ -599,6 +608,9 @@ func (s legacyStore) Cleanup(ctx context.Context, ttl time.Duration) (int, error
 	defer s.b.mu.Unlock()
 	now := s.now()
 	ttlMs := ttl.Milliseconds()
+	if s.d == cleanupTTLInt32 {
+		ttlMs = int64(int32(ttlMs))
+	}
 	n := 0
 	for k, t := range s.b.legacy {
 		if !t.Status().Terminal() && s.d != cleanupRemovesLive {

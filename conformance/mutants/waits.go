@@ -2,10 +2,12 @@ package mutants
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -119,4 +121,27 @@ func (m Mutant) OnlyRules() []string {
 		return m.Breaks
 	}
 	return nil
+}
+
+// JudgedRules are the rules `storecheck mutants --declared` runs on the mutant: the
+// rules it breaks, which alone decide whether it is killed (Judge); in the legacy and
+// modern eras also S-CONC-1, whose state machines file the faults they find under the
+// rule broken (an owner compared by prefix is found by the machine as an M-GET-1
+// fault), and B-REPRO-1, whose replay must hold on every store.
+func (m Mutant) JudgedRules() []string {
+	if only := m.OnlyRules(); len(only) > 0 {
+		return only
+	}
+	rules := append([]string(nil), m.Breaks...)
+	for _, era := range m.Eras {
+		if era == conformance.EraLegacy || era == conformance.EraModern {
+			for _, id := range []string{"S-CONC-1", "B-REPRO-1"} {
+				if !slices.Contains(rules, id) {
+					rules = append(rules, id)
+				}
+			}
+			break
+		}
+	}
+	return rules
 }
