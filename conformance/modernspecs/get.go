@@ -73,6 +73,11 @@ func Get(s *battery.Suite) {
 			{base, 1},
 			{base - 5000, 5500},
 			{base + 250, 750},
+			// Past 32 bits of milliseconds, and past 2^53, where a double loses the
+			// millisecond.
+			{base, 1 << 31},
+			{base, 1<<32 + 1},
+			{base, 1<<53 + 1},
 		}
 		type row struct {
 			id     string

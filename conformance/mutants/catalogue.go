@@ -53,6 +53,7 @@ const (
 	swapCreatedAtMutable
 	expiredVisible
 	expiryOffByOne
+	expiryDouble
 	sweepRemovesLive
 	createVersionZero
 	createOverwrites
@@ -182,6 +183,7 @@ var catalogue = []Mutant{
 	{"swap-version-from-next", []string{"M-SWAP-1"}, "Swap stores the version the new task carries plus one, not expected + 1", modernOnly, swapVersionFromNext},
 	{"expired-visible", []string{"M-GET-1", "M-F-TTL-1", "M-SWAP-2"}, "expired tasks stay visible until swept", modernOnly, expiredVisible},
 	{"expiry-off-by-one", []string{"M-GET-1", "M-F-TTL-1"}, "a task expires one millisecond late (now > created_at + ttl)", modernOnly, expiryOffByOne},
+	{"expiry-double", []string{"M-GET-1"}, "created_at + ttl summed in a double: past 2^53 ms the expiry instant is off by a millisecond", modernOnly, expiryDouble},
 	{"sweep-removes-live", []string{"M-SWEEP-1"}, "Sweep removes every task with a ttl, expired or not", modernOnly, sweepRemovesLive},
 	{"create-version-zero", []string{"M-CREATE-1"}, "Create stores version 0", modernOnly, createVersionZero},
 	{"create-overwrites", []string{"M-CREATE-1"}, "Create of an existing id overwrites it", modernOnly, createOverwrites},

@@ -660,6 +660,10 @@ func (s modernStore) expired(t modern.Task) bool {
 	if t.TTL == nil || s.d == expiredVisible {
 		return false
 	}
+	if s.d == expiryDouble {
+		// created_at + ttl summed in a double, as a JavaScript store would
+		return float64(s.now()) >= float64(t.CreatedAt)+float64(*t.TTL)
+	}
 	if s.d == expiryOffByOne {
 		return s.now() > t.CreatedAt+*t.TTL
 	}
