@@ -123,25 +123,31 @@ func (m Mutant) OnlyRules() []string {
 	return nil
 }
 
+// foundByMachines are the defects whose declared rule only the state machines of
+// S-CONC-1 catch: they file the fault under the rule broken (Env.FaultOf), and no spec
+// of that rule meets the defect (a Get that caches misses; owners compared by prefix or
+// with live wildcards, found as M-GET-1 faults).
+var foundByMachines = map[defect]bool{getCachesMisses: true, ownerPrefix: true, ownerWildcard: true}
+
 // JudgedRules are the rules `storecheck mutants --declared` runs on the mutant: the
-// rules it breaks, which alone decide whether it is killed (Judge); in the legacy and
-// modern eras also S-CONC-1, whose state machines file the faults they find under the
-// rule broken (an owner compared by prefix is found by the machine as an M-GET-1
-// fault), and B-REPRO-1, whose replay must hold on every store.
+// rules it breaks, which alone decide whether it is killed (Judge), S-CONC-1 for a
+// defect that only its state machines find, and in the legacy and modern eras
+// B-REPRO-1, whose replay must hold on every store.
 func (m Mutant) JudgedRules() []string {
 	if only := m.OnlyRules(); len(only) > 0 {
 		return only
 	}
 	rules := append([]string(nil), m.Breaks...)
-	for _, era := range m.Eras {
-		if era == conformance.EraLegacy || era == conformance.EraModern {
-			for _, id := range []string{"S-CONC-1", "B-REPRO-1"} {
-				if !slices.Contains(rules, id) {
-					rules = append(rules, id)
-				}
-			}
-			break
+	add := func(id string) {
+		if !slices.Contains(rules, id) {
+			rules = append(rules, id)
 		}
+	}
+	if foundByMachines[m.d] {
+		add("S-CONC-1")
+	}
+	if slices.Contains(m.Eras, conformance.EraLegacy) || slices.Contains(m.Eras, conformance.EraModern) {
+		add("B-REPRO-1")
 	}
 	return rules
 }
