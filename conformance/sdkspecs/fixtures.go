@@ -111,7 +111,23 @@ func checkGone(e *battery.Env, st sdk.Store, session, id, after string) bool {
 	if err == nil {
 		return e.Check(false, in, "ErrNotFound", "the task: "+show(got))
 	}
-	return e.CheckErr(err, reference.ErrNotFound, in)
+	if !e.CheckErr(err, reference.ErrNotFound, in) {
+		return false
+	}
+	checkUnlisted(e, st, session, id, after)
+	return true
+}
+
+// checkUnlisted files a P-LIST-1 fault when the session's listing still holds a task
+// GetTask does not find: a listing returns only the tasks the caller can see.
+func checkUnlisted(e *battery.Env, st sdk.Store, session, id, after string) {
+	tasks, _ := listAll(e, st, session, maxListed)
+	for _, t := range tasks {
+		if t.TaskID == id {
+			e.FaultOf("P-LIST-1", fmt.Sprintf("ListTasks(%s) to the last page after %s\n  expected: no %s (GetTask does not find it)\n  got: %s", whoOf(session), after, battery.Q(id), show(t)))
+			return
+		}
+	}
 }
 
 // checkResult checks that GetTaskResult returns want exactly.

@@ -69,6 +69,28 @@ func checkExactlyOnce(e *battery.Env, in string, listed []sdk.Task, want, theirs
 func first(s []string, n int) []string { return s[:min(n, len(s))] }
 
 func List(s *battery.Suite) {
+
+	s.It("P-LIST-1", "a task whose ttl ended is on no page, and its neighbours still are", func(e *battery.Env) {
+		st := e.SDK()
+		session := newSession(e, "list-expired")
+		live := create(e, st, session, params(nil))
+		t, kept := keptTTL(e, st, session, ttl(e))
+		complete(e, st, session, t.TaskID, sampleResult("expiring"))
+		// Past its end under either counting: completion came right after creation.
+		pass(e, 2*kept+1)
+		if _, found := stored(e, st, session, t.TaskID); found {
+			e.Inconclusive(fmt.Sprintf("GetTask still finds %s %d ms after a ttl of %d ms (P-TTL-2 judges that): no expired task to list", battery.Q(t.TaskID), 2*kept+1, kept))
+			return
+		}
+		var want []string
+		if _, found := stored(e, st, session, live.TaskID); found {
+			want = append(want, live.TaskID)
+		}
+		tasks, _ := listAll(e, st, session, maxListed)
+		in := fmt.Sprintf("ListTasks(%s) to the last page, %d ms after %s completed with ttl %d ms (GetTask no longer finds it)", whoOf(session), 2*kept+1, battery.Q(t.TaskID), kept)
+		e.Check(count(tasks)[t.TaskID] == 0, in, "no "+battery.Q(t.TaskID)+" (GetTask does not find it)", fmt.Sprintf("listed %d time(s)", count(tasks)[t.TaskID]))
+		checkExactlyOnce(e, in, tasks, want, nil)
+	})
 	s.It("P-LIST-1", "following nextCursor returns every visible task exactly once, as GetTask returns it, and nothing invisible", func(e *battery.Env) {
 		st := e.SDK()
 		mine, theirs := newSession(e, "lister"), newSession(e, "other")
