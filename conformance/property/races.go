@@ -173,45 +173,19 @@ func ModernRaces(e *battery.Env) {
 		}
 		return instance{kind, id, calls, m.Clone(), m}
 	}
-	next := 0 // the next race's number: its kind and payload follow from it and the seed
-	for range meter.Rounds(rounds) {
-		if e.Ctx.Err() != nil {
-			return
-		}
-		// Races at once until there are RaceClients() clients (more than processors),
-		// two or three on each task.
-		insts := []instance{setup(next), setup(next + 1)}
-		next += 2
-		for clients := len(insts[0].calls) + len(insts[1].calls); clients < e.RaceClients(); next++ {
-			insts = append(insts, setup(next))
-			clients += len(insts[len(insts)-1].calls)
-		}
-		var calls []RaceCall[modern.Task]
-		var tasks []string
-		for _, in := range insts {
-			calls = append(calls, in.calls...)
-			for range in.calls {
-				tasks = append(tasks, in.id)
-			}
-		}
-		tl := battery.NewTimeline()
-		got := race(e.Ctx, calls, tl, tasks)
-		meter.Add(tl.Take())
-		off := 0
-		for _, in := range insts {
-			mine := got[off : off+len(in.calls)]
-			off += len(in.calls)
+	raceRounds(e, meter, rounds, setup, func(in instance) (string, []RaceCall[modern.Task]) { return in.id, in.calls },
+		func(in instance, mine []RaceResult[modern.Task]) bool {
 			final, ferr := st.Get(e.Ctx, in.id, reference.System())
 			if ferr != nil {
 				e.Errorf("%s", raceFault(in.kind.name, in.id, in.calls, mine, "Get(system) answered "+battery.DescribeErr(ferr)+" (the task was never deleted: a read after the race must find it)", e.Rerun()))
-				return
+				return false
 			}
 			if !ExplainModern(in.start, &in.m, in.id, in.calls, mine, final, ferr) {
 				e.Errorf("%s", raceFault(in.kind.name, in.id, in.calls, mine, battery.Show(final), e.Rerun()))
-				return
+				return false
 			}
-		}
-	}
+			return true
+		})
 }
 
 // ExplainModern looks for an order of the calls that, run on the model from start,
@@ -435,34 +409,8 @@ func LegacyRaces(e *battery.Env) {
 		}
 		return instance{kind, id, calls, m.Clone(), m}
 	}
-	next := 0 // the next race's number: its kind and payload follow from it and the seed
-	for range meter.Rounds(rounds) {
-		if e.Ctx.Err() != nil {
-			return
-		}
-		// Races at once until there are RaceClients() clients (more than processors),
-		// two or three on each task.
-		insts := []instance{setup(next), setup(next + 1)}
-		next += 2
-		for clients := len(insts[0].calls) + len(insts[1].calls); clients < e.RaceClients(); next++ {
-			insts = append(insts, setup(next))
-			clients += len(insts[len(insts)-1].calls)
-		}
-		var calls []RaceCall[legacy.Task]
-		var tasks []string
-		for _, in := range insts {
-			calls = append(calls, in.calls...)
-			for range in.calls {
-				tasks = append(tasks, in.id)
-			}
-		}
-		tl := battery.NewTimeline()
-		got := race(e.Ctx, calls, tl, tasks)
-		meter.Add(tl.Take())
-		off := 0
-		for _, in := range insts {
-			mine := got[off : off+len(in.calls)]
-			off += len(in.calls)
+	raceRounds(e, meter, rounds, setup, func(in instance) (string, []RaceCall[legacy.Task]) { return in.id, in.calls },
+		func(in instance, mine []RaceResult[legacy.Task]) bool {
 			final, ferr := st.Get(e.Ctx, in.id)
 			explained := false
 			for _, order := range permutations(len(in.calls)) {
@@ -487,8 +435,50 @@ func LegacyRaces(e *battery.Env) {
 					got = "Get answered " + battery.DescribeErr(ferr)
 				}
 				e.Errorf("%s", raceFault(in.kind.name, in.id, in.calls, mine, got, e.Rerun()))
+				return false
+			}
+			return true
+		})
+}
+
+// raceRounds is the round loop of both eras' race checks: each round sets up races
+// (setup(n) makes the check's n-th: a fresh task and the calls that contend for it, its
+// kind and payload following from n and the seed) until there are RaceClients() clients
+// (more than processors), two or three on each task, runs all their calls at once, and
+// hands each race its answers to judge, which records a fault and returns false to end
+// the check.
+func raceRounds[T, I any](e *battery.Env, meter *battery.OverlapMeter, rounds int, setup func(n int) I, contenders func(I) (string, []RaceCall[T]), judge func(in I, got []RaceResult[T]) bool) {
+	count := func(in I) int { _, calls := contenders(in); return len(calls) }
+	next := 0
+	for range meter.Rounds(rounds) {
+		if e.Ctx.Err() != nil {
+			return
+		}
+		insts := []I{setup(next), setup(next + 1)}
+		next += 2
+		for clients := count(insts[0]) + count(insts[1]); clients < e.RaceClients(); next++ {
+			insts = append(insts, setup(next))
+			clients += count(insts[len(insts)-1])
+		}
+		var calls []RaceCall[T]
+		var tasks []string
+		for _, in := range insts {
+			id, cs := contenders(in)
+			calls = append(calls, cs...)
+			for range cs {
+				tasks = append(tasks, id)
+			}
+		}
+		tl := battery.NewTimeline()
+		got := race(e.Ctx, calls, tl, tasks)
+		meter.Add(tl.Take())
+		off := 0
+		for _, in := range insts {
+			n := count(in)
+			if !judge(in, got[off:off+n]) {
 				return
 			}
+			off += n
 		}
 	}
 }
