@@ -13,8 +13,8 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-// Helpers of the shared-rule and legacy-era specs. Any spec file may use them; the
-// modern-era helpers live in modern_fixtures.go with a "mod" prefix.
+// Helpers of the shared-rule and legacy-era specs. Any spec package may use them; the
+// modern-era helpers live in modernspecs/fixtures.go.
 
 // TrickyOwners are owners that a sloppy comparison confuses with one another (S-OWN-3):
 // case, whitespace, a homoglyph, numeric forms, prefixes, characters that are wildcards

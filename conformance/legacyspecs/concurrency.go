@@ -16,9 +16,9 @@ import (
 
 // Legacy races with exact outcomes. Each runs many short rounds: in a round a fresh
 // task is contended by more clients than there are processors, all released at once
-// by a barrier (concurrency.go), and the round's outcome is judged as soon as it ends.
+// by a barrier (battery/concurrency.go), and the round's outcome is judged as soon as it ends.
 // Every round's calls are timed, and the check reports how much they overlapped
-// (overlap.go).
+// (battery/overlap.go).
 
 func Concurrency(s *battery.Suite) {
 	s.It("L-CONC-1", "keeps every one of concurrent Updates of disjoint keys (no lost update)", func(e *battery.Env) {

@@ -13,7 +13,7 @@ import (
 )
 
 // Modern races with exact outcomes, in rounds released by a barrier like the legacy
-// ones (legacy_concurrency.go).
+// ones (legacyspecs/concurrency.go).
 
 func Concurrency(s *battery.Suite) {
 	s.It("M-CREATE-1", "of concurrent Creates of one id exactly one succeeds, the others fail with ErrExists, and every later read sees the winner's task", func(e *battery.Env) {

@@ -11,7 +11,7 @@ import (
 
 // The shared owner rules (S-OWN-1/2/3) as they apply to the modern store: Get and Swap
 // follow the truth table with require_owner off (docs/spec.md 2.1). The facade's side is
-// M-F-SCOPE-1 (modern_facade_scope.go).
+// M-F-SCOPE-1 (facadespecs/modern_scope.go).
 
 func Owner(s *battery.Suite) {
 	s.It("S-OWN-1", "the modern store's Get and Swap follow the truth table (require_owner is the facade's)", func(e *battery.Env) {

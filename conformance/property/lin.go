@@ -221,7 +221,7 @@ func opKey(op porcupine.Operation) string {
 }
 
 // writeHistory keeps porcupine's visualisation and the history as JSON, and says where
-// (artifacts.go decides where and for how long).
+// (battery/artifacts.go decides where and for how long).
 func writeHistory(name string, i int, h History, info porcupine.LinearizationInfo) string {
 	dir, where, err := battery.NewArtifactDir(fmt.Sprintf("%s-%d", name, i))
 	if err != nil {
