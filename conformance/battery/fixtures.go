@@ -206,11 +206,11 @@ func ShowOpts(o legacy.ListOptions) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-// IdSet is a set of task ids.
-type IdSet map[string]bool
+// IDSet is a set of task ids.
+type IDSet map[string]bool
 
-func SetOf(ids ...string) IdSet {
-	s := IdSet{}
+func SetOf(ids ...string) IDSet {
+	s := IDSet{}
 	for _, id := range ids {
 		s[id] = true
 	}
@@ -218,7 +218,7 @@ func SetOf(ids ...string) IdSet {
 }
 
 // Sorted lists the set's ids in order, for messages.
-func (s IdSet) Sorted() []string {
+func (s IDSet) Sorted() []string {
 	out := make([]string, 0, len(s))
 	for id := range s {
 		out = append(out, id)
@@ -227,10 +227,10 @@ func (s IdSet) Sorted() []string {
 	return out
 }
 
-func (s IdSet) String() string { return fmt.Sprintf("%q", s.Sorted()) }
+func (s IDSet) String() string { return fmt.Sprintf("%q", s.Sorted()) }
 
 // Equal reports whether two sets hold the same ids.
-func (s IdSet) Equal(o IdSet) bool {
+func (s IDSet) Equal(o IDSet) bool {
 	if len(s) != len(o) {
 		return false
 	}
@@ -243,8 +243,8 @@ func (s IdSet) Equal(o IdSet) bool {
 }
 
 // RowIDs is the set of task ids among rows that are in mine (all rows when mine is nil).
-func RowIDs(rows []legacy.Task, mine IdSet) IdSet {
-	s := IdSet{}
+func RowIDs(rows []legacy.Task, mine IDSet) IDSet {
+	s := IDSet{}
 	for _, r := range rows {
 		if id := r.ID(); mine == nil || mine[id] {
 			s[id] = true
@@ -350,9 +350,9 @@ func SkipOptional(iface string) { skipActive("optional " + iface + " not impleme
 // lists, cleans or sweeps one page only falls short.
 const BulkRows = 1100
 
-// JsonValues is an object holding every kind of JSON value S-VAL-1 names, in canonical
+// JSONValues is an object holding every kind of JSON value S-VAL-1 names, in canonical
 // form (numbers as json.Number).
-func JsonValues() legacy.Task {
+func JSONValues() legacy.Task {
 	return legacy.Task{
 		"maxInt":      json.Number("9223372036854775807"),
 		"minInt":      json.Number("-9223372036854775807"),

@@ -51,7 +51,7 @@ func (j *ListJudge) List(st legacy.Store, opts legacy.ListOptions) {
 func (j *ListJudge) judge(input string, opts legacy.ListOptions, got []legacy.Task) {
 	sc := scopeOf(opts.Owner)
 	mine := j.rows.Ids()
-	matching, admitted := IdSet{}, IdSet{}
+	matching, admitted := IDSet{}, IDSet{}
 	for id, owner := range j.rows {
 		if opts.Status != nil && j.statusOf(id) != *opts.Status {
 			continue
@@ -120,7 +120,7 @@ func (j *ListJudge) judge(input string, opts legacy.ListOptions, got []legacy.Ta
 }
 
 // honourDesc says what honouring Owner and Limit means for one call.
-func (j *ListJudge) honourDesc(opts legacy.ListOptions, admitted IdSet) string {
+func (j *ListJudge) honourDesc(opts legacy.ListOptions, admitted IDSet) string {
 	switch {
 	case opts.Limit == nil:
 		return fmt.Sprintf("exactly %d of this spec's rows", len(admitted))
@@ -134,7 +134,7 @@ func (j *ListJudge) honourDesc(opts legacy.ListOptions, admitted IdSet) string {
 // diff renders an answer against the rows in scope: counts, then the first rows
 // outside the scope and the first rows in scope that are missing, sorted, so that one
 // store gives one message (B-REPRO-1) and a failure fits a screen.
-func (j *ListJudge) diff(want, got IdSet, limited bool) string {
+func (j *ListJudge) diff(want, got IDSet, limited bool) string {
 	var extra, missing []string
 	for id := range got {
 		if !want[id] {
@@ -288,7 +288,7 @@ func firstIDs(items []string) string {
 }
 
 // subsetOf reports whether every id of s is in o.
-func (s IdSet) subsetOf(o IdSet) bool {
+func (s IDSet) subsetOf(o IDSet) bool {
 	for id := range s {
 		if !o[id] {
 			return false
@@ -316,8 +316,8 @@ func PrincipalScope(id string) ScopeCase {
 // OwnedRows is a set of tasks a list spec created, with their owners ("" for none).
 type OwnedRows map[string]string
 
-func (o OwnedRows) Ids() IdSet {
-	s := IdSet{}
+func (o OwnedRows) Ids() IDSet {
+	s := IDSet{}
 	for id := range o {
 		s[id] = true
 	}
@@ -325,8 +325,8 @@ func (o OwnedRows) Ids() IdSet {
 }
 
 // admitted is the subset of o that c admits.
-func (o OwnedRows) admitted(c ScopeCase, requireOwner bool) IdSet {
-	s := IdSet{}
+func (o OwnedRows) admitted(c ScopeCase, requireOwner bool) IDSet {
+	s := IDSet{}
 	for id, owner := range o {
 		if c.Admits(owner, requireOwner) {
 			s[id] = true

@@ -14,7 +14,7 @@ import (
 // the rest of mine are still there, and that the count returned is the number of rows
 // that disappeared (judged by List before and after, so rows the spec did not create are
 // counted too). what describes the moment, for messages.
-func cleanupRun(e *battery.Env, st legacy.Store, cl legacy.Cleaner, ttl time.Duration, mine, gone battery.IdSet, what string) {
+func cleanupRun(e *battery.Env, st legacy.Store, cl legacy.Cleaner, ttl time.Duration, mine, gone battery.IDSet, what string) {
 	before := battery.RowIDs(battery.ListRows(e, st, legacy.ListOptions{}), nil)
 	input := fmt.Sprintf("Cleanup(%v) %s", ttl, what)
 	n, err := cl.Cleanup(e.Ctx, ttl)
@@ -49,7 +49,7 @@ func Cleanup(s *battery.Suite) {
 		st := e.Legacy()
 		cl := battery.RequireCleaner(st)
 		const ttl = time.Hour
-		mine := battery.IdSet{}
+		mine := battery.IDSet{}
 		task := func(name string, status any) string {
 			id := e.ID(name)
 			battery.MustCreate(e, st, id, legacy.Task{"what": name})
@@ -70,25 +70,25 @@ func Cleanup(s *battery.Suite) {
 		clk.Set(t0.Add(ttl))
 		battery.MustStatus(e, st, lateDone, "completed") // finished just now; age still counts from t0
 
-		cleanupRun(e, st, cl, ttl, mine, battery.IdSet{}, "when the oldest tasks are exactly ttl old (age == ttl is kept)")
+		cleanupRun(e, st, cl, ttl, mine, battery.IDSet{}, "when the oldest tasks are exactly ttl old (age == ttl is kept)")
 		clk.Set(t0.Add(ttl + time.Millisecond))
 		cleanupRun(e, st, cl, ttl, mine, battery.SetOf(done, failed, cancelled, lateDone), "1 ms later (age ttl+1ms)")
 		clk.Set(t0.Add(30*time.Minute + ttl))
-		cleanupRun(e, st, cl, ttl, mine, battery.IdSet{}, "when the young task is exactly ttl old")
+		cleanupRun(e, st, cl, ttl, mine, battery.IDSet{}, "when the young task is exactly ttl old")
 		clk.Set(t0.Add(30*time.Minute + ttl + time.Millisecond))
 		cleanupRun(e, st, cl, ttl, mine, battery.SetOf(young), "when the young task is ttl+1ms old")
 		clk.Set(t0.Add(1000 * time.Hour))
-		cleanupRun(e, st, cl, ttl, mine, battery.IdSet{}, "1000 h later: working, input_required and status-less tasks are never removed")
+		cleanupRun(e, st, cl, ttl, mine, battery.IDSet{}, "1000 h later: working, input_required and status-less tasks are never removed")
 
 		// ttl 0: a task finished at its creation instant is 0 ms old, which is not > 0.
 		now := task("now", "completed")
-		cleanupRun(e, st, cl, 0, mine, battery.IdSet{}, "at the instant a completed task was created")
+		cleanupRun(e, st, cl, 0, mine, battery.IDSet{}, "at the instant a completed task was created")
 		clk.Advance(time.Millisecond)
 		cleanupRun(e, st, cl, 0, mine, battery.SetOf(now), "1 ms after a completed task was created")
 		// A ttl that is not a whole number of milliseconds: age 1 ms is not > 1.5 ms.
 		half := task("half", "failed")
 		clk.Advance(time.Millisecond)
-		cleanupRun(e, st, cl, 1500*time.Microsecond, mine, battery.IdSet{}, "when a failed task is 1 ms old")
+		cleanupRun(e, st, cl, 1500*time.Microsecond, mine, battery.IDSet{}, "when a failed task is 1 ms old")
 		clk.Advance(time.Millisecond)
 		cleanupRun(e, st, cl, 1500*time.Microsecond, mine, battery.SetOf(half), "when a failed task is 2 ms old")
 	})
@@ -98,7 +98,7 @@ func Cleanup(s *battery.Suite) {
 		cl := battery.RequireCleaner(st)
 		now := e.NowMillis()
 		const hour = int64(time.Hour / time.Millisecond)
-		mine := battery.IdSet{}
+		mine := battery.IDSet{}
 		task := func(name string, changes legacy.Task) string {
 			id := e.ID(name)
 			battery.MustCreate(e, st, id, legacy.Task{"what": name})
@@ -122,7 +122,7 @@ func Cleanup(s *battery.Suite) {
 	s.It("L-CLEAN-1", "on the store's own clock: keeps young and live tasks, removes old terminal ones, and counts them", func(e *battery.Env) {
 		st := e.Legacy()
 		cl := battery.RequireCleaner(st)
-		mine := battery.IdSet{}
+		mine := battery.IDSet{}
 		task := func(name string, status string) string {
 			id := e.ID(name)
 			battery.MustCreate(e, st, id, legacy.Task{})
@@ -135,7 +135,7 @@ func Cleanup(s *battery.Suite) {
 		done, failed, cancelled := task("completed", "completed"), task("failed", "failed"), task("cancelled", "cancelled")
 		task("working", "working")
 		task("input", "input_required")
-		cleanupRun(e, st, cl, time.Hour, mine, battery.IdSet{}, "of tasks a moment old")
+		cleanupRun(e, st, cl, time.Hour, mine, battery.IDSet{}, "of tasks a moment old")
 		// Let time pass on whichever clock the store reads.
 		if e.HasClock() {
 			e.ManualClock().Advance(50 * time.Millisecond)
@@ -149,7 +149,7 @@ func Cleanup(s *battery.Suite) {
 		clk := e.ManualClock()
 		st := e.Legacy()
 		cl := battery.RequireCleaner(st)
-		mine := battery.IdSet{}
+		mine := battery.IDSet{}
 		task := func(name, status string) string {
 			id := e.ID(name)
 			battery.MustCreate(e, st, id, legacy.Task{"what": name})
@@ -165,7 +165,7 @@ func Cleanup(s *battery.Suite) {
 			t0 := clk.Now()
 			old := task(fmt.Sprintf("done-%d", ms), "completed")
 			clk.Set(t0.Add(ttl))
-			cleanupRun(e, st, cl, ttl, mine, battery.IdSet{}, fmt.Sprintf("when a completed task is exactly %d ms old", ms))
+			cleanupRun(e, st, cl, ttl, mine, battery.IDSet{}, fmt.Sprintf("when a completed task is exactly %d ms old", ms))
 			clk.Set(t0.Add(ttl + time.Millisecond))
 			cleanupRun(e, st, cl, ttl, mine, battery.SetOf(old), fmt.Sprintf("when a completed task is %d ms old", ms+1))
 		}

@@ -24,10 +24,10 @@ func outside(rows []legacy.Task, c battery.ScopeCase, requireOwner bool) []strin
 func List(s *battery.Suite) {
 	s.It("L-LIST-1", "filters by exact status (an unknown status yields nothing) and returns each task once", func(e *battery.Env) {
 		st := e.Legacy()
-		mine := battery.IdSet{}
-		byStatus := map[string]battery.IdSet{}
+		mine := battery.IDSet{}
+		byStatus := map[string]battery.IDSet{}
 		for _, status := range reference.Statuses() {
-			byStatus[string(status)] = battery.IdSet{}
+			byStatus[string(status)] = battery.IDSet{}
 			for range 2 {
 				id := e.ID(string(status))
 				battery.MustCreate(e, st, id, legacy.Task{"kind": string(status)})
@@ -38,7 +38,7 @@ func List(s *battery.Suite) {
 				byStatus[string(status)][id] = true
 			}
 		}
-		check := func(opts legacy.ListOptions, want battery.IdSet) {
+		check := func(opts legacy.ListOptions, want battery.IDSet) {
 			input := "List(" + battery.ShowOpts(opts) + ")"
 			rows, err := st.List(e.Ctx, opts)
 			if !e.CheckErr(err, nil, input) {
@@ -64,7 +64,7 @@ func List(s *battery.Suite) {
 		}
 		// Unknown statuses, near misses of real ones among them, match nothing.
 		for _, status := range []string{"bogus", "Working", "WORKING", "working ", " working", "work", "complete", "cancel", "%", "*", "", "working|completed"} {
-			check(legacy.ListOptions{Status: new(status)}, battery.IdSet{})
+			check(legacy.ListOptions{Status: new(status)}, battery.IDSet{})
 		}
 	})
 
@@ -238,7 +238,7 @@ func filterStatus(rows []legacy.Task, status string) []legacy.Task {
 }
 
 // describeRows renders a set of a spec's rows with their owners, for messages.
-func describeRows(rows battery.OwnedRows, ids battery.IdSet) string {
+func describeRows(rows battery.OwnedRows, ids battery.IDSet) string {
 	var parts []string
 	for _, id := range ids.Sorted() {
 		owner := rows[id]

@@ -41,7 +41,7 @@ func Owner(s *battery.Suite) {
 			}
 		}
 		rows := battery.ListRows(e, st, legacy.ListOptions{})
-		seen := battery.IdSet{}
+		seen := battery.IDSet{}
 		for _, row := range rows {
 			owner, mine := owners[row.ID()]
 			if !mine {

@@ -49,7 +49,7 @@ func Reach(s *battery.Suite) {
 	s.It("L-CLEAN-1", "removes every due task of more than a batch (1100), keeps the live ones, and counts them", func(e *battery.Env) {
 		st := e.Legacy()
 		c := battery.RequireCleaner(st)
-		due, live := battery.IdSet{}, battery.IdSet{}
+		due, live := battery.IDSet{}, battery.IDSet{}
 		for i := range battery.BulkRows + 50 {
 			id := e.ID("bulk")
 			battery.MustCreate(e, st, id, legacy.Task{})

@@ -183,7 +183,7 @@ func show(v any) string {
 func sampleResult(tag string) sdk.Result {
 	return sdk.Result{
 		"content":           []any{map[string]any{"type": "text", "text": "result " + tag}},
-		"structuredContent": map[string]any(battery.JsonValues()),
+		"structuredContent": map[string]any(battery.JSONValues()),
 		"isError":           false,
 	}
 }

@@ -102,15 +102,15 @@ func OwnerListTable(e *battery.Env, st legacy.Store, requireOwner bool) {
 	unowned := battery.SetOf(facadeCreate(e, fac, "unowned", ""), facadeCreate(e, fac, "unowned", ""))
 	owned := battery.SetOf(facadeCreate(e, fac, "owned", battery.OwnerY), facadeCreate(e, fac, "owned", battery.OwnerY))
 	other := battery.SetOf(facadeCreate(e, fac, "other", battery.OwnerX))
-	mine := battery.IdSet{}
-	for _, s := range []battery.IdSet{unowned, owned, other} {
+	mine := battery.IDSet{}
+	for _, s := range []battery.IDSet{unowned, owned, other} {
 		for id := range s {
 			mine[id] = true
 		}
 	}
 	callers := []reference.Caller{reference.System(), reference.Anonymous(), reference.Principal(battery.OwnerX), reference.Principal(battery.OwnerY), reference.Principal("owner-z")}
 	for _, c := range callers {
-		want := battery.IdSet{}
+		want := battery.IDSet{}
 		for id := range mine {
 			owner := ""
 			switch {

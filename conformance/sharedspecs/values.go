@@ -82,7 +82,7 @@ func randomText(r *rand.Rand, n int) string {
 func LegacyValues(s *battery.Suite) {
 	s.It("S-VAL-1", "round-trips JSON values exactly through Create, Get, Update and List", func(e *battery.Env) {
 		st := e.Legacy()
-		values := battery.JsonValues()
+		values := battery.JSONValues()
 		id := e.ID("val")
 		input := fmt.Sprintf("Create(%s, %s)", battery.Q(id), battery.Q(values))
 		got, err := st.Create(e.Ctx, id, values)
