@@ -84,58 +84,46 @@ func (e *Env) NowMillis() int64 { return reference.NowMillis(e.Clock()) }
 
 // Legacy returns the spec's legacy store (the same instance on every call).
 func (e *Env) Legacy() legacy.Store {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.legacy == nil {
-		st, err := e.Ns.Legacy(e.Ctx)
-		e.BringUp("legacy store", err)
-		e.legacy = st
-	}
-	return e.legacy
+	return opened(e, &e.legacy, "legacy store", e.Ns.Legacy)
 }
 
 // Modern returns the spec's modern store (the same instance on every call).
 func (e *Env) Modern() modern.Store {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.modern == nil {
-		st, err := e.Ns.Modern(e.Ctx)
-		e.BringUp("modern store", err)
-		e.modern = st
-	}
-	return e.modern
+	return opened(e, &e.modern, "modern store", e.Ns.Modern)
 }
 
 // SDK returns the spec's SDK-profile store (the same instance on every call).
 func (e *Env) SDK() sdk.Store {
+	return opened(e, &e.sdk, "SDK-profile store", func(ctx context.Context) (sdk.Store, error) { return harness.OpenSDK(ctx, e.Ns) })
+}
+
+// opened returns *st, opening it first when it is not yet: the spec's one instance of
+// an era's store.
+func opened[S comparable](e *Env, st *S, what string, open func(context.Context) (S, error)) S {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.sdk == nil {
-		st, err := harness.OpenSDK(e.Ctx, e.Ns)
-		e.BringUp("SDK-profile store", err)
-		e.sdk = st
+	var none S
+	if *st == none {
+		s, err := open(e.Ctx)
+		e.BringUp(what, err)
+		*st = s
 	}
-	return e.sdk
+	return *st
 }
 
 // OtherLegacy opens another instance on the same namespace (S-SHARE-1). It skips when
 // the harness does not declare shared instances.
-func (e *Env) OtherLegacy() legacy.Store {
-	if !e.Caps.Shared {
-		e.Skip("not applicable: the store has a single instance per namespace")
-	}
-	st, err := e.Ns.Legacy(e.Ctx)
-	e.BringUp("second legacy instance", err)
-	return st
-}
+func (e *Env) OtherLegacy() legacy.Store { return other(e, "second legacy instance", e.Ns.Legacy) }
 
 // OtherModern is OtherLegacy for the modern era.
-func (e *Env) OtherModern() modern.Store {
+func (e *Env) OtherModern() modern.Store { return other(e, "second modern instance", e.Ns.Modern) }
+
+func other[S any](e *Env, what string, open func(context.Context) (S, error)) S {
 	if !e.Caps.Shared {
 		e.Skip("not applicable: the store has a single instance per namespace")
 	}
-	st, err := e.Ns.Modern(e.Ctx)
-	e.BringUp("second modern instance", err)
+	st, err := open(e.Ctx)
+	e.BringUp(what, err)
 	return st
 }
 
