@@ -264,7 +264,7 @@ func ruleFilter(ids []string, label string, eras []battery.Era) (string, error) 
 	return strings.Join(parts, " && "), nil
 }
 
-// BringUp opens a namespace and each era's store once before the run, so that a
+// bringUp opens a namespace and each era's store once before the run, so that a
 // harness that cannot start is one clear error rather than every spec failing.
 func bringUp(ctx context.Context, h harness.Harness, eras []battery.Era) (err error) {
 	var clock reference.Clock = reference.SystemClock{}

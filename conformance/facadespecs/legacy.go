@@ -520,7 +520,7 @@ func Legacy(s *battery.Suite) {
 	})
 }
 
-// CallLog records the calls a wrapper saw, for specs that check which store method the
+// callLog records the calls a wrapper saw, for specs that check which store method the
 // facade used.
 type callLog struct {
 	mu    sync.Mutex
@@ -549,8 +549,8 @@ func (l *callLog) Has(prefix string) bool {
 	return false
 }
 
-// RecordingStore forwards the five required methods and logs the writes. It hides the
-// optional interfaces; CancelRecorder and CleanRecorder add them back one at a time.
+// recordingStore forwards the five required methods and logs the writes. It hides the
+// optional interfaces; cancelRecorder and cleanRecorder add them back one at a time.
 type recordingStore struct {
 	legacy.Store
 	log *callLog
@@ -561,7 +561,7 @@ func (r recordingStore) Update(ctx context.Context, id string, changes legacy.Ta
 	return r.Store.Update(ctx, id, changes)
 }
 
-// CancelRecorder is a RecordingStore with the inner store's Cancel.
+// cancelRecorder is a recordingStore with the inner store's Cancel.
 type cancelRecorder struct {
 	recordingStore
 	c legacy.Canceler
@@ -572,7 +572,7 @@ func (r cancelRecorder) Cancel(ctx context.Context, id string) (legacy.Task, err
 	return r.c.Cancel(ctx, id)
 }
 
-// CancelCondRecorder is a CancelRecorder with the inner store's UpdateIf as well: the
+// cancelCondRecorder is a cancelRecorder with the inner store's UpdateIf as well: the
 // facade then claims the task with UpdateIf and calls Cancel for its side effects.
 type cancelCondRecorder struct {
 	cancelRecorder
@@ -584,7 +584,7 @@ func (r cancelCondRecorder) UpdateIf(ctx context.Context, id string, allowed []r
 	return r.cu.UpdateIf(ctx, id, allowed, changes)
 }
 
-// CleanRecorder is a RecordingStore with the inner store's Cleanup; it logs the count
+// cleanRecorder is a recordingStore with the inner store's Cleanup; it logs the count
 // the store returned, so that a spec can compare it with the facade's.
 type cleanRecorder struct {
 	recordingStore

@@ -24,7 +24,7 @@ func LegacyStateMachine(s *battery.Suite) {
 	})
 }
 
-// newLegacyMachine is one rapid case: random store and facade operations on one legacy
+// legacyMachine is one rapid case: random store and facade operations on one legacy
 // store, each checked against model.Legacy, and the whole state compared after every
 // step.
 type legacyMachine struct {

@@ -116,7 +116,7 @@ func (r *recorder) fanOut(client int, ids []string, call func() (view func(id st
 // different clients overlap all through the history rather than only at its start.
 const roundOps = 4
 
-// history is what one randomised run produced: the model to check it with, the
+// History is what one randomised run produced: the model to check it with, the
 // operations and the scripts the clients followed (for B-REPRO-1).
 type History struct {
 	model   porcupine.Model

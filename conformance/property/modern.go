@@ -27,7 +27,7 @@ func ModernStateMachine(s *battery.Suite) {
 	})
 }
 
-// newModernMachine is one rapid case of the modern era: random store and facade operations,
+// modernMachine is one rapid case of the modern era: random store and facade operations,
 // each checked against model.Modern, the state and the notifications compared after
 // every step.
 type modernMachine struct {
