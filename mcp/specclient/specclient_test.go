@@ -290,4 +290,3 @@ func serveMCPOrSkip(t *testing.T, extra ...string) string {
 	}
 	return serveMCP(t, 3*time.Minute, extra...)
 }
-
