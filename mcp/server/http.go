@@ -122,6 +122,9 @@ func (s *Server) post(w http.ResponseWriter, req *http.Request, principal string
 			writeJSON(w, http.StatusBadRequest, answer(nil, nil, errorf(jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message")))
 			return
 		}
+		if msg.Method == "" && msg.ID != nil {
+			s.answerInput(req.Context(), principal, msg)
+		}
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -284,6 +287,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, pr
 		var msg message
 		if err := json.Unmarshal(raw, &msg); err != nil {
 			_ = write(answer(nil, nil, errorf(jsonrpc.CodeInvalidRequest, "not a JSON-RPC message: %v", err)))
+			continue
+		}
+		if msg.Method == "" && msg.ID != nil {
+			s.answerInput(ctx, principal, msg)
 			continue
 		}
 		if msg.Method == "" || msg.ID == nil {

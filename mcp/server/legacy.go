@@ -73,18 +73,19 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 	if e != nil {
 		return nil, e
 	}
-	t, ok := findTool(name, false)
+	t, ok := findTool(name)
 	if !ok {
 		return nil, errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
 	}
 	args, _ := r.params["arguments"].(map[string]any)
 	taskParams, asTask := r.params["task"].(map[string]any)
+	support := t.legacySupport()
 	switch {
-	case asTask && t.support == supportForbidden && s.cfg.Mutant == "forbidden-as-task":
+	case asTask && support == supportForbidden && s.cfg.Mutant == "forbidden-as-task":
 		// runs as a task below
-	case asTask && t.support == supportForbidden:
+	case asTask && support == supportForbidden:
 		return nil, errorf(jsonrpc.CodeMethodNotFound, "tool %q does not run as a task", name)
-	case !asTask && t.support == supportRequired && s.cfg.Mutant != "required-runs-plain":
+	case !asTask && support == supportRequired && s.cfg.Mutant != "required-runs-plain":
 		return nil, errorf(jsonrpc.CodeMethodNotFound, "tool %q runs only as a task: add params.task", name)
 	case !asTask:
 		res, rpcErr := t.run(ctx, nil, args)
@@ -168,10 +169,6 @@ type legacyWork struct {
 func (w legacyWork) cancelled(ctx context.Context) bool {
 	t, err := w.s.legacy.Get(ctx, w.id, reference.System())
 	return err == nil && t.Status() == reference.StatusCancelled
-}
-
-func (w legacyWork) input(context.Context, map[string]any) (map[string]any, error) {
-	return nil, errors.New("no input in the 2025-11-25 era here")
 }
 
 // legacyGet reads a task the caller may see and that has not expired.
@@ -272,10 +269,17 @@ func (s *Server) legacyResult(ctx context.Context, r *request) (any, *rpcError) 
 	if e != nil {
 		return nil, e
 	}
+	inputs := &inputSender{s: s, r: r, sent: map[string]bool{}}
+	defer inputs.close()
 	for {
 		t, e := s.legacyGet(ctx, id, r.caller)
 		if e != nil {
 			return nil, e
+		}
+		if t.Status() == reference.StatusInputRequired && r.stream != nil {
+			if err := inputs.send(t); err != nil {
+				return nil, nil // the stream broke
+			}
 		}
 		if !t.Status().Terminal() && s.cfg.Mutant == "result-at-once" {
 			return nil, errorf(jsonrpc.CodeInternal, "Task %s has no result yet", id)

@@ -93,6 +93,9 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+
+	inputMu sync.Mutex
+	inputs  map[string]pendingInput // 2025-11-25 input requests sent, by JSON-RPC id
 }
 
 // session is one 2025-11-25 client: made by initialize, named by Mcp-Session-Id (on stdio,
@@ -124,7 +127,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 1 << 20
 	}
-	s := &Server{cfg: cfg, sessions: map[string]*session{}}
+	s := &Server{cfg: cfg, sessions: map[string]*session{}, inputs: map[string]pendingInput{}}
 	if _, err := rand.Read(s.secret[:]); err != nil {
 		return nil, err
 	}

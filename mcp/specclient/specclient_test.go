@@ -92,13 +92,35 @@ func run(t *testing.T, args []string, extra ...*os.File) (string, int) {
 	return string(out), code
 }
 
-// mustPass fails the test with the script's output unless every check passed.
-func mustPass(t *testing.T, what string, out string, code int) {
+// mustPass fails the test with the script's output unless every check passed and the
+// checks named in want were among them (a flow the server offers must not go unexercised).
+func mustPass(t *testing.T, what string, out string, code int, want ...string) {
 	t.Helper()
 	if code != 0 || !strings.Contains(out, "PASS:") {
 		t.Fatalf("%s: the spec client failed (exit %d):\n%s", what, code, out)
 	}
+	for _, id := range want {
+		if !strings.Contains(out, "\nok   "+id+"\n") {
+			t.Fatalf("%s: check %s was not exercised:\n%s", what, id, out)
+		}
+	}
 	t.Logf("%s: %s", what, lastLine(out))
+}
+
+// Checks a run must reach: the last of each flow, and the input flows of both eras.
+var (
+	legacyEnd   = []string{"legacy.list.own", "legacy.input.completed"}
+	modernEnd   = []string{"ext.cancel.terminal", "ext.input.completed"}
+	legacyOther = []string{"legacy.isolation.other-way.bob", "legacy.input.isolation.bob", "legacy.isolation.tasks/cancel.like-missing.anonymous"}
+	modernOther = []string{"ext.isolation.other-way.bob", "ext.input.isolation.bob", "ext.isolation.tasks/cancel.like-missing.anonymous"}
+)
+
+func all(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
 }
 
 func lastLine(s string) string {
@@ -170,7 +192,7 @@ func TestSpecClientHTTP(t *testing.T) {
 	node(t)
 	url := serveMCP(t, 30*time.Second)
 	out, code := run(t, append([]string{"--http", url}, tokenArgs...))
-	mustPass(t, "HTTP, memstore", out, code)
+	mustPass(t, "HTTP, memstore", out, code, all(legacyEnd, modernEnd, legacyOther, modernOther)...)
 }
 
 // TestSpecClientStdio runs the client over stdio: against `storecheck serve --mcp stdio`
@@ -179,7 +201,7 @@ func TestSpecClientHTTP(t *testing.T) {
 func TestSpecClientStdio(t *testing.T) {
 	node(t)
 	out, code := run(t, []string{"--spawn", fmt.Sprintf(`[%q, "serve", "--mcp", "stdio"]`, storecheck(t))})
-	mustPass(t, "stdio, storecheck serve", out, code)
+	mustPass(t, "stdio, storecheck serve", out, code, all(legacyEnd, modernEnd)...)
 
 	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
 	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern()})
@@ -217,7 +239,8 @@ func TestSpecClientStdio(t *testing.T) {
 			_ = f.Close()
 		}
 		wg.Wait()
-		mustPass(t, "stdio, two principals, "+era, out, code)
+		want := map[string][]string{"legacy": all(legacyEnd, legacyOther[:2]), "modern": all(modernEnd, modernOther[:2])}[era]
+		mustPass(t, "stdio, two principals, "+era, out, code, want...)
 	}
 }
 
@@ -278,7 +301,7 @@ func TestSpecClientPostgres(t *testing.T) {
 	node(t)
 	url := serveMCPOrSkip(t, "--adapter", "postgres")
 	out, code := run(t, append([]string{"--http", url}, tokenArgs...))
-	mustPass(t, "HTTP, postgres", out, code)
+	mustPass(t, "HTTP, postgres", out, code, all(legacyEnd, modernEnd, legacyOther, modernOther)...)
 }
 
 // serveMCPOrSkip is serveMCP for an adapter that needs Docker: without it the test skips
