@@ -129,12 +129,24 @@ class HttpConn {
       ? { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `client does not serve ${msg.method}` } }
       : { jsonrpc: '2.0', id: msg.id, result };
     const res = await this.post(body);
+    this.answerStatus = res.status;
     await res.text();
   }
 
   async notify(method, params) {
     const res = await this.post({ jsonrpc: '2.0', method, params });
     await res.text();
+  }
+
+  // raw sends text as the body and returns the HTTP status and the body, parsed when JSON.
+  async raw(text) {
+    const res = await fetch(this.url, { method: 'POST', headers: this.headers({}), body: text });
+    const body = await res.text();
+    let msg = null;
+    try {
+      msg = body ? JSON.parse(body) : null;
+    } catch { /* the body may be omitted or not JSON */ }
+    return { httpStatus: res.status, msg };
   }
 
   close() {}
@@ -177,6 +189,12 @@ class StdioConn {
       return;
     }
     if (msg.method) return; // a notification: nothing here relies on them ("MUST NOT rely")
+    if (msg.id === null && this.orphan) {
+      const o = this.orphan;
+      this.orphan = null;
+      o(msg);
+      return;
+    }
     const p = this.pending.get(msg.id);
     if (p) {
       this.pending.delete(msg.id);
@@ -198,6 +216,15 @@ class StdioConn {
 
   async notify(method, params) {
     this.write({ jsonrpc: '2.0', method, params });
+  }
+
+  // raw writes text as one line and returns the next answer with a null id (2 s at most).
+  raw(text) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { this.orphan = null; resolve({ msg: null }); }, 2000);
+      this.orphan = (msg) => { clearTimeout(timer); resolve({ msg }); };
+      this.out.write(text + '\n');
+    });
   }
 
   close() {
@@ -418,6 +445,8 @@ async function legacyFlow(owner, others, log) {
     'If a task is retrievable via `tasks/get` for a requestor, it MUST be retrievable via `tasks/list` for that requestor.',
     `made ${show(mine)}; tasks/list (every page) gave ${show(listed)}${dup.length ? `; twice: ${show(dup)}` : ''}`, true);
 
+  await badInput(a);
+
   // The others see nothing of the owner's tasks, and are answered as for an id never issued.
   for (const oc of others) {
     const b = new Legacy(oc);
@@ -467,6 +496,36 @@ async function legacyFlow(owner, others, log) {
   }
 }
 
+// badInput sends what is not a valid request and checks the JSON-RPC 2.0 answers, then
+// that the server still serves.
+async function badInput(a) {
+  const http = a.conn instanceof HttpConn;
+  const broken = await a.conn.raw('{"jsonrpc": "2.0", "id": 1, "method": "ping"');
+  if (http) {
+    // transports.mdx says this of a response or notification it cannot accept ("If the
+    // server cannot accept the input, it MUST return an HTTP error status code (e.g., 400
+    // Bad Request). The HTTP response body MAY comprise a JSON-RPC error response that has
+    // no id."); a body that is not JSON is read the same way (reading V-BAD-1,
+    // docs/spec.md).
+    check(broken.httpStatus >= 400 && broken.httpStatus < 500 && (broken.msg === null || broken.msg.error?.code === -32700), 'bad.parse',
+      'If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).',
+      `malformed JSON: HTTP ${broken.httpStatus}, body ${show(broken.msg)}`, true);
+  } else {
+    check(broken.msg?.error?.code === -32700 && broken.msg.id === null, 'bad.parse',
+      'JSON-RPC 2.0: -32700 Parse error: Invalid JSON was received by the server. ... If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null.',
+      `malformed JSON line: ${show(broken.msg)}`, true);
+  }
+  const unknown = await a.call('no/such/method', {});
+  check(unknown.error?.code === -32601, 'bad.method', 'JSON-RPC 2.0: -32601 Method not found: The method does not exist / is not available.',
+    `no/such/method: ${show(unknown)}`, true);
+  const params = await a.call('tasks/get', { taskId: 7 });
+  check(params.error?.code === -32602, 'bad.params', 'JSON-RPC 2.0: -32602 Invalid params: Invalid method parameter(s).',
+    `tasks/get with a number for taskId: ${show(params)}`, true);
+  const ping = await a.call('ping', {});
+  check(ping.result !== undefined, 'bad.still-serving', 'The receiver MUST respond promptly with an empty response (ping)',
+    `ping after the bad input: ${show(ping)}`, true);
+}
+
 async function legacyInput(a, others, mine) {
   const id = await createLegacy(a, 'confirm_delete', { item: 'report.txt' });
   mine.push(id);
@@ -495,6 +554,11 @@ async function legacyInput(a, others, mine) {
   check(asked.length >= 1 && asked[0].method === 'elicitation/create', 'legacy.input.request',
     'When the requestor encounters the `input_required` status, it SHOULD preemptively call `tasks/result`.',
     `requests received on tasks/result: ${show(asked)}`);
+  if (a.conn instanceof HttpConn) {
+    check(a.conn.answerStatus === 202, 'legacy.input.accepted',
+      'If the input is a JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.',
+      `the POST of the elicitation's response: HTTP ${a.conn.answerStatus}`, true);
+  }
   check(asked.every((m) => m.params?._meta?.[RELATED]?.taskId === id), 'legacy.input.related-task',
     'The receiver MUST include the `io.modelcontextprotocol/related-task` metadata in the request to associate it with the task.',
     `requests: ${show(asked.map((m) => m.params?._meta))}`, true);

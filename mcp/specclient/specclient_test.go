@@ -109,7 +109,7 @@ func mustPass(t *testing.T, what string, out string, code int, want ...string) {
 
 // Checks a run must reach: the last of each flow, and the input flows of both eras.
 var (
-	legacyEnd   = []string{"legacy.list.own", "legacy.input.completed"}
+	legacyEnd   = []string{"legacy.list.own", "bad.still-serving", "legacy.input.completed"}
 	modernEnd   = []string{"ext.cancel.terminal", "ext.input.completed"}
 	legacyOther = []string{"legacy.isolation.other-way.bob", "legacy.input.isolation.bob", "legacy.isolation.tasks/cancel.like-missing.anonymous"}
 	modernOther = []string{"ext.isolation.other-way.bob", "ext.input.isolation.bob", "ext.isolation.tasks/cancel.like-missing.anonymous"}
