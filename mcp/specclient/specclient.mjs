@@ -470,6 +470,16 @@ async function legacyFlow(owner, others, log) {
         'reading V-DENY-1 (docs/spec.md): a task the caller may not see is answered exactly as a missing one',
         `${b.name}'s ${method}: another's task ${show(r.error)}, a task never issued ${show(rGhost.error)}`, true);
     }
+    if (oc instanceof HttpConn && owner.session && !oc.anonymous) {
+      // The owner's session id sent with another principal's token.
+      const hijack = new HttpConn(oc.name, oc.url, oc.token);
+      hijack.session = owner.session;
+      hijack.version = LEGACY;
+      const r = await hijack.request('tasks/list', {});
+      check(r.httpStatus >= 400 && r.httpStatus < 500, `legacy.session.bound.${b.name}`,
+        'MCP servers SHOULD bind session IDs to user-specific information. (security best practices; reading V-SESSION-1, docs/spec.md: such a request is HTTP 404)',
+        `${b.name}'s tasks/list with ${a.name}'s Mcp-Session-Id: HTTP ${r.httpStatus} ${show(r.result ?? r.error)}`, true);
+    }
     const still = await a.call('tasks/get', { taskId: done });
     check(still.result?.status === 'completed', `legacy.isolation.unchanged.${b.name}`,
       'receivers MUST reject ... `tasks/cancel` requests for tasks that do not belong to the same authorization context as the requestor.',
