@@ -68,6 +68,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// pollFast is the pollInterval the in-process servers suggest: the client honours it, so
+// it sets the pace of their runs.
+const pollFast = 50 * time.Millisecond
+
 // principals are the tokens the servers map; the script names the owner first.
 var principals = map[string]string{"token-a": "alice", "token-b": "bob"}
 
@@ -204,7 +208,7 @@ func TestSpecClientStdio(t *testing.T) {
 	mustPass(t, "stdio, storecheck serve", out, code, all(legacyEnd, modernEnd)...)
 
 	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
-	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern()})
+	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), PollInterval: pollFast})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +282,7 @@ func TestSpecClientCatchesMutants(t *testing.T) {
 	for m, want := range killedBy {
 		t.Run(m, func(t *testing.T) {
 			st := memstore.New(memstore.WithClock(reference.SystemClock{}))
-			srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Principals: principals, Mutant: m})
+			srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Principals: principals, Mutant: m, PollInterval: pollFast})
 			if err != nil {
 				t.Fatal(err)
 			}
