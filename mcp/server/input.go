@@ -89,6 +89,11 @@ type inputSender struct {
 
 // send sends the requests of t not yet answered nor sent on this stream.
 func (is *inputSender) send(t legacy.Task) error {
+	if !is.r.session.canElicit() {
+		// "Servers MUST NOT send elicitation requests with modes that are not supported by
+		// the client": this stream only waits.
+		return nil
+	}
 	reqs, _ := t[keyInputRequests].(map[string]any)
 	got, _ := t[keyInputResponses].(map[string]any)
 	for key, raw := range reqs {

@@ -18,11 +18,16 @@ import (
 // elicitation/create request with the related-task _meta; bob's response to that request
 // (he learnt its id) is ignored; alice's is taken, the task completes with her answer and
 // the stream ends with the result. A task cancelled while it waits for input stays
-// cancelled; a plain call of the tool is -32601 (it is listed as required).
+// cancelled; a plain call of the tool is -32601 (it is listed as required); a client that
+// did not declare elicitation cannot start it (-32600).
 func TestLegacyInputFlow(t *testing.T) {
 	hs := newServer(t, server.Config{})
-	alice, bob := legacyClient(t, hs.URL, "token-a"), legacyClient(t, hs.URL, "token-b")
+	alice := &client{t: t, url: hs.URL, token: "token-a"}
+	alice.ok("initialize", map[string]any{"protocolVersion": server.VersionLegacy, "capabilities": map[string]any{"elicitation": map[string]any{}},
+		"clientInfo": map[string]any{"name": "test", "version": "1"}})
+	bob := legacyClient(t, hs.URL, "token-b")
 	alice.wantError(jsonrpc.CodeMethodNotFound, "tools/call", map[string]any{"name": "confirm_delete", "arguments": map[string]any{"item": "x"}})
+	bob.wantError(jsonrpc.CodeInvalidRequest, "tools/call", map[string]any{"name": "confirm_delete", "arguments": map[string]any{"item": "x"}, "task": map[string]any{}})
 
 	created := alice.ok("tools/call", map[string]any{"name": "confirm_delete", "arguments": map[string]any{"item": "x"}, "task": map[string]any{}})
 	id := created["task"].(map[string]any)["taskId"].(string)

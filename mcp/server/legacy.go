@@ -35,6 +35,9 @@ func (s *Server) handleLegacy(ctx context.Context, r *request) (any, *rpcError) 
 		if s.legacy == nil {
 			return nil, errorf(jsonrpc.CodeInvalidRequest, "protocol version %s is not served here: use %s", VersionLegacy, VersionModern)
 		}
+		if r.session != nil {
+			r.session.declare(r.params)
+		}
 		return map[string]any{
 			"protocolVersion": VersionLegacy,
 			"capabilities": map[string]any{"tools": map[string]any{},
@@ -93,6 +96,11 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 			return nil, rpcErr
 		}
 		return res, nil
+	}
+	if t.needsInput && !r.session.canElicit() {
+		// "Servers MUST NOT send elicitation requests with modes that are not supported by
+		// the client": a task whose questions could not be asked is refused at once.
+		return nil, errorf(jsonrpc.CodeInvalidRequest, "tool %q asks for input by form-mode elicitation, which the client did not declare (capabilities.elicitation)", name)
 	}
 	ttl, e := s.legacyTTL(taskParams)
 	if e != nil {

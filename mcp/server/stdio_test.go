@@ -120,7 +120,7 @@ func TestStdioLegacyMultiInput(t *testing.T) {
 	answerTo := func(id float64) func(map[string]any) bool {
 		return func(m map[string]any) bool { return m["id"] == id && m["method"] == nil }
 	}
-	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": server.VersionLegacy, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}})
+	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": server.VersionLegacy, "capabilities": map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}, "clientInfo": map[string]any{"name": "t", "version": "1"}}})
 	wait(answerTo(1))
 	send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "multi_input", "arguments": map[string]any{}, "task": map[string]any{}}})
 	id := wait(answerTo(2))["result"].(map[string]any)["task"].(map[string]any)["taskId"].(string)

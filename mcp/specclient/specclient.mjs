@@ -242,10 +242,12 @@ class Legacy {
     this.name = conn.name;
   }
 
-  async initialize() {
+  async initialize({ elicitation = true } = {}) {
+    const capabilities = { tasks: { list: {}, cancel: {}, requests: { elicitation: { create: {} } } } };
+    if (elicitation) capabilities.elicitation = {};
     const r = await this.conn.request('initialize', {
       protocolVersion: LEGACY,
-      capabilities: { elicitation: {}, tasks: { list: {}, cancel: {}, requests: { elicitation: { create: {} } } } },
+      capabilities,
       clientInfo: { name: 'storecheck-specclient', version: '1' },
     });
     if (this.conn instanceof HttpConn) this.conn.version = LEGACY;
@@ -578,6 +580,28 @@ async function legacyInput(a, others, mine) {
   const g = await a.call('tasks/get', { taskId: id });
   check(g.result?.status === 'completed', 'legacy.input.completed', 'completed: The request completed successfully and results are available.',
     `tasks/get: ${show(g)}`, true);
+
+  // A client that declared no elicitation never gets an elicitation request: the call
+  // is refused, or the task's tasks/result stream carries none (the owner's first
+  // session cancels it after a while, which ends that stream).
+  if (a.conn instanceof HttpConn) {
+    const mute = new Legacy(new HttpConn(a.name, a.conn.url, a.conn.token));
+    const mi = await mute.initialize({ elicitation: false });
+    check(mi.result !== undefined, 'legacy.input.undeclared.initialize', 'initialize', `got ${show(mi)}`);
+    const r = await mute.call('tools/call', { name: 'confirm_delete', arguments: { item: 'x' }, task: {} });
+    const asked2 = [];
+    if (r.result?.task?.taskId) {
+      const tid = r.result.task.taskId;
+      mine.push(tid);
+      mute.conn.onRequest = async (msg) => { asked2.push(msg); return { action: 'decline' }; };
+      const timer = setTimeout(() => { a.call('tasks/cancel', { taskId: tid }); }, 1000);
+      await mute.call('tasks/result', { taskId: tid });
+      clearTimeout(timer);
+    }
+    check(asked2.length === 0, 'legacy.input.undeclared',
+      'Servers MUST NOT send elicitation requests with modes that are not supported by the client. (client/elicitation.mdx)',
+      `a client without the elicitation capability: tools/call ${show(r)}; requests it received: ${show(asked2)}`, true);
+  }
 }
 
 async function listAll(c) {
