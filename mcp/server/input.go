@@ -24,11 +24,13 @@ import (
 const (
 	keyInputRequests  = "input_requests"  // key -> {method, params}
 	keyInputResponses = "input_responses" // key -> the client's result (or {"error": ...})
+	keyInputRound     = "input_round"     // how many times the tool has asked: a round's keys are its own
 )
 
 // pendingInput is a request sent to a client, awaiting its response.
 type pendingInput struct {
 	task, key string
+	round     int64
 	principal string // the caller the request went to: only its response is taken
 }
 
@@ -36,8 +38,13 @@ type pendingInput struct {
 // is answered, then back to working.
 func (w legacyWork) input(ctx context.Context, requests map[string]any) (map[string]any, error) {
 	s := w.s
+	cur, err := s.legacy.Get(ctx, w.id, reference.System())
+	if err != nil {
+		return nil, err
+	}
+	round, _ := intOf(cur[keyInputRound])
 	t, err := s.legacy.Update(ctx, w.id, legacy.Task{legacy.KeyStatus: string(reference.StatusInputRequired),
-		keyInputRequests: requests, keyInputResponses: map[string]any{}, keyUpdatedAt: reference.NowMillis(s.cfg.Clock),
+		keyInputRequests: requests, keyInputResponses: map[string]any{}, keyInputRound: round + 1, keyUpdatedAt: reference.NowMillis(s.cfg.Clock),
 		keyMessage: "Waiting for input: call tasks/result to receive the requests."})
 	if err != nil {
 		return nil, err
@@ -83,7 +90,7 @@ func answeredAll(requests, got map[string]any) bool {
 type inputSender struct {
 	s      *Server
 	r      *request
-	sent   map[string]bool // request keys sent on this stream
+	sent   map[string]bool // round:key of the requests sent on this stream
 	issued []string        // JSON-RPC ids of the requests sent
 }
 
@@ -96,8 +103,10 @@ func (is *inputSender) send(t legacy.Task) error {
 	}
 	reqs, _ := t[keyInputRequests].(map[string]any)
 	got, _ := t[keyInputResponses].(map[string]any)
+	round, _ := intOf(t[keyInputRound])
 	for key, raw := range reqs {
-		if _, answered := got[key]; answered || is.sent[key] {
+		mark := fmt.Sprintf("%d:%s", round, key)
+		if _, answered := got[key]; answered || is.sent[mark] {
 			continue
 		}
 		req, _ := raw.(map[string]any)
@@ -113,10 +122,10 @@ func (is *inputSender) send(t legacy.Task) error {
 		params["_meta"] = map[string]any{relatedTask: map[string]any{"taskId": t.ID()}}
 		id := newInputID()
 		is.s.inputMu.Lock()
-		is.s.inputs[id] = pendingInput{task: t.ID(), key: key, principal: is.r.owner}
+		is.s.inputs[id] = pendingInput{task: t.ID(), key: key, round: round, principal: is.r.owner}
 		is.s.inputMu.Unlock()
 		is.issued = append(is.issued, id)
-		is.sent[key] = true
+		is.sent[mark] = true
 		if err := is.r.stream(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
 			return err
 		}
@@ -172,8 +181,8 @@ func (s *Server) answerInput(ctx context.Context, principal string, msg message)
 	s.inputMu.Lock()
 	defer s.inputMu.Unlock()
 	t, err := s.legacy.Get(ctx, p.task, reference.System())
-	if err != nil || t.Status() != reference.StatusInputRequired {
-		return
+	if round, _ := intOf(t[keyInputRound]); err != nil || t.Status() != reference.StatusInputRequired || round != p.round {
+		return // the task no longer asks this question
 	}
 	got := map[string]any{}
 	if old, ok := t[keyInputResponses].(map[string]any); ok {
