@@ -138,6 +138,47 @@ class HttpConn {
     await res.text();
   }
 
+  // listen opens a request whose answer is a long SSE stream (subscriptions/listen): every
+  // message it carries goes to messages until stop.
+  // With no method it opens the session's GET stream.
+  listen(method, params, extraHeaders = {}) {
+    const ctl = new AbortController();
+    const messages = [];
+    const init = method
+      ? { method: 'POST', headers: this.headers(extraHeaders), body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params }) }
+      : { method: 'GET', headers: { ...this.headers(extraHeaders), Accept: 'text/event-stream' } };
+    const done = (async () => {
+      try {
+        const res = await fetch(this.url, { ...init, signal: ctl.signal });
+        if (!method && !res.ok) {
+          messages.push({ httpStatus: res.status });
+          return;
+        }
+        if (!(res.headers.get('content-type') || '').startsWith('text/event-stream')) {
+          messages.push(JSON.parse(await res.text()));
+          return;
+        }
+        const reader = res.body.getReader();
+        const dec = new TextDecoder();
+        let buf = '';
+        for (;;) {
+          const { value, done: end } = await reader.read();
+          if (end) return;
+          buf += dec.decode(value, { stream: true });
+          let cut;
+          while ((cut = buf.indexOf('\n\n')) >= 0) {
+            const data = buf.slice(0, cut).split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+            buf = buf.slice(cut + 2);
+            if (data) messages.push(JSON.parse(data));
+          }
+        }
+      } catch (e) {
+        if (e.name !== 'AbortError') messages.push({ broken: String(e) });
+      }
+    })();
+    return { messages, stop: async () => { ctl.abort(); await done; } };
+  }
+
   // raw sends text as the body and returns the HTTP status and the body, parsed when JSON.
   async raw(text) {
     const res = await fetch(this.url, { method: 'POST', headers: this.headers({}), body: text });
@@ -499,6 +540,8 @@ async function legacyFlow(owner, others, log) {
       `${b.name} made ${own}: ${b.name}'s list ${show(bList)}, ${a.name}'s list has it: ${aList.includes(own)}`, true);
   }
 
+  if (owner instanceof HttpConn) await legacyNotifications(a, others, log);
+
   // Input while a task runs (2025-11-25): input_required, then the requests arrive on the
   // tasks/result stream and the client answers them.
   if (tools.confirm_delete === 'optional' || tools.confirm_delete === 'required') {
@@ -536,6 +579,33 @@ async function badInput(a) {
   const ping = await a.call('ping', {});
   check(ping.result !== undefined, 'bad.still-serving', 'The receiver MUST respond promptly with an empty response (ping)',
     `ping after the bad input: ${show(ping)}`, true);
+}
+
+// legacyNotifications: the owner's and the others' sessions keep their GET streams open
+// while the owner's task runs to its end; what the others hear says nothing of it.
+async function legacyNotifications(a, others, log) {
+  const mineS = a.conn.listen();
+  const theirs = others.map((oc) => ({ name: oc.name, sub: oc.listen() }));
+  await sleep(100); // the streams are open before the task changes
+  const id = await createLegacy(a, 'slow_compute', { seconds: 0.3 });
+  await pollLegacy(a, id, terminal);
+  await sleep(300);
+  await mineS.stop();
+  for (const t of theirs) await t.sub.stop();
+  const notes = mineS.messages.filter((m) => m.method === 'notifications/tasks/status' && m.params?.taskId === id);
+  if (notes.length === 0) {
+    // "Requestors MUST NOT rely on receiving this notifications, as it is optional."
+    log(`legacy: ${a.name} heard no notifications/tasks/status about its task: their isolation is not exercised`);
+    return;
+  }
+  check(notes.every((m) => m.params.status && isTime(m.params.createdAt)), 'legacy.notify.task',
+    'This notification includes the full task state.', `${a.name}'s notifications: ${show(notes)}`, true);
+  for (const t of theirs) {
+    const leaked = t.sub.messages.filter((m) => JSON.stringify(m).includes(id));
+    check(leaked.length === 0, `legacy.notify.isolation.${t.name}`,
+      'When an authorization context is provided, receivers MUST bind tasks to said context.',
+      `${t.name}'s GET stream carried ${a.name}'s task ${id}: ${show(leaked)}`, true);
+  }
 }
 
 async function legacyInput(a, others, mine) {
@@ -627,9 +697,19 @@ class Modern {
     this.name = conn.name;
   }
 
-  call(method, params = {}, { ext = true } = {}) {
+  meta(params, ext = true) {
     const caps = ext ? { extensions: { [EXT]: {} } } : {};
-    const p = { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': caps } };
+    return { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': caps } };
+  }
+
+  // listen opens subscriptions/listen (HTTP only here).
+  listen(taskIds) {
+    this.conn.version = MODERN;
+    return this.conn.listen('subscriptions/listen', this.meta({ notifications: { taskIds } }), { 'Mcp-Method': 'subscriptions/listen' });
+  }
+
+  call(method, params = {}, { ext = true } = {}) {
+    const p = this.meta(params, ext);
     if (this.conn instanceof HttpConn) {
       this.conn.version = MODERN;
       const h = { 'Mcp-Method': method };
@@ -679,6 +759,44 @@ async function createModern(c, name, args) {
     'A server MUST NOT return `CreateTaskResult` until the task is durably created — that is, until a `tasks/get` for the returned `taskId` would resolve.',
     `tasks/get right after creation: ${show(g)}`, true);
   return r.result.taskId;
+}
+
+// modernListen: the owner and the others listen for the owner's task while it runs to its
+// end; what the owner hears is the task as tasks/get shows it, the others hear nothing of
+// it.
+async function modernListen(a, others, log) {
+  const id = await createModern(a, 'slow_compute', { seconds: 0.5 });
+  const mine = a.listen([id]);
+  const theirs = others.map((oc) => ({ name: oc.name, sub: new Modern(oc).listen([id]) }));
+  await pollModern(a, id, terminal);
+  await sleep(300);
+  await mine.stop();
+  for (const t of theirs) await t.sub.stop();
+  const refused = mine.messages.find((m) => m.error);
+  if (refused?.error?.code === -32601) {
+    log('ext: subscriptions/listen is not offered (-32601): notifications not exercised');
+    return;
+  }
+  check(mine.messages.some((m) => m.method === 'notifications/subscriptions/acknowledged'), 'ext.listen.ack',
+    'In its acknowledgement notification, the server includes the list of task IDs it has agreed to send task status notifications for, if any',
+    `${a.name}'s subscriptions/listen stream: ${show(mine.messages)}`, true);
+  const notes = mine.messages.filter((m) => m.method === 'notifications/tasks' && m.params?.taskId === id);
+  if (notes.length === 0) {
+    // "Servers MAY push status updates": nothing heard is no fault, but then silence
+    // toward the others proves nothing.
+    log(`ext: ${a.name} heard no notifications/tasks about its task: their isolation is not exercised`);
+    return;
+  }
+  const last = notes[notes.length - 1].params;
+  check(last.status !== 'completed' || Array.isArray(last.result?.content), 'ext.listen.detailed',
+    'Each notification carries a complete `DetailedTask` for the current status, identical to what `tasks/get` would have returned at that moment.',
+    `${a.name}'s notifications/tasks: ${show(notes)}`, true);
+  for (const t of theirs) {
+    const leaked = t.sub.messages.filter((m) => m.method === 'notifications/tasks' && m.params?.taskId === id);
+    check(leaked.length === 0, `ext.listen.isolation.${t.name}`,
+      'Servers MUST perform authentication and authorization checks on each task-related request to ensure that the client has permission to access a task.',
+      `${t.name} listening for ${a.name}'s task ${id} heard: ${show(leaked)}`, true);
+  }
 }
 
 async function modernFlow(owner, others, log) {
@@ -788,6 +906,8 @@ async function modernFlow(owner, others, log) {
   } else {
     log('ext: no input tool (confirm_delete) listed: the input_required flow is not exercised');
   }
+
+  if (owner instanceof HttpConn) await modernListen(a, others, log);
 
   // The others: every task method on the owner's task is answered as for a missing one.
   const ghost = 'never-issued-' + Math.random().toString(16).slice(2);

@@ -115,8 +115,8 @@ func mustPass(t *testing.T, what string, out string, code int, want ...string) {
 var (
 	legacyEnd   = []string{"legacy.list.own", "bad.still-serving", "legacy.input.completed"}
 	modernEnd   = []string{"ext.cancel.terminal", "ext.input.completed"}
-	legacyOther = []string{"legacy.isolation.other-way.bob", "legacy.session.bound.bob", "legacy.input.undeclared", "legacy.input.isolation.bob", "legacy.isolation.tasks/cancel.like-missing.anonymous"}
-	modernOther = []string{"ext.isolation.other-way.bob", "ext.input.isolation.bob", "ext.isolation.tasks/cancel.like-missing.anonymous"}
+	legacyOther = []string{"legacy.notify.isolation.bob", "legacy.isolation.other-way.bob", "legacy.session.bound.bob", "legacy.input.undeclared", "legacy.input.isolation.bob", "legacy.isolation.tasks/cancel.like-missing.anonymous"}
+	modernOther = []string{"ext.isolation.other-way.bob", "ext.listen.isolation.bob", "ext.input.isolation.bob", "ext.isolation.tasks/cancel.like-missing.anonymous"}
 )
 
 func all(lists ...[]string) []string {
