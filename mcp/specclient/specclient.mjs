@@ -31,12 +31,14 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 let failures = 0;
 let passes = 0;
+const distinct = new Set(); // check ids: polling repeats some checks
 
 class Abort extends Error {}
 
 // check records one assertion; a failed one aborts the flow it is in (later steps
 // depend on it) unless soft is set.
 function check(ok, id, quote, detail, soft = false) {
+  distinct.add(id);
   if (ok) {
     passes++;
     console.log(`ok   ${id}`);
@@ -1006,7 +1008,7 @@ async function main() {
     }
     for (const c of cs) c.close();
   }
-  console.log(`${failures ? 'FAIL' : 'PASS'}: ${passes} checks passed, ${failures} failed`);
+  console.log(`${failures ? 'FAIL' : 'PASS'}: ${passes} checks passed, ${failures} failed (${distinct.size} distinct checks)`);
   process.exit(failures ? 1 : 0);
 }
 
