@@ -83,3 +83,18 @@ func TestLegacyInputFlow(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	waitStatus(alice, oid, "cancelled")
 }
+
+// TestModernTerminalMessage: a 2026-07-28 task shows its working message while it works,
+// and no stale one once it is terminal.
+func TestModernTerminalMessage(t *testing.T) {
+	hs := newServer(t, server.Config{})
+	alice := modernClient(t, hs.URL, "token-a")
+	created := alice.ok("tools/call", map[string]any{"name": "slow_compute", "arguments": map[string]any{"seconds": 0.2}})
+	id, _ := created["taskId"].(string)
+	if created["statusMessage"] == nil {
+		t.Errorf("a working task without its message: %v", created)
+	}
+	if done := waitStatus(alice, id, "completed"); done["statusMessage"] != nil {
+		t.Errorf("a completed task still says %q", done["statusMessage"])
+	}
+}

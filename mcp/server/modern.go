@@ -197,7 +197,10 @@ func modernJSON(t modern.Task) map[string]any {
 	if t.PollInterval != nil {
 		out["pollIntervalMs"] = *t.PollInterval
 	}
-	if t.StatusMessage != "" {
+	// The message is the one the task was made with, which describes its work: a terminal
+	// task shows none rather than a stale one ("Optional message describing the current
+	// task state").
+	if t.StatusMessage != "" && !t.Status.Terminal() {
 		out["statusMessage"] = t.StatusMessage
 	}
 	switch t.Status {
