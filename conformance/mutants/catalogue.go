@@ -102,6 +102,7 @@ const (
 	sdkNoResultNotFound
 	sdkListStale
 	sdkListsExpired
+	sdkCursorCarriesSession
 	sdkDeleteMissingSucceeds
 	sdkCleanupRemovesTerminal
 	sdkWaitReturnsAtOnce
@@ -229,6 +230,7 @@ var catalogue = []Mutant{
 	{"sdk-no-result-not-found", []string{"P-RESULT-2"}, "GetTaskResult of a task without a result answers not found, as if the task were gone", sdkOnly, sdkNoResultNotFound},
 	{"sdk-list-stale", []string{"P-LIST-1"}, "ListTasks shows each task as it was created, not as it is", sdkOnly, sdkListStale},
 	{"sdk-lists-expired", []string{"P-LIST-1"}, "ListTasks keeps listing a task whose ttl ended, which GetTask no longer finds", sdkOnly, sdkListsExpired},
+	{"sdk-cursor-carries-session", []string{"P-SESS-1"}, "a cursor names the session it was issued to, and ListTasks goes on as that session: another session holding it reads the first one's tasks", sdkOnly, sdkCursorCarriesSession},
 	{"sdk-delete-missing-succeeds", []string{"P-DELETE-1"}, "DeleteTask of a missing task answers success", sdkOnly, sdkDeleteMissingSucceeds},
 	{"sdk-cleanup-removes-terminal", []string{"P-CLEAN-1"}, "Cleanup removes every terminal task with a ttl, expired or not", sdkOnly, sdkCleanupRemovesTerminal},
 	{"sdk-wait-returns-at-once", []string{"P-WAIT-1"}, "WaitForUpdate returns at once, whether or not the task changed", sdkOnly, sdkWaitReturnsAtOnce},

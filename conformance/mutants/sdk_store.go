@@ -365,6 +365,12 @@ func (s sdkStore) ListTasks(ctx context.Context, session, cursor string) (sdk.Pa
 			return sdk.Page{}, fmt.Errorf("mutant: invalid cursor %s: %w", cursor, reference.ErrInvalid)
 		}
 	default:
+		if s.d == sdkCursorCarriesSession {
+			// The listing goes on as the session the cursor names, not the caller.
+			var owner string
+			cursor, owner, _ = strings.Cut(cursor, ":")
+			session = owner
+		}
 		after, err := strconv.ParseUint(strings.TrimPrefix(cursor, "s"), 10, 64)
 		if (err != nil || !strings.HasPrefix(cursor, "s")) && s.d == sdkCursorGarbageRestarts {
 			break // a cursor it cannot read starts the listing again
@@ -393,6 +399,9 @@ func (s sdkStore) ListTasks(ctx context.Context, session, cursor string) (sdk.Pa
 				page.NextCursor = last.task.TaskID
 			} else {
 				page.NextCursor = "s" + strconv.FormatUint(last.seq, 10)
+			}
+			if s.d == sdkCursorCarriesSession {
+				page.NextCursor += ":" + session
 			}
 			break
 		}

@@ -67,6 +67,35 @@ func (sc scoped) denyAll(e *battery.Env, st sdk.Store, caller string, want error
 }
 
 func Sessions(s *battery.Suite) {
+	s.It("P-SESS-1", "a cursor from another session's listing shows that session none of the other's tasks", func(e *battery.Env) {
+		st := e.SDK()
+		a, b := newSession(e, "cursor-owner"), newSession(e, "cursor-reader")
+		theirs, _, ok := paged(e, st, a, nil)
+		if !ok {
+			return // paged said why: the store lists everything on one page
+		}
+		first, err := st.ListTasks(e.Ctx, a, "")
+		e.RequireErr(err, nil, fmt.Sprintf("ListTasks(%s) (first page)", whoOf(a)))
+		create(e, st, b, params(nil)) // the reader has a task of its own
+		in := fmt.Sprintf("ListTasks(%s, cursor %s) with the cursor of %s's first page", whoOf(b), battery.Q(first.NextCursor), whoOf(a))
+		listed := []sdk.Task{}
+		cursor := first.NextCursor
+		for pages := 1; cursor != ""; pages++ {
+			page, err := st.ListTasks(e.Ctx, b, cursor)
+			if err != nil {
+				// Refusing another session's cursor is as good as reading it as its own.
+				e.CheckErr(err, reference.ErrInvalid, in)
+				return
+			}
+			listed = append(listed, page.Tasks...)
+			if pages > len(theirs)+2 {
+				e.Fatalf("%s: still a nextCursor after %d pages", in, pages)
+			}
+			cursor = page.NextCursor
+		}
+		checkExactlyOnce(e, in+" and on", listed, nil, theirs)
+	})
+
 	s.It("P-SESS-1", "another session's task is not found by any call, is left unchanged, and is never listed", func(e *battery.Env) {
 		st := e.SDK()
 		a := newSession(e, "Alice")
