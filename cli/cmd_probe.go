@@ -47,6 +47,10 @@ Examples:
   storecheck serve --mcp 127.0.0.1:8080 --principal ta=alice --principal tb=bob &
   storecheck probe --principal alice=ta --principal bob=tb http://127.0.0.1:8080/mcp
 
+A check that gets no usable answer (the server hangs past --timeout, answers something
+that is not JSON-RPC, refuses or drops the connection) is aborted, its cause named: it
+is never passed or failed, and it fails the run.
+
 Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup refused
 (or, under --strict, was only partly verified or inconclusive); 2 usage error.
 
@@ -57,7 +61,7 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		era, rules          string
 		jsonOut, junit      string
 		strict              bool
-		wait                time.Duration
+		wait, timeout       time.Duration
 		quick, slow         string
 		quickArgs, slowArgs string
 	)
@@ -68,6 +72,7 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 	fs.StringVar(&junit, "junit", "", "also write a JUnit XML report to `FILE`")
 	fs.BoolVar(&strict, "strict", false, "partly verified and inconclusive rules fail the run")
 	fs.DurationVar(&wait, "wait", 10*time.Second, "how long a task may take to end")
+	fs.DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait for any one answer of the server (tasks/result: --wait more);\na check that gets none is aborted")
 	fs.StringVar(&quick, "quick-tool", probe.DefaultTools.Quick, "a tool that ends soon with a result, run as a task")
 	fs.StringVar(&quickArgs, "quick-args", `{"seconds":0}`, "its arguments, as JSON")
 	fs.StringVar(&slow, "slow-tool", probe.DefaultTools.Slow, "a tool that works about half a second, then ends with a result")
@@ -88,7 +93,7 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		code, _ := c.usageError(fs, "give the server's URL once (http://HOST:PORT/mcp)")
 		return code
 	}
-	cfg := probe.Config{URL: urls[0], Principals: principals, Strict: strict, Wait: wait,
+	cfg := probe.Config{URL: urls[0], Principals: principals, Strict: strict, Wait: wait, Timeout: timeout,
 		Tools: probe.Tools{Quick: quick, Slow: slow}}
 	for _, a := range []struct {
 		flag, raw string
@@ -136,10 +141,32 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		fmt.Fprintf(c.stderr, "storecheck probe: %v\n", err)
 		return exitUsage
 	}
+	if causes := abortCauses(report); len(causes) > 0 {
+		fmt.Fprintf(c.stderr, "storecheck probe: the server gave no usable answer to %d checks; the verdicts of their rules are unknown:\n", len(causes))
+		for _, cause := range causes {
+			fmt.Fprintf(c.stderr, "  %s\n", cause)
+		}
+	}
 	if !report.OK() {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// abortCauses lists the aborted rules of a probe report with the cause each names.
+func abortCauses(r *conformance.Report) []string {
+	var out []string
+	for _, rr := range r.Rules {
+		if rr.Outcome != conformance.Aborted {
+			continue
+		}
+		why := "no cause given"
+		if len(rr.Reasons) > 0 {
+			why, _, _ = strings.Cut(rr.Reasons[0], "\n")
+		}
+		out = append(out, fmt.Sprintf("%s %s: %s", rr.ID, rr.Era, why))
+	}
+	return out
 }
 
 // jsonObject decodes a JSON object flag.

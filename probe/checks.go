@@ -103,11 +103,11 @@ func clip(s string, n int) string {
 func (r *eraRun) finished(ctx context.Context) (string, map[string]any, error) {
 	id, err := r.owner.create(ctx, r.tools.Quick, r.tools.QuickArgs)
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: %v", errSetup, err)
+		return "", nil, fmt.Errorf("%w: %w", errSetup, err)
 	}
 	t, err := r.owner.terminal(ctx, id)
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: %v", errSetup, err)
+		return "", nil, fmt.Errorf("%w: %w", errSetup, err)
 	}
 	return id, t, nil
 }
@@ -203,7 +203,7 @@ func checkList(ctx context.Context, r *eraRun) error {
 	for range n {
 		id, err := r.owner.create(ctx, r.tools.Quick, r.tools.QuickArgs)
 		if err != nil {
-			return fmt.Errorf("%w: %v", errSetup, err)
+			return fmt.Errorf("%w: %w", errSetup, err)
 		}
 		want[id] = true
 	}
@@ -263,7 +263,7 @@ func checkList(ctx context.Context, r *eraRun) error {
 func checkResult(ctx context.Context, r *eraRun) error {
 	id, err := r.owner.create(ctx, r.tools.Slow, r.tools.SlowArgs)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errSetup, err)
+		return fmt.Errorf("%w: %w", errSetup, err)
 	}
 	res, err := r.owner.call(ctx, "tasks/result", map[string]any{"taskId": id}, true)
 	if err != nil {
@@ -320,10 +320,18 @@ func checkExtension(ctx context.Context, r *eraRun) error {
 
 func checkBad(ctx context.Context, r *eraRun) error {
 	p := r.owner
+	// The same task made before the bad input: a server that cannot serve it even then
+	// says nothing about keeping serving after it.
+	if _, _, err := r.finished(ctx); err != nil {
+		return err
+	}
 	// Malformed JSON: an HTTP 4xx, with a JSON-RPC -32700 in the body or no JSON-RPC body
 	// at all (transports: "it MUST return an HTTP error status code (e.g., 400 Bad
 	// Request). The HTTP response body MAY comprise a JSON-RPC error response").
-	res, err := p.conn.SendRaw(ctx, nil, []byte(`{"jsonrpc":"2.0","id":1,"method":`), nil)
+	rctx, cancel := context.WithTimeout(ctx, p.timeout)
+	res, err := p.conn.SendRaw(rctx, nil, []byte(`{"jsonrpc":"2.0","id":1,"method":`), nil)
+	cancel()
+	err = noAnswer(err, "a POST of malformed JSON", p.timeout)
 	var status int
 	if res != nil {
 		status = res.HTTPStatus

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -24,11 +25,13 @@ type peer struct {
 	era  conformance.Era
 	conn *client.Conn
 	wait time.Duration // how long a task may take to end
+	// timeout bounds the wait for any one answer (tasks/result: wait longer by wait).
+	timeout time.Duration
 }
 
 // dial connects a principal in an era: the 2025-11-25 handshake, or nothing for the
 // stateless 2026-07-28 wire.
-func dial(ctx context.Context, url string, p Principal, era conformance.Era, wait time.Duration) (*peer, error) {
+func dial(ctx context.Context, url string, p Principal, era conformance.Era, wait, timeout time.Duration) (*peer, error) {
 	hdr := http.Header{}
 	if p.Token != "" {
 		hdr.Set("Authorization", "Bearer "+p.Token)
@@ -38,10 +41,13 @@ func dial(ctx context.Context, url string, p Principal, era conformance.Era, wai
 		version = versionModern
 	}
 	hdr.Set("MCP-Protocol-Version", version)
-	pe := &peer{name: p.Name, era: era, conn: client.DialHTTP(url, client.HTTPOptions{Header: hdr}), wait: wait}
+	pe := &peer{name: p.Name, era: era, conn: client.DialHTTP(url, client.HTTPOptions{Header: hdr}), wait: wait, timeout: timeout}
 	if era == conformance.EraModern {
 		// No handshake on this wire: server/discover says whether the extension is served.
 		res, err := pe.call(ctx, "server/discover", nil, true)
+		if errors.Is(err, ErrNoAnswer) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("server/discover as %s: %w", who(p.Name), err)
 		}
@@ -58,10 +64,15 @@ func dial(ctx context.Context, url string, p Principal, era conformance.Era, wai
 		}
 		return pe, nil
 	}
-	res, err := pe.conn.Call(ctx, "initialize", map[string]any{"protocolVersion": versionLegacy,
+	ictx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := pe.conn.Call(ictx, "initialize", map[string]any{"protocolVersion": versionLegacy,
 		"capabilities": map[string]any{"tasks": map[string]any{"list": map[string]any{}, "cancel": map[string]any{}}},
 		"clientInfo":   map[string]any{"name": "storecheck-probe", "version": "1"}}, http.Header{"MCP-Protocol-Version": nil})
 	if err != nil {
+		if err := noAnswer(err, "initialize as "+who(p.Name), timeout); errors.Is(err, ErrNoAnswer) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("initialize as %s: %w", who(p.Name), err)
 	}
 	var init struct {
@@ -77,7 +88,7 @@ func dial(ctx context.Context, url string, p Principal, era conformance.Era, wai
 	if init.Capabilities["tasks"] == nil {
 		return nil, fmt.Errorf("initialize as %s: the server declares no tasks capability", who(p.Name))
 	}
-	_ = pe.conn.Notify(ctx, "notifications/initialized", nil, nil)
+	_ = pe.conn.Notify(ictx, "notifications/initialized", nil, nil)
 	return pe, nil
 }
 
@@ -113,9 +124,14 @@ func (p *peer) call(ctx context.Context, method string, params map[string]any, e
 			hdr.Set("Mcp-Name", id)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.wait+10*time.Second)
+	timeout := p.timeout
+	if method == "tasks/result" {
+		timeout += p.wait // it blocks until the task ends
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return p.conn.Call(ctx, method, params, hdr)
+	res, err := p.conn.Call(ctx, method, params, hdr)
+	return res, noAnswer(err, fmt.Sprintf("%s as %s", method, who(p.name)), timeout)
 }
 
 // create starts tool as a task and returns its id.

@@ -48,6 +48,9 @@ type Config struct {
 	Strict     bool
 	// Wait bounds how long a task may take to end (0: 10 s).
 	Wait time.Duration
+	// Timeout bounds the wait for any one answer of the server (0: 10 s); tasks/result,
+	// which blocks until its task ends, gets Wait more.
+	Timeout time.Duration
 	// Progress, when set, gets a line per check.
 	Progress io.Writer
 }
@@ -65,6 +68,9 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 	}
 	if cfg.Wait <= 0 {
 		cfg.Wait = 10 * time.Second
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
 	}
 	if len(cfg.Eras) == 0 {
 		cfg.Eras = bothEras
@@ -88,7 +94,7 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 				Subject: conformance.SubjectServer, Specs: []string{c.name}}
 			switch {
 			case setupErr != nil:
-				rr.Outcome, rr.Reasons = conformance.NotExercised, []string{"the server did not let the probe in: " + setupErr.Error()}
+				rr.Outcome, rr.Reasons = refusedEntry(setupErr)
 			default:
 				er.notes = nil
 				rr.Outcome, rr.Reasons = judge(ctx, c, er, cfg.Strict)
@@ -111,7 +117,7 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 func connect(ctx context.Context, cfg Config, era conformance.Era) (*eraRun, error) {
 	er := &eraRun{era: era, tools: cfg.Tools}
 	for i, p := range cfg.Principals {
-		pe, err := dial(ctx, cfg.URL, p, era, cfg.Wait)
+		pe, err := dial(ctx, cfg.URL, p, era, cfg.Wait, cfg.Timeout)
 		if err != nil {
 			return nil, err
 		}
@@ -121,14 +127,28 @@ func connect(ctx context.Context, cfg Config, era conformance.Era) (*eraRun, err
 			er.others = append(er.others, pe)
 		}
 	}
-	if anon, err := dial(ctx, cfg.URL, Principal{}, era, cfg.Wait); err == nil {
+	if anon, err := dial(ctx, cfg.URL, Principal{}, era, cfg.Wait, cfg.Timeout); err == nil {
 		er.anon = anon
 	}
 	// An unknown token refused means tokens are principals to the server.
-	_, err := dial(ctx, cfg.URL, Principal{Name: "stranger", Token: "storecheck-probe-unknown-token"}, era, cfg.Wait)
+	_, err := dial(ctx, cfg.URL, Principal{Name: "stranger", Token: "storecheck-probe-unknown-token"}, era, cfg.Wait, cfg.Timeout)
 	var refused *client.HTTPError
 	er.authenticates = errors.As(err, &refused) && (refused.StatusCode == 401 || refused.StatusCode == 403)
 	return er, nil
+}
+
+// refusedEntry is the outcome of every rule of an era whose principals could not connect:
+// credentials refused is setup refused; no usable answer is aborted, its cause named; a
+// server that answers but does not serve the era leaves its rules not exercised.
+func refusedEntry(err error) (conformance.Outcome, []string) {
+	var refused *client.HTTPError
+	switch {
+	case errors.As(err, &refused) && (refused.StatusCode == 401 || refused.StatusCode == 403):
+		return conformance.SetupRefused, []string{"the server refused the principal's credentials: " + err.Error()}
+	case errors.Is(err, ErrNoAnswer):
+		return conformance.Aborted, []string{err.Error()}
+	}
+	return conformance.NotExercised, []string{"the server did not let the probe in: " + err.Error()}
 }
 
 // judge runs one check and says what it found.
@@ -143,6 +163,10 @@ func judge(ctx context.Context, c check, er *eraRun, strict bool) (conformance.O
 		return conformance.Warned, []string{fmt.Sprintf("%s\n  server: %s era\n  %s", rule, er.era, f.Error())}
 	case errors.As(err, &f):
 		return conformance.Failed, []string{fmt.Sprintf("%s\n  server: %s era\n  %s", rule, er.era, f.Error())}
+	case errors.Is(err, ErrNoAnswer):
+		// Before errSetup: a setup step that got no answer is the server's silence, not
+		// its refusal.
+		return conformance.Aborted, []string{err.Error()}
 	case errors.Is(err, errSetup):
 		return conformance.SetupRefused, []string{err.Error()}
 	case errors.Is(err, errNone):
