@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -271,15 +272,24 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, pr
 		s.mu.Unlock()
 		wg.Wait()
 	}()
-	dec := json.NewDecoder(in)
+	// A message is a line (stdio: "Messages are delimited by newlines"), so a line that is
+	// not JSON is answered -32700 and the next one read as usual.
+	lines := bufio.NewReader(in)
 	for {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		line, err := lines.ReadBytes('\n')
+		if err != nil && (len(bytes.TrimSpace(line)) == 0 || !errors.Is(err, io.EOF)) {
 			if errors.Is(err, io.EOF) || ctx.Err() != nil {
 				return nil
 			}
-			_ = write(answer(nil, nil, errorf(jsonrpc.CodeParse, "parse error: %v", err)))
 			return fmt.Errorf("stdio: %w", err)
+		}
+		raw := bytes.TrimSpace(line)
+		if len(raw) == 0 {
+			continue
+		}
+		if !json.Valid(raw) {
+			_ = write(answer(nil, nil, errorf(jsonrpc.CodeParse, "parse error: the line is not JSON")))
+			continue
 		}
 		var msg message
 		if err := json.Unmarshal(raw, &msg); err != nil {
