@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storecheck/storecheck/adapters/wire"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/probe"
 )
@@ -36,16 +37,22 @@ func (p *principalTokens) Set(v string) error {
 }
 
 func runProbe(c *app, args []string) int {
-	fs := newFlagSet("probe", "storecheck probe [flags] URL", func(w io.Writer) {
-		fmt.Fprint(w, `Checks a live MCP server's tasks from the outside, over Streamable HTTP, in the eras it
+	fs := newFlagSet("probe", "storecheck probe [flags] URL\n       storecheck probe [flags] --exec CMD [ARGS...]", func(w io.Writer) {
+		fmt.Fprint(w, `Checks a live MCP server's tasks from the outside, over Streamable HTTP or stdio, in the eras it
 serves (2025-11-25 tasks and the 2026-07-28 tasks extension), with two or more
 principals: the server rules V-* of docs/spec.md section 7. The first principal makes
 tasks; the others, and a caller without credentials, must not see them. The report is
 the battery's: one row per rule and era.
 
+With --exec (the last flag: every word after it is the server's command line) the server
+is a child speaking MCP over stdio, one child per principal (stdio carries no
+credentials: --token-env VAR puts each principal's token in its child's environment).
+Without --principal, two children without tokens.
+
 Examples:
   storecheck serve --mcp 127.0.0.1:8080 --principal ta=alice --principal tb=bob &
   storecheck probe --principal alice=ta --principal bob=tb http://127.0.0.1:8080/mcp
+  storecheck probe --exec storecheck serve --adapter memstore --mcp stdio
 
 A check that gets no usable answer (the server hangs past --timeout, answers something
 that is not JSON-RPC, refuses or drops the connection) is aborted, its cause named: it
@@ -64,10 +71,13 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		wait, timeout       time.Duration
 		quick, slow         string
 		quickArgs, slowArgs string
+		tokenEnv            string
 	)
 	fs.Var(&principals, "principal", "a credential `NAME=TOKEN` (a bearer token); give two or more")
 	fs.StringVar(&era, "era", "all", "era to probe: legacy (2025-11-25), modern (2026-07-28) or all")
 	fs.StringVar(&rules, "rules", "", "probe only these rules: comma-separated V-* IDs")
+	fs.String("exec", "", "the server's `CMD [ARGS...]`, spoken to over stdio; the last flag (a single quoted\ncommand line is split like a shell splits words)")
+	fs.StringVar(&tokenEnv, "token-env", "", "with --exec: the environment `VAR` that carries each principal's token to its child")
 	fs.StringVar(&jsonOut, "json", "", "also write a JSON report to `FILE`")
 	fs.StringVar(&junit, "junit", "", "also write a JUnit XML report to `FILE`")
 	fs.BoolVar(&strict, "strict", false, "partly verified and inconclusive rules fail the run")
@@ -77,6 +87,23 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 	fs.StringVar(&quickArgs, "quick-args", `{"seconds":0}`, "its arguments, as JSON")
 	fs.StringVar(&slow, "slow-tool", probe.DefaultTools.Slow, "a tool that works about half a second, then ends with a result")
 	fs.StringVar(&slowArgs, "slow-args", `{"seconds":0.5}`, "its arguments, as JSON")
+	// --exec takes the rest of the line: the server's command and its own flags.
+	var command []string
+	for i, a := range args {
+		if a == "--exec" || a == "-exec" {
+			if i+1 == len(args) {
+				code, _ := c.usageError(fs, "--exec: give the server's command")
+				return code
+			}
+			words, err := wire.SplitCommand(args[i+1])
+			if err != nil {
+				code, _ := c.usageError(fs, fmt.Sprintf("--exec: %v", err))
+				return code
+			}
+			args, command = args[:i], append(words, args[i+2:]...)
+			break
+		}
+	}
 	// The URL may come before or after the flags.
 	var urls, rest []string
 	for _, a := range args {
@@ -89,11 +116,15 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 	if code, ok := c.parse(fs, rest); !ok {
 		return code
 	}
-	if len(urls) != 1 {
-		code, _ := c.usageError(fs, "give the server's URL once (http://HOST:PORT/mcp)")
+	if len(urls)+min(len(command), 1) != 1 {
+		code, _ := c.usageError(fs, "give the server's URL once (http://HOST:PORT/mcp), or its command after --exec")
 		return code
 	}
-	cfg := probe.Config{URL: urls[0], Principals: principals, Strict: strict, Wait: wait, Timeout: timeout,
+	if tokenEnv != "" && len(command) == 0 {
+		code, _ := c.usageError(fs, "--token-env goes with --exec")
+		return code
+	}
+	cfg := probe.Config{Exec: command, TokenEnv: tokenEnv, Principals: principals, Strict: strict, Wait: wait, Timeout: timeout,
 		Tools: probe.Tools{Quick: quick, Slow: slow}}
 	for _, a := range []struct {
 		flag, raw string
@@ -103,6 +134,9 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 			code, _ := c.usageError(fs, fmt.Sprintf("--%s: %v", a.flag, err))
 			return code
 		}
+	}
+	if len(urls) == 1 {
+		cfg.URL = urls[0]
 	}
 	switch era {
 	case "all":

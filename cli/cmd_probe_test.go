@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -30,5 +31,26 @@ func TestProbeSilentServerExits1(t *testing.T) {
 	}
 	if !regexp.MustCompile(`0 passed, \d+ aborted`).MatchString(stdout) || strings.Contains(stdout, "  passed") {
 		t.Errorf("the summary:\n%s", stdout)
+	}
+}
+
+// TestProbeExec: storecheck probe --exec starts `storecheck serve --mcp stdio`, a child
+// per principal, and the reference server passes; V-SESSION-1 is not exercised.
+func TestProbeExec(t *testing.T) {
+	t.Setenv(childEnv, "1") // the child is this binary acting as storecheck
+	code, stdout, stderr := cliRun(t, "probe", "--strict", "--exec", os.Args[0], "serve", "--adapter", "memstore", "--mcp", "stdio")
+	if code != exitOK || !regexp.MustCompile(`V-SESSION-1 +server +MUST +legacy +not exercised`).MatchString(stdout) ||
+		!regexp.MustCompile(`V-FIN-1 +server +MUST +modern +passed`).MatchString(stdout) || !strings.Contains(stdout, "storecheck: stdio: ") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, args := range [][]string{
+		{"probe", "http://127.0.0.1:1/mcp", "--exec", "true"},
+		{"probe", "--exec"},
+		{"probe", "--token-env", "T", "http://127.0.0.1:1/mcp"},
+		{"probe", "--exec", "storecheck-no-such-command"},
+	} {
+		if code, _, stderr := cliRun(t, args...); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d: %s", args, code, exitUsage, stderr)
+		}
 	}
 }

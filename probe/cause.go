@@ -40,14 +40,14 @@ func cause(err error) string {
 	switch {
 	case err == nil:
 		return ""
+	case errors.Is(err, client.ErrMalformed): // before a timeout it may have caused
+		return "unparsable answer"
 	case errors.Is(err, context.DeadlineExceeded):
 		return causeTimeout
 	case errors.Is(err, context.Canceled):
 		return "interrupted"
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connection refused"
-	case errors.Is(err, client.ErrMalformed):
-		return "unparsable answer"
 	case errors.As(err, &httpErr):
 		return fmt.Sprintf("HTTP %d without a JSON-RPC answer", httpErr.StatusCode)
 	case errors.Is(err, client.ErrNoAnswer):

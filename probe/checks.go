@@ -60,6 +60,24 @@ type eraRun struct {
 	// or 403): then tokens are principals to it, else it has sessions only.
 	authenticates bool
 	notes         []string
+	stdio         bool    // the server is a child per principal, on stdio
+	children      []*peer // to end when the era is done
+}
+
+// track keeps a stdio peer, whose child must be ended.
+func (r *eraRun) track(p *peer) {
+	if p != nil && p.stdio {
+		r.children = append(r.children, p)
+	}
+}
+
+// close ends the era's children (HTTP sessions are left to the server's own expiry: a
+// DELETE to a server that hangs would hang the probe).
+func (r *eraRun) close() {
+	for _, p := range r.children {
+		_ = p.conn.Close()
+	}
+	r.children = nil
 }
 
 // note records a remark for the check's rule that does not decide its outcome.
@@ -123,6 +141,9 @@ func checkDeny(ctx context.Context, r *eraRun) error {
 	methods := []string{"tasks/get", "tasks/cancel", "tasks/result"}
 	if r.era == conformance.EraModern {
 		methods = []string{"tasks/get", "tasks/cancel", "tasks/update"}
+	}
+	if r.stdio {
+		r.note("over stdio every principal is a child process of its own: children that share no store keep their tasks apart by construction")
 	}
 	strangers := append([]*peer(nil), r.others...)
 	if r.anon != nil {
@@ -325,6 +346,46 @@ func checkBad(ctx context.Context, r *eraRun) error {
 	if _, _, err := r.finished(ctx); err != nil {
 		return err
 	}
+	if r.stdio {
+		if err := badLine(ctx, p); err != nil {
+			return err
+		}
+	} else if err := badPost(ctx, p); err != nil {
+		return err
+	}
+	res, err := p.call(ctx, "storecheck/no-such-method", nil, true)
+	if err != nil {
+		return err
+	}
+	if res.Error == nil || res.Error.Code != jsonrpc.CodeMethodNotFound {
+		return faultf("the method storecheck/no-such-method", "-32601 (Method not found)", answer(res))
+	}
+	if _, _, err := r.finished(ctx); err != nil {
+		return faultf("a task made after the bad input", "the server still serving", err)
+	}
+	return nil
+}
+
+// badLine writes a line of malformed JSON to a stdio server: JSON-RPC 2.0 answers it
+// with a -32700 error whose id is null.
+func badLine(ctx context.Context, p *peer) error {
+	rctx, cancel := context.WithTimeout(ctx, p.timeout)
+	res, err := p.conn.SendRaw(rctx, nil, []byte(`{"jsonrpc":"2.0","id":1,"method":`), nil)
+	cancel()
+	in := "a line of malformed JSON on the server's stdin"
+	switch {
+	case errors.Is(err, client.ErrNoAnswer):
+		return faultf(in, "a -32700 (Parse error) answer with id null, and the server still serving", err)
+	case err != nil:
+		return noAnswer(err, in, p.timeout)
+	case res.Error == nil || res.Error.Code != jsonrpc.CodeParse:
+		return faultf(in, "-32700 (Parse error)", answer(res))
+	}
+	return nil
+}
+
+// badPost posts malformed JSON.
+func badPost(ctx context.Context, p *peer) error {
 	// Malformed JSON: an HTTP 4xx, with a JSON-RPC -32700 in the body or no JSON-RPC body
 	// at all (transports: "it MUST return an HTTP error status code (e.g., 400 Bad
 	// Request). The HTTP response body MAY comprise a JSON-RPC error response").
@@ -344,20 +405,13 @@ func checkBad(ctx context.Context, r *eraRun) error {
 	case err == nil && (res.Error == nil || res.Error.Code != jsonrpc.CodeParse):
 		return faultf("a POST of malformed JSON", "-32700 (Parse error) as the JSON-RPC answer", answer(res))
 	}
-	res, err = p.call(ctx, "storecheck/no-such-method", nil, true)
-	if err != nil {
-		return err
-	}
-	if res.Error == nil || res.Error.Code != jsonrpc.CodeMethodNotFound {
-		return faultf("the method storecheck/no-such-method", "-32601 (Method not found)", answer(res))
-	}
-	if _, _, err := r.finished(ctx); err != nil {
-		return faultf("a task made after the bad input", "the server still serving", err)
-	}
 	return nil
 }
 
 func checkSession(ctx context.Context, r *eraRun) error {
+	if r.stdio {
+		return fmt.Errorf("%w: stdio has no session ids (a session is the connection)", errNone)
+	}
 	own := r.owner.conn.SessionID()
 	if own == "" {
 		return nil // no sessions: nothing to bind

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
 	"time"
 
 	"github.com/storecheck/storecheck/conformance"
@@ -27,11 +29,13 @@ type peer struct {
 	wait time.Duration // how long a task may take to end
 	// timeout bounds the wait for any one answer (tasks/result: wait longer by wait).
 	timeout time.Duration
+	stdio   bool // a child process of its own, on stdin and stdout
 }
 
 // dial connects a principal in an era: the 2025-11-25 handshake, or nothing for the
 // stateless 2026-07-28 wire.
-func dial(ctx context.Context, url string, p Principal, era conformance.Era, wait, timeout time.Duration) (*peer, error) {
+func dial(ctx context.Context, cfg Config, p Principal, era conformance.Era) (_ *peer, err error) {
+	timeout := cfg.Timeout
 	hdr := http.Header{}
 	if p.Token != "" {
 		hdr.Set("Authorization", "Bearer "+p.Token)
@@ -41,7 +45,25 @@ func dial(ctx context.Context, url string, p Principal, era conformance.Era, wai
 		version = versionModern
 	}
 	hdr.Set("MCP-Protocol-Version", version)
-	pe := &peer{name: p.Name, era: era, conn: client.DialHTTP(url, client.HTTPOptions{Header: hdr}), wait: wait, timeout: timeout}
+	pe := &peer{name: p.Name, era: era, wait: cfg.Wait, timeout: timeout}
+	if len(cfg.Exec) > 0 {
+		cmd := exec.Command(cfg.Exec[0], cfg.Exec[1:]...)
+		if cfg.TokenEnv != "" {
+			cmd.Env = append(os.Environ(), cfg.TokenEnv+"="+p.Token)
+		}
+		conn, err := client.DialStdio(cmd)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the server did not start: %w", ErrNoAnswer, err)
+		}
+		pe.conn, pe.stdio = conn, true
+		defer func() {
+			if err != nil {
+				_ = conn.Close() // the caller never sees the child
+			}
+		}()
+	} else {
+		pe.conn = client.DialHTTP(cfg.URL, client.HTTPOptions{Header: hdr})
+	}
 	if era == conformance.EraModern {
 		// No handshake on this wire: server/discover says whether the extension is served.
 		res, err := pe.call(ctx, "server/discover", nil, true)

@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/storecheck/storecheck/conformance"
@@ -40,9 +42,18 @@ var DefaultTools = Tools{Quick: "slow_compute", QuickArgs: map[string]any{"secon
 
 // Config is one probe run.
 type Config struct {
-	URL        string
-	Principals []Principal // at least two
-	Tools      Tools       // zero: DefaultTools
+	// URL is the server's Streamable HTTP endpoint; or
+	URL string
+	// Exec is the command line of a server speaking MCP over stdio (newline-delimited
+	// JSON-RPC on its stdin and stdout). Each principal gets a child of its own: stdio
+	// carries no credentials, so a principal is a process (a connection), with its token,
+	// when TokenEnv names a variable, in the child's environment.
+	Exec     []string
+	TokenEnv string
+	// Principals are at least two (with Exec, none given means two children without
+	// tokens).
+	Principals []Principal
+	Tools      Tools // zero: DefaultTools
 	Eras       []conformance.Era
 	Rules      []string // nil: every rule
 	Strict     bool
@@ -60,6 +71,17 @@ var ErrConfig = errors.New("probe: bad configuration")
 
 // Run probes the server and returns the report.
 func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
+	if (cfg.URL == "") == (len(cfg.Exec) == 0) {
+		return nil, fmt.Errorf("%w: give the server's URL or, for stdio, its command (--exec), not both", ErrConfig)
+	}
+	if len(cfg.Exec) > 0 {
+		if _, err := exec.LookPath(cfg.Exec[0]); err != nil {
+			return nil, fmt.Errorf("%w: --exec: %w", ErrConfig, err)
+		}
+		if len(cfg.Principals) == 0 {
+			cfg.Principals = []Principal{{Name: "first"}, {Name: "second"}}
+		}
+	}
 	if len(cfg.Principals) < 2 {
 		return nil, fmt.Errorf("%w: give at least two principals (--principal NAME=TOKEN), to see whether one sees the other's tasks", ErrConfig)
 	}
@@ -81,7 +103,11 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 		}
 	}
 	started := time.Now()
-	meta := conformance.Report{Store: cfg.URL, Eras: cfg.Eras, Strict: cfg.Strict, Started: started}
+	subject := cfg.URL
+	if len(cfg.Exec) > 0 {
+		subject = "stdio: " + strings.Join(cfg.Exec, " ")
+	}
+	meta := conformance.Report{Store: subject, Eras: cfg.Eras, Strict: cfg.Strict, Started: started}
 	var results []conformance.RuleResult
 	for _, era := range cfg.Eras {
 		er, setupErr := connect(ctx, cfg, era)
@@ -107,6 +133,9 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 			}
 			results = append(results, rr)
 		}
+		if er != nil {
+			er.close()
+		}
 	}
 	meta.Duration = time.Since(started)
 	return conformance.NewReport(meta, results), nil
@@ -115,10 +144,12 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 // connect makes the era's peers: every principal, and a caller without credentials when
 // the server lets one in.
 func connect(ctx context.Context, cfg Config, era conformance.Era) (*eraRun, error) {
-	er := &eraRun{era: era, tools: cfg.Tools}
+	er := &eraRun{era: era, tools: cfg.Tools, stdio: len(cfg.Exec) > 0}
 	for i, p := range cfg.Principals {
-		pe, err := dial(ctx, cfg.URL, p, era, cfg.Wait, cfg.Timeout)
+		pe, err := dial(ctx, cfg, p, era)
+		er.track(pe)
 		if err != nil {
+			er.close()
 			return nil, err
 		}
 		if i == 0 {
@@ -127,11 +158,20 @@ func connect(ctx context.Context, cfg Config, era conformance.Era) (*eraRun, err
 			er.others = append(er.others, pe)
 		}
 	}
-	if anon, err := dial(ctx, cfg.URL, Principal{}, era, cfg.Wait, cfg.Timeout); err == nil {
+	if er.stdio && cfg.TokenEnv == "" {
+		// Every child is a caller without credentials already.
+		return er, nil
+	}
+	anon, err := dial(ctx, cfg, Principal{}, era)
+	er.track(anon)
+	if err == nil {
 		er.anon = anon
 	}
+	if er.stdio {
+		return er, nil // a token a child does not know shows in no answer
+	}
 	// An unknown token refused means tokens are principals to the server.
-	_, err := dial(ctx, cfg.URL, Principal{Name: "stranger", Token: "storecheck-probe-unknown-token"}, era, cfg.Wait, cfg.Timeout)
+	_, err = dial(ctx, cfg, Principal{Name: "stranger", Token: "storecheck-probe-unknown-token"}, era)
 	var refused *client.HTTPError
 	er.authenticates = errors.As(err, &refused) && (refused.StatusCode == 401 || refused.StatusCode == 403)
 	return er, nil
