@@ -137,6 +137,7 @@ var catalogue = []Rule{
 	{"V-SESSION-1", Must, "server", "isolation", "A 2025-11-25 session is bound to its principal: its id with another token, or an id never issued, is HTTP 404."},
 	{"V-LIST-1", Must, "server", "list", "tasks/list pages the caller's tasks with nextCursor exactly when more follow, none skipped or repeated under concurrent creation; a forged or foreign cursor is -32602."},
 	{"V-FIN-1", Must, "server", "finality", "A terminal task stays terminal: 2025-11-25 tasks/cancel of it is -32602, the extension's is an acknowledgement; a working task cancelled is cancelled."},
+	{"V-RACE-1", Must, "server", "finality", "tasks/cancel racing a task's own end leaves one terminal status, told alike by every later tasks/get and tasks/result; the race never met is inconclusive."},
 	{"V-RESULT-1", Must, "server", "result", "2025-11-25 tasks/result blocks until the task is terminal and returns the tool's result with the related-task _meta, or its JSON-RPC error."},
 	{"V-ERROR-1", Must, "server", "result", "A tool result with isError ends a 2025-11-25 task failed and a 2026-07-28 task completed; a JSON-RPC error fails it in both."},
 	{"V-SUPPORT-1", Must, "server", "negotiation", "A plain call of a tool whose execution.taskSupport is required is -32601."},
