@@ -125,6 +125,16 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 		default:
 			changes[legacy.KeyStatus], changes[keyResult], changes[keyMessage] = string(reference.StatusCompleted), res, "The operation completed."
 		}
+		if s.cfg.Mutant == "end-overwrites-cancel" {
+			// Check, then write past the terminal guard: a cancel landing between is lost.
+			if cur, err := s.legacy.Get(s.ctx, id, reference.System()); err == nil && !cur.Status().Terminal() {
+				time.Sleep(40 * time.Millisecond)
+				if t, err := s.legacy.Store().Update(context.WithoutCancel(s.ctx), id, changes); err == nil {
+					s.legacyChanged(t)
+				}
+			}
+			return
+		}
 		if t, err := s.legacy.Update(context.WithoutCancel(s.ctx), id, changes); err == nil {
 			s.legacyChanged(t)
 		}
