@@ -71,6 +71,7 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		wait, timeout       time.Duration
 		quick, slow         string
 		quickArgs, slowArgs string
+		race, raceArgs      string
 		tokenEnv            string
 	)
 	fs.Var(&principals, "principal", "a credential `NAME=TOKEN` (a bearer token); give two or more")
@@ -87,6 +88,8 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 	fs.StringVar(&quickArgs, "quick-args", `{"seconds":0}`, "its arguments, as JSON")
 	fs.StringVar(&slow, "slow-tool", probe.DefaultTools.Slow, "a tool that works about half a second, then ends with a result")
 	fs.StringVar(&slowArgs, "slow-args", `{"seconds":0.5}`, "its arguments, as JSON")
+	fs.StringVar(&race, "race-tool", probe.DefaultTools.Race, "a tool that ends on its own soon (about a tenth of a second) unless cancelled: V-RACE-1\ncancels it as it ends")
+	fs.StringVar(&raceArgs, "race-args", `{"seconds":0.15}`, "its arguments, as JSON")
 	// --exec takes the rest of the line: the server's command and its own flags.
 	var command []string
 	for i, a := range args {
@@ -125,11 +128,11 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		return code
 	}
 	cfg := probe.Config{Exec: command, TokenEnv: tokenEnv, Principals: principals, Strict: strict, Wait: wait, Timeout: timeout,
-		Tools: probe.Tools{Quick: quick, Slow: slow}}
+		Tools: probe.Tools{Quick: quick, Slow: slow, Race: race}}
 	for _, a := range []struct {
 		flag, raw string
 		dst       *map[string]any
-	}{{"quick-args", quickArgs, &cfg.Tools.QuickArgs}, {"slow-args", slowArgs, &cfg.Tools.SlowArgs}} {
+	}{{"quick-args", quickArgs, &cfg.Tools.QuickArgs}, {"slow-args", slowArgs, &cfg.Tools.SlowArgs}, {"race-args", raceArgs, &cfg.Tools.RaceArgs}} {
 		if err := jsonObject(a.raw, a.dst); err != nil {
 			code, _ := c.usageError(fs, fmt.Sprintf("--%s: %v", a.flag, err))
 			return code

@@ -33,12 +33,17 @@ type Tools struct {
 	// then ends with a result.
 	Quick, Slow         string
 	QuickArgs, SlowArgs map[string]any
+	// Race ends on its own soon (about a tenth of a second) unless cancelled: the race
+	// check cancels it as it ends (zero: slow_compute for 0.15 s).
+	Race     string
+	RaceArgs map[string]any
 }
 
 // DefaultTools are the tools of storecheck's reference server and of the official
 // suite's fixtures.
 var DefaultTools = Tools{Quick: "slow_compute", QuickArgs: map[string]any{"seconds": 0},
-	Slow: "slow_compute", SlowArgs: map[string]any{"seconds": 0.5}}
+	Slow: "slow_compute", SlowArgs: map[string]any{"seconds": 0.5},
+	Race: "slow_compute", RaceArgs: map[string]any{"seconds": 0.15}}
 
 // Config is one probe run.
 type Config struct {
@@ -86,7 +91,13 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 		return nil, fmt.Errorf("%w: give at least two principals (--principal NAME=TOKEN), to see whether one sees the other's tasks", ErrConfig)
 	}
 	if cfg.Tools.Quick == "" {
-		cfg.Tools = DefaultTools
+		cfg.Tools.Quick, cfg.Tools.QuickArgs = DefaultTools.Quick, DefaultTools.QuickArgs
+	}
+	if cfg.Tools.Slow == "" {
+		cfg.Tools.Slow, cfg.Tools.SlowArgs = DefaultTools.Slow, DefaultTools.SlowArgs
+	}
+	if cfg.Tools.Race == "" {
+		cfg.Tools.Race, cfg.Tools.RaceArgs = DefaultTools.Race, DefaultTools.RaceArgs
 	}
 	if cfg.Wait <= 0 {
 		cfg.Wait = 10 * time.Second
@@ -209,6 +220,8 @@ func judge(ctx context.Context, c check, er *eraRun, strict bool) (conformance.O
 		return conformance.Aborted, []string{err.Error()}
 	case errors.Is(err, errSetup):
 		return conformance.SetupRefused, []string{err.Error()}
+	case errors.Is(err, errInconclusive):
+		return conformance.Inconclusive, []string{err.Error()}
 	case errors.Is(err, errNone):
 		return conformance.NotExercised, []string{err.Error()}
 	}
