@@ -47,6 +47,11 @@ func badRun(t *testing.T, url string) *conformance.Report {
 // wrapReference serves the honest reference server behind bad: requests whose body
 // contains trigger go to bad, the others to the server.
 func wrapReference(t *testing.T, trigger string, bad http.Handler) string {
+	return wrapReferenceWith(t, trigger, func(http.Handler) http.Handler { return bad })
+}
+
+// wrapReferenceWith is wrapReference with a bad handler that may call the server.
+func wrapReferenceWith(t *testing.T, trigger string, wrap func(srv http.Handler) http.Handler) string {
 	t.Helper()
 	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
 	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(),
@@ -54,6 +59,7 @@ func wrapReference(t *testing.T, trigger string, bad http.Handler) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bad := wrap(srv)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
