@@ -56,7 +56,11 @@ func (s *Server) handleLegacy(ctx context.Context, r *request) (any, *rpcError) 
 		if e != nil {
 			return nil, e
 		}
-		return s.legacyJSON(t), nil
+		out := s.legacyJSON(t)
+		if s.cfg.Mutant == "dates-epoch" {
+			out["lastUpdatedAt"], _ = intOf(t[keyUpdatedAt]) // milliseconds since the epoch, not ISO 8601
+		}
+		return out, nil
 	case "tasks/list":
 		return s.legacyList(ctx, r)
 	case "tasks/cancel":
@@ -211,6 +215,9 @@ func (s *Server) legacyGet(ctx context.Context, id string, caller reference.Call
 func (s *Server) expired(t legacy.Task) bool {
 	ttl, ok := intOf(t[keyTTL])
 	created, _ := t.CreatedAt()
+	if s.cfg.Mutant == "ttl-early" {
+		ttl /= 2
+	}
 	return ok && reference.NowMillis(s.cfg.Clock) >= created+ttl
 }
 
