@@ -158,14 +158,27 @@ func (p *peer) call(ctx context.Context, method string, params map[string]any, e
 
 // create starts tool as a task and returns its id.
 func (p *peer) create(ctx context.Context, tool string, args map[string]any) (string, error) {
+	id, _, err := p.createWith(ctx, tool, args, map[string]any{})
+	return id, err
+}
+
+// createWith starts tool as a task with the 2025-11-25 params.task given (ignored in the
+// extension) and returns its id and the answer's result.
+func (p *peer) createWith(ctx context.Context, tool string, args, task map[string]any) (string, *client.Response, error) {
 	params := map[string]any{"name": tool, "arguments": args}
 	if p.era == conformance.EraLegacy {
-		params["task"] = map[string]any{}
+		params["task"] = task
 	}
 	res, err := p.call(ctx, "tools/call", params, true)
 	if err != nil {
-		return "", fmt.Errorf("tools/call %s as a task: %w", tool, err)
+		return "", nil, fmt.Errorf("tools/call %s as a task: %w", tool, err)
 	}
+	id, err := createdID(p.era, tool, res)
+	return id, res, err
+}
+
+// createdID reads the task id of a CreateTaskResult.
+func createdID(era conformance.Era, tool string, res *client.Response) (string, error) {
 	var out struct {
 		Task       struct{ TaskID string } `json:"task"`
 		TaskID     string                  `json:"taskId"`
@@ -175,7 +188,7 @@ func (p *peer) create(ctx context.Context, tool string, args map[string]any) (st
 		return "", fmt.Errorf("tools/call %s as a task: %w", tool, err)
 	}
 	id := out.Task.TaskID
-	if p.era == conformance.EraModern {
+	if era == conformance.EraModern {
 		id = out.TaskID
 		if out.ResultType != "task" {
 			return "", fmt.Errorf("tools/call %s as a task: resultType %q, not a task (%s)", tool, out.ResultType, res.Result)

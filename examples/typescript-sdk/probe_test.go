@@ -28,6 +28,9 @@ var probePins = map[string]struct {
 	"V-SESSION-1 legacy": {outcome: conformance.Passed},
 	// A cancel met the task's end (the store refuses a result for a cancelled task).
 	"V-RACE-1 legacy": {outcome: conformance.Passed},
+	// The ttl asked is kept and reported; the task is gone once it has run.
+	"V-TTL-1 legacy":   {outcome: conformance.Passed},
+	"V-SHAPE-1 legacy": {outcome: conformance.Passed},
 	// A plain call of a tool registered with registerToolTask (taskSupport required) is
 	// answered with a result whose isError text holds the -32601, not the JSON-RPC error.
 	"V-SUPPORT-1 legacy": {conformance.Failed, `"isError":true`},
