@@ -162,7 +162,11 @@ func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
 		if err != nil {
 			return nil, modernErr(id, err)
 		}
-		return complete(modernJSON(t)), nil
+		out := modernJSON(t)
+		if s.cfg.Mutant == "dates-epoch" {
+			out["lastUpdatedAt"] = t.LastUpdatedAt // milliseconds since the epoch, not ISO 8601
+		}
+		return complete(out), nil
 	case "tasks/update":
 		resp, ok := r.params["inputResponses"].(map[string]any)
 		if !ok {

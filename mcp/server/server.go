@@ -81,7 +81,7 @@ var Mutants = map[string]string{
 	// 2025-11-25: the end of a tool's run checks the task is working, then writes its
 	// status unguarded, so a cancel answered between the two is overwritten.
 	"end-overwrites-cancel": "V-RACE-1",
-	"dates-epoch":           "V-SHAPE-1", // 2025-11-25 tasks/get shows lastUpdatedAt in epoch milliseconds
+	"dates-epoch":           "V-SHAPE-1", // tasks/get shows lastUpdatedAt in epoch milliseconds
 	"ttl-early":             "V-TTL-1",   // 2025-11-25 tasks expire at half their ttl
 }
 
