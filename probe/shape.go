@@ -7,13 +7,15 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/storecheck/storecheck/conformance"
 )
 
 // statuses are the task statuses of 2025-11-25.
 var statuses = []string{"working", "input_required", "completed", "failed", "cancelled"}
 
-// checkShape reads one task as tools/call (the CreateTaskResult), tasks/get and
-// tasks/list show it, working and once terminal, and judges every field 2025-11-25 asks
+// checkShape reads one task as tools/call (the CreateTaskResult), tasks/get (working and
+// once ended) and, in 2025-11-25, tasks/list show it, and judges every field its era asks
 // for (V-SHAPE-1).
 func checkShape(ctx context.Context, r *eraRun) error {
 	p := r.owner
@@ -21,13 +23,20 @@ func checkShape(ctx context.Context, r *eraRun) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", errSetup, err)
 	}
-	var created struct {
-		Task map[string]any `json:"task"`
+	f := fieldsOf(r.era)
+	var created map[string]any
+	if r.era == conformance.EraLegacy {
+		var out struct {
+			Task map[string]any `json:"task"`
+		}
+		if err := json.Unmarshal(res.Result, &out); err != nil || out.Task == nil {
+			return faultf("tools/call "+r.tools.Slow+" as a task", "a CreateTaskResult: {task: {...}}", answer(res))
+		}
+		created = out.Task
+	} else if err := json.Unmarshal(res.Result, &created); err != nil {
+		return faultf("tools/call "+r.tools.Slow+" as a task", "a CreateTaskResult", answer(res))
 	}
-	if err := json.Unmarshal(res.Result, &created); err != nil {
-		return faultf("tools/call "+r.tools.Slow+" as a task", "a CreateTaskResult: {task: {...}}", answer(res))
-	}
-	first, err := shapeOf(created.Task, id, "the CreateTaskResult's task", false)
+	first, err := f.judge(created, id, "the CreateTaskResult", f.ttlInCreate)
 	if err != nil {
 		return err
 	}
@@ -38,35 +47,59 @@ func checkShape(ctx context.Context, r *eraRun) error {
 	if rpcErr != nil {
 		return fmt.Errorf("%w: tasks/get %s: %w", errSetup, id, rpcErr)
 	}
-	if _, err := shapeOf(working, id, "tasks/get of the new task", true, first); err != nil {
+	if _, err := f.judge(working, id, "tasks/get of the new task", true, first); err != nil {
 		return err
 	}
 	done, err := p.terminal(ctx, id)
 	if err != nil {
 		return fmt.Errorf("%w: %w", errSetup, err)
 	}
-	last, err := shapeOf(done, id, "tasks/get of the ended task", true, first)
+	last, err := f.judge(done, id, "tasks/get of the ended task", true, first)
 	if err != nil {
 		return err
 	}
 	if last.updated.Before(first.updated) {
 		return faultf("tasks/get of the ended task "+id, fmt.Sprintf("lastUpdatedAt no earlier than when it was created (%s)", first.updated.Format(time.RFC3339Nano)), done["lastUpdatedAt"])
 	}
+	if r.era == conformance.EraModern {
+		// The extension's tasks/get inlines what the task ended with.
+		inline := map[string]string{"completed": "result", "failed": "error"}[fmt.Sprint(done["status"])]
+		if _, ok := done[inline].(map[string]any); inline != "" && !ok {
+			return faultf("tasks/get of the ended task "+id, fmt.Sprintf("a %s object inlined in the %v task (the extension: \"a Task object with status %v and a %s field\")", inline, done["status"], done["status"], inline), clip(fmt.Sprint(done), 300))
+		}
+		if done["resultType"] != "complete" {
+			return faultf("tasks/get of the ended task "+id, `resultType "complete" ("The resultType field MUST be set to \"complete\" on this object")`, fmt.Sprintf("resultType %#v", done["resultType"]))
+		}
+		return nil
+	}
 	listed, err := findListed(ctx, p, id)
 	if err != nil || listed == nil {
 		return err
 	}
-	_, err = shapeOf(listed, id, "the task's entry in tasks/list", false, first)
+	_, err = f.judge(listed, id, "the task's entry in tasks/list", false, first)
 	return err
+}
+
+// fields are an era's names for a task's durations.
+type fields struct {
+	ttl, poll   string
+	ttlInCreate bool // the CreateTaskResult must carry the ttl too
+}
+
+func fieldsOf(era conformance.Era) fields {
+	if era == conformance.EraModern {
+		// The extension's Task: "ttlMs: number | null" (required), "pollIntervalMs?".
+		return fields{ttl: "ttlMs", poll: "pollIntervalMs", ttlInCreate: true}
+	}
+	return fields{ttl: "ttl", poll: "pollInterval"}
 }
 
 // shape is what checkShape keeps of a task to compare it with later readings.
 type shape struct{ created, updated time.Time }
 
-// shapeOf judges one task object; where says where it came from. get: it is a tasks/get
-// answer, which must carry ttl. Against before (a reading of the same task), createdAt
-// must not have changed.
-func shapeOf(t map[string]any, id, where string, get bool, before ...shape) (shape, error) {
+// judge judges one task object; where says where it came from. needTTL: it must carry
+// its ttl. Against before (a reading of the same task), createdAt must not have changed.
+func (f fields) judge(t map[string]any, id, where string, needTTL bool, before ...shape) (shape, error) {
 	in := where + " of task " + id
 	var out shape
 	if t["taskId"] != id {
@@ -85,7 +118,7 @@ func shapeOf(t map[string]any, id, where string, get bool, before ...shape) (sha
 			*f.dst, err = time.Parse(time.RFC3339Nano, s)
 		}
 		if !ok || err != nil {
-			return out, faultf(in, f.key+` an ISO 8601 (RFC 3339) timestamp ("Receivers MUST include a `+f.key+` ISO 8601-formatted timestamp in all task responses")`, fmt.Sprintf("%s %#v", f.key, t[f.key]))
+			return out, faultf(in, f.key+` an ISO 8601 (RFC 3339) timestamp (2025-11-25: "Receivers MUST include a `+f.key+` ISO 8601-formatted timestamp in all task responses"; the extension's Task: "ISO 8601 timestamp")`, fmt.Sprintf("%s %#v", f.key, t[f.key]))
 		}
 	}
 	if out.updated.Before(out.created) {
@@ -96,15 +129,15 @@ func shapeOf(t map[string]any, id, where string, get bool, before ...shape) (sha
 			return out, faultf(in, "createdAt "+b.created.Format(time.RFC3339Nano)+", as the task was first shown", t["createdAt"])
 		}
 	}
-	ttl, hasTTL := t["ttl"]
+	ttl, hasTTL := t[f.ttl]
 	switch {
-	case get && !hasTTL:
-		return out, faultf(in, `a ttl: milliseconds, or null for unlimited ("Receivers MUST include the actual ttl duration (or null for unlimited) in tasks/get responses")`, fmt.Sprintf("no ttl in %v", t))
+	case needTTL && !hasTTL:
+		return out, faultf(in, f.ttl+` in milliseconds, or null for unlimited ("Receivers MUST include the actual ttl duration (or null for unlimited) in tasks/get responses"; the extension's Task: "ttlMs: number | null")`, fmt.Sprintf("no %s in %v", f.ttl, t))
 	case hasTTL && ttl != nil && !wholeMillis(ttl):
-		return out, faultf(in, "ttl a whole number of milliseconds, not negative, or null", fmt.Sprintf("ttl %#v", ttl))
+		return out, faultf(in, f.ttl+" a whole number of milliseconds, not negative, or null", fmt.Sprintf("%s %#v", f.ttl, ttl))
 	}
-	if pi, ok := t["pollInterval"]; ok && pi != nil && !wholeMillis(pi) {
-		return out, faultf(in, "pollInterval a whole number of milliseconds, not negative", fmt.Sprintf("pollInterval %#v", pi))
+	if pi, ok := t[f.poll]; ok && pi != nil && !wholeMillis(pi) {
+		return out, faultf(in, f.poll+" a whole number of milliseconds, not negative", fmt.Sprintf("%s %#v", f.poll, pi))
 	}
 	return out, nil
 }
