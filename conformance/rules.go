@@ -139,7 +139,7 @@ var catalogue = []Rule{
 	{"V-FIN-1", Must, "server", "finality", "A terminal task stays terminal: 2025-11-25 tasks/cancel of it is -32602, the extension's is an acknowledgement; a working task cancelled is cancelled."},
 	{"V-RACE-1", Must, "server", "finality", "tasks/cancel racing a task's own end leaves one terminal status, told alike by every later tasks/get and tasks/result; the race never met is inconclusive."},
 	{"V-SHAPE-1", Must, "server", "fields", "A task as every answer shows it carries its taskId, a status of the five, createdAt and lastUpdatedAt as ISO 8601 timestamps and its ttl (ms or null; 2025-11-25: in tasks/get); durations are whole milliseconds; the extension's tasks/get inlines the result or error."},
-	{"V-TTL-1", Must, "server", "ttl", "The ttl a 2025-11-25 task reports is the one it keeps: it is found until that ttl has run from its creation, and after it found still or -32602."},
+	{"V-TTL-1", Must, "server", "ttl", "The ttl a 2025-11-25 task reports is the one it keeps: it is found until that ttl has run from its creation, and after it found still or -32602; a ttl it cannot keep (negative, huge) is refused with -32602 or clamped, never expiring the task at once."},
 	{"V-RESULT-1", Must, "server", "result", "2025-11-25 tasks/result blocks until the task is terminal and returns the tool's result with the related-task _meta, or its JSON-RPC error."},
 	{"V-ERROR-1", Must, "server", "result", "A tool result with isError ends a 2025-11-25 task failed and a 2026-07-28 task completed; a JSON-RPC error fails it in both."},
 	{"V-SUPPORT-1", Must, "server", "negotiation", "A plain call of a tool whose execution.taskSupport is required is -32601."},
