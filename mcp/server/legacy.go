@@ -101,8 +101,9 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 	if e != nil {
 		return nil, e
 	}
-	now := reference.NowMillis(s.cfg.Clock)
-	meta := legacy.Task{keyPollInterval: s.cfg.PollInterval.Milliseconds(), keyUpdatedAt: now, keyMessage: "The operation is in progress.", "tool": name}
+	// No lastUpdatedAt yet: until the first change it is the store's createdAt (a time
+	// read here could fall a millisecond before it).
+	meta := legacy.Task{keyPollInterval: s.cfg.PollInterval.Milliseconds(), keyMessage: "The operation is in progress.", "tool": name}
 	if ttl != nil {
 		meta[keyTTL] = *ttl
 	}
@@ -153,6 +154,10 @@ func (s *Server) legacyTTL(task map[string]any) (*int64, *rpcError) {
 	switch raw, asked := task["ttl"]; {
 	case asked && raw != nil:
 		f, ok := number(raw)
+		if s.cfg.Mutant == "ttl-negative-kept" && ok && f < 0 {
+			ms := int64(f)
+			return &ms, nil
+		}
 		if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt64/2 {
 			return nil, errorf(jsonrpc.CodeInvalidParams, "task.ttl must be a whole number of milliseconds, not negative: %v", raw)
 		}

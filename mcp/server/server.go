@@ -83,6 +83,7 @@ var Mutants = map[string]string{
 	"end-overwrites-cancel": "V-RACE-1",
 	"dates-epoch":           "V-SHAPE-1", // tasks/get shows lastUpdatedAt in epoch milliseconds
 	"ttl-early":             "V-TTL-1",   // 2025-11-25 tasks expire at half their ttl
+	"ttl-negative-kept":     "V-TTL-1",   // a negative task.ttl is kept as asked: the task expires at once
 }
 
 // Server serves MCP with tasks. It is safe for concurrent use.
