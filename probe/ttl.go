@@ -23,6 +23,9 @@ const (
 // the ttl of the CreateTaskResult is the one tasks/get reports; the task is found until
 // that ttl has run from its creation, and once it has, found still or -32602.
 func checkTTL(ctx context.Context, r *eraRun) error {
+	if err := checkOddTTLs(ctx, r); err != nil {
+		return err
+	}
 	p := r.owner
 	sent := time.Now()
 	id, res, err := p.createWith(ctx, r.tools.Quick, r.tools.QuickArgs, map[string]any{"ttl": ttlAsked.Milliseconds()})
@@ -109,4 +112,49 @@ func sleepUntil(ctx context.Context, at time.Time) error {
 	case <-time.After(time.Until(at)):
 		return nil
 	}
+}
+
+// oddTTLs are ttls a server cannot keep as asked: negative, centuries, past any integer.
+var oddTTLs = []any{-1000, 1e13, 1e300}
+
+// checkOddTTLs asks for each odd ttl: refused with -32602, or clamped to a ttl the
+// server reports alike in the CreateTaskResult and tasks/get, not negative, and never
+// expiring the task at once (unless the ttl reported is 0).
+func checkOddTTLs(ctx context.Context, r *eraRun) error {
+	p := r.owner
+	for _, asked := range oddTTLs {
+		in := fmt.Sprintf("tools/call %s as a task with task.ttl %v", r.tools.Quick, asked)
+		id, res, err := p.createWith(ctx, r.tools.Quick, r.tools.QuickArgs, map[string]any{"ttl": asked})
+		switch {
+		case res != nil && res.Error != nil && res.Error.Code == jsonrpc.CodeInvalidParams:
+			continue // refused
+		case res != nil && res.Error != nil:
+			return faultf(in, "-32602 (refused), or a task with the ttl the server keeps", answer(res))
+		case err != nil:
+			return err
+		}
+		var created struct {
+			Task map[string]any `json:"task"`
+		}
+		_ = json.Unmarshal(res.Result, &created)
+		reported, ok := created.Task["ttl"]
+		if n, isNum := reported.(float64); ok && (reported != nil && !isNum || isNum && n < 0) {
+			return faultf(in, "-32602, or the ttl clamped to what the server keeps: milliseconds, not negative, or null", fmt.Sprintf("ttl %#v", reported))
+		}
+		t, rpcErr, err := p.task(ctx, id)
+		if err != nil {
+			return err
+		}
+		if rpcErr != nil {
+			if reported == float64(0) {
+				r.note(fmt.Sprintf("task.ttl %v was clamped to 0 and the task was gone at once", asked))
+				continue
+			}
+			return faultf("tasks/get at once after "+in+fmt.Sprintf(" (ttl reported: %v)", reported), "the task: an odd ttl is refused or clamped, never expires the task at once", fmt.Sprintf("error %d %q", rpcErr.Code, rpcErr.Message))
+		}
+		if ok && t["ttl"] != reported {
+			return faultf("tasks/get after "+in, fmt.Sprintf("ttl %v, as the CreateTaskResult reported", reported), fmt.Sprintf("ttl %#v", t["ttl"]))
+		}
+	}
+	return nil
 }
