@@ -138,9 +138,6 @@ func checkOddTTLs(ctx context.Context, r *eraRun) error {
 		}
 		_ = json.Unmarshal(res.Result, &created)
 		reported, ok := created.Task["ttl"]
-		if n, isNum := reported.(float64); ok && (reported != nil && !isNum || isNum && n < 0) {
-			return faultf(in, "-32602, or the ttl clamped to what the server keeps: milliseconds, not negative, or null", fmt.Sprintf("ttl %#v", reported))
-		}
 		t, rpcErr, err := p.task(ctx, id)
 		if err != nil {
 			return err
@@ -151,6 +148,9 @@ func checkOddTTLs(ctx context.Context, r *eraRun) error {
 				continue
 			}
 			return faultf("tasks/get at once after "+in+fmt.Sprintf(" (ttl reported: %v)", reported), "the task: an odd ttl is refused or clamped, never expires the task at once", fmt.Sprintf("error %d %q", rpcErr.Code, rpcErr.Message))
+		}
+		if n, isNum := reported.(float64); ok && (reported != nil && !isNum || isNum && n < 0) {
+			return faultf(in, "-32602, or the ttl clamped to what the server keeps: milliseconds, not negative, or null", fmt.Sprintf("a task (there at once) with ttl %#v", reported))
 		}
 		if ok && t["ttl"] != reported {
 			return faultf("tasks/get after "+in, fmt.Sprintf("ttl %v, as the CreateTaskResult reported", reported), fmt.Sprintf("ttl %#v", t["ttl"]))
