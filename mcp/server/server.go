@@ -78,8 +78,8 @@ var Mutants = map[string]string{
 	"session-unbound":     "V-SESSION-1",      // a session answers any principal's requests
 	"required-runs-plain": "V-SUPPORT-1",      // a tool that requires a task runs without one
 	"forbidden-as-task":   "V-SUPPORT-2",      // a tool that forbids tasks runs as one
-	// 2025-11-25: the end of a tool's run checks the task is working, then writes its
-	// status unguarded, so a cancel answered between the two is overwritten.
+	// The end of a tool's run checks the task is working, then writes its status
+	// unguarded, so a cancel answered between the two is overwritten.
 	"end-overwrites-cancel": "V-RACE-1",
 	"dates-epoch":           "V-SHAPE-1", // tasks/get shows lastUpdatedAt in epoch milliseconds
 	"ttl-early":             "V-TTL-1",   // 2025-11-25 tasks expire at half their ttl
