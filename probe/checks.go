@@ -32,7 +32,7 @@ var checks = []check{
 	{"V-SUPPORT-1", "a plain call of a tool whose taskSupport is required is -32601", legacyEra, checkSupport("required")},
 	{"V-SUPPORT-2", "a task for a tool whose taskSupport is forbidden or absent is -32601", legacyEra, checkSupport("forbidden")},
 	{"V-EXT-1", "without the tasks extension tasks/get is -32021; tasks/list and tasks/result are -32601", modernEra, checkExtension},
-	{"V-RACE-1", "tasks/cancel racing the task's own end: one terminal status, told alike by every later tasks/get and tasks/result", legacyEra, checkRace},
+	{"V-RACE-1", "tasks/cancel racing the task's own end: one terminal status, told alike by every later tasks/get and tasks/result", bothEras, checkRace},
 	{"V-SHAPE-1", "a task as tools/call, tasks/get (working and ended) and tasks/list show it: taskId, status, createdAt and lastUpdatedAt in ISO 8601, ttl, pollInterval", bothEras, checkShape},
 	{"V-TTL-1", "the ttl reported is the one kept: the task is found until it has run from the creation, and -32602 (or still found) after", legacyEra, checkTTL},
 	{"V-BAD-1", "malformed JSON is -32700, an unknown method -32601, and the server keeps serving", bothEras, checkBad},

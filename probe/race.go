@@ -17,7 +17,9 @@ import (
 // between a delay at which the cancel won (answered cancelled) and one at which it lost
 // (answered -32602: already terminal). The race overlapped once both outcomes were seen
 // with delays at most raceGap apart; without that the check is inconclusive, never
-// passed. A won cancel later than a lost one is the race's own jitter: met too.
+// passed. A won cancel later than a lost one is the race's own jitter: met too. In the
+// extension the cancel is an acknowledgement either way, and the status the task ends
+// with says which won.
 const (
 	raceTrials = 12
 	raceGap    = 20 * time.Millisecond
@@ -102,8 +104,22 @@ func raceOnce(ctx context.Context, r *eraRun, delay, natural time.Duration) (rac
 	in := fmt.Sprintf("tasks/cancel of task %s (tool %s, which ends on its own after about %v) sent %v after its creation",
 		id, r.tools.Race, natural.Round(time.Millisecond), delay.Round(time.Millisecond))
 	t := raceTrial{delay: delay}
+	var answered string
+	legacy := r.era == conformance.EraLegacy
 	switch {
+	case !legacy && res.Error != nil:
+		return t, faultf(in, "an acknowledgement (the extension: on success the server MUST acknowledge with an empty result)", answer(res))
+	case !legacy:
+		// The extension's cancel is cooperative: the task ends as it ends, and its
+		// status says which won.
+		ended, err := p.terminal(ctx, id)
+		if err != nil {
+			return t, err
+		}
+		t.won = ended["status"] == "cancelled"
+		answered = fmt.Sprintf("acknowledged; the task ended %v", ended["status"])
 	case res.Error != nil && res.Error.Code == jsonrpc.CodeInvalidParams:
+		answered = "answered -32602 (already terminal)"
 	case res.Error != nil:
 		return t, faultf(in, "the task, cancelled, or -32602 (already terminal)", answer(res))
 	default:
@@ -111,11 +127,7 @@ func raceOnce(ctx context.Context, r *eraRun, delay, natural time.Duration) (rac
 		if json.Unmarshal(res.Result, &task) != nil || task.Status != "cancelled" {
 			return t, faultf(in, `the task with status "cancelled" (2025-11-25: "MUST transition the task to cancelled status before sending the response"), or -32602`, answer(res))
 		}
-		t.won = true
-	}
-	answered := "-32602 (already terminal)"
-	if t.won {
-		answered = "cancelled"
+		t.won, answered = true, "answered cancelled"
 	}
 	// Watch the status until the tool's own end has passed and a while after.
 	var first string
@@ -131,15 +143,17 @@ func raceOnce(ctx context.Context, r *eraRun, delay, natural time.Duration) (rac
 		}
 		switch {
 		case !terminalStatus(task["status"]):
-			return t, faultf("tasks/get after "+in+", answered "+answered, "a terminal status: the cancel's answer says the task is terminal", status)
-		case reads == 0 && t.won && status != "cancelled":
+			return t, faultf("tasks/get after "+in+", "+answered, "a terminal status: the task was terminal already", status)
+		case !legacy && !inlineMatches(task):
+			return t, faultf("tasks/get after "+in+", "+answered, `a completed task with its result, a failed one with its error, a cancelled one with neither ("cancelled: The request was cancelled before completion")`, clip(fmt.Sprint(task), 300))
+		case reads == 0 && legacy && t.won && status != "cancelled":
 			return t, faultf("tasks/get after "+in+", answered cancelled", `status "cancelled" ("Once a task is cancelled, it MUST remain in cancelled status even if execution continues to completion or fails")`, status)
-		case reads == 0 && !t.won && status == "cancelled":
+		case reads == 0 && legacy && !t.won && status == "cancelled":
 			return t, faultf("tasks/get after "+in+", answered -32602 (already terminal)", "the terminal status the cancel found, not cancelled", status)
 		case reads == 0:
 			first = status
 		case status != first:
-			return t, faultf(fmt.Sprintf("tasks/get %v after the creation, after %s, answered %s", time.Since(created).Round(time.Millisecond), in, answered),
+			return t, faultf(fmt.Sprintf("tasks/get %v after the creation, after %s, %s", time.Since(created).Round(time.Millisecond), in, answered),
 				fmt.Sprintf("status %s, as read before (\"Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status\")", first), status)
 		}
 		select {
@@ -148,7 +162,7 @@ func raceOnce(ctx context.Context, r *eraRun, delay, natural time.Duration) (rac
 		case <-time.After(15 * time.Millisecond):
 		}
 	}
-	if err := raceResult(ctx, p, id, first, in+", answered "+answered); err != nil {
+	if err := raceResult(ctx, p, id, first, in+", "+answered); err != nil {
 		return t, err
 	}
 	return t, nil
@@ -184,4 +198,20 @@ func raceResult(ctx context.Context, p *peer, id, status, in string) error {
 		return faultf("tasks/get of the task "+id+" after its tasks/result", "status "+status+", as before", fmt.Sprint(task["status"], rpcErr))
 	}
 	return nil
+}
+
+// inlineMatches: the extension's tasks/get of an ended task inlines what it ended with,
+// and a cancelled task has neither a result nor an error.
+func inlineMatches(task map[string]any) bool {
+	_, hasResult := task["result"].(map[string]any)
+	_, hasError := task["error"].(map[string]any)
+	switch task["status"] {
+	case "completed":
+		return hasResult && !hasError
+	case "failed":
+		return hasError && !hasResult
+	case "cancelled":
+		return !hasResult && !hasError
+	}
+	return true
 }

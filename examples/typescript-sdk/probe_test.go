@@ -44,6 +44,7 @@ var probePins = map[string]struct {
 	"V-EXT-1 modern":     {outcome: conformance.NotExercised},
 	"V-BAD-1 modern":     {outcome: conformance.NotExercised},
 	"V-SHAPE-1 modern":   {outcome: conformance.NotExercised},
+	"V-RACE-1 modern":    {outcome: conformance.NotExercised},
 }
 
 // TestProbeTypeScriptServer probes the SDK's server and compares every verdict with its
