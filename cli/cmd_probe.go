@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storecheck/storecheck/adapters/wire"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/probe"
 )
@@ -36,16 +37,26 @@ func (p *principalTokens) Set(v string) error {
 }
 
 func runProbe(c *app, args []string) int {
-	fs := newFlagSet("probe", "storecheck probe [flags] URL", func(w io.Writer) {
-		fmt.Fprint(w, `Checks a live MCP server's tasks from the outside, over Streamable HTTP, in the eras it
+	fs := newFlagSet("probe", "storecheck probe [flags] URL\n       storecheck probe [flags] --exec CMD [ARGS...]", func(w io.Writer) {
+		fmt.Fprint(w, `Checks a live MCP server's tasks from the outside, over Streamable HTTP or stdio, in the eras it
 serves (2025-11-25 tasks and the 2026-07-28 tasks extension), with two or more
 principals: the server rules V-* of docs/spec.md section 7. The first principal makes
 tasks; the others, and a caller without credentials, must not see them. The report is
 the battery's: one row per rule and era.
 
+With --exec (the last flag: every word after it is the server's command line) the server
+is a child speaking MCP over stdio, one child per principal (stdio carries no
+credentials: --token-env VAR puts each principal's token in its child's environment).
+Without --principal, two children without tokens.
+
 Examples:
   storecheck serve --mcp 127.0.0.1:8080 --principal ta=alice --principal tb=bob &
   storecheck probe --principal alice=ta --principal bob=tb http://127.0.0.1:8080/mcp
+  storecheck probe --exec storecheck serve --adapter memstore --mcp stdio
+
+A check that gets no usable answer (the server hangs past --timeout, answers something
+that is not JSON-RPC, refuses or drops the connection) is aborted, its cause named: it
+is never passed or failed, and it fails the run.
 
 Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup refused
 (or, under --strict, was only partly verified or inconclusive); 2 usage error.
@@ -57,21 +68,45 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		era, rules          string
 		jsonOut, junit      string
 		strict              bool
-		wait                time.Duration
+		wait, timeout       time.Duration
 		quick, slow         string
 		quickArgs, slowArgs string
+		race, raceArgs      string
+		tokenEnv            string
 	)
 	fs.Var(&principals, "principal", "a credential `NAME=TOKEN` (a bearer token); give two or more")
 	fs.StringVar(&era, "era", "all", "era to probe: legacy (2025-11-25), modern (2026-07-28) or all")
 	fs.StringVar(&rules, "rules", "", "probe only these rules: comma-separated V-* IDs")
+	fs.String("exec", "", "the server's `CMD [ARGS...]`, spoken to over stdio; the last flag (a single quoted\ncommand line is split like a shell splits words)")
+	fs.StringVar(&tokenEnv, "token-env", "", "with --exec: the environment `VAR` that carries each principal's token to its child")
 	fs.StringVar(&jsonOut, "json", "", "also write a JSON report to `FILE`")
 	fs.StringVar(&junit, "junit", "", "also write a JUnit XML report to `FILE`")
 	fs.BoolVar(&strict, "strict", false, "partly verified and inconclusive rules fail the run")
 	fs.DurationVar(&wait, "wait", 10*time.Second, "how long a task may take to end")
+	fs.DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait for any one answer of the server (tasks/result: --wait more);\na check that gets none is aborted")
 	fs.StringVar(&quick, "quick-tool", probe.DefaultTools.Quick, "a tool that ends soon with a result, run as a task")
 	fs.StringVar(&quickArgs, "quick-args", `{"seconds":0}`, "its arguments, as JSON")
 	fs.StringVar(&slow, "slow-tool", probe.DefaultTools.Slow, "a tool that works about half a second, then ends with a result")
 	fs.StringVar(&slowArgs, "slow-args", `{"seconds":0.5}`, "its arguments, as JSON")
+	fs.StringVar(&race, "race-tool", probe.DefaultTools.Race, "a tool that ends on its own soon (about a tenth of a second) unless cancelled: V-RACE-1\ncancels it as it ends")
+	fs.StringVar(&raceArgs, "race-args", `{"seconds":0.15}`, "its arguments, as JSON")
+	// --exec takes the rest of the line: the server's command and its own flags.
+	var command []string
+	for i, a := range args {
+		if a == "--exec" || a == "-exec" {
+			if i+1 == len(args) {
+				code, _ := c.usageError(fs, "--exec: give the server's command")
+				return code
+			}
+			words, err := wire.SplitCommand(args[i+1])
+			if err != nil {
+				code, _ := c.usageError(fs, fmt.Sprintf("--exec: %v", err))
+				return code
+			}
+			args, command = args[:i], append(words, args[i+2:]...)
+			break
+		}
+	}
 	// The URL may come before or after the flags.
 	var urls, rest []string
 	for _, a := range args {
@@ -84,20 +119,27 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 	if code, ok := c.parse(fs, rest); !ok {
 		return code
 	}
-	if len(urls) != 1 {
-		code, _ := c.usageError(fs, "give the server's URL once (http://HOST:PORT/mcp)")
+	if len(urls)+min(len(command), 1) != 1 {
+		code, _ := c.usageError(fs, "give the server's URL once (http://HOST:PORT/mcp), or its command after --exec")
 		return code
 	}
-	cfg := probe.Config{URL: urls[0], Principals: principals, Strict: strict, Wait: wait,
-		Tools: probe.Tools{Quick: quick, Slow: slow}}
+	if tokenEnv != "" && len(command) == 0 {
+		code, _ := c.usageError(fs, "--token-env goes with --exec")
+		return code
+	}
+	cfg := probe.Config{Exec: command, TokenEnv: tokenEnv, Principals: principals, Strict: strict, Wait: wait, Timeout: timeout,
+		Tools: probe.Tools{Quick: quick, Slow: slow, Race: race}}
 	for _, a := range []struct {
 		flag, raw string
 		dst       *map[string]any
-	}{{"quick-args", quickArgs, &cfg.Tools.QuickArgs}, {"slow-args", slowArgs, &cfg.Tools.SlowArgs}} {
+	}{{"quick-args", quickArgs, &cfg.Tools.QuickArgs}, {"slow-args", slowArgs, &cfg.Tools.SlowArgs}, {"race-args", raceArgs, &cfg.Tools.RaceArgs}} {
 		if err := jsonObject(a.raw, a.dst); err != nil {
 			code, _ := c.usageError(fs, fmt.Sprintf("--%s: %v", a.flag, err))
 			return code
 		}
+	}
+	if len(urls) == 1 {
+		cfg.URL = urls[0]
 	}
 	switch era {
 	case "all":
@@ -136,10 +178,32 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		fmt.Fprintf(c.stderr, "storecheck probe: %v\n", err)
 		return exitUsage
 	}
+	if causes := abortCauses(report); len(causes) > 0 {
+		fmt.Fprintf(c.stderr, "storecheck probe: the server gave no usable answer to %d checks; the verdicts of their rules are unknown:\n", len(causes))
+		for _, cause := range causes {
+			fmt.Fprintf(c.stderr, "  %s\n", cause)
+		}
+	}
 	if !report.OK() {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// abortCauses lists the aborted rules of a probe report with the cause each names.
+func abortCauses(r *conformance.Report) []string {
+	var out []string
+	for _, rr := range r.Rules {
+		if rr.Outcome != conformance.Aborted {
+			continue
+		}
+		why := "no cause given"
+		if len(rr.Reasons) > 0 {
+			why, _, _ = strings.Cut(rr.Reasons[0], "\n")
+		}
+		out = append(out, fmt.Sprintf("%s %s: %s", rr.ID, rr.Era, why))
+	}
+	return out
 }
 
 // jsonObject decodes a JSON object flag.

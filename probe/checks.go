@@ -32,6 +32,9 @@ var checks = []check{
 	{"V-SUPPORT-1", "a plain call of a tool whose taskSupport is required is -32601", legacyEra, checkSupport("required")},
 	{"V-SUPPORT-2", "a task for a tool whose taskSupport is forbidden or absent is -32601", legacyEra, checkSupport("forbidden")},
 	{"V-EXT-1", "without the tasks extension tasks/get is -32021; tasks/list and tasks/result are -32601", modernEra, checkExtension},
+	{"V-RACE-1", "tasks/cancel racing the task's own end: one terminal status, told alike by every later tasks/get and tasks/result", bothEras, checkRace},
+	{"V-SHAPE-1", "a task as tools/call, tasks/get (working and ended) and tasks/list show it: taskId, status, createdAt and lastUpdatedAt in ISO 8601, ttl, pollInterval", bothEras, checkShape},
+	{"V-TTL-1", "the ttl reported is the one kept: the task is found until it has run from the creation, and -32602 (or still found) after", legacyEra, checkTTL},
 	{"V-BAD-1", "malformed JSON is -32700, an unknown method -32601, and the server keeps serving", bothEras, checkBad},
 }
 
@@ -60,6 +63,24 @@ type eraRun struct {
 	// or 403): then tokens are principals to it, else it has sessions only.
 	authenticates bool
 	notes         []string
+	stdio         bool    // the server is a child per principal, on stdio
+	children      []*peer // to end when the era is done
+}
+
+// track keeps a stdio peer, whose child must be ended.
+func (r *eraRun) track(p *peer) {
+	if p != nil && p.stdio {
+		r.children = append(r.children, p)
+	}
+}
+
+// close ends the era's children (HTTP sessions are left to the server's own expiry: a
+// DELETE to a server that hangs would hang the probe).
+func (r *eraRun) close() {
+	for _, p := range r.children {
+		_ = p.conn.Close()
+	}
+	r.children = nil
 }
 
 // note records a remark for the check's rule that does not decide its outcome.
@@ -103,11 +124,11 @@ func clip(s string, n int) string {
 func (r *eraRun) finished(ctx context.Context) (string, map[string]any, error) {
 	id, err := r.owner.create(ctx, r.tools.Quick, r.tools.QuickArgs)
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: %v", errSetup, err)
+		return "", nil, fmt.Errorf("%w: %w", errSetup, err)
 	}
 	t, err := r.owner.terminal(ctx, id)
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: %v", errSetup, err)
+		return "", nil, fmt.Errorf("%w: %w", errSetup, err)
 	}
 	return id, t, nil
 }
@@ -123,6 +144,9 @@ func checkDeny(ctx context.Context, r *eraRun) error {
 	methods := []string{"tasks/get", "tasks/cancel", "tasks/result"}
 	if r.era == conformance.EraModern {
 		methods = []string{"tasks/get", "tasks/cancel", "tasks/update"}
+	}
+	if r.stdio {
+		r.note("over stdio every principal is a child process of its own: children that share no store keep their tasks apart by construction")
 	}
 	strangers := append([]*peer(nil), r.others...)
 	if r.anon != nil {
@@ -203,7 +227,7 @@ func checkList(ctx context.Context, r *eraRun) error {
 	for range n {
 		id, err := r.owner.create(ctx, r.tools.Quick, r.tools.QuickArgs)
 		if err != nil {
-			return fmt.Errorf("%w: %v", errSetup, err)
+			return fmt.Errorf("%w: %w", errSetup, err)
 		}
 		want[id] = true
 	}
@@ -263,7 +287,7 @@ func checkList(ctx context.Context, r *eraRun) error {
 func checkResult(ctx context.Context, r *eraRun) error {
 	id, err := r.owner.create(ctx, r.tools.Slow, r.tools.SlowArgs)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errSetup, err)
+		return fmt.Errorf("%w: %w", errSetup, err)
 	}
 	res, err := r.owner.call(ctx, "tasks/result", map[string]any{"taskId": id}, true)
 	if err != nil {
@@ -320,23 +344,19 @@ func checkExtension(ctx context.Context, r *eraRun) error {
 
 func checkBad(ctx context.Context, r *eraRun) error {
 	p := r.owner
-	// Malformed JSON: an HTTP 4xx, with a JSON-RPC -32700 in the body or no JSON-RPC body
-	// at all (transports: "it MUST return an HTTP error status code (e.g., 400 Bad
-	// Request). The HTTP response body MAY comprise a JSON-RPC error response").
-	res, err := p.conn.SendRaw(ctx, nil, []byte(`{"jsonrpc":"2.0","id":1,"method":`), nil)
-	var status int
-	if res != nil {
-		status = res.HTTPStatus
-	}
-	switch {
-	case err != nil && !errors.Is(err, client.ErrHTTP):
+	// The same task made before the bad input: a server that cannot serve it even then
+	// says nothing about keeping serving after it.
+	if _, _, err := r.finished(ctx); err != nil {
 		return err
-	case status < 400 || status > 499:
-		return faultf("a POST of malformed JSON", "an HTTP 4xx (e.g. 400 Bad Request), its body a -32700 Parse error or none", fmt.Sprintf("HTTP %d, %v", status, answerOr(res, err)))
-	case err == nil && (res.Error == nil || res.Error.Code != jsonrpc.CodeParse):
-		return faultf("a POST of malformed JSON", "-32700 (Parse error) as the JSON-RPC answer", answer(res))
 	}
-	res, err = p.call(ctx, "storecheck/no-such-method", nil, true)
+	if r.stdio {
+		if err := badLine(ctx, p); err != nil {
+			return err
+		}
+	} else if err := badPost(ctx, p); err != nil {
+		return err
+	}
+	res, err := p.call(ctx, "storecheck/no-such-method", nil, true)
 	if err != nil {
 		return err
 	}
@@ -349,7 +369,52 @@ func checkBad(ctx context.Context, r *eraRun) error {
 	return nil
 }
 
+// badLine writes a line of malformed JSON to a stdio server: JSON-RPC 2.0 answers it
+// with a -32700 error whose id is null.
+func badLine(ctx context.Context, p *peer) error {
+	rctx, cancel := context.WithTimeout(ctx, p.timeout)
+	res, err := p.conn.SendRaw(rctx, nil, []byte(`{"jsonrpc":"2.0","id":1,"method":`), nil)
+	cancel()
+	in := "a line of malformed JSON on the server's stdin"
+	switch {
+	case errors.Is(err, client.ErrNoAnswer):
+		return faultf(in, "a -32700 (Parse error) answer with id null, and the server still serving", err)
+	case err != nil:
+		return noAnswer(err, in, p.timeout)
+	case res.Error == nil || res.Error.Code != jsonrpc.CodeParse:
+		return faultf(in, "-32700 (Parse error)", answer(res))
+	}
+	return nil
+}
+
+// badPost posts malformed JSON.
+func badPost(ctx context.Context, p *peer) error {
+	// Malformed JSON: an HTTP 4xx, with a JSON-RPC -32700 in the body or no JSON-RPC body
+	// at all (transports: "it MUST return an HTTP error status code (e.g., 400 Bad
+	// Request). The HTTP response body MAY comprise a JSON-RPC error response").
+	rctx, cancel := context.WithTimeout(ctx, p.timeout)
+	res, err := p.conn.SendRaw(rctx, nil, []byte(`{"jsonrpc":"2.0","id":1,"method":`), nil)
+	cancel()
+	err = noAnswer(err, "a POST of malformed JSON", p.timeout)
+	var status int
+	if res != nil {
+		status = res.HTTPStatus
+	}
+	switch {
+	case err != nil && !errors.Is(err, client.ErrHTTP):
+		return err
+	case status < 400 || status > 499:
+		return faultf("a POST of malformed JSON", "an HTTP 4xx (e.g. 400 Bad Request), its body a -32700 Parse error or none", fmt.Sprintf("HTTP %d, %v", status, answerOr(res, err)))
+	case err == nil && (res.Error == nil || res.Error.Code != jsonrpc.CodeParse):
+		return faultf("a POST of malformed JSON", "-32700 (Parse error) as the JSON-RPC answer", answer(res))
+	}
+	return nil
+}
+
 func checkSession(ctx context.Context, r *eraRun) error {
+	if r.stdio {
+		return fmt.Errorf("%w: stdio has no session ids (a session is the connection)", errNone)
+	}
 	own := r.owner.conn.SessionID()
 	if own == "" {
 		return nil // no sessions: nothing to bind

@@ -3,8 +3,11 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
 	"time"
 
 	"github.com/storecheck/storecheck/conformance"
@@ -24,11 +27,15 @@ type peer struct {
 	era  conformance.Era
 	conn *client.Conn
 	wait time.Duration // how long a task may take to end
+	// timeout bounds the wait for any one answer (tasks/result: wait longer by wait).
+	timeout time.Duration
+	stdio   bool // a child process of its own, on stdin and stdout
 }
 
 // dial connects a principal in an era: the 2025-11-25 handshake, or nothing for the
 // stateless 2026-07-28 wire.
-func dial(ctx context.Context, url string, p Principal, era conformance.Era, wait time.Duration) (*peer, error) {
+func dial(ctx context.Context, cfg Config, p Principal, era conformance.Era) (_ *peer, err error) {
+	timeout := cfg.Timeout
 	hdr := http.Header{}
 	if p.Token != "" {
 		hdr.Set("Authorization", "Bearer "+p.Token)
@@ -38,10 +45,31 @@ func dial(ctx context.Context, url string, p Principal, era conformance.Era, wai
 		version = versionModern
 	}
 	hdr.Set("MCP-Protocol-Version", version)
-	pe := &peer{name: p.Name, era: era, conn: client.DialHTTP(url, client.HTTPOptions{Header: hdr}), wait: wait}
+	pe := &peer{name: p.Name, era: era, wait: cfg.Wait, timeout: timeout}
+	if len(cfg.Exec) > 0 {
+		cmd := exec.Command(cfg.Exec[0], cfg.Exec[1:]...)
+		if cfg.TokenEnv != "" {
+			cmd.Env = append(os.Environ(), cfg.TokenEnv+"="+p.Token)
+		}
+		conn, err := client.DialStdio(cmd)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the server did not start: %w", ErrNoAnswer, err)
+		}
+		pe.conn, pe.stdio = conn, true
+		defer func() {
+			if err != nil {
+				_ = conn.Close() // the caller never sees the child
+			}
+		}()
+	} else {
+		pe.conn = client.DialHTTP(cfg.URL, client.HTTPOptions{Header: hdr})
+	}
 	if era == conformance.EraModern {
 		// No handshake on this wire: server/discover says whether the extension is served.
 		res, err := pe.call(ctx, "server/discover", nil, true)
+		if errors.Is(err, ErrNoAnswer) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("server/discover as %s: %w", who(p.Name), err)
 		}
@@ -58,10 +86,15 @@ func dial(ctx context.Context, url string, p Principal, era conformance.Era, wai
 		}
 		return pe, nil
 	}
-	res, err := pe.conn.Call(ctx, "initialize", map[string]any{"protocolVersion": versionLegacy,
+	ictx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := pe.conn.Call(ictx, "initialize", map[string]any{"protocolVersion": versionLegacy,
 		"capabilities": map[string]any{"tasks": map[string]any{"list": map[string]any{}, "cancel": map[string]any{}}},
 		"clientInfo":   map[string]any{"name": "storecheck-probe", "version": "1"}}, http.Header{"MCP-Protocol-Version": nil})
 	if err != nil {
+		if err := noAnswer(err, "initialize as "+who(p.Name), timeout); errors.Is(err, ErrNoAnswer) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("initialize as %s: %w", who(p.Name), err)
 	}
 	var init struct {
@@ -77,7 +110,7 @@ func dial(ctx context.Context, url string, p Principal, era conformance.Era, wai
 	if init.Capabilities["tasks"] == nil {
 		return nil, fmt.Errorf("initialize as %s: the server declares no tasks capability", who(p.Name))
 	}
-	_ = pe.conn.Notify(ctx, "notifications/initialized", nil, nil)
+	_ = pe.conn.Notify(ictx, "notifications/initialized", nil, nil)
 	return pe, nil
 }
 
@@ -113,21 +146,39 @@ func (p *peer) call(ctx context.Context, method string, params map[string]any, e
 			hdr.Set("Mcp-Name", id)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.wait+10*time.Second)
+	timeout := p.timeout
+	if method == "tasks/result" {
+		timeout += p.wait // it blocks until the task ends
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return p.conn.Call(ctx, method, params, hdr)
+	res, err := p.conn.Call(ctx, method, params, hdr)
+	return res, noAnswer(err, fmt.Sprintf("%s as %s", method, who(p.name)), timeout)
 }
 
 // create starts tool as a task and returns its id.
 func (p *peer) create(ctx context.Context, tool string, args map[string]any) (string, error) {
+	id, _, err := p.createWith(ctx, tool, args, map[string]any{})
+	return id, err
+}
+
+// createWith starts tool as a task with the 2025-11-25 params.task given (ignored in the
+// extension) and returns its id and the answer's result.
+func (p *peer) createWith(ctx context.Context, tool string, args, task map[string]any) (string, *client.Response, error) {
 	params := map[string]any{"name": tool, "arguments": args}
 	if p.era == conformance.EraLegacy {
-		params["task"] = map[string]any{}
+		params["task"] = task
 	}
 	res, err := p.call(ctx, "tools/call", params, true)
 	if err != nil {
-		return "", fmt.Errorf("tools/call %s as a task: %w", tool, err)
+		return "", nil, fmt.Errorf("tools/call %s as a task: %w", tool, err)
 	}
+	id, err := createdID(p.era, tool, res)
+	return id, res, err
+}
+
+// createdID reads the task id of a CreateTaskResult.
+func createdID(era conformance.Era, tool string, res *client.Response) (string, error) {
 	var out struct {
 		Task       struct{ TaskID string } `json:"task"`
 		TaskID     string                  `json:"taskId"`
@@ -137,7 +188,7 @@ func (p *peer) create(ctx context.Context, tool string, args map[string]any) (st
 		return "", fmt.Errorf("tools/call %s as a task: %w", tool, err)
 	}
 	id := out.Task.TaskID
-	if p.era == conformance.EraModern {
+	if era == conformance.EraModern {
 		id = out.TaskID
 		if out.ResultType != "task" {
 			return "", fmt.Errorf("tools/call %s as a task: resultType %q, not a task (%s)", tool, out.ResultType, res.Result)

@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/storecheck/storecheck/conformance"
@@ -32,23 +34,40 @@ type Tools struct {
 	// then ends with a result.
 	Quick, Slow         string
 	QuickArgs, SlowArgs map[string]any
+	// Race ends on its own soon (about a tenth of a second) unless cancelled: the race
+	// check cancels it as it ends (zero: slow_compute for 0.15 s).
+	Race     string
+	RaceArgs map[string]any
 }
 
 // DefaultTools are the tools of storecheck's reference server and of the official
 // suite's fixtures.
 var DefaultTools = Tools{Quick: "slow_compute", QuickArgs: map[string]any{"seconds": 0},
-	Slow: "slow_compute", SlowArgs: map[string]any{"seconds": 0.5}}
+	Slow: "slow_compute", SlowArgs: map[string]any{"seconds": 0.5},
+	Race: "slow_compute", RaceArgs: map[string]any{"seconds": 0.15}}
 
 // Config is one probe run.
 type Config struct {
-	URL        string
-	Principals []Principal // at least two
-	Tools      Tools       // zero: DefaultTools
+	// URL is the server's Streamable HTTP endpoint; or
+	URL string
+	// Exec is the command line of a server speaking MCP over stdio (newline-delimited
+	// JSON-RPC on its stdin and stdout). Each principal gets a child of its own: stdio
+	// carries no credentials, so a principal is a process (a connection), with its token,
+	// when TokenEnv names a variable, in the child's environment.
+	Exec     []string
+	TokenEnv string
+	// Principals are at least two (with Exec, none given means two children without
+	// tokens).
+	Principals []Principal
+	Tools      Tools // zero: DefaultTools
 	Eras       []conformance.Era
 	Rules      []string // nil: every rule
 	Strict     bool
 	// Wait bounds how long a task may take to end (0: 10 s).
 	Wait time.Duration
+	// Timeout bounds the wait for any one answer of the server (0: 10 s); tasks/result,
+	// which blocks until its task ends, gets Wait more.
+	Timeout time.Duration
 	// Progress, when set, gets a line per check.
 	Progress io.Writer
 }
@@ -58,14 +77,34 @@ var ErrConfig = errors.New("probe: bad configuration")
 
 // Run probes the server and returns the report.
 func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
+	if (cfg.URL == "") == (len(cfg.Exec) == 0) {
+		return nil, fmt.Errorf("%w: give the server's URL or, for stdio, its command (--exec), not both", ErrConfig)
+	}
+	if len(cfg.Exec) > 0 {
+		if _, err := exec.LookPath(cfg.Exec[0]); err != nil {
+			return nil, fmt.Errorf("%w: --exec: %w", ErrConfig, err)
+		}
+		if len(cfg.Principals) == 0 {
+			cfg.Principals = []Principal{{Name: "first"}, {Name: "second"}}
+		}
+	}
 	if len(cfg.Principals) < 2 {
 		return nil, fmt.Errorf("%w: give at least two principals (--principal NAME=TOKEN), to see whether one sees the other's tasks", ErrConfig)
 	}
 	if cfg.Tools.Quick == "" {
-		cfg.Tools = DefaultTools
+		cfg.Tools.Quick, cfg.Tools.QuickArgs = DefaultTools.Quick, DefaultTools.QuickArgs
+	}
+	if cfg.Tools.Slow == "" {
+		cfg.Tools.Slow, cfg.Tools.SlowArgs = DefaultTools.Slow, DefaultTools.SlowArgs
+	}
+	if cfg.Tools.Race == "" {
+		cfg.Tools.Race, cfg.Tools.RaceArgs = DefaultTools.Race, DefaultTools.RaceArgs
 	}
 	if cfg.Wait <= 0 {
 		cfg.Wait = 10 * time.Second
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
 	}
 	if len(cfg.Eras) == 0 {
 		cfg.Eras = bothEras
@@ -76,7 +115,11 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 		}
 	}
 	started := time.Now()
-	meta := conformance.Report{Store: cfg.URL, Eras: cfg.Eras, Strict: cfg.Strict, Started: started}
+	subject := cfg.URL
+	if len(cfg.Exec) > 0 {
+		subject = "stdio: " + strings.Join(cfg.Exec, " ")
+	}
+	meta := conformance.Report{Store: subject, Eras: cfg.Eras, Strict: cfg.Strict, Started: started}
 	var results []conformance.RuleResult
 	for _, era := range cfg.Eras {
 		er, setupErr := connect(ctx, cfg, era)
@@ -89,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 				Subject: conformance.SubjectServer, Specs: []string{c.name}}
 			switch {
 			case setupErr != nil:
-				rr.Outcome, rr.Reasons = conformance.NotExercised, []string{"the server did not let the probe in: " + setupErr.Error()}
+				rr.Outcome, rr.Reasons = refusedEntry(setupErr)
 			default:
 				er.notes = nil
 				rr.Outcome, rr.Reasons = judge(ctx, c, er, cfg.Strict)
@@ -102,6 +145,9 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 			}
 			results = append(results, rr)
 		}
+		if er != nil {
+			er.close()
+		}
 	}
 	meta.Duration = time.Since(started)
 	return conformance.NewReport(meta, results), nil
@@ -110,10 +156,12 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 // connect makes the era's peers: every principal, and a caller without credentials when
 // the server lets one in.
 func connect(ctx context.Context, cfg Config, era conformance.Era) (*eraRun, error) {
-	er := &eraRun{era: era, tools: cfg.Tools}
+	er := &eraRun{era: era, tools: cfg.Tools, stdio: len(cfg.Exec) > 0}
 	for i, p := range cfg.Principals {
-		pe, err := dial(ctx, cfg.URL, p, era, cfg.Wait)
+		pe, err := dial(ctx, cfg, p, era)
+		er.track(pe)
 		if err != nil {
+			er.close()
 			return nil, err
 		}
 		if i == 0 {
@@ -122,14 +170,37 @@ func connect(ctx context.Context, cfg Config, era conformance.Era) (*eraRun, err
 			er.others = append(er.others, pe)
 		}
 	}
-	if anon, err := dial(ctx, cfg.URL, Principal{}, era, cfg.Wait); err == nil {
+	if er.stdio && cfg.TokenEnv == "" {
+		// Every child is a caller without credentials already.
+		return er, nil
+	}
+	anon, err := dial(ctx, cfg, Principal{}, era)
+	er.track(anon)
+	if err == nil {
 		er.anon = anon
 	}
+	if er.stdio {
+		return er, nil // a token a child does not know shows in no answer
+	}
 	// An unknown token refused means tokens are principals to the server.
-	_, err := dial(ctx, cfg.URL, Principal{Name: "stranger", Token: "storecheck-probe-unknown-token"}, era, cfg.Wait)
+	_, err = dial(ctx, cfg, Principal{Name: "stranger", Token: "storecheck-probe-unknown-token"}, era)
 	var refused *client.HTTPError
 	er.authenticates = errors.As(err, &refused) && (refused.StatusCode == 401 || refused.StatusCode == 403)
 	return er, nil
+}
+
+// refusedEntry is the outcome of every rule of an era whose principals could not connect:
+// credentials refused is setup refused; no usable answer is aborted, its cause named; a
+// server that answers but does not serve the era leaves its rules not exercised.
+func refusedEntry(err error) (conformance.Outcome, []string) {
+	var refused *client.HTTPError
+	switch {
+	case errors.As(err, &refused) && (refused.StatusCode == 401 || refused.StatusCode == 403):
+		return conformance.SetupRefused, []string{"the server refused the principal's credentials: " + err.Error()}
+	case errors.Is(err, ErrNoAnswer):
+		return conformance.Aborted, []string{err.Error()}
+	}
+	return conformance.NotExercised, []string{"the server did not let the probe in: " + err.Error()}
 }
 
 // judge runs one check and says what it found.
@@ -144,8 +215,14 @@ func judge(ctx context.Context, c check, er *eraRun, strict bool) (conformance.O
 		return conformance.Warned, []string{fmt.Sprintf("%s\n  server: %s era\n  %s", rule, er.era, f.Error())}
 	case errors.As(err, &f):
 		return conformance.Failed, []string{fmt.Sprintf("%s\n  server: %s era\n  %s", rule, er.era, f.Error())}
+	case errors.Is(err, ErrNoAnswer):
+		// Before errSetup: a setup step that got no answer is the server's silence, not
+		// its refusal.
+		return conformance.Aborted, []string{err.Error()}
 	case errors.Is(err, errSetup):
 		return conformance.SetupRefused, []string{err.Error()}
+	case errors.Is(err, errInconclusive):
+		return conformance.Inconclusive, []string{err.Error()}
 	case errors.Is(err, errNone):
 		return conformance.NotExercised, []string{err.Error()}
 	}

@@ -59,7 +59,11 @@ func (s *Server) handleLegacy(ctx context.Context, r *request) (any, *rpcError) 
 		if e != nil {
 			return nil, e
 		}
-		return s.legacyJSON(t), nil
+		out := s.legacyJSON(t)
+		if s.cfg.Mutant == "dates-epoch" {
+			out["lastUpdatedAt"], _ = intOf(t[keyUpdatedAt]) // milliseconds since the epoch, not ISO 8601
+		}
+		return out, nil
 	case "tasks/list":
 		return s.legacyList(ctx, r)
 	case "tasks/cancel":
@@ -106,8 +110,9 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 	if e != nil {
 		return nil, e
 	}
-	now := reference.NowMillis(s.cfg.Clock)
-	meta := legacy.Task{keyPollInterval: s.cfg.PollInterval.Milliseconds(), keyUpdatedAt: now, keyMessage: "The operation is in progress.", "tool": name}
+	// No lastUpdatedAt yet: until the first change it is the store's createdAt (a time
+	// read here could fall a millisecond before it).
+	meta := legacy.Task{keyPollInterval: s.cfg.PollInterval.Milliseconds(), keyMessage: "The operation is in progress.", "tool": name}
 	if ttl != nil {
 		meta[keyTTL] = *ttl
 	}
@@ -134,6 +139,16 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 		default:
 			changes[legacy.KeyStatus], changes[keyResult], changes[keyMessage] = string(reference.StatusCompleted), res, "The operation completed."
 		}
+		if s.cfg.Mutant == "end-overwrites-cancel" {
+			// Check, then write past the terminal guard: a cancel landing between is lost.
+			if cur, err := s.legacy.Get(s.ctx, id, reference.System()); err == nil && !cur.Status().Terminal() {
+				time.Sleep(40 * time.Millisecond)
+				if t, err := s.legacy.Store().Update(context.WithoutCancel(s.ctx), id, changes); err == nil {
+					s.legacyChanged(t)
+				}
+			}
+			return
+		}
 		if t, err := s.legacy.Update(context.WithoutCancel(s.ctx), id, changes); err == nil {
 			s.legacyChanged(t)
 		}
@@ -148,6 +163,10 @@ func (s *Server) legacyTTL(task map[string]any) (*int64, *rpcError) {
 	switch raw, asked := task["ttl"]; {
 	case asked && raw != nil:
 		f, ok := number(raw)
+		if s.cfg.Mutant == "ttl-negative-kept" && ok && f < 0 {
+			ms := int64(f)
+			return &ms, nil
+		}
 		if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt64/2 {
 			return nil, errorf(jsonrpc.CodeInvalidParams, "task.ttl must be a whole number of milliseconds, not negative: %v", raw)
 		}
@@ -206,6 +225,9 @@ func (s *Server) legacyGet(ctx context.Context, id string, caller reference.Call
 func (s *Server) expired(t legacy.Task) bool {
 	ttl, ok := intOf(t[keyTTL])
 	created, _ := t.CreatedAt()
+	if s.cfg.Mutant == "ttl-early" {
+		ttl /= 2
+	}
 	return ok && reference.NowMillis(s.cfg.Clock) >= created+ttl
 }
 

@@ -94,6 +94,17 @@ func (s *Server) modernRun(t tool, id string, args map[string]any) {
 	defer s.work.Done()
 	res, rpcErr := t.run(s.ctx, modernWork{s, id}, args)
 	ctx := context.WithoutCancel(s.ctx)
+	if s.cfg.Mutant == "end-overwrites-cancel" && rpcErr == nil {
+		// Check, then write the latest version over: a cancel landing between is lost.
+		if cur, err := s.modern.Status(ctx, id); err == nil && !cur.Status.Terminal() {
+			time.Sleep(40 * time.Millisecond)
+			if cur, err := s.cfg.Modern.Get(ctx, id, reference.System()); err == nil {
+				cur.Status, cur.Result, cur.LastUpdatedAt = reference.StatusCompleted, res, reference.NowMillis(s.cfg.Clock)
+				_, _ = s.cfg.Modern.Swap(ctx, reference.System(), cur.Version, cur)
+			}
+		}
+		return
+	}
 	if rpcErr != nil {
 		_, _ = s.modern.Fail(ctx, id, modern.RPCError(int64(rpcErr.Code), rpcErr.Message, nil))
 		return
@@ -162,7 +173,11 @@ func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
 		if err != nil {
 			return nil, modernErr(id, err)
 		}
-		return complete(modernJSON(t)), nil
+		out := modernJSON(t)
+		if s.cfg.Mutant == "dates-epoch" {
+			out["lastUpdatedAt"] = t.LastUpdatedAt // milliseconds since the epoch, not ISO 8601
+		}
+		return complete(out), nil
 	case "tasks/update":
 		resp, ok := r.params["inputResponses"].(map[string]any)
 		if !ok {

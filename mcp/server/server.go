@@ -65,18 +65,25 @@ type Config struct {
 	Mutant string
 }
 
-// Mutants are the server's deliberate defects, each with the rule it breaks: the probe
-// must fail each on that rule (storecheck's proof that its checks bite).
+// Mutants are the server's deliberate defects, each with the rules it breaks (space
+// separated): the probe must fail each on exactly those rules (storecheck's proof that
+// its checks bite).
 var Mutants = map[string]string{
-	"foreign-sees-tasks":  "V-DENY-1",    // tasks/get answers any caller
-	"denied-differs":      "V-DENY-1",    // another principal's task is "access denied", a missing one "not found"
-	"cursor-unchecked":    "V-LIST-1",    // a cursor that does not verify lists from the start
-	"cancel-overwrites":   "V-FIN-1",     // 2025-11-25 tasks/cancel of a terminal task cancels it
-	"result-at-once":      "V-RESULT-1",  // tasks/result of a working task answers at once with an error
-	"ext-not-required":    "V-EXT-1",     // tasks/get without the extension is served
-	"session-unbound":     "V-SESSION-1", // a session answers any principal's requests
-	"required-runs-plain": "V-SUPPORT-1", // a tool that requires a task runs without one
-	"forbidden-as-task":   "V-SUPPORT-2", // a tool that forbids tasks runs as one
+	"foreign-sees-tasks":  "V-DENY-1",         // tasks/get answers any caller
+	"denied-differs":      "V-DENY-1",         // another principal's task is "access denied", a missing one "not found"
+	"cursor-unchecked":    "V-LIST-1",         // a cursor that does not verify lists from the start
+	"cancel-overwrites":   "V-FIN-1 V-RACE-1", // 2025-11-25 tasks/cancel of a terminal task cancels it
+	"result-at-once":      "V-RESULT-1",       // tasks/result of a working task answers at once with an error
+	"ext-not-required":    "V-EXT-1",          // tasks/get without the extension is served
+	"session-unbound":     "V-SESSION-1",      // a session answers any principal's requests
+	"required-runs-plain": "V-SUPPORT-1",      // a tool that requires a task runs without one
+	"forbidden-as-task":   "V-SUPPORT-2",      // a tool that forbids tasks runs as one
+	// The end of a tool's run checks the task is working, then writes its status
+	// unguarded, so a cancel answered between the two is overwritten.
+	"end-overwrites-cancel": "V-RACE-1",
+	"dates-epoch":           "V-SHAPE-1", // tasks/get shows lastUpdatedAt in epoch milliseconds
+	"ttl-early":             "V-TTL-1",   // 2025-11-25 tasks expire at half their ttl
+	"ttl-negative-kept":     "V-TTL-1",   // a negative task.ttl is kept as asked: the task expires at once
 }
 
 // Server serves MCP with tasks. It is safe for concurrent use.

@@ -407,6 +407,16 @@ func TestStdio(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(got["result"]), "Computed") {
 		t.Errorf("tasks/result over stdio: %v", got)
 	}
+	// A line that is not JSON is answered -32700 with id null, and the next line served.
+	if _, err := inW.Write([]byte(`{"jsonrpc":"2.0","id":9,"method":` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if !lines.Scan() || !strings.Contains(lines.Text(), `"code":-32700`) || !strings.Contains(lines.Text(), `"id":null`) {
+		t.Errorf("a malformed line: %q, want a -32700 answer with id null", lines.Text())
+	}
+	if r := send(4, "tools/list", nil); r["result"] == nil {
+		t.Errorf("after a malformed line: %v", r)
+	}
 	inW.Close()
 }
 

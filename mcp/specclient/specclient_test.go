@@ -264,10 +264,16 @@ var killedBy = map[string]struct{ era, check string }{
 	"required-runs-plain": {"legacy", "legacy.support.required"},
 	"forbidden-as-task":   {"legacy", "legacy.support.forbidden"},
 	"session-unbound":     {"legacy", "legacy.session.bound.bob"},
+	"dates-epoch":         {"legacy", "legacy.get.timestamps"},
 }
 
-// notCaught are the defects the client does not look for, and why.
-var notCaught = map[string]string{}
+// notCaught are the defects the client does not look for, and why: storecheck probe
+// judges them (V-RACE-1, V-TTL-1), with races and clocks a one-pass client does not run.
+var notCaught = map[string]string{
+	"end-overwrites-cancel": "a cancel that meets the task's end: the client cancels a task that is far from its end",
+	"ttl-early":             "a task expiring at half its ttl: the client does not wait out a ttl",
+	"ttl-negative-kept":     "a negative task.ttl: the client asks only valid ttls",
+}
 
 // TestSpecClientCatchesMutants: against each defective server the client fails, on the
 // check the defect breaks.

@@ -130,6 +130,12 @@ func (t *stdioTransport) roundTrip(ctx context.Context, id json.RawMessage, body
 		defer t.mu.Unlock()
 		return nil, t.readErr
 	case <-ctx.Done():
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.readErr != nil {
+			// What the server wrote instead of the answer says more than the wait.
+			return nil, fmt.Errorf("%w; before it: %w", ctx.Err(), t.readErr)
+		}
 		return nil, ctx.Err()
 	}
 }

@@ -1,0 +1,125 @@
+package probe_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/storecheck/storecheck/cli"
+	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/probe"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/memstore"
+)
+
+// The test binary acts as storecheck itself (asCLI=1), so that the probe can start
+// `storecheck serve --mcp stdio` as its child; or as the reference server over stdio
+// with one defect (asMutant=NAME).
+const (
+	asCLI    = "STORECHECK_PROBE_TEST_AS_CLI"
+	asMutant = "STORECHECK_PROBE_TEST_AS_MUTANT"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asCLI) == "1" {
+		os.Exit(cli.Run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	if name := os.Getenv(asMutant); name != "" {
+		os.Exit(serveMutantStdio(name))
+	}
+	os.Exit(m.Run())
+}
+
+func serveMutantStdio(name string) int {
+	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
+	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Mutant: name})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer srv.Close()
+	if err := srv.ServeStdio(context.Background(), os.Stdin, os.Stdout, ""); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// TestStdioReferenceServerPasses: `storecheck serve --adapter memstore --mcp stdio`, a
+// child per principal, passes every rule stdio can carry; V-SESSION-1 (session ids are
+// HTTP's) is not exercised.
+func TestStdioReferenceServerPasses(t *testing.T) {
+	t.Setenv(asCLI, "1")
+	r, err := probe.Run(t.Context(), probe.Config{Strict: true,
+		Exec: []string{os.Args[0], "serve", "--adapter", "memstore", "--mcp", "stdio"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(r.Store, "stdio: ") {
+		t.Errorf("the report names the subject %q", r.Store)
+	}
+	var got []string
+	for _, rr := range r.Rules {
+		switch {
+		case rr.ID == "V-SESSION-1" && rr.Outcome == conformance.NotExercised:
+		case rr.Outcome != conformance.Passed:
+			got = append(got, fmt.Sprintf("%s %s: %s %q", rr.ID, rr.Era, rr.Outcome, rr.Reasons))
+		}
+	}
+	if len(got) > 0 || r.Totals.Passed < 10 || !r.OK() {
+		t.Errorf("over stdio (%d passed): %s", r.Totals.Passed, strings.Join(got, "\n"))
+	}
+}
+
+// TestStdioMutantsAreKilled: over stdio too, each of the server's defects that a lone
+// child can show fails its rule. Isolation defects are left out: every child keeps its
+// own tasks, so another principal has nothing to see.
+func TestStdioMutantsAreKilled(t *testing.T) {
+	var names []string
+	for name, rules := range server.Mutants {
+		if !strings.Contains(rules, "V-DENY-1") && !strings.Contains(rules, "V-SESSION-1") {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t.Setenv(asMutant, name)
+		r, err := probe.Run(t.Context(), probe.Config{Strict: true, Exec: []string{os.Args[0]}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkKilled(t, name, strings.Fields(server.Mutants[name]), failed(r), map[string]bool{"V-SESSION-1": true})
+	}
+}
+
+// TestStdioSilentServerAborts: a child that exits at once, hangs, or writes lines that
+// are not JSON-RPC leaves every rule aborted with the cause named.
+func TestStdioSilentServerAborts(t *testing.T) {
+	for _, tc := range []struct{ name, script, cause string }{
+		// The child may be gone before or after the probe writes to it.
+		{"exits", "exit 3", `the stream or the process ended before the answer|connection closed: .*broken pipe`},
+		{"hangs", "exec sleep 30", `timeout \(no answer within 300ms\)`},
+		{"garbage", "while read line; do echo 'this is not {json'; done", "unparsable answer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := probe.Run(t.Context(), probe.Config{Strict: true, Timeout: 300 * time.Millisecond, Exec: []string{"sh", "-c", tc.script}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.OK() || len(r.Rules) < 10 {
+				t.Errorf("OK %v with %d rules; want a failed run over every rule", r.OK(), len(r.Rules))
+			}
+			for _, rr := range r.Rules {
+				if rr.Outcome != conformance.Aborted || !regexp.MustCompile(tc.cause).MatchString(strings.Join(rr.Reasons, " ")) {
+					t.Errorf("%s %s: %s %q; want aborted naming %q", rr.ID, rr.Era, rr.Outcome, rr.Reasons, tc.cause)
+				}
+			}
+		})
+	}
+}
