@@ -207,7 +207,8 @@ func Fields(s *battery.Suite) {
 		if !ok {
 			return
 		}
-		for _, msg := range []string{longText(64 << 10), "", " ", "x", longText(64<<10 + 1), ""} {
+		// Messages that read as another type ("123", "null", JSON) stay the text they are.
+		for _, msg := range []string{longText(64 << 10), "", " ", "x", "123", "9007199254740993", "true", "null", "1.0", `{"a":[1]}`, longText(64<<10 + 1), ""} {
 			next := cur.Clone()
 			next.StatusMessage = msg
 			if cur, ok = roundTrip(e, st, next, cur.Version); !ok {

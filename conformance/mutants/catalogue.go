@@ -191,7 +191,7 @@ var catalogue = []Mutant{
 	{"create-overwrites", []string{"M-CREATE-1"}, "Create of an existing id overwrites it", modernOnly, createOverwrites},
 	{"drops-ttl", []string{"M-FIELDS-1", "M-SWEEP-1", "M-GET-1"}, "the ttl is not stored: every task lives forever", modernOnly, dropsTTL},
 	{"float-numbers", []string{"S-VAL-1", "M-FIELDS-1"}, "numbers pass through float64 (9223372036854775807 comes back rounded)", both, floatNumbers},
-	{"sniffs-strings", []string{"S-VAL-1", "L-UPDATE-1"}, `strings that parse as JSON come back parsed: "123" as the number 123, "true" as true, "null" as null`, both, sniffsStrings},
+	{"sniffs-strings", []string{"S-VAL-1", "L-UPDATE-1", "M-FIELDS-1"}, `strings that parse as JSON come back parsed: "123" as the number 123, "true" as true, "null" as null (a status message "null" as none)`, both, sniffsStrings},
 	{"cuts-at-nul", []string{"S-VAL-2"}, "strings are cut at U+0000 without an error", both, cutsAtNUL},
 	{"seconds-timestamps", []string{"L-CREATE-1", "M-FIELDS-1", "M-CREATE-1"}, "timestamps are stored in seconds, not milliseconds", both, secondsTimestamps},
 	{"aliases-values", []string{"S-VAL-4"}, "returns the store's own maps: a caller's mutation changes the stored task", both, aliasesValues},

@@ -693,6 +693,9 @@ func (s modernStore) inTask(t modern.Task) (modern.Task, error) {
 	for _, m := range []map[string]any{n.Result, n.Error, n.InputRequests, n.StagedResponses, n.InputResponses} {
 		s.mangle(m)
 	}
+	if s.d == sniffsStrings && n.StatusMessage == "null" {
+		n.StatusMessage = "" // read back as the null it looks like
+	}
 	if s.d == cutsAtNUL {
 		n.StatusMessage = s.mangle(n.StatusMessage).(string)
 	}
