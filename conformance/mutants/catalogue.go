@@ -103,6 +103,7 @@ const (
 	sdkListStale
 	sdkListsExpired
 	sdkCursorCarriesSession
+	sdkCleanupTTLInt32
 	sdkDeleteMissingSucceeds
 	sdkCleanupRemovesTerminal
 	sdkWaitReturnsAtOnce
@@ -231,6 +232,7 @@ var catalogue = []Mutant{
 	{"sdk-list-stale", []string{"P-LIST-1"}, "ListTasks shows each task as it was created, not as it is", sdkOnly, sdkListStale},
 	{"sdk-lists-expired", []string{"P-LIST-1"}, "ListTasks keeps listing a task whose ttl ended, which GetTask no longer finds", sdkOnly, sdkListsExpired},
 	{"sdk-cursor-carries-session", []string{"P-SESS-1"}, "a cursor names the session it was issued to, and ListTasks goes on as that session: another session holding it reads the first one's tasks", sdkOnly, sdkCursorCarriesSession},
+	{"sdk-cleanup-ttl-int32", []string{"P-CLEAN-1"}, "Cleanup passes the ttl as a 32-bit integer: a task kept 2^31 ms or more is swept at once", sdkOnly, sdkCleanupTTLInt32},
 	{"sdk-delete-missing-succeeds", []string{"P-DELETE-1"}, "DeleteTask of a missing task answers success", sdkOnly, sdkDeleteMissingSucceeds},
 	{"sdk-cleanup-removes-terminal", []string{"P-CLEAN-1"}, "Cleanup removes every terminal task with a ttl, expired or not", sdkOnly, sdkCleanupRemovesTerminal},
 	{"sdk-wait-returns-at-once", []string{"P-WAIT-1"}, "WaitForUpdate returns at once, whether or not the task changed", sdkOnly, sdkWaitReturnsAtOnce},

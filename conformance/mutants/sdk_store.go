@@ -444,6 +444,10 @@ func (s sdkStore) Cleanup(ctx context.Context) (int, error) {
 	defer s.b.mu.Unlock()
 	var doomed []*sdkRow
 	for _, r := range s.b.tasks {
+		if s.d == sdkCleanupTTLInt32 && r.task.TTL != nil && r.task.Status.Terminal() && now >= r.createdMs+int64(int32(*r.task.TTL)) {
+			doomed = append(doomed, r) // the sweep's ttl parameter is a 32-bit integer
+			continue
+		}
 		if s.expired(r, now) || (s.d == sdkCleanupRemovesTerminal && r.task.TTL != nil && r.task.Status.Terminal()) {
 			doomed = append(doomed, r)
 		}

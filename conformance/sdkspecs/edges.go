@@ -82,6 +82,39 @@ func Edges(s *battery.Suite) {
 		}
 	})
 
+	s.It("P-CLEAN-1", "Cleanup keeps a completed task with a ttl of 2^31 or 2^32+1 ms", func(e *battery.Env) {
+		st := e.SDK()
+		cl, ok := st.(sdk.Cleaner)
+		if !ok {
+			battery.SkipOptional("sdk.Cleaner")
+		}
+		session := newSession(e, "clean-huge")
+		var huge []sdk.Task
+		for _, ttl := range hugeTTLs {
+			p := params(i64(ttl))
+			t := create(e, st, session, p)
+			if t.TTL == nil || *t.TTL < 1<<31 {
+				NoteSDK(e, fmt.Sprintf("%s: the store keeps ttl %s: not past 32 bits", createCall(session, p), show(t.TTL)))
+				continue
+			}
+			complete(e, st, session, t.TaskID, sampleResult("huge ttl"))
+			huge = append(huge, t)
+		}
+		if len(huge) == 0 {
+			partlyStop(e, "the store keeps no ttl past 32 bits")
+		}
+		pass(e, 5)
+		_, err := cl.Cleanup(e.Ctx)
+		in := "Cleanup() 5 ms after completing tasks kept 2^31 ms and more"
+		if !e.CheckErr(err, nil, in) {
+			return
+		}
+		for _, t := range huge {
+			_, found := stored(e, st, session, t.TaskID)
+			e.Check(found, fmt.Sprintf("GetTask(%s, %s) after %s (ttl %d ms)", whoOf(session), battery.Q(t.TaskID), in, *t.TTL), "the task: its ttl has years to run", "ErrNotFound: Cleanup removed it")
+		}
+	})
+
 	s.It("P-TTL-2", "a task completed with a ttl of 2^31 or 2^32+1 ms is found right after it became terminal", func(e *battery.Env) {
 		st := e.SDK()
 		session := newSession(e, "ttl-huge")
