@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storecheck/storecheck/adapters/memstore"
+	"github.com/storecheck/storecheck/adapters/memharness"
 	"github.com/storecheck/storecheck/adapters/wire"
 )
 
@@ -19,7 +19,7 @@ const wireChildEnv = "STORECHECK_BENCH_WIRE_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(wireChildEnv) == "memstore" {
-		if err := wire.Serve(context.Background(), os.Stdin, os.Stdout, memstore.Harness(), wire.ServeOptions{Log: os.Stderr}); err != nil {
+		if err := wire.Serve(context.Background(), os.Stdin, os.Stdout, memharness.Harness(), wire.ServeOptions{Log: os.Stderr}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

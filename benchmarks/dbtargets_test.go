@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/storecheck/storecheck/adapters/redis/rediscontainer"
+	"github.com/storecheck/storecheck/adapters/redisstore/rediscontainer"
 	"github.com/storecheck/storecheck/benchmarks"
 	_ "github.com/storecheck/storecheck/benchmarks/dbtargets" // registers postgres, redis, river-*
 )

@@ -3,7 +3,7 @@ package cli
 import (
 	"context"
 
-	"github.com/storecheck/storecheck/adapters/memstore"
+	"github.com/storecheck/storecheck/adapters/memharness"
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
@@ -12,7 +12,7 @@ func init() {
 		name:    "memstore",
 		summary: "the embedded sharded in-memory store, both eras",
 		open: func(context.Context, string) (harness.Harness, func(), error) {
-			return memstore.Harness(), nil, nil
+			return memharness.Harness(), nil, nil
 		},
 	})
 }

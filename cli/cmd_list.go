@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/conformance/rules"
 	"github.com/storecheck/storecheck/docs"
 )
 
@@ -45,22 +46,32 @@ against a store. --rule ID prints that rule's full text from docs/spec.md.
 		}
 		fmt.Fprintf(c.stdout, "%s  (docs/spec.md, %s)\n\n", text.ID, text.Section)
 		fmt.Fprintln(c.stdout, wrap(text.Text, 88))
+		fmt.Fprintln(c.stdout)
+		sites := conformance.SpecSites(text.ID)
+		if len(sites) == 0 {
+			fmt.Fprintln(c.stdout, "Specs: none in the battery ("+siteless(text.ID)+").")
+			return exitOK
+		}
+		fmt.Fprintln(c.stdout, "Specs:")
+		for _, s := range sites {
+			fmt.Fprintf(c.stdout, "  %s:%d  [%s era] %s\n", s.File, s.Line, s.Era, s.Text)
+		}
 		return exitOK
 	}
-	var rules []conformance.Rule
+	var selected []conformance.Rule
 	for _, r := range conformance.Rules() {
-		if era == "" || r.Era == era {
-			rules = append(rules, r)
+		if era == "" || string(r.Part) == era {
+			selected = append(selected, r)
 		}
 	}
-	if len(rules) == 0 {
+	if len(selected) == 0 {
 		code, _ := c.usageError(fs, fmt.Sprintf("--era %q: want shared, legacy, modern, sdk, faults or battery", era))
 		return code
 	}
 	if asJSON {
 		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rules); err != nil {
+		if err := enc.Encode(selected); err != nil {
 			fmt.Fprintf(c.stderr, "storecheck list: %v\n", err)
 			return exitUsage
 		}
@@ -68,18 +79,18 @@ against a store. --rule ID prints that rule's full text from docs/spec.md.
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RULE\tLEVEL\tERA\tRULE TEXT")
-	for _, r := range rules {
-		e := r.Era
-		switch e {
-		case "shared":
+	for _, r := range selected {
+		e := string(r.Part)
+		switch r.Part {
+		case rules.PartShared:
 			e = "shared (both eras)"
-		case "battery":
+		case rules.PartBattery:
 			e = "battery self-check"
-		case "faults":
+		case rules.PartFaults:
 			e = "faults (run --faults)"
-		case "server":
+		case rules.PartServer:
 			e = "server (MCP server level)"
-		case "sdk":
+		case rules.PartSDK:
 			e = "sdk (SDK task-store profile)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, strings.ToUpper(string(r.Level)), e, r.Text)
@@ -106,4 +117,17 @@ func wrap(text string, width int) string {
 		col += len(w)
 	}
 	return b.String()
+}
+
+// siteless says where a rule with no battery spec is checked.
+func siteless(id string) string {
+	switch {
+	case strings.HasPrefix(id, "F-"):
+		return "a fault rule: conformance/faults checks it with storecheck run --faults"
+	case strings.HasPrefix(id, "B-"):
+		return "a battery rule: the battery's own tests check it (conformance/mutants for B-POWER-1)"
+	case strings.HasPrefix(id, "V-"):
+		return "a server rule: storecheck probe checks it (probe/)"
+	}
+	return "not covered"
 }

@@ -257,3 +257,14 @@ func TestProgress(t *testing.T) {
 		t.Errorf("progress drew %q, want %q", b.String(), want)
 	}
 }
+
+func TestListRulePrintsWhereItsSpecsLive(t *testing.T) {
+	code, out, errOut := cliRun(t, "list", "--rule", "L-LIST-1")
+	if code != exitOK || !strings.Contains(out, "conformance/legacyspecs/") || !strings.Contains(out, "[legacy era]") {
+		t.Errorf("storecheck list --rule L-LIST-1: exit %d, stdout:\n%s\nstderr %q; want its spec sites", code, out, errOut)
+	}
+	code, out, _ = cliRun(t, "list", "--rule", "F-OUTAGE-1")
+	if code != exitOK || !strings.Contains(out, "conformance/faults") {
+		t.Errorf("storecheck list --rule F-OUTAGE-1: stdout:\n%s\nwant it to say conformance/faults checks it", out)
+	}
+}

@@ -22,6 +22,7 @@ type mcpFlags struct {
 	principals   principalFlag
 	ttl, maxTTL  time.Duration
 	requireOwner bool
+	tokenEnv     string
 }
 
 // principalFlag collects --principal TOKEN=NAME.
@@ -45,6 +46,26 @@ func (f *mcpFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.ttl, "ttl", 0, "with --mcp: the ttl of a task whose client asks none (0: none)")
 	fs.DurationVar(&f.maxTTL, "max-ttl", 0, "with --mcp: the longest ttl a task gets (0: no cap)")
 	fs.BoolVar(&f.requireOwner, "require-owner", false, "with --mcp: tasks without an owner (made anonymously) are denied to every caller")
+	fs.StringVar(&f.tokenEnv, "token-env", "", "with --mcp stdio: the environment `VAR` holding the client's token, mapped by --principal\n(stdio carries no credentials; unset or empty: anonymous)")
+}
+
+// stdioPrincipal is the principal of a stdio connection: the name --principal gives the
+// token in the environment variable --token-env names ("" when none is set). The MCP
+// authorization text: "Implementations using an STDIO transport SHOULD NOT follow this
+// specification, and instead retrieve credentials from the environment."
+func (f mcpFlags) stdioPrincipal() (string, error) {
+	if f.tokenEnv == "" {
+		return "", nil
+	}
+	token := os.Getenv(f.tokenEnv)
+	if token == "" {
+		return "", nil
+	}
+	name, ok := f.principals[token]
+	if !ok {
+		return "", fmt.Errorf("--token-env %s: its token is not one --principal maps", f.tokenEnv)
+	}
+	return name, nil
 }
 
 // serveMCP serves the adapter's stores as an MCP server until the command is interrupted
@@ -76,7 +97,12 @@ func (c *app) serveMCP(h harness.Harness, f mcpFlags) int {
 	}
 	defer srv.Close()
 	if f.addr == "stdio" {
-		if err := srv.ServeStdio(c.ctx, os.Stdin, c.stdout, ""); err != nil {
+		principal, err := f.stdioPrincipal()
+		if err != nil {
+			fmt.Fprintf(c.stderr, "storecheck serve: %v\n", err)
+			return exitUsage
+		}
+		if err := srv.ServeStdio(c.ctx, os.Stdin, c.stdout, principal); err != nil {
 			fmt.Fprintf(c.stderr, "storecheck serve: %v\n", err)
 			return exitFailed
 		}

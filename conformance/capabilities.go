@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/storecheck/storecheck/conformance/battery"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -48,7 +49,7 @@ func Detect(ctx context.Context, h harness.Harness) (Detected, error) {
 	}
 	var clock reference.Clock = reference.SystemClock{}
 	if d.Declared.Clock {
-		clock = reference.NewManualClock(Epoch)
+		clock = reference.NewManualClock(battery.Epoch)
 	}
 	ns, err := h.Open(ctx, clock)
 	if err != nil {
@@ -73,7 +74,7 @@ func Detect(ctx context.Context, h harness.Harness) (Detected, error) {
 func (d *Detected) detectSDK(ctx context.Context, h harness.Harness) error {
 	var clock reference.Clock = reference.SystemClock{}
 	if d.Declared.Clock {
-		clock = reference.NewManualClock(Epoch)
+		clock = reference.NewManualClock(battery.Epoch)
 	}
 	ns, err := h.Open(ctx, clock)
 	if err != nil {

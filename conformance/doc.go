@@ -20,7 +20,18 @@
 // test's name before the extension when the binary runs several Runs (subtests,
 // re-executed calls), one file per configuration.
 //
-// The battery has one file per area: shared_*.go and legacy_*.go (sections 0 and 1),
-// modern_*.go (section 2), property_*.go (rapid state machines against the sequential
-// models of package model, porcupine linearizability checks and facade races).
+// The packages below it, read as a table of contents (areas.go lists every area of
+// every era in the order they run; `storecheck list --rule ID` prints where a rule's
+// specs are written):
+//   - harness: what a store author implements (Harness, Capabilities);
+//   - battery: the core every spec runs on (Suite, Env, fixtures, race rounds, overlap);
+//   - rules: the rule catalogue of docs/spec.md;
+//   - sharedspecs, legacyspecs, modernspecs, facadespecs, sdkspecs: the specs, by
+//     section of docs/spec.md, a file per area;
+//   - property and model: the randomised checks and the sequential models they judge
+//     against;
+//   - report and ginkgoreport: a run's result as plain data, and its translation from
+//     Ginkgo's report;
+//   - faults: the fault rules (F-*), run against a backend storecheck started;
+//   - mutants: the catalogue of broken stores that proves the battery's power.
 package conformance

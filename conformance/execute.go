@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -14,8 +13,11 @@ import (
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
-
+	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/conformance/ginkgoreport"
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/conformance/report"
+	"github.com/storecheck/storecheck/conformance/rules"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/sdk"
 )
@@ -25,10 +27,10 @@ import (
 type ExecConfig struct {
 	// Eras to run; nil runs every era the harness declares. Asking for an era the
 	// harness does not declare is an error.
-	Eras []Era
+	Eras []battery.Era
 	// Options tune the specs (Strict, Seed, Budget, SpecTimeout). Seed 0 picks one,
 	// which the Report carries.
-	Options Options
+	Options battery.Options
 	// Rules selects rules by ID. LabelFilter selects by a Ginkgo label expression over
 	// the labels every spec carries: its rule ID, "must" or "should", "legacy" or
 	// "modern", and "area:NAME" (e.g. "S-OWN-1 || area:list"). With both, a spec must
@@ -51,11 +53,11 @@ type ExecConfig struct {
 
 // SpecEvent reports one spec that has just finished.
 type SpecEvent struct {
-	Era     Era
+	Era     battery.Era
 	Area    string
 	RuleID  string
 	Name    string
-	Outcome Outcome
+	Outcome report.Outcome
 	Message string
 }
 
@@ -82,7 +84,7 @@ var (
 //
 // An error means the run could not start (a bad selection, ErrBringUp); a run whose
 // rules fail is not an error: see Report.OK.
-func Execute(h harness.Harness, cfg ExecConfig) (*Report, error) {
+func Execute(h harness.Harness, cfg ExecConfig) (*report.Report, error) {
 	if h == nil {
 		return nil, errors.New("conformance: Execute: nil harness")
 	}
@@ -94,7 +96,7 @@ func Execute(h harness.Harness, cfg ExecConfig) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	sel, err := newSelection(eras, filter, cfg.FocusStrings)
+	sel, err := ginkgoreport.NewSelection(eras, filter, cfg.FocusStrings)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSelection, err)
 	}
@@ -103,7 +105,7 @@ func Execute(h harness.Harness, cfg ExecConfig) (*Report, error) {
 	}
 	opts := cfg.Options
 	if opts.Seed == 0 {
-		opts.Seed = newSeed()
+		opts.Seed = battery.NewSeed()
 	}
 	ctx := cfg.Context
 	if ctx == nil {
@@ -113,22 +115,22 @@ func Execute(h harness.Harness, cfg ExecConfig) (*Report, error) {
 		return nil, err
 	}
 	ranInProcess = true
-	defer startArtifacts(opts.Artifacts)()
+	defer battery.StartArtifacts(opts.Artifacts)()
 
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	captured := captureReport()
 	ginkgo.Describe("storecheck", func() {
 		if cfg.Progress != nil {
 			ginkgo.ReportAfterEach(func(sr ginkgo.SpecReport) {
-				if !sel.ran(sr) {
+				if !sel.Ran(sr) {
 					return
 				}
-				s := specResult(sr)
+				s := ginkgoreport.SpecResult(sr)
 				cfg.Progress(SpecEvent{Era: s.Era, Area: s.Area, RuleID: s.RuleID, Name: s.Name, Outcome: s.Outcome, Message: s.Message})
 			})
 		}
 		for _, era := range eras {
-			describe(h, era, []Options{opts})
+			describe(h, era, []battery.Options{opts})
 		}
 	})
 
@@ -154,12 +156,12 @@ func Execute(h harness.Harness, cfg ExecConfig) (*Report, error) {
 	}
 	started := time.Now()
 	ginkgo.RunSpecs(&standInT{}, "storecheck battery: "+h.Name()+" ("+strings.Join(names, ", ")+")", suiteConfig, reporterConfig)
-	meta := Report{Store: h.Name(), Eras: eras, Seed: opts.Seed, Strict: opts.Strict, Focus: cfg.FocusStrings,
+	meta := report.Report{Store: h.Name(), Eras: eras, Seed: opts.Seed, Strict: opts.Strict, Focus: cfg.FocusStrings,
 		Started: started, Duration: time.Since(started)}
 	if captured.SuiteDescription == "" {
 		return nil, errors.New("conformance: Ginkgo ran no ReportAfterSuite: no report")
 	}
-	report := buildReport(meta, *captured, sel)
+	report := ginkgoreport.BuildReport(meta, *captured, sel)
 	// Options.JSON and JUnit are honoured here too, so that Options mean one thing.
 	for _, out := range []struct {
 		path  string
@@ -186,16 +188,14 @@ func captureReport() *types.Report {
 	return &r
 }
 
-func newSeed() int64 { return rand.Int64N(1_000_000_000) + 1 }
-
 // allEras are the contracts a store may declare, in the order runs take them.
-var allEras = []Era{EraLegacy, EraModern, EraSDK}
+var allEras = []battery.Era{battery.EraLegacy, battery.EraModern, battery.EraSDK}
 
-func selectEras(h harness.Harness, asked []Era) ([]Era, error) {
+func selectEras(h harness.Harness, asked []battery.Era) ([]battery.Era, error) {
 	caps := h.Capabilities()
-	declared := map[Era]bool{EraLegacy: caps.Legacy, EraModern: caps.Modern, EraSDK: caps.SDK}
+	declared := map[battery.Era]bool{battery.EraLegacy: caps.Legacy, battery.EraModern: caps.Modern, battery.EraSDK: caps.SDK}
 	if len(asked) == 0 {
-		var eras []Era
+		var eras []battery.Era
 		for _, e := range allEras {
 			if declared[e] {
 				eras = append(eras, e)
@@ -206,7 +206,7 @@ func selectEras(h harness.Harness, asked []Era) ([]Era, error) {
 		}
 		return eras, nil
 	}
-	var eras []Era
+	var eras []battery.Era
 	for _, e := range allEras { // legacy first, whatever the order asked
 		for _, a := range asked {
 			if a == e && !slices.Contains(eras, e) {
@@ -216,7 +216,7 @@ func selectEras(h harness.Harness, asked []Era) ([]Era, error) {
 	}
 	for _, a := range asked {
 		if !slices.Contains(allEras, a) {
-			return nil, fmt.Errorf("%w: unknown era %q (want %q, %q or %q)", ErrSelection, a, EraLegacy, EraModern, EraSDK)
+			return nil, fmt.Errorf("%w: unknown era %q (want %q, %q or %q)", ErrSelection, a, battery.EraLegacy, battery.EraModern, battery.EraSDK)
 		}
 		if !declared[a] {
 			return nil, fmt.Errorf("%w: store %s does not implement the %s era", ErrSelection, h.Name(), a)
@@ -227,26 +227,26 @@ func selectEras(h harness.Harness, asked []Era) ([]Era, error) {
 
 // ruleFilter turns a rule-ID selection and a label expression into one Ginkgo label
 // filter, refusing IDs that are unknown or have no specs in the eras run.
-func ruleFilter(ids []string, label string, eras []Era) (string, error) {
+func ruleFilter(ids []string, label string, eras []battery.Era) (string, error) {
 	var terms []string
 	for _, id := range ids {
 		id = strings.TrimSpace(id)
 		if id == "" {
 			continue
 		}
-		rule, ok := RuleByID(id)
+		rule, ok := rules.ByID(id)
 		if !ok {
 			return "", fmt.Errorf("%w: unknown rule %q (storecheck list prints the rules)", ErrSelection, id)
 		}
 		applies := false
 		for _, e := range eras {
-			applies = applies || appliesTo(rule, e)
+			applies = applies || rules.AppliesTo(rule, e)
 		}
 		if !applies {
-			if rule.Era == "battery" {
+			if rule.Part == rules.PartBattery {
 				return "", fmt.Errorf("%w: %s is a check of the battery on itself (go test ./conformance/...), not a rule a store is run against", ErrSelection, id)
 			}
-			return "", fmt.Errorf("%w: rule %s belongs to the %s era, which this run does not include", ErrSelection, id, rule.Era)
+			return "", fmt.Errorf("%w: rule %s belongs to the %s era, which this run does not include", ErrSelection, id, rule.Part)
 		}
 		terms = append(terms, id)
 	}
@@ -257,7 +257,7 @@ func ruleFilter(ids []string, label string, eras []Era) (string, error) {
 	if strings.TrimSpace(label) != "" {
 		// Checked alone first, so that an error quotes what the user wrote.
 		if _, err := types.ParseLabelFilter(label); err != nil {
-			return "", fmt.Errorf("%w: label filter %q: %s", ErrSelection, label, plain(err.Error()))
+			return "", fmt.Errorf("%w: label filter %q: %s", ErrSelection, label, ginkgoreport.Plain(err.Error()))
 		}
 		parts = append(parts, "("+label+")")
 	}
@@ -266,10 +266,10 @@ func ruleFilter(ids []string, label string, eras []Era) (string, error) {
 
 // bringUp opens a namespace and each era's store once before the run, so that a
 // harness that cannot start is one clear error rather than every spec failing.
-func bringUp(ctx context.Context, h harness.Harness, eras []Era) (err error) {
+func bringUp(ctx context.Context, h harness.Harness, eras []battery.Era) (err error) {
 	var clock reference.Clock = reference.SystemClock{}
 	if h.Capabilities().Clock {
-		clock = reference.NewManualClock(Epoch)
+		clock = reference.NewManualClock(battery.Epoch)
 	}
 	ns, err := h.Open(ctx, clock)
 	if err != nil {
@@ -284,11 +284,11 @@ func bringUp(ctx context.Context, h harness.Harness, eras []Era) (err error) {
 	}()
 	for _, era := range eras {
 		switch era {
-		case EraLegacy:
+		case battery.EraLegacy:
 			_, err = ns.Legacy(ctx)
-		case EraModern:
+		case battery.EraModern:
 			_, err = ns.Modern(ctx)
-		case EraSDK:
+		case battery.EraSDK:
 			var st sdk.Store
 			if st, err = harness.OpenSDK(ctx, ns); err == nil {
 				err = st.Policy().Validate()

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/storecheck/storecheck/conformance/battery"
 )
 
 // Settings of a `go test` run, each as a test flag and as an environment variable: a
@@ -33,10 +35,10 @@ var testFlags = struct {
 var goTestSettings = []struct{ flag, env, usage string }{
 	{"strict", "STORECHECK_STRICT", "SHOULD faults fail their spec instead of being warnings; partly verified and inconclusive rules fail the run"},
 	{"rules", "STORECHECK_RULES", "run only these rules: comma-separated IDs (storecheck list prints them)"},
-	{"seed", seedEnv, "seed of every randomised check (0 picks one; the summary prints it)"},
+	{"seed", battery.SeedEnv, "seed of every randomised check (0 picks one; the summary prints it)"},
 	{"json", "STORECHECK_JSON", "write the report as JSON to `FILE`"},
 	{"junit", "STORECHECK_JUNIT", "write the report as JUnit XML to `FILE`"},
-	{"artifacts", artifactsEnv, "keep the evidence of failing checks (porcupine's history.html) under `DIR`\n(default: a temporary directory removed when the run ends)"},
+	{"artifacts", battery.ArtifactsEnv, "keep the evidence of failing checks (porcupine's history.html) under `DIR`\n(default: a temporary directory removed when the run ends)"},
 }
 
 func init() {
@@ -69,19 +71,19 @@ var ErrOptions = errors.New("conformance: bad options")
 
 // goTestOptions is the Options of a Run call: the one the test passed (at most one),
 // overridden by STORECHECK_* variables, overridden by -storecheck.* flags.
-func goTestOptions(opts []Options) (Options, error) {
+func goTestOptions(opts []battery.Options) (battery.Options, error) {
 	o, _, err := goTestOptionsFrom(opts)
 	return o, err
 }
 
 // goTestOptionsFrom is goTestOptions that also says which settings came from a flag or
 // a variable (by their flag names): those are the whole test binary's, not the test's.
-func goTestOptionsFrom(opts []Options) (_ Options, fromCommandLine map[string]bool, _ error) {
+func goTestOptionsFrom(opts []battery.Options) (_ battery.Options, fromCommandLine map[string]bool, _ error) {
 	fromCommandLine = map[string]bool{}
 	if len(opts) > 1 {
-		return Options{}, nil, fmt.Errorf("%w: Run takes at most one Options, got %d (merge them into one; several configurations of one store are several t.Run subtests, see the README)", ErrOptions, len(opts))
+		return battery.Options{}, nil, fmt.Errorf("%w: Run takes at most one Options, got %d (merge them into one; several configurations of one store are several t.Run subtests, see the README)", ErrOptions, len(opts))
 	}
-	var o Options
+	var o battery.Options
 	if len(opts) == 1 {
 		o = opts[0]
 	}

@@ -9,20 +9,22 @@ import (
 	"testing"
 	"time"
 
-	memharness "github.com/storecheck/storecheck/adapters/memstore"
+	"github.com/storecheck/storecheck/conformance/battery"
+
+	"github.com/storecheck/storecheck/adapters/memharness"
 )
 
 func TestGoTestOptions(t *testing.T) {
-	if _, err := goTestOptions([]Options{{}, {Strict: true}}); !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "at most one Options, got 2") {
+	if _, err := goTestOptions([]battery.Options{{}, {Strict: true}}); !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "at most one Options, got 2") {
 		t.Errorf("two Options: err = %v, want ErrOptions saying at most one", err)
 	}
 	// Variables override the test's Options; unset ones keep them.
 	t.Setenv("STORECHECK_STRICT", "1")
 	t.Setenv("STORECHECK_RULES", " L-GET-1, M-SWAP-2 ,")
-	t.Setenv(seedEnv, "42")
+	t.Setenv(battery.SeedEnv, "42")
 	t.Setenv("STORECHECK_JSON", "r.json")
 	t.Setenv("STORECHECK_JUNIT", "")
-	o, err := goTestOptions([]Options{{Seed: 7, JUnit: "keep.xml", SpecTimeout: time.Minute}})
+	o, err := goTestOptions([]battery.Options{{Seed: 7, JUnit: "keep.xml", SpecTimeout: time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +53,7 @@ func TestPruneArtifactsKeepsTheNewest(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(base, "not-ours"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	pruneArtifacts(base, 2)
+	battery.PruneArtifacts(base, 2)
 	entries, _ := os.ReadDir(base)
 	var names []string
 	for _, e := range entries {
@@ -70,7 +72,7 @@ func TestArtifactsChild(t *testing.T) {
 	if os.Getenv(artifactsChildEnv) == "" {
 		t.Skip("a child of TestFailingRunsLeaveNoArtifacts")
 	}
-	Run(t, racyHarness{racyCASNoCompare}, Options{Seed: 7919, Rules: []string{"M-SWAP-4"}})
+	Run(t, racyHarness{racyCASNoCompare}, battery.Options{Seed: 7919, Rules: []string{"M-SWAP-4"}})
 }
 
 // TestFailingRunsLeaveNoArtifacts: ten runs that fail a linearizability check leave
@@ -83,7 +85,7 @@ func TestFailingRunsLeaveNoArtifacts(t *testing.T) {
 	child := func(extra ...string) string {
 		cmd := exec.Command(os.Args[0], "-test.run", "^TestArtifactsChild$", "-test.v")
 		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, artifactsEnv+"=") && !strings.HasPrefix(kv, "TMPDIR=") {
+			if !strings.HasPrefix(kv, battery.ArtifactsEnv+"=") && !strings.HasPrefix(kv, "TMPDIR=") {
 				cmd.Env = append(cmd.Env, kv)
 			}
 		}
@@ -104,10 +106,10 @@ func TestFailingRunsLeaveNoArtifacts(t *testing.T) {
 		t.Errorf("ten failing runs left %d entries in the temporary directory, e.g. %s", len(left), left[0].Name())
 	}
 	keep := t.TempDir()
-	child(artifactsEnv + "=" + keep)
+	child(battery.ArtifactsEnv + "=" + keep)
 	kept, _ := filepath.Glob(filepath.Join(keep, "storecheck-*", "history.html"))
 	if len(kept) != 1 {
-		t.Errorf("with %s set, %d history.html kept, want 1", artifactsEnv, len(kept))
+		t.Errorf("with %s set, %d history.html kept, want 1", battery.ArtifactsEnv, len(kept))
 	}
 }
 
@@ -139,7 +141,7 @@ func TestReportFilesChild(t *testing.T) {
 	}
 	for _, name := range []string{"a", "b"} {
 		t.Run(name, func(t *testing.T) {
-			Run(t, memharness.Harness(), Options{Rules: []string{"L-GET-1"}})
+			Run(t, memharness.Harness(), battery.Options{Rules: []string{"L-GET-1"}})
 		})
 	}
 }

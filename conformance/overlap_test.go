@@ -7,7 +7,14 @@ import (
 	"testing"
 	"time"
 
-	memharness "github.com/storecheck/storecheck/adapters/memstore"
+	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/conformance/facadespecs"
+	"github.com/storecheck/storecheck/conformance/legacyspecs"
+	"github.com/storecheck/storecheck/conformance/modernspecs"
+	"github.com/storecheck/storecheck/conformance/property"
+	"github.com/storecheck/storecheck/conformance/report"
+
+	"github.com/storecheck/storecheck/adapters/memharness"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -16,24 +23,24 @@ import (
 )
 
 func TestOverlapCounting(t *testing.T) {
-	spans := []span{
-		{client: 0, task: "a", call: 0, ret: 10},
-		{client: 1, task: "a", call: 5, ret: 15},  // overlaps the first
-		{client: 1, task: "a", call: 20, ret: 30}, // alone
-		{client: 2, task: "b", call: 0, ret: 30},  // another task: no overlap counts
-		{client: 0, task: "a", call: 10, ret: 12}, // same client as the first; overlaps client 1's first call
-		{client: 3, task: "a", call: 30, ret: 40}, // touches the alone one: no overlap
+	spans := []battery.Span{
+		{Client: 0, Task: "a", Call: 0, Ret: 10},
+		{Client: 1, Task: "a", Call: 5, Ret: 15},  // overlaps the first
+		{Client: 1, Task: "a", Call: 20, Ret: 30}, // alone
+		{Client: 2, Task: "b", Call: 0, Ret: 30},  // another task: no overlap counts
+		{Client: 0, Task: "a", Call: 10, Ret: 12}, // same client as the first; overlaps client 1's first call
+		{Client: 3, Task: "a", Call: 30, Ret: 40}, // touches the alone one: no overlap
 	}
-	if got := overlapping(spans); got != 3 {
+	if got := battery.Overlapping(spans); got != 3 {
 		t.Errorf("overlapping = %d, want 3 (calls 1, 2 and 5)", got)
 	}
-	if got := peakOf(spans); got != 3 {
+	if got := battery.PeakOf(spans); got != 3 {
 		t.Errorf("peak = %d, want 3 (at time 5..10: two on a, one on b)", got)
 	}
-	if got := overlapping([]span{{0, "a", 0, 10}, {0, "a", 5, 15}}); got != 0 {
+	if got := battery.Overlapping([]battery.Span{{Client: 0, Task: "a", Call: 0, Ret: 10}, {Client: 0, Task: "a", Call: 5, Ret: 15}}); got != 0 {
 		t.Errorf("one client's own calls count as overlapping: %d", got)
 	}
-	s := OverlapStats{Ops: 100, OverlappingOps: 64, Share: 0.64, PeakInFlight: 2, MinOverlapping: 64, MinInFlight: 2}
+	s := report.OverlapStats{Ops: 100, OverlappingOps: 64, Share: 0.64, PeakInFlight: 2, MinOverlapping: 64, MinInFlight: 2}
 	if !s.Conclusive() {
 		t.Errorf("%v should be conclusive", s)
 	}
@@ -146,16 +153,16 @@ func (m serialModern) Sweep(ctx context.Context) (n int, err error) {
 
 // overlapOf runs a concurrent check and returns what it measured and whether it said
 // inconclusive.
-func overlapOf(t *testing.T, h harness.Harness, rule string, opts Options, check func(*Env)) (OverlapStats, []string) {
+func overlapOf(t *testing.T, h harness.Harness, rule string, opts battery.Options, check func(*battery.Env)) (report.OverlapStats, []string) {
 	t.Helper()
 	e := newPropEnv(t, h, rule, opts)
 	for _, f := range runProp(e, check) {
 		t.Errorf("%s: fault: %s", h.Name(), f)
 	}
-	if len(e.overlaps) != 1 {
-		t.Fatalf("%s: %d overlap reports, want 1", h.Name(), len(e.overlaps))
+	if len(e.Overlaps) != 1 {
+		t.Fatalf("%s: %d overlap reports, want 1", h.Name(), len(e.Overlaps))
 	}
-	return e.overlaps[0], e.inconclusive
+	return e.Overlaps[0], e.InconclusiveReasons
 }
 
 // TestSerialClientsAreInconclusive: a check whose calls cannot reach the store together
@@ -164,18 +171,20 @@ func overlapOf(t *testing.T, h harness.Harness, rule string, opts Options, check
 func TestSerialClientsAreInconclusive(t *testing.T) {
 	checks := []struct {
 		rule  string
-		check func(*Env)
+		check func(*battery.Env)
 		pairs bool // every race has two clients at least, whatever the budget
 	}{
-		{"L-CONC-1", (*Env).disjointUpdates, false},
-		{"M-CREATE-1", (*Env).modernCreateRace, false},
-		{"M-SWAP-4", func(e *Env) { e.checkHistories("modern-per-task", e.modernTaskHistory) }, false},
-		{"M-F-FIN-2", (*Env).facadeFinRaces, true},
-		{"M-F-FIN-2", (*Env).modernRaces, true},
+		{"L-CONC-1", legacyspecs.DisjointUpdates, false},
+		{"M-CREATE-1", modernspecs.ModernCreateRace, false},
+		{"M-SWAP-4", func(e *battery.Env) {
+			property.CheckHistories(e, "modern-per-task", func(p0 int, p1 uint64) property.History { return property.ModernTaskHistory(e, p0, p1) })
+		}, false},
+		{"M-F-FIN-2", facadespecs.FacadeFinRaces, true},
+		{"M-F-FIN-2", property.ModernRaces, true},
 	}
 	for _, c := range checks {
 		t.Run(c.rule, func(t *testing.T) {
-			stats, why := overlapOf(t, &serialHarness{}, c.rule, Options{Seed: 1}, c.check)
+			stats, why := overlapOf(t, &serialHarness{}, c.rule, battery.Options{Seed: 1}, c.check)
 			if stats.PeakInFlight != 1 || len(why) == 0 || !strings.Contains(why[0], "did not overlap enough") {
 				t.Errorf("serial transport: %v; inconclusive: %q (want peak 1 and inconclusive)", stats, why)
 			}
@@ -183,13 +192,13 @@ func TestSerialClientsAreInconclusive(t *testing.T) {
 			// One client: nothing can overlap, whatever the store (a check whose every race
 			// has two clients at least still overlaps).
 			if !c.pairs {
-				stats, why = overlapOf(t, memharness.Harness(), c.rule, Options{Seed: 1, Budget: Budget{Goroutines: 1}}, c.check)
+				stats, why = overlapOf(t, memharness.Harness(), c.rule, battery.Options{Seed: 1, Budget: battery.Budget{Goroutines: 1}}, c.check)
 				if stats.OverlappingOps != 0 || len(why) == 0 {
 					t.Errorf("one client: %v; inconclusive: %q (want no overlap, inconclusive)", stats, why)
 				}
 			}
 
-			stats, why = overlapOf(t, memharness.Harness(), c.rule, Options{Seed: 1}, c.check)
+			stats, why = overlapOf(t, memharness.Harness(), c.rule, battery.Options{Seed: 1}, c.check)
 			t.Logf("memstore: %v", stats)
 			if stats.Ops == 0 || stats.Histories == 0 || stats.PeakInFlight < 1 {
 				t.Errorf("memstore: nothing measured: %v", stats)
@@ -231,29 +240,29 @@ func (panickyLegacy) Update(context.Context, string, legacy.Task) (legacy.Task, 
 // the process down; the panic, with the stack of the goroutine it happened in, is
 // raised again in the spec's own goroutine, where Ginkgo records it as the spec's.
 func TestClientPanicFailsTheSpec(t *testing.T) {
-	e := newPropEnv(t, panickyHarness{}, "L-CONC-1", Options{Seed: 1})
+	e := newPropEnv(t, panickyHarness{}, "L-CONC-1", battery.Options{Seed: 1})
 	var got any
 	func() {
 		defer func() { got = recover() }()
-		e.disjointUpdates()
+		legacyspecs.DisjointUpdates(e)
 	}()
 	msg, _ := got.(string)
 	if !strings.Contains(msg, "store bug: nil map in Update") || !strings.Contains(msg, "goroutine stack of the panic") || !strings.Contains(msg, "panickyLegacy.Update") {
 		t.Fatalf("recovered %v, want the store's panic with the stack of its goroutine", got)
 	}
-	if len(e.overlaps) != 1 {
-		t.Errorf("the check's overlap was not reported on the way out (%d reports)", len(e.overlaps))
+	if len(e.Overlaps) != 1 {
+		t.Errorf("the check's overlap was not reported on the way out (%d reports)", len(e.Overlaps))
 	}
 }
 
 // TestRoundsExtendUntilConclusive: a round-based check that has not overlapped enough
 // after its base rounds runs more, stops as soon as it counts, and gives up (leaving it
-// inconclusive) after extendRounds times its base when its clients never meet.
+// inconclusive) after ExtendRounds times its base when its clients never meet.
 func TestRoundsExtendUntilConclusive(t *testing.T) {
-	serial := []span{{0, "t", 0, 10}, {1, "t", 20, 30}}
-	var together []span
+	serial := []battery.Span{{Client: 0, Task: "t", Call: 0, Ret: 10}, {Client: 1, Task: "t", Call: 20, Ret: 30}}
+	var together []battery.Span
 	for c := range 40 {
-		together = append(together, span{c % 2, "t", 100, 200})
+		together = append(together, battery.Span{Client: c % 2, Task: "t", Call: 100, Ret: 200})
 	}
 	for _, tc := range []struct {
 		name     string
@@ -262,20 +271,20 @@ func TestRoundsExtendUntilConclusive(t *testing.T) {
 	}{
 		{"conclusive from the start", 0, 4},   // 160 overlapping calls in the base rounds
 		{"conclusive after the base", 10, 12}, // rounds 10 and 11 bring 80 overlapping calls
-		{"never conclusive", -1, 4 * extendRounds},
+		{"never conclusive", -1, 4 * battery.ExtendRounds},
 	} {
-		e := newPropEnv(t, memharness.Harness(), "S-CONC-1", Options{Seed: 1})
-		m := e.meter()
+		e := newPropEnv(t, memharness.Harness(), "S-CONC-1", battery.Options{Seed: 1})
+		m := e.Meter()
 		n := 0
-		for r := range m.rounds(4) {
+		for r := range m.Rounds(4) {
 			n++
 			if tc.meetFrom >= 0 && r >= tc.meetFrom {
-				m.add(together)
+				m.Add(together)
 			} else {
-				m.add(serial)
+				m.Add(serial)
 			}
 		}
-		stats := m.done()
+		stats := m.Done()
 		if n != tc.want || stats.Conclusive() != (tc.meetFrom >= 0) {
 			t.Errorf("%s: %d rounds, conclusive %v (%v); want %d rounds, conclusive %v", tc.name, n, stats.Conclusive(), stats, tc.want, tc.meetFrom >= 0)
 		}
@@ -286,16 +295,16 @@ func TestRoundsExtendUntilConclusive(t *testing.T) {
 // their share, with a peak of at least MinInFlight.
 func TestConclusiveByCount(t *testing.T) {
 	for _, tc := range []struct {
-		s    OverlapStats
+		s    report.OverlapStats
 		want bool
 	}{
-		{OverlapStats{Ops: 100000, OverlappingOps: MinOverlapping, PeakInFlight: 2}, true},
-		{OverlapStats{Ops: 100000, OverlappingOps: MinOverlapping - 1, PeakInFlight: 2}, false},
-		{OverlapStats{Ops: 100, OverlappingOps: MinOverlapping - 1, PeakInFlight: 8}, false},
-		{OverlapStats{Ops: 100, OverlappingOps: 100, PeakInFlight: 1}, false},
-		{OverlapStats{}, false},
+		{report.OverlapStats{Ops: 100000, OverlappingOps: battery.MinOverlapping, PeakInFlight: 2}, true},
+		{report.OverlapStats{Ops: 100000, OverlappingOps: battery.MinOverlapping - 1, PeakInFlight: 2}, false},
+		{report.OverlapStats{Ops: 100, OverlappingOps: battery.MinOverlapping - 1, PeakInFlight: 8}, false},
+		{report.OverlapStats{Ops: 100, OverlappingOps: 100, PeakInFlight: 1}, false},
+		{report.OverlapStats{}, false},
 	} {
-		tc.s.MinOverlapping, tc.s.MinInFlight = MinOverlapping, MinInFlight
+		tc.s.MinOverlapping, tc.s.MinInFlight = battery.MinOverlapping, battery.MinInFlight
 		if tc.s.Ops > 0 {
 			tc.s.Share = float64(tc.s.OverlappingOps) / float64(tc.s.Ops)
 		}
@@ -317,10 +326,10 @@ func legacyModernOnly(c harness.Capabilities) harness.Capabilities {
 // cut off by the timeout), and runs every base round when there is time.
 func TestRoundsYieldToTheSpecTimeout(t *testing.T) {
 	count := func(deadline time.Time, base int, each time.Duration) int {
-		e := &Env{Ctx: context.Background(), Opts: Options{SpecTimeout: 400 * time.Millisecond}, deadline: deadline}
-		m := &overlapMeter{e: e}
+		e := &battery.Env{Ctx: context.Background(), Opts: battery.Options{SpecTimeout: 400 * time.Millisecond}, Deadline: deadline}
+		m := &battery.OverlapMeter{E: e}
 		n := 0
-		for range m.rounds(base) {
+		for range m.Rounds(base) {
 			n++
 			time.Sleep(each)
 		}

@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
-	memharness "github.com/storecheck/storecheck/adapters/memstore"
+	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/conformance/property"
+
+	"github.com/storecheck/storecheck/adapters/memharness"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -160,9 +163,9 @@ func (s underscoreStore) Create(ctx context.Context, t modern.Task) (modern.Task
 // different steps, and B-REPRO-1 failed for the strict-ids mutant (stop 23's make test).
 func TestReplayWithIDsTheStoreJudges(t *testing.T) {
 	for seed := int64(1); seed <= 6; seed++ {
-		e := newPropEnv(t, underscoreHarness{memharness.Harness()}, "B-REPRO-1", Options{Seed: seed})
-		for _, f := range runProp(e, func(e *Env) {
-			e.checkReplay("modern state machine", func(trace func(string)) rapidRun { return e.runModernMachine(3, trace) })
+		e := newPropEnv(t, underscoreHarness{memharness.Harness()}, "B-REPRO-1", battery.Options{Seed: seed})
+		for _, f := range runProp(e, func(e *battery.Env) {
+			property.CheckReplay(e, "modern state machine", func(trace func(string)) property.RapidRun { return property.RunModernMachine(e, 3, trace) })
 		}) {
 			t.Errorf("seed %d: %s", seed, f)
 		}

@@ -10,15 +10,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storecheck/storecheck/adapters/memstore"
+	"github.com/storecheck/storecheck/adapters/memharness"
+	"github.com/storecheck/storecheck/conformance/battery"
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/conformance/property"
+	"github.com/storecheck/storecheck/conformance/rules"
 	"github.com/storecheck/storecheck/reference"
 )
 
 // These tests drive the property checks outside Ginkgo (RunSpecs runs once per process
 // and conformance_test.go owns it): an Env is built by hand on a fresh namespace.
 
-func newPropEnv(t testing.TB, h harness.Harness, rule string, opts Options) *Env {
+func newPropEnv(t testing.TB, h harness.Harness, rule string, opts battery.Options) *battery.Env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
@@ -26,7 +29,7 @@ func newPropEnv(t testing.TB, h harness.Harness, rule string, opts Options) *Env
 	var clock *reference.ManualClock
 	var open reference.Clock = reference.SystemClock{}
 	if caps.Clock {
-		clock = reference.NewManualClock(Epoch)
+		clock = reference.NewManualClock(battery.Epoch)
 		open = clock
 	}
 	ns, err := h.Open(ctx, open)
@@ -34,18 +37,18 @@ func newPropEnv(t testing.TB, h harness.Harness, rule string, opts Options) *Env
 		t.Fatalf("open %s: %v", h.Name(), err)
 	}
 	t.Cleanup(func() { _ = ns.Close(context.Background()) })
-	r, ok := RuleByID(rule)
+	r, ok := rules.ByID(rule)
 	if !ok {
 		t.Fatalf("unknown rule %s", rule)
 	}
-	return &Env{Ctx: ctx, Rule: r, Caps: caps, Opts: opts.withDefaults(), h: h, ns: ns, clock: clock, tag: fmt.Sprintf("t%d", time.Now().UnixNano()%1e6)}
+	return &battery.Env{Ctx: ctx, Rule: r, Caps: caps, Opts: opts.WithDefaults(), H: h, Ns: ns, Manual: clock, Tag: fmt.Sprintf("t%d", time.Now().UnixNano()%1e6)}
 }
 
 // runProp runs a spec body and returns its faults.
-func runProp(e *Env, body func(*Env)) (faults []string) {
+func runProp(e *battery.Env, body func(*battery.Env)) (faults []string) {
 	defer func() {
 		if r := recover(); r != nil {
-			if err, ok := r.(error); ok && errors.Is(err, errFatal) {
+			if err, ok := r.(error); ok && errors.Is(err, battery.ErrFatal) {
 				faults = e.Faults()
 				return
 			}
@@ -57,10 +60,10 @@ func runProp(e *Env, body func(*Env)) (faults []string) {
 }
 
 func TestLegacyMachineMemstore(t *testing.T) {
-	e := newPropEnv(t, memstore.Harness(), "S-CONC-1", Options{Seed: 1})
+	e := newPropEnv(t, memharness.Harness(), "S-CONC-1", battery.Options{Seed: 1})
 	start := time.Now()
-	faults := runProp(e, func(e *Env) {
-		e.reportRapid("memstore legacy", e.runLegacyMachine(e.Opts.Budget.Checks, nil))
+	faults := runProp(e, func(e *battery.Env) {
+		property.ReportRapid(e, "memstore legacy", property.RunLegacyMachine(e, e.Opts.Budget.Checks, nil))
 	})
 	t.Logf("legacy machine, %d checks: %v", e.Opts.Budget.Checks, time.Since(start))
 	for _, f := range faults {
@@ -69,10 +72,10 @@ func TestLegacyMachineMemstore(t *testing.T) {
 }
 
 func TestModernMachineMemstore(t *testing.T) {
-	e := newPropEnv(t, memstore.Harness(), "S-CONC-1", Options{Seed: 1})
+	e := newPropEnv(t, memharness.Harness(), "S-CONC-1", battery.Options{Seed: 1})
 	start := time.Now()
-	faults := runProp(e, func(e *Env) {
-		e.reportRapid("memstore modern", e.runModernMachine(e.Opts.Budget.Checks, nil))
+	faults := runProp(e, func(e *battery.Env) {
+		property.ReportRapid(e, "memstore modern", property.RunModernMachine(e, e.Opts.Budget.Checks, nil))
 	})
 	t.Logf("modern machine, %d checks: %v", e.Opts.Budget.Checks, time.Since(start))
 	for _, f := range faults {
@@ -81,18 +84,24 @@ func TestModernMachineMemstore(t *testing.T) {
 }
 
 func TestLinearizabilityMemstore(t *testing.T) {
-	t.Setenv(artifactsEnv, t.TempDir())
+	t.Setenv(battery.ArtifactsEnv, t.TempDir())
 	for _, c := range []struct {
 		name string
-		run  func(e *Env)
+		run  func(e *battery.Env)
 	}{
-		{"legacy-per-task", func(e *Env) { e.checkHistories("legacy-per-task", e.legacyTaskHistory) }},
-		{"legacy-cross-task", func(e *Env) { e.checkHistories("legacy-cross-task", e.legacyCrossHistory) }},
-		{"modern-per-task", func(e *Env) { e.checkHistories("modern-per-task", e.modernTaskHistory) }},
+		{"legacy-per-task", func(e *battery.Env) {
+			property.CheckHistories(e, "legacy-per-task", func(p0 int, p1 uint64) property.History { return property.LegacyTaskHistory(e, p0, p1) })
+		}},
+		{"legacy-cross-task", func(e *battery.Env) {
+			property.CheckHistories(e, "legacy-cross-task", func(p0 int, p1 uint64) property.History { return property.LegacyCrossHistory(e, p0, p1) })
+		}},
+		{"modern-per-task", func(e *battery.Env) {
+			property.CheckHistories(e, "modern-per-task", func(p0 int, p1 uint64) property.History { return property.ModernTaskHistory(e, p0, p1) })
+		}},
 	} {
 		start := time.Now()
 		for seed := int64(1); seed <= 10; seed++ {
-			e := newPropEnv(t, memstore.Harness(), "S-CONC-1", Options{Seed: seed})
+			e := newPropEnv(t, memharness.Harness(), "S-CONC-1", battery.Options{Seed: seed})
 			for _, f := range runProp(e, c.run) {
 				t.Errorf("%s: %s", c.name, f)
 			}
@@ -104,13 +113,13 @@ func TestLinearizabilityMemstore(t *testing.T) {
 func TestRacesMemstore(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		run  func(e *Env)
+		run  func(e *battery.Env)
 	}{
-		{"modern races", (*Env).modernRaces},
-		{"cas increments", (*Env).casIncrements},
-		{"legacy races", (*Env).legacyRaces},
+		{"modern races", property.ModernRaces},
+		{"cas increments", property.CasIncrements},
+		{"legacy races", property.LegacyRaces},
 	} {
-		e := newPropEnv(t, memstore.Harness(), "S-CONC-1", Options{Seed: 5})
+		e := newPropEnv(t, memharness.Harness(), "S-CONC-1", battery.Options{Seed: 5})
 		start := time.Now()
 		faults := runProp(e, c.run)
 		t.Logf("%s: %v", c.name, time.Since(start))
@@ -121,59 +130,75 @@ func TestRacesMemstore(t *testing.T) {
 }
 
 func TestReplayMemstore(t *testing.T) {
-	e := newPropEnv(t, memstore.Harness(), "B-REPRO-1", Options{Seed: 11})
+	e := newPropEnv(t, memharness.Harness(), "B-REPRO-1", battery.Options{Seed: 11})
 	var a, b []string
-	runProp(e, func(e *Env) {
-		e.runLegacyMachine(3, func(s string) { a = append(a, operation(s)) })
-		e.runLegacyMachine(3, func(s string) { b = append(b, operation(s)) })
+	runProp(e, func(e *battery.Env) {
+		property.RunLegacyMachine(e, 3, func(s string) { a = append(a, property.Operation(s)) })
+		property.RunLegacyMachine(e, 3, func(s string) { b = append(b, property.Operation(s)) })
 	})
 	if len(a) < 10 || fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Fatalf("legacy machine did not replay: %d vs %d operations", len(a), len(b))
 	}
 	// A different seed must give a different sequence, or the check proves nothing.
-	e2 := newPropEnv(t, memstore.Harness(), "B-REPRO-1", Options{Seed: 12})
+	e2 := newPropEnv(t, memharness.Harness(), "B-REPRO-1", battery.Options{Seed: 12})
 	var c []string
-	runProp(e2, func(e *Env) { e.runLegacyMachine(3, func(s string) { c = append(c, operation(s)) }) })
+	runProp(e2, func(e *battery.Env) {
+		property.RunLegacyMachine(e, 3, func(s string) { c = append(c, property.Operation(s)) })
+	})
 	if fmt.Sprint(a) == fmt.Sprint(c) {
 		t.Fatal("seeds 11 and 12 gave the same operations")
 	}
-	for _, body := range []func(*Env){
-		func(e *Env) {
-			e.checkReplay("modern", func(trace func(string)) rapidRun { return e.runModernMachine(3, trace) })
+	for _, body := range []func(*battery.Env){
+		func(e *battery.Env) {
+			property.CheckReplay(e, "modern", func(trace func(string)) property.RapidRun { return property.RunModernMachine(e, 3, trace) })
 		},
-		func(e *Env) { e.checkScripts("legacy per-task history", e.legacyTaskHistory) },
-		func(e *Env) { e.checkScripts("modern per-task history", e.modernTaskHistory) },
+		func(e *battery.Env) {
+			property.CheckScripts(e, "legacy per-task history", func(p0 int, p1 uint64) property.History { return property.LegacyTaskHistory(e, p0, p1) })
+		},
+		func(e *battery.Env) {
+			property.CheckScripts(e, "modern per-task history", func(p0 int, p1 uint64) property.History { return property.ModernTaskHistory(e, p0, p1) })
+		},
 	} {
-		if faults := runProp(newPropEnv(t, memstore.Harness(), "B-REPRO-1", Options{Seed: 11}), body); len(faults) > 0 {
+		if faults := runProp(newPropEnv(t, memharness.Harness(), "B-REPRO-1", battery.Options{Seed: 11}), body); len(faults) > 0 {
 			t.Error(faults)
 		}
 	}
 }
 
 // propertyChecks are the bodies of this area's specs per era, as the battery runs them.
-func propertyChecks(era Era) map[string]func(*Env) {
-	if era == EraLegacy {
-		return map[string]func(*Env){
-			"S-CONC-1 machine": func(e *Env) { e.reportRapid("legacy", e.runLegacyMachine(e.Opts.Budget.Checks, nil)) },
-			"L-CONC-1 history": func(e *Env) { e.checkHistories("legacy-per-task", e.legacyTaskHistory) },
-			"S-CONC-1 lists":   func(e *Env) { e.checkHistories("legacy-cross-task", e.legacyCrossHistory) },
-			"L-F-FIN-2 races":  (*Env).legacyRaces,
+func propertyChecks(era battery.Era) map[string]func(*battery.Env) {
+	if era == battery.EraLegacy {
+		return map[string]func(*battery.Env){
+			"S-CONC-1 machine": func(e *battery.Env) {
+				property.ReportRapid(e, "legacy", property.RunLegacyMachine(e, e.Opts.Budget.Checks, nil))
+			},
+			"L-CONC-1 history": func(e *battery.Env) {
+				property.CheckHistories(e, "legacy-per-task", func(p0 int, p1 uint64) property.History { return property.LegacyTaskHistory(e, p0, p1) })
+			},
+			"S-CONC-1 lists": func(e *battery.Env) {
+				property.CheckHistories(e, "legacy-cross-task", func(p0 int, p1 uint64) property.History { return property.LegacyCrossHistory(e, p0, p1) })
+			},
+			"L-F-FIN-2 races": property.LegacyRaces,
 		}
 	}
-	return map[string]func(*Env){
-		"S-CONC-1 machine": func(e *Env) { e.reportRapid("modern", e.runModernMachine(e.Opts.Budget.Checks, nil)) },
-		"M-SWAP-4 history": func(e *Env) { e.checkHistories("modern-per-task", e.modernTaskHistory) },
-		"M-F-FIN-2 races":  (*Env).modernRaces,
-		"M-SWAP-4 counter": (*Env).casIncrements,
+	return map[string]func(*battery.Env){
+		"S-CONC-1 machine": func(e *battery.Env) {
+			property.ReportRapid(e, "modern", property.RunModernMachine(e, e.Opts.Budget.Checks, nil))
+		},
+		"M-SWAP-4 history": func(e *battery.Env) {
+			property.CheckHistories(e, "modern-per-task", func(p0 int, p1 uint64) property.History { return property.ModernTaskHistory(e, p0, p1) })
+		},
+		"M-F-FIN-2 races":  property.ModernRaces,
+		"M-SWAP-4 counter": property.CasIncrements,
 	}
 }
 
 // killedBy runs every property check of era against h with seed and returns the names
 // of the checks that found a fault.
-func killedBy(t *testing.T, h harness.Harness, era Era, seed int64) []string {
+func killedBy(t *testing.T, h harness.Harness, era battery.Era, seed int64) []string {
 	var by []string
 	for name, body := range propertyChecks(era) {
-		e := newPropEnv(t, h, "S-CONC-1", Options{Seed: seed})
+		e := newPropEnv(t, h, "S-CONC-1", battery.Options{Seed: seed})
 		if len(runProp(e, body)) > 0 {
 			by = append(by, name)
 		}
@@ -182,10 +207,10 @@ func killedBy(t *testing.T, h harness.Harness, era Era, seed int64) []string {
 }
 
 func TestPropertyChecksPassMemstore(t *testing.T) {
-	for _, era := range []Era{EraLegacy, EraModern} {
+	for _, era := range []battery.Era{battery.EraLegacy, battery.EraModern} {
 		start := time.Now()
 		for name, body := range propertyChecks(era) {
-			e := newPropEnv(t, memstore.Harness(), "S-CONC-1", Options{Seed: 99})
+			e := newPropEnv(t, memharness.Harness(), "S-CONC-1", battery.Options{Seed: 99})
 			for _, f := range runProp(e, body) {
 				t.Errorf("%s %s: %s", era, name, f)
 			}
@@ -194,16 +219,16 @@ func TestPropertyChecksPassMemstore(t *testing.T) {
 	}
 }
 
-var racyEras = map[racyKind]Era{racyLostUpdate: EraLegacy, racyCheckThenAct: EraLegacy, racyCASNoCompare: EraModern}
+var racyEras = map[racyKind]battery.Era{racyLostUpdate: battery.EraLegacy, racyCheckThenAct: battery.EraLegacy, racyCASNoCompare: battery.EraModern}
 
 // TestRacyStoresKilled: each racy store fails this area's checks (three seeds here;
 // STORECHECK_KILLRATE=N measures the rate over N seeds and wants at least 95%).
 func TestRacyStoresKilled(t *testing.T) {
-	t.Setenv(artifactsEnv, t.TempDir())
+	t.Setenv(battery.ArtifactsEnv, t.TempDir())
 	// Only the verdict counts here, not how small the failing sequence gets.
-	old := rapidShrinkTime
-	rapidShrinkTime = time.Second
-	defer func() { rapidShrinkTime = old }()
+	old := property.RapidShrinkTime
+	property.RapidShrinkTime = time.Second
+	defer func() { property.RapidShrinkTime = old }()
 	runs := 3
 	if n, err := strconv.Atoi(os.Getenv("STORECHECK_KILLRATE")); err == nil && n > 0 {
 		runs = n
@@ -231,13 +256,15 @@ func TestRacyStoresKilled(t *testing.T) {
 // minimal sequence, by a rerun with that seed (B-REPRO-1).
 func TestFailureReplaysWithSeed(t *testing.T) {
 	// The minimal sequence is the same only when shrinking ends by itself: rapid stops it
-	// at rapidShrinkTime, which a loaded machine under -race can reach first.
-	old := rapidShrinkTime
-	rapidShrinkTime = 5 * time.Minute
-	defer func() { rapidShrinkTime = old }()
+	// at RapidShrinkTime, which a loaded machine under -race can reach first.
+	old := property.RapidShrinkTime
+	property.RapidShrinkTime = 5 * time.Minute
+	defer func() { property.RapidShrinkTime = old }()
 	run := func() []string {
-		e := newPropEnv(t, racyHarness{racyCASNoCompare}, "S-CONC-1", Options{Seed: 424242})
-		return runProp(e, func(e *Env) { e.reportRapid("modern", e.runModernMachine(e.Opts.Budget.Checks, nil)) })
+		e := newPropEnv(t, racyHarness{racyCASNoCompare}, "S-CONC-1", battery.Options{Seed: 424242})
+		return runProp(e, func(e *battery.Env) {
+			property.ReportRapid(e, "modern", property.RunModernMachine(e, e.Opts.Budget.Checks, nil))
+		})
 	}
 	a, b := run(), run()
 	if len(a) == 0 {
@@ -253,20 +280,20 @@ func TestFailureReplaysWithSeed(t *testing.T) {
 }
 
 func TestPropertyChecksPassWithoutClockControl(t *testing.T) {
-	for _, era := range []Era{EraLegacy, EraModern} {
+	for _, era := range []battery.Era{battery.EraLegacy, battery.EraModern} {
 		for name, body := range propertyChecks(era) {
 			for seed := int64(1); seed <= 3; seed++ {
-				e := newPropEnv(t, realClockHarness{}, "S-CONC-1", Options{Seed: seed})
+				e := newPropEnv(t, realClockHarness{}, "S-CONC-1", battery.Options{Seed: seed})
 				for _, f := range runProp(e, body) {
 					t.Errorf("%s %s: %s", era, name, f)
 				}
 			}
 		}
 	}
-	e := newPropEnv(t, realClockHarness{}, "B-REPRO-1", Options{Seed: 3})
-	for _, f := range runProp(e, func(e *Env) {
-		e.checkReplay("modern", func(trace func(string)) rapidRun { return e.runModernMachine(5, trace) })
-		e.checkReplay("legacy", func(trace func(string)) rapidRun { return e.runLegacyMachine(5, trace) })
+	e := newPropEnv(t, realClockHarness{}, "B-REPRO-1", battery.Options{Seed: 3})
+	for _, f := range runProp(e, func(e *battery.Env) {
+		property.CheckReplay(e, "modern", func(trace func(string)) property.RapidRun { return property.RunModernMachine(e, 5, trace) })
+		property.CheckReplay(e, "legacy", func(trace func(string)) property.RapidRun { return property.RunLegacyMachine(e, 5, trace) })
 	}) {
 		t.Error(f)
 	}

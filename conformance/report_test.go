@@ -2,10 +2,8 @@ package conformance
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,9 +11,11 @@ import (
 
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
-
-	"github.com/storecheck/storecheck/conformance/harness"
-	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/conformance/ginkgoreport"
+	"github.com/storecheck/storecheck/conformance/report"
+	"github.com/storecheck/storecheck/conformance/rules"
+	"github.com/storecheck/storecheck/conformance/sharedspecs"
 )
 
 // These tests build Reports from synthetic Ginkgo reports: Execute itself runs Ginkgo,
@@ -23,7 +23,7 @@ import (
 
 type fakeSpec struct {
 	rule    string
-	era     Era
+	era     battery.Era
 	text    string
 	state   types.SpecState
 	message string
@@ -33,7 +33,7 @@ type fakeSpec struct {
 }
 
 func (f fakeSpec) report() types.SpecReport {
-	rule, ok := RuleByID(f.rule)
+	rule, ok := rules.ByID(f.rule)
 	if !ok {
 		panic("fakeSpec: unknown rule " + f.rule)
 	}
@@ -42,7 +42,7 @@ func (f fakeSpec) report() types.SpecReport {
 		ContainerHierarchyLabels: [][]string{{}, {string(f.era)}},
 		LeafNodeType:             types.NodeTypeIt,
 		LeafNodeText:             "[" + f.rule + "] " + f.text,
-		LeafNodeLabels:           specLabels(rule, f.era),
+		LeafNodeLabels:           rules.SpecLabels(rule, f.era),
 		State:                    f.state,
 		RunTime:                  3 * time.Millisecond,
 		Failure:                  types.Failure{Message: f.message, ForwardedPanic: f.panic},
@@ -51,7 +51,7 @@ func (f fakeSpec) report() types.SpecReport {
 		sr.Failure.Location = types.CodeLocation{FileName: "conformance/fake.go", LineNumber: 42}
 	}
 	if f.warning != "" {
-		sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Name: labelWarning, Value: types.WrapEntryValue(f.warning)})
+		sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Name: battery.LabelWarning, Value: types.WrapEntryValue(f.warning)})
 	}
 	for name, v := range f.notes {
 		sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Name: name, Value: types.WrapEntryValue(v)})
@@ -80,54 +80,54 @@ var (
 	panicked = types.SpecStatePanicked
 )
 
-func mustSelection(t *testing.T, eras []Era, filter string) selection {
+func mustSelection(t *testing.T, eras []battery.Era, filter string) ginkgoreport.Selection {
 	t.Helper()
-	sel, err := newSelection(eras, filter, nil)
+	sel, err := ginkgoreport.NewSelection(eras, filter, nil)
 	if err != nil {
 		t.Fatalf("newSelection(%q): %v", filter, err)
 	}
 	return sel
 }
 
-func sampleReport(t *testing.T) *Report {
+func sampleReport(t *testing.T) *report.Report {
 	t.Helper()
 	tr := fakeRun(
-		fakeSpec{rule: "L-LIST-2", era: EraLegacy, text: "limit", state: passed},
-		fakeSpec{rule: "S-OWN-1", era: EraLegacy, text: "truth table a", state: passed},
-		fakeSpec{rule: "S-OWN-1", era: EraLegacy, text: "truth table b", state: failed, message: "[S-OWN-1 MUST] Every scoped operation follows the owner truth table.\n  store: fake (legacy era)\n  input:    Get(\"t1\")\n  expected: ErrNotFound\n  got:      owner leak"},
-		fakeSpec{rule: "S-VAL-3", era: EraLegacy, text: "1 MiB", state: passed, warning: "[S-VAL-3 SHOULD] too slow"},
-		fakeSpec{rule: "L-CLEAN-1", era: EraLegacy, text: "cleanup", state: skipped, message: "no clock control"},
-		fakeSpec{rule: "L-CREATE-1", era: EraLegacy, text: "create", state: timedout, message: "A spec timeout occurred"},
-		fakeSpec{rule: "L-GET-1", era: EraLegacy, text: "get", state: panicked, message: "Test Panicked", panic: "nil map"},
-		fakeSpec{rule: "L-F-FIN-2", era: EraLegacy, text: "race", state: passed},
-		fakeSpec{rule: "L-F-FIN-2", era: EraLegacy, text: "race, shared", state: skipped, message: "not applicable: single instance",
+		fakeSpec{rule: "L-LIST-2", era: battery.EraLegacy, text: "limit", state: passed},
+		fakeSpec{rule: "S-OWN-1", era: battery.EraLegacy, text: "truth table a", state: passed},
+		fakeSpec{rule: "S-OWN-1", era: battery.EraLegacy, text: "truth table b", state: failed, message: "[S-OWN-1 MUST] Every scoped operation follows the owner truth table.\n  store: fake (legacy era)\n  input:    Get(\"t1\")\n  expected: ErrNotFound\n  got:      owner leak"},
+		fakeSpec{rule: "S-VAL-3", era: battery.EraLegacy, text: "1 MiB", state: passed, warning: "[S-VAL-3 SHOULD] too slow"},
+		fakeSpec{rule: "L-CLEAN-1", era: battery.EraLegacy, text: "cleanup", state: skipped, message: "no clock control"},
+		fakeSpec{rule: "L-CREATE-1", era: battery.EraLegacy, text: "create", state: timedout, message: "A spec timeout occurred"},
+		fakeSpec{rule: "L-GET-1", era: battery.EraLegacy, text: "get", state: panicked, message: "Test Panicked", panic: "nil map"},
+		fakeSpec{rule: "L-F-FIN-2", era: battery.EraLegacy, text: "race", state: passed},
+		fakeSpec{rule: "L-F-FIN-2", era: battery.EraLegacy, text: "race, shared", state: skipped, message: "not applicable: single instance",
 			notes: map[string]string{"cleanup error": "drop schema: boom"}},
-		fakeSpec{rule: "S-OWN-1", era: EraModern, text: "truth table", state: passed},
+		fakeSpec{rule: "S-OWN-1", era: battery.EraModern, text: "truth table", state: passed},
 		// Left out by the label filter below: Ginkgo reports it as skipped, without reason.
-		fakeSpec{rule: "M-GET-1", era: EraModern, text: "get", state: skipped},
+		fakeSpec{rule: "M-GET-1", era: battery.EraModern, text: "get", state: skipped},
 	)
-	meta := Report{Store: "fake", Eras: []Era{EraLegacy, EraModern}, Seed: 77}
-	return buildReport(meta, tr, mustSelection(t, meta.Eras, "!M-GET-1"))
+	meta := report.Report{Store: "fake", Eras: []battery.Era{battery.EraLegacy, battery.EraModern}, Seed: 77}
+	return ginkgoreport.BuildReport(meta, tr, mustSelection(t, meta.Eras, "!M-GET-1"))
 }
 
 func TestReportOutcomes(t *testing.T) {
 	r := sampleReport(t)
 	cases := []struct {
 		id      string
-		era     Era
-		outcome Outcome
+		era     battery.Era
+		outcome report.Outcome
 		reason  string // a substring of the first reason; "" for none
 	}{
-		{"L-LIST-2", EraLegacy, Passed, ""},
-		{"S-OWN-1", EraLegacy, Failed, "got:      owner leak"},
-		{"S-OWN-1", EraModern, Passed, ""},
-		{"S-VAL-3", EraLegacy, Warned, "too slow"},
-		{"L-CLEAN-1", EraLegacy, Skipped, "no clock control"},
-		{"L-CREATE-1", EraLegacy, Failed, "timed out"},
-		{"L-GET-1", EraLegacy, Failed, "panic: nil map"},
-		{"L-F-FIN-2", EraLegacy, Passed, ""},
-		{"L-UPDATE-1", EraLegacy, NotCovered, ""},
-		{"M-SWAP-1", EraModern, NotCovered, ""},
+		{"L-LIST-2", battery.EraLegacy, report.Passed, ""},
+		{"S-OWN-1", battery.EraLegacy, report.Failed, "got:      owner leak"},
+		{"S-OWN-1", battery.EraModern, report.Passed, ""},
+		{"S-VAL-3", battery.EraLegacy, report.Warned, "too slow"},
+		{"L-CLEAN-1", battery.EraLegacy, report.Skipped, "no clock control"},
+		{"L-CREATE-1", battery.EraLegacy, report.Failed, "timed out"},
+		{"L-GET-1", battery.EraLegacy, report.Failed, "panic: nil map"},
+		{"L-F-FIN-2", battery.EraLegacy, report.Passed, ""},
+		{"L-UPDATE-1", battery.EraLegacy, report.NotCovered, ""},
+		{"M-SWAP-1", battery.EraModern, report.NotCovered, ""},
 	}
 	for _, c := range cases {
 		rr, ok := r.Rule(c.id, c.era)
@@ -145,16 +145,16 @@ func TestReportOutcomes(t *testing.T) {
 			t.Errorf("rule %s (%s): reasons %q, want none", c.id, c.era, rr.Reasons)
 		}
 	}
-	if _, ok := r.Rule("M-GET-1", EraModern); ok {
+	if _, ok := r.Rule("M-GET-1", battery.EraModern); ok {
 		t.Errorf("M-GET-1 was filtered out, yet the report has a result for it")
 	}
-	if _, ok := r.Rule("L-GET-1", EraModern); ok {
+	if _, ok := r.Rule("L-GET-1", battery.EraModern); ok {
 		t.Errorf("L-GET-1 is a legacy rule, yet the report has a modern result for it")
 	}
-	if _, ok := r.Rule("B-ISO-1", EraLegacy); ok {
+	if _, ok := r.Rule("B-ISO-1", battery.EraLegacy); ok {
 		t.Errorf("B-ISO-1 is a battery self-check, yet the report lists it for a store")
 	}
-	fin, _ := r.Rule("L-F-FIN-2", EraLegacy)
+	fin, _ := r.Rule("L-F-FIN-2", battery.EraLegacy)
 	if len(fin.Notes) != 2 || !strings.Contains(strings.Join(fin.Notes, "\n"), "not applicable: single instance") ||
 		!strings.Contains(strings.Join(fin.Notes, "\n"), "drop schema: boom") {
 		t.Errorf("L-F-FIN-2 notes = %q, want the skipped spec's reason and the cleanup error", fin.Notes)
@@ -166,15 +166,15 @@ func TestReportOutcomes(t *testing.T) {
 	// Totals count results: 35 legacy and 31 modern rules are selected (M-GET-1 is
 	// filtered out); 9 legacy and 1 modern have specs.
 	legacyRules, modernRules := 0, 0
-	for _, rule := range Rules() {
-		if appliesTo(rule, EraLegacy) {
+	for _, rule := range rules.All() {
+		if rules.AppliesTo(rule, battery.EraLegacy) {
 			legacyRules++
 		}
-		if appliesTo(rule, EraModern) && rule.ID != "M-GET-1" {
+		if rules.AppliesTo(rule, battery.EraModern) && rule.ID != "M-GET-1" {
 			modernRules++
 		}
 	}
-	want := Totals{Passed: 3, Failed: 3, Warned: 1, Skipped: 1, NotCovered: legacyRules + modernRules - 8, Specs: 10}
+	want := report.Totals{Passed: 3, Failed: 3, Warned: 1, Skipped: 1, NotCovered: legacyRules + modernRules - 8, Specs: 10}
 	if !reflect.DeepEqual(flat(r.Totals), want) {
 		t.Errorf("totals = %+v, want %+v", r.Totals, want)
 	}
@@ -188,11 +188,11 @@ func TestReportOutcomes(t *testing.T) {
 
 func TestReportOKWithOnlyWarningsAndSkips(t *testing.T) {
 	tr := fakeRun(
-		fakeSpec{rule: "S-VAL-3", era: EraModern, state: passed, warning: "slow"},
-		fakeSpec{rule: "M-SWEEP-1", era: EraModern, state: skipped, message: "no clock control"},
-		fakeSpec{rule: "M-GET-1", era: EraModern, state: passed},
+		fakeSpec{rule: "S-VAL-3", era: battery.EraModern, state: passed, warning: "slow"},
+		fakeSpec{rule: "M-SWEEP-1", era: battery.EraModern, state: skipped, message: "no clock control"},
+		fakeSpec{rule: "M-GET-1", era: battery.EraModern, state: passed},
 	)
-	r := buildReport(Report{Store: "fake", Eras: []Era{EraModern}}, tr, mustSelection(t, []Era{EraModern}, "S-VAL-3 || M-SWEEP-1 || M-GET-1"))
+	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraModern}}, tr, mustSelection(t, []battery.Era{battery.EraModern}, "S-VAL-3 || M-SWEEP-1 || M-GET-1"))
 	if !r.OK() {
 		t.Errorf("OK() = false for warnings and skips only; totals %+v, suite failures %q", r.Totals, r.SuiteFailures)
 	}
@@ -200,7 +200,7 @@ func TestReportOKWithOnlyWarningsAndSkips(t *testing.T) {
 		t.Errorf("%d rule results, want 3 (the selection): %+v", got, r.Rules)
 	}
 	tr.SpecialSuiteFailureReasons = []string{"Interrupted by User"}
-	r = buildReport(Report{Store: "fake", Eras: []Era{EraModern}}, tr, mustSelection(t, []Era{EraModern}, ""))
+	r = ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraModern}}, tr, mustSelection(t, []battery.Era{battery.EraModern}, ""))
 	if r.OK() || len(r.SuiteFailures) != 1 {
 		t.Errorf("an interrupted run: OK() = %v, suite failures %q; want false and the reason", r.OK(), r.SuiteFailures)
 	}
@@ -208,10 +208,10 @@ func TestReportOKWithOnlyWarningsAndSkips(t *testing.T) {
 
 func TestReportStrictShouldFails(t *testing.T) {
 	// Under Strict the spec itself fails (suite.run calls Fail for a SHOULD fault).
-	tr := fakeRun(fakeSpec{rule: "L-CREATE-2", era: EraLegacy, state: failed, message: "[L-CREATE-2 SHOULD] overwrote"})
-	r := buildReport(Report{Store: "fake", Eras: []Era{EraLegacy}, Strict: true}, tr, mustSelection(t, []Era{EraLegacy}, "L-CREATE-2"))
-	rr, _ := r.Rule("L-CREATE-2", EraLegacy)
-	if rr.Outcome != Failed || r.OK() {
+	tr := fakeRun(fakeSpec{rule: "L-CREATE-2", era: battery.EraLegacy, state: failed, message: "[L-CREATE-2 SHOULD] overwrote"})
+	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraLegacy}, Strict: true}, tr, mustSelection(t, []battery.Era{battery.EraLegacy}, "L-CREATE-2"))
+	rr, _ := r.Rule("L-CREATE-2", battery.EraLegacy)
+	if rr.Outcome != report.Failed || r.OK() {
 		t.Errorf("strict SHOULD failure: outcome %q, OK %v; want failed, false", rr.Outcome, r.OK())
 	}
 }
@@ -225,9 +225,9 @@ func TestReportJSON(t *testing.T) {
 	var got struct {
 		Store  string
 		Seed   int64
-		Rules  []RuleResult
-		Specs  []SpecResult
-		Totals Totals
+		Rules  []report.RuleResult
+		Specs  []report.SpecResult
+		Totals report.Totals
 	}
 	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 		t.Fatalf("JSON report does not decode: %v\n%s", err, buf.String())
@@ -272,7 +272,7 @@ func TestReportJUnit(t *testing.T) {
 	}
 	legacyNotCovered := 0
 	for _, rr := range r.Rules {
-		if rr.Era == EraLegacy && rr.Outcome == NotCovered {
+		if rr.Era == battery.EraLegacy && rr.Outcome == report.NotCovered {
 			legacyNotCovered++
 		}
 	}
@@ -307,75 +307,19 @@ func TestReportSummary(t *testing.T) {
 	}
 }
 
-func TestRuleFilter(t *testing.T) {
-	both := []Era{EraLegacy, EraModern}
-	got, err := ruleFilter([]string{"S-OWN-1", " L-LIST-2"}, "must", both)
-	if err != nil || got != "(S-OWN-1 || L-LIST-2) && (must)" {
-		t.Errorf("ruleFilter = %q, %v; want %q", got, err, "(S-OWN-1 || L-LIST-2) && (must)")
-	}
-	for _, c := range []struct {
-		ids  []string
-		eras []Era
-		want string
-	}{
-		{[]string{"X-NOPE-1"}, both, "unknown rule"},
-		{[]string{"B-POWER-1"}, both, "battery"},
-		{[]string{"M-GET-1"}, []Era{EraLegacy}, "modern era"},
-	} {
-		_, err := ruleFilter(c.ids, "", c.eras)
-		if !errors.Is(err, ErrSelection) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("ruleFilter(%q, eras %v) error = %v; want ErrSelection mentioning %q", c.ids, c.eras, err, c.want)
-		}
-	}
-	if _, err := newSelection(both, "((must", nil); err == nil || strings.Contains(err.Error(), "\x1b") {
-		t.Errorf("newSelection with a bad filter: error %q, want one without terminal colours", err)
-	}
-	if _, err := newSelection(both, "", []string{"("}); err == nil {
-		t.Errorf("newSelection with a bad focus regexp: no error")
-	}
-}
-
 func TestSelectionMatchesSpecLabels(t *testing.T) {
-	sel := mustSelection(t, []Era{EraLegacy, EraModern}, "S-OWN-1 || area:list")
-	own, _ := RuleByID("S-OWN-1")
-	list, _ := RuleByID("L-LIST-4")
-	get, _ := RuleByID("L-GET-1")
-	if !sel.wants(own, EraModern) || !sel.wants(list, EraLegacy) || sel.wants(get, EraLegacy) || sel.wants(list, EraModern) {
+	sel := mustSelection(t, []battery.Era{battery.EraLegacy, battery.EraModern}, "S-OWN-1 || area:list")
+	own, _ := rules.ByID("S-OWN-1")
+	list, _ := rules.ByID("L-LIST-4")
+	get, _ := rules.ByID("L-GET-1")
+	if !sel.Wants(own, battery.EraModern) || !sel.Wants(list, battery.EraLegacy) || sel.Wants(get, battery.EraLegacy) || sel.Wants(list, battery.EraModern) {
 		t.Errorf("selection %q: wants(S-OWN-1 modern)=%v wants(L-LIST-4 legacy)=%v wants(L-GET-1 legacy)=%v wants(L-LIST-4 modern)=%v; want true true false false",
-			sel.filter, sel.wants(own, EraModern), sel.wants(list, EraLegacy), sel.wants(get, EraLegacy), sel.wants(list, EraModern))
-	}
-}
-
-type erasHarness struct{ caps harness.Capabilities }
-
-func (h erasHarness) Name() string                       { return "eras" }
-func (h erasHarness) Capabilities() harness.Capabilities { return h.caps }
-func (h erasHarness) Open(context.Context, reference.Clock) (harness.Namespace, error) {
-	return nil, errors.New("not openable")
-}
-
-func TestSelectEras(t *testing.T) {
-	legacyOnly := erasHarness{harness.Capabilities{Legacy: true}}
-	if got, err := selectEras(legacyOnly, nil); err != nil || len(got) != 1 || got[0] != EraLegacy {
-		t.Errorf("selectEras(legacy-only, nil) = %v, %v; want [legacy]", got, err)
-	}
-	if _, err := selectEras(legacyOnly, []Era{EraModern}); !errors.Is(err, ErrSelection) {
-		t.Errorf("selectEras(legacy-only, [modern]) error = %v, want ErrSelection", err)
-	}
-	if _, err := selectEras(erasHarness{}, nil); !errors.Is(err, ErrSelection) {
-		t.Errorf("selectEras(no eras) error = %v, want ErrSelection", err)
-	}
-	both := erasHarness{harness.Capabilities{Legacy: true, Modern: true}}
-	if got, err := selectEras(both, []Era{EraModern, EraLegacy, EraModern}); err != nil || len(got) != 2 || got[0] != EraLegacy {
-		t.Errorf("selectEras(both, [modern legacy modern]) = %v, %v; want [legacy modern]", got, err)
-	}
-	if err := bringUp(context.Background(), legacyOnly, []Era{EraLegacy}); !errors.Is(err, ErrBringUp) || !strings.Contains(err.Error(), "not openable") {
-		t.Errorf("bringUp of a harness that cannot open: %v, want ErrBringUp with the cause", err)
+			sel.Filter, sel.Wants(own, battery.EraModern), sel.Wants(list, battery.EraLegacy), sel.Wants(get, battery.EraLegacy), sel.Wants(list, battery.EraModern))
 	}
 }
 
 // flat is t without its per-subject counts, for comparing the overall ones.
-func flat(t Totals) Totals {
+func flat(t report.Totals) report.Totals {
 	t.BySubject = nil
 	return t
 }
@@ -387,37 +331,37 @@ func TestReportNewOutcomes(t *testing.T) {
 	const died = "store process exited unexpectedly (signal: killed) (in flight: legacy.get)"
 	const refused = "the store refused Update with ErrUnsupported"
 	tr := fakeRun(
-		fakeSpec{rule: "L-GET-1", era: EraLegacy, text: "get", state: passed},
-		fakeSpec{rule: "L-CLEAN-1", era: EraLegacy, text: "ttl", state: passed},
-		fakeSpec{rule: "L-CLEAN-1", era: EraLegacy, text: "boundary", state: skipped, message: "no clock control",
-			notes: map[string]string{entryPartly: "no clock control: a boundary spec"}},
-		fakeSpec{rule: "S-CONC-1", era: EraLegacy, text: "lin", state: passed, notes: map[string]string{entryInconclusive: "overlap 2% < 10%"}},
-		fakeSpec{rule: "S-VAL-4", era: EraLegacy, text: "copies", state: skipped, message: "not exercised: x",
-			notes: map[string]string{entryNotExercised: "the wire client copies values"}},
-		fakeSpec{rule: "L-UPDATE-1", era: EraLegacy, text: "merge", state: skipped, message: "setup refused: ...",
-			notes: map[string]string{entrySetupRefused: refused}},
-		fakeSpec{rule: "L-UPDATE-2", era: EraLegacy, text: "missing", state: skipped, message: "setup refused: ...",
-			notes: map[string]string{entrySetupRefused: refused}},
-		fakeSpec{rule: "L-LIST-1", era: EraLegacy, text: "status", state: failed, message: "faults caused by the transport",
-			notes: map[string]string{entryAborted: died}},
-		fakeSpec{rule: "L-LIST-2", era: EraLegacy, text: "limit", state: skipped, message: "aborted: not run",
-			notes: map[string]string{entryAborted: died}},
-		fakeSpec{rule: "S-TRANS-1", era: EraLegacy, text: "table", state: passed},
+		fakeSpec{rule: "L-GET-1", era: battery.EraLegacy, text: "get", state: passed},
+		fakeSpec{rule: "L-CLEAN-1", era: battery.EraLegacy, text: "ttl", state: passed},
+		fakeSpec{rule: "L-CLEAN-1", era: battery.EraLegacy, text: "boundary", state: skipped, message: "no clock control",
+			notes: map[string]string{battery.EntryPartly: "no clock control: a boundary spec"}},
+		fakeSpec{rule: "S-CONC-1", era: battery.EraLegacy, text: "lin", state: passed, notes: map[string]string{battery.EntryInconclusive: "overlap 2% < 10%"}},
+		fakeSpec{rule: "S-VAL-4", era: battery.EraLegacy, text: "copies", state: skipped, message: "not exercised: x",
+			notes: map[string]string{battery.EntryNotExercised: "the wire client copies values"}},
+		fakeSpec{rule: "L-UPDATE-1", era: battery.EraLegacy, text: "merge", state: skipped, message: "setup refused: ...",
+			notes: map[string]string{battery.EntrySetupRefused: refused}},
+		fakeSpec{rule: "L-UPDATE-2", era: battery.EraLegacy, text: "missing", state: skipped, message: "setup refused: ...",
+			notes: map[string]string{battery.EntrySetupRefused: refused}},
+		fakeSpec{rule: "L-LIST-1", era: battery.EraLegacy, text: "status", state: failed, message: "faults caused by the transport",
+			notes: map[string]string{battery.EntryAborted: died}},
+		fakeSpec{rule: "L-LIST-2", era: battery.EraLegacy, text: "limit", state: skipped, message: "aborted: not run",
+			notes: map[string]string{battery.EntryAborted: died}},
+		fakeSpec{rule: "S-TRANS-1", era: battery.EraLegacy, text: "table", state: passed},
 	)
-	sel := mustSelection(t, []Era{EraLegacy}, "L-GET-1 || L-CLEAN-1 || S-CONC-1 || S-VAL-4 || L-UPDATE-1 || L-UPDATE-2 || L-LIST-1 || L-LIST-2 || S-TRANS-1")
-	r := buildReport(Report{Store: "fake", Eras: []Era{EraLegacy}, Seed: 5}, tr, sel)
-	for id, want := range map[string]Outcome{
-		"L-GET-1": Passed, "L-CLEAN-1": PartlyVerified, "S-CONC-1": Inconclusive, "S-VAL-4": NotExercised,
-		"L-UPDATE-1": SetupRefused, "L-UPDATE-2": SetupRefused, "L-LIST-1": Aborted, "L-LIST-2": Aborted, "S-TRANS-1": Passed,
+	sel := mustSelection(t, []battery.Era{battery.EraLegacy}, "L-GET-1 || L-CLEAN-1 || S-CONC-1 || S-VAL-4 || L-UPDATE-1 || L-UPDATE-2 || L-LIST-1 || L-LIST-2 || S-TRANS-1")
+	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraLegacy}, Seed: 5}, tr, sel)
+	for id, want := range map[string]report.Outcome{
+		"L-GET-1": report.Passed, "L-CLEAN-1": report.PartlyVerified, "S-CONC-1": report.Inconclusive, "S-VAL-4": report.NotExercised,
+		"L-UPDATE-1": report.SetupRefused, "L-UPDATE-2": report.SetupRefused, "L-LIST-1": report.Aborted, "L-LIST-2": report.Aborted, "S-TRANS-1": report.Passed,
 	} {
-		if rr, _ := r.Rule(id, EraLegacy); rr.Outcome != want {
+		if rr, _ := r.Rule(id, battery.EraLegacy); rr.Outcome != want {
 			t.Errorf("%s: outcome %q, want %q (reasons %q)", id, rr.Outcome, want, rr.Reasons)
 		}
 	}
-	if rr, _ := r.Rule("S-TRANS-1", EraLegacy); rr.Subject != SubjectLibrary {
+	if rr, _ := r.Rule("S-TRANS-1", battery.EraLegacy); rr.Subject != rules.SubjectLibrary {
 		t.Errorf("S-TRANS-1 subject %q, want library", rr.Subject)
 	}
-	if got := r.Totals.BySubject[SubjectStore][Passed]; got != 1 {
+	if got := r.Totals.BySubject[rules.SubjectStore][report.Passed]; got != 1 {
 		t.Errorf("store passes = %d, want 1 (L-GET-1 only: S-TRANS-1 is the library's)", got)
 	}
 	if r.OK() {
@@ -448,7 +392,7 @@ func TestReportNewOutcomes(t *testing.T) {
 	// Only partly verified and inconclusive: a pass, failed by Strict for either.
 	tr = fakeRun(tr.SpecReports[1:4]...)
 	for _, sel := range []string{"L-CLEAN-1 || S-CONC-1", "L-CLEAN-1", "S-CONC-1"} {
-		r = buildReport(Report{Store: "fake", Eras: []Era{EraLegacy}}, tr, mustSelection(t, []Era{EraLegacy}, sel))
+		r = ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraLegacy}}, tr, mustSelection(t, []battery.Era{battery.EraLegacy}, sel))
 		if !r.OK() {
 			t.Errorf("%s (partly verified, inconclusive): OK() = false without Strict", sel)
 		}
@@ -463,7 +407,7 @@ func TestReportNewOutcomes(t *testing.T) {
 
 	var junit bytes.Buffer
 	r.Strict = false
-	r = buildReport(Report{Store: "fake", Eras: []Era{EraLegacy}}, fakeRun(tr.SpecReports...), mustSelection(t, []Era{EraLegacy}, ""))
+	r = ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraLegacy}}, fakeRun(tr.SpecReports...), mustSelection(t, []battery.Era{battery.EraLegacy}, ""))
 	if err := r.JUnit(&junit); err != nil {
 		t.Fatal(err)
 	}
@@ -479,22 +423,22 @@ func TestReportNewOutcomes(t *testing.T) {
 // by storecheck's own code (S-VAL-4 under --exec) stays "not exercised".
 func TestReportUnverifiedMustRules(t *testing.T) {
 	tr := fakeRun(
-		fakeSpec{rule: "M-SWEEP-1", era: EraModern, text: "boundary", state: skipped, message: "no clock control",
-			notes: map[string]string{entryPartly: "no clock control: a boundary spec"}},
-		fakeSpec{rule: "S-CTX-1", era: EraModern, text: "ended before", state: passed},
-		fakeSpec{rule: "S-CTX-1", era: EraModern, text: "held", state: skipped, message: "not exercised: " + noBlocker,
-			notes: map[string]string{entryNotExercised: noBlocker, entryStoreTestable: noBlocker}},
-		fakeSpec{rule: "S-VAL-4", era: EraModern, text: "copies", state: skipped, message: "not exercised: " + remoteCopies,
-			notes: map[string]string{entryNotExercised: remoteCopies}},
+		fakeSpec{rule: "M-SWEEP-1", era: battery.EraModern, text: "boundary", state: skipped, message: "no clock control",
+			notes: map[string]string{battery.EntryPartly: "no clock control: a boundary spec"}},
+		fakeSpec{rule: "S-CTX-1", era: battery.EraModern, text: "ended before", state: passed},
+		fakeSpec{rule: "S-CTX-1", era: battery.EraModern, text: "held", state: skipped, message: "not exercised: " + sharedspecs.NoBlocker,
+			notes: map[string]string{battery.EntryNotExercised: sharedspecs.NoBlocker, battery.EntryStoreTestable: sharedspecs.NoBlocker}},
+		fakeSpec{rule: "S-VAL-4", era: battery.EraModern, text: "copies", state: skipped, message: "not exercised: " + battery.RemoteCopies,
+			notes: map[string]string{battery.EntryNotExercised: battery.RemoteCopies}},
 	)
-	sel := mustSelection(t, []Era{EraModern}, "M-SWEEP-1 || S-CTX-1 || S-VAL-4")
-	r := buildReport(Report{Store: "fake", Eras: []Era{EraModern}}, tr, sel)
-	for id, want := range map[string]Outcome{"M-SWEEP-1": PartlyVerified, "S-CTX-1": PartlyVerified, "S-VAL-4": NotExercised} {
-		if rr, _ := r.Rule(id, EraModern); rr.Outcome != want {
+	sel := mustSelection(t, []battery.Era{battery.EraModern}, "M-SWEEP-1 || S-CTX-1 || S-VAL-4")
+	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraModern}}, tr, sel)
+	for id, want := range map[string]report.Outcome{"M-SWEEP-1": report.PartlyVerified, "S-CTX-1": report.PartlyVerified, "S-VAL-4": report.NotExercised} {
+		if rr, _ := r.Rule(id, battery.EraModern); rr.Outcome != want {
 			t.Errorf("%s: outcome %q, want %q (reasons %q)", id, rr.Outcome, want, rr.Reasons)
 		}
 	}
-	if rr, _ := r.Rule("S-CTX-1", EraModern); len(rr.Reasons) == 0 || !strings.Contains(rr.Reasons[0], "harness.Blocker") {
+	if rr, _ := r.Rule("S-CTX-1", battery.EraModern); len(rr.Reasons) == 0 || !strings.Contains(rr.Reasons[0], "harness.Blocker") {
 		t.Errorf("S-CTX-1 reasons %q do not say what was not exercised", rr.Reasons)
 	}
 	if !r.OK() {
@@ -506,7 +450,7 @@ func TestReportUnverifiedMustRules(t *testing.T) {
 	}
 	// Strict on its own: S-VAL-4 alone passes, M-SWEEP-1 alone and S-CTX-1 alone fail.
 	for sel, ok := range map[string]bool{"S-VAL-4": true, "M-SWEEP-1": false, "S-CTX-1": false} {
-		r := buildReport(Report{Store: "fake", Eras: []Era{EraModern}, Strict: true}, tr, mustSelection(t, []Era{EraModern}, sel))
+		r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraModern}, Strict: true}, tr, mustSelection(t, []battery.Era{battery.EraModern}, sel))
 		if r.OK() != ok {
 			t.Errorf("%s under Strict: OK() = %v, want %v", sel, r.OK(), ok)
 		}
@@ -516,9 +460,9 @@ func TestReportUnverifiedMustRules(t *testing.T) {
 // TestAlarmsCountWarnings: a SHOULD warning is an alarm whether the run was Strict or
 // not (TestHonestStore runs without Strict and reads the alarms afterwards).
 func TestAlarmsCountWarnings(t *testing.T) {
-	tr := fakeRun(fakeSpec{rule: "S-VAL-3", era: EraLegacy, text: "1 MiB", state: passed, warning: "[S-VAL-3 SHOULD] too slow"})
+	tr := fakeRun(fakeSpec{rule: "S-VAL-3", era: battery.EraLegacy, text: "1 MiB", state: passed, warning: "[S-VAL-3 SHOULD] too slow"})
 	for _, strict := range []bool{false, true} {
-		r := buildReport(Report{Store: "fake", Eras: []Era{EraLegacy}}, tr, mustSelection(t, []Era{EraLegacy}, "S-VAL-3"))
+		r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraLegacy}}, tr, mustSelection(t, []battery.Era{battery.EraLegacy}, "S-VAL-3"))
 		r.Strict = strict
 		if a := r.Alarms(); len(a) != 1 || a[0] != "S-VAL-3 legacy" {
 			t.Errorf("Strict=%v: Alarms() = %v, want [S-VAL-3 legacy]", strict, a)
@@ -531,35 +475,35 @@ func TestAlarmsCountWarnings(t *testing.T) {
 // the short form on every concurrency rule, whatever its outcome.
 func TestReportOverlap(t *testing.T) {
 	stats := func(over, ops, peak int) string {
-		b, _ := json.Marshal(OverlapStats{Histories: 4, Ops: ops, OverlappingOps: over, Share: float64(over) / float64(ops),
-			PeakInFlight: peak, MinOverlapping: MinOverlapping, MinInFlight: MinInFlight})
+		b, _ := json.Marshal(report.OverlapStats{Histories: 4, Ops: ops, OverlappingOps: over, Share: float64(over) / float64(ops),
+			PeakInFlight: peak, MinOverlapping: battery.MinOverlapping, MinInFlight: battery.MinInFlight})
 		return string(b)
 	}
-	lin := fakeSpec{rule: "S-CONC-1", era: EraLegacy, text: "lin", state: passed}.report()
+	lin := fakeSpec{rule: "S-CONC-1", era: battery.EraLegacy, text: "lin", state: passed}.report()
 	lin.ReportEntries = append(lin.ReportEntries,
-		types.ReportEntry{Name: entryOverlap, Value: types.WrapEntryValue(stats(300, 400, 9))},
-		types.ReportEntry{Name: entryOverlap, Value: types.WrapEntryValue(stats(65, 24, 3))})
+		types.ReportEntry{Name: battery.EntryOverlap, Value: types.WrapEntryValue(stats(300, 400, 9))},
+		types.ReportEntry{Name: battery.EntryOverlap, Value: types.WrapEntryValue(stats(65, 24, 3))})
 	tr := fakeRun(lin,
-		fakeSpec{rule: "L-CONC-1", era: EraLegacy, text: "counter", state: passed,
-			notes: map[string]string{entryOverlap: stats(3, 500, 1), entryInconclusive: "too little overlap"}}.report(),
-		fakeSpec{rule: "L-CREATE-2", era: EraLegacy, text: "one id", state: failed, message: "two winners",
-			notes: map[string]string{entryOverlap: stats(70, 80, 4)}}.report(),
-		fakeSpec{rule: "L-GET-1", era: EraLegacy, text: "get", state: passed}.report(),
+		fakeSpec{rule: "L-CONC-1", era: battery.EraLegacy, text: "counter", state: passed,
+			notes: map[string]string{battery.EntryOverlap: stats(3, 500, 1), battery.EntryInconclusive: "too little overlap"}}.report(),
+		fakeSpec{rule: "L-CREATE-2", era: battery.EraLegacy, text: "one id", state: failed, message: "two winners",
+			notes: map[string]string{battery.EntryOverlap: stats(70, 80, 4)}}.report(),
+		fakeSpec{rule: "L-GET-1", era: battery.EraLegacy, text: "get", state: passed}.report(),
 	)
-	r := buildReport(Report{Store: "fake", Eras: []Era{EraLegacy}}, tr, mustSelection(t, []Era{EraLegacy}, "S-CONC-1 || L-CONC-1 || L-CREATE-2 || L-GET-1"))
-	conc, _ := r.Rule("S-CONC-1", EraLegacy)
+	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraLegacy}}, tr, mustSelection(t, []battery.Era{battery.EraLegacy}, "S-CONC-1 || L-CONC-1 || L-CREATE-2 || L-GET-1"))
+	conc, _ := r.Rule("S-CONC-1", battery.EraLegacy)
 	if o := conc.Overlap; o == nil || o.Checks != 2 || o.OverlappingOps != 365 || o.Ops != 424 || o.PeakInFlight != 9 || !o.Conclusive {
 		t.Errorf("S-CONC-1 overlap = %+v, want 2 checks, 365/424, peak 9, conclusive", o)
 	}
-	if rr, _ := r.Rule("L-CONC-1", EraLegacy); rr.Outcome != Inconclusive || rr.Overlap == nil || rr.Overlap.Conclusive {
+	if rr, _ := r.Rule("L-CONC-1", battery.EraLegacy); rr.Outcome != report.Inconclusive || rr.Overlap == nil || rr.Overlap.Conclusive {
 		t.Errorf("L-CONC-1 = %q, overlap %+v, want inconclusive and not conclusive", rr.Outcome, rr.Overlap)
 	}
-	if rr, _ := r.Rule("L-GET-1", EraLegacy); rr.Overlap != nil {
+	if rr, _ := r.Rule("L-GET-1", battery.EraLegacy); rr.Overlap != nil {
 		t.Errorf("L-GET-1 has overlap %+v, want none", rr.Overlap)
 	}
 	for _, s := range r.Specs {
 		for _, n := range s.Notes {
-			if strings.HasPrefix(n, entryOverlap) {
+			if strings.HasPrefix(n, battery.EntryOverlap) {
 				t.Errorf("spec %s keeps the overlap as a note: %s", s.Name, n)
 			}
 		}
@@ -568,11 +512,11 @@ func TestReportOverlap(t *testing.T) {
 	if err := r.JSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	var back Report
+	var back report.Report
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if rr, _ := back.Rule("S-CONC-1", EraLegacy); rr.Overlap == nil || *rr.Overlap != *conc.Overlap || back.Specs[0].Overlap == nil {
+	if rr, _ := back.Rule("S-CONC-1", battery.EraLegacy); rr.Overlap == nil || *rr.Overlap != *conc.Overlap || back.Specs[0].Overlap == nil {
 		t.Errorf("JSON round trip lost the overlap: rule %+v, spec %+v", rr.Overlap, back.Specs[0].Overlap)
 	}
 	for _, key := range []string{`"overlapping_ops": 365`, `"ops": 424`, `"peak_in_flight": 9`, `"conclusive": true`, `"share"`} {

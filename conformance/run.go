@@ -14,46 +14,48 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
-
+	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/conformance/ginkgoreport"
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/conformance/report"
 )
 
 // RunLegacy runs the legacy-era battery against h from a Go test:
 //
 //	func TestLegacy(t *testing.T) { conformance.RunLegacy(t, myHarness) }
-func RunLegacy(t *testing.T, h harness.Harness, opts ...Options) {
+func RunLegacy(t *testing.T, h harness.Harness, opts ...battery.Options) {
 	t.Helper()
-	runEras(t, h, []Era{EraLegacy}, opts)
+	runEras(t, h, []battery.Era{battery.EraLegacy}, opts)
 }
 
 // RunModern runs the modern-era battery against h from a Go test.
-func RunModern(t *testing.T, h harness.Harness, opts ...Options) {
+func RunModern(t *testing.T, h harness.Harness, opts ...battery.Options) {
 	t.Helper()
-	runEras(t, h, []Era{EraModern}, opts)
+	runEras(t, h, []battery.Era{battery.EraModern}, opts)
 }
 
 // RunSDK runs the SDK task-store profile's battery (docs/spec.md section 6) against h.
-func RunSDK(t *testing.T, h harness.Harness, opts ...Options) {
+func RunSDK(t *testing.T, h harness.Harness, opts ...battery.Options) {
 	t.Helper()
-	runEras(t, h, []Era{EraSDK}, opts)
+	runEras(t, h, []battery.Era{battery.EraSDK}, opts)
 }
 
 // Run runs the battery of every era h declares (the SDK profile included). At most one Options may be given; the
 // -storecheck.* test flags and STORECHECK_* variables override its fields (gotest.go).
 // The per-rule summary, headed by what was detected of the store, is logged at the
 // caller's line when the run fails, and with go test -v always.
-func Run(t *testing.T, h harness.Harness, opts ...Options) {
+func Run(t *testing.T, h harness.Harness, opts ...battery.Options) {
 	t.Helper()
-	var eras []Era
+	var eras []battery.Era
 	caps := h.Capabilities()
 	if caps.Legacy {
-		eras = append(eras, EraLegacy)
+		eras = append(eras, battery.EraLegacy)
 	}
 	if caps.Modern {
-		eras = append(eras, EraModern)
+		eras = append(eras, battery.EraModern)
 	}
 	if caps.SDK {
-		eras = append(eras, EraSDK)
+		eras = append(eras, battery.EraSDK)
 	}
 	if len(eras) == 0 {
 		t.Fatalf("storecheck: harness %s declares no era", h.Name())
@@ -70,7 +72,7 @@ var ranInProcess bool
 // process, so a second Run* call in the same test binary (RunLegacy in one test,
 // RunModern in another) re-executes the test binary for just that test, where it is the
 // first call again.
-func runEras(t *testing.T, h harness.Harness, eras []Era, opts []Options) {
+func runEras(t *testing.T, h harness.Harness, eras []battery.Era, opts []battery.Options) {
 	t.Helper()
 	if ranInProcess {
 		reexec(t)
@@ -87,14 +89,14 @@ func runEras(t *testing.T, h harness.Harness, eras []Era, opts []Options) {
 	o.JSON = perTestReportPath(o.JSON, t.Name(), several && fromCommandLine["json"])
 	o.JUnit = perTestReportPath(o.JUnit, t.Name(), several && fromCommandLine["junit"])
 	if o.Seed == 0 {
-		o.Seed = seedOrEnv() // $STORECHECK_SEED, else new; picked here so that the summary can print it (B-REPRO-1)
+		o.Seed = battery.SeedOrEnv() // $STORECHECK_SEED, else new; picked here so that the summary can print it (B-REPRO-1)
 	}
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	filter, err := ruleFilter(o.Rules, suiteConfig.LabelFilter, eras)
 	if err != nil {
 		t.Fatalf("storecheck: %v", err)
 	}
-	sel, err := newSelection(eras, filter, suiteConfig.FocusStrings)
+	sel, err := ginkgoreport.NewSelection(eras, filter, suiteConfig.FocusStrings)
 	if err != nil {
 		t.Fatalf("storecheck: %v: %v", ErrSelection, err)
 	}
@@ -105,12 +107,12 @@ func runEras(t *testing.T, h harness.Harness, eras []Era, opts []Options) {
 	if err != nil {
 		t.Fatalf("storecheck: %v", err)
 	}
-	defer startArtifacts(o.Artifacts)()
+	defer battery.StartArtifacts(o.Artifacts)()
 
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	captured := captureReport()
 	for _, era := range eras {
-		describe(h, era, []Options{o})
+		describe(h, era, []battery.Options{o})
 	}
 	var names []string
 	for _, e := range eras {
@@ -118,17 +120,17 @@ func runEras(t *testing.T, h harness.Harness, eras []Era, opts []Options) {
 	}
 	started := time.Now()
 	passed := ginkgo.RunSpecs(t, "storecheck battery: "+h.Name()+" ("+strings.Join(names, ", ")+")", suiteConfig, reporterConfig)
-	meta := Report{Store: h.Name(), Eras: eras, Seed: o.Seed, Strict: o.Strict, Focus: suiteConfig.FocusStrings,
+	meta := report.Report{Store: h.Name(), Eras: eras, Seed: o.Seed, Strict: o.Strict, Focus: suiteConfig.FocusStrings,
 		Started: started, Duration: time.Since(started)}
 	if captured.SuiteDescription == "" {
 		t.Errorf("storecheck: Ginkgo ran no ReportAfterSuite: no report")
 		return
 	}
-	report := buildReport(meta, *captured, sel)
+	report := ginkgoreport.BuildReport(meta, *captured, sel)
 	if passed && !report.OK() {
 		// Ginkgo sees aborted, setup-refused and (under Strict) partly verified specs as
 		// skipped or passed; the report does not, and neither does the test.
-		t.Errorf("storecheck: the run does not pass: %s", report.closingCounts())
+		t.Errorf("storecheck: the run does not pass: %s", report.ClosingCounts())
 		passed = false
 	}
 	if !passed || testing.Verbose() {

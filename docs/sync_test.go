@@ -26,10 +26,10 @@ func TestSpecMatchesCatalogue(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(onlyCat) > 0 {
-		t.Errorf("rules in conformance/rules.go but not defined in docs/spec.md: %v", onlyCat)
+		t.Errorf("rules in conformance/rules/rules.go but not defined in docs/spec.md: %v", onlyCat)
 	}
 	if len(onlySpec) > 0 {
-		t.Errorf("rules defined in docs/spec.md but not in conformance/rules.go: %v", onlySpec)
+		t.Errorf("rules defined in docs/spec.md but not in conformance/rules/rules.go: %v", onlySpec)
 	}
 	for _, r := range conformance.Rules() {
 		text, err := docs.Rule(r.ID)
@@ -37,7 +37,7 @@ func TestSpecMatchesCatalogue(t *testing.T) {
 			continue // reported above
 		}
 		if !strings.EqualFold(text.Level, string(r.Level)) {
-			t.Errorf("%s: level %s in docs/spec.md, %s in conformance/rules.go", r.ID, text.Level, r.Level)
+			t.Errorf("%s: level %s in docs/spec.md, %s in conformance/rules/rules.go", r.ID, text.Level, r.Level)
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/conformance/rules"
 	"github.com/storecheck/storecheck/probe/client"
 )
 
@@ -109,7 +110,7 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 		cfg.Eras = bothEras
 	}
 	for _, id := range cfg.Rules {
-		if r, ok := conformance.RuleByID(id); !ok || r.Era != "server" {
+		if r, ok := conformance.RuleByID(id); !ok || r.Part != rules.PartServer {
 			return nil, fmt.Errorf("%w: %s is not a server rule (storecheck list shows the V-* rules)", ErrConfig, id)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	memharness "github.com/storecheck/storecheck/adapters/memstore"
+	"github.com/storecheck/storecheck/adapters/memharness"
 	"github.com/storecheck/storecheck/adapters/wire"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/memstore"

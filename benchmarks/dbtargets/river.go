@@ -16,14 +16,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
-	"github.com/storecheck/storecheck/adapters/river"
+	"github.com/storecheck/storecheck/adapters/riverstore"
 	"github.com/storecheck/storecheck/benchmarks"
 	"github.com/storecheck/storecheck/internal/pgschema"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-// The River targets: adapters/river's stores against the plainest code that keeps a task
+// The River targets: adapters/riverstore's stores against the plainest code that keeps a task
 // row next to its River job on the same tables: a transaction inserting the job (River's
 // InsertTx) and the row, a plain UPDATE by primary key, a plain SELECT.
 func init() {

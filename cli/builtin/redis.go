@@ -9,8 +9,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	redisstore "github.com/storecheck/storecheck/adapters/redis"
-	"github.com/storecheck/storecheck/adapters/redis/rediscontainer"
+	"github.com/storecheck/storecheck/adapters/redisstore"
+	"github.com/storecheck/storecheck/adapters/redisstore/rediscontainer"
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 

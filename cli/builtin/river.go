@@ -5,7 +5,7 @@ import (
 	"flag"
 	"github.com/storecheck/storecheck/cli"
 
-	"github.com/storecheck/storecheck/adapters/river"
+	"github.com/storecheck/storecheck/adapters/riverstore"
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 

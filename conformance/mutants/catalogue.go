@@ -34,6 +34,7 @@ const (
 	statusPrefix
 	cleanupGE
 	cleanupFromCompletion
+	cleanupTTLInt32
 	cleanupRemovesLive
 	deepMerge
 	updateKeepsStamps
@@ -52,11 +53,13 @@ const (
 	swapCreatedAtMutable
 	expiredVisible
 	expiryOffByOne
+	expiryDouble
 	sweepRemovesLive
 	createVersionZero
 	createOverwrites
 	dropsTTL
 	floatNumbers
+	sniffsStrings
 	cutsAtNUL
 	secondsTimestamps
 	aliasesValues
@@ -98,6 +101,8 @@ const (
 	sdkResultAnyStatus
 	sdkNoResultNotFound
 	sdkListStale
+	sdkListsExpired
+	sdkCursorCarriesSession
 	sdkDeleteMissingSucceeds
 	sdkCleanupRemovesTerminal
 	sdkWaitReturnsAtOnce
@@ -156,6 +161,7 @@ var catalogue = []Mutant{
 	{"status-prefix", []string{"L-LIST-1"}, "the status filter matches by prefix", legacyOnly, statusPrefix},
 	{"cleanup-ge", []string{"L-CLEAN-1"}, "Cleanup removes tasks whose age equals the ttl (>= instead of >)", legacyOnly, cleanupGE},
 	{"cleanup-from-completion", []string{"L-CLEAN-1"}, "Cleanup measures age from the last status change, not created_at", legacyOnly, cleanupFromCompletion},
+	{"cleanup-ttl-int32", []string{"L-CLEAN-1"}, "Cleanup's ttl in milliseconds goes through a 32-bit integer: 2^31 ms becomes negative and every terminal task goes", legacyOnly, cleanupTTLInt32},
 	{"cleanup-removes-working", []string{"L-CLEAN-1"}, "Cleanup removes old working and input_required tasks", legacyOnly, cleanupRemovesLive},
 	{"update-keeps-stamps", []string{"L-UPDATE-1", "L-CLEAN-1"}, "Update ignores created_at and task_id in the changes (the values Create stamped stay)", legacyOnly, updateKeepsStamps},
 	{"cleanup-create-time", []string{"L-CLEAN-1"}, "Cleanup ages a task from the time Create stamped (a column Update never writes), not from the created_at it holds", legacyOnly, cleanupCreateTime},
@@ -179,11 +185,13 @@ var catalogue = []Mutant{
 	{"swap-version-from-next", []string{"M-SWAP-1"}, "Swap stores the version the new task carries plus one, not expected + 1", modernOnly, swapVersionFromNext},
 	{"expired-visible", []string{"M-GET-1", "M-F-TTL-1", "M-SWAP-2"}, "expired tasks stay visible until swept", modernOnly, expiredVisible},
 	{"expiry-off-by-one", []string{"M-GET-1", "M-F-TTL-1"}, "a task expires one millisecond late (now > created_at + ttl)", modernOnly, expiryOffByOne},
+	{"expiry-double", []string{"M-GET-1"}, "created_at + ttl summed in a double: past 2^53 ms the expiry instant is off by a millisecond", modernOnly, expiryDouble},
 	{"sweep-removes-live", []string{"M-SWEEP-1"}, "Sweep removes every task with a ttl, expired or not", modernOnly, sweepRemovesLive},
 	{"create-version-zero", []string{"M-CREATE-1"}, "Create stores version 0", modernOnly, createVersionZero},
 	{"create-overwrites", []string{"M-CREATE-1"}, "Create of an existing id overwrites it", modernOnly, createOverwrites},
 	{"drops-ttl", []string{"M-FIELDS-1", "M-SWEEP-1", "M-GET-1"}, "the ttl is not stored: every task lives forever", modernOnly, dropsTTL},
 	{"float-numbers", []string{"S-VAL-1", "M-FIELDS-1"}, "numbers pass through float64 (9223372036854775807 comes back rounded)", both, floatNumbers},
+	{"sniffs-strings", []string{"S-VAL-1", "L-UPDATE-1"}, `strings that parse as JSON come back parsed: "123" as the number 123, "true" as true, "null" as null`, both, sniffsStrings},
 	{"cuts-at-nul", []string{"S-VAL-2"}, "strings are cut at U+0000 without an error", both, cutsAtNUL},
 	{"seconds-timestamps", []string{"L-CREATE-1", "M-FIELDS-1", "M-CREATE-1"}, "timestamps are stored in seconds, not milliseconds", both, secondsTimestamps},
 	{"aliases-values", []string{"S-VAL-4"}, "returns the store's own maps: a caller's mutation changes the stored task", both, aliasesValues},
@@ -221,6 +229,8 @@ var catalogue = []Mutant{
 	{"sdk-result-any-status", []string{"P-RESULT-1"}, "(TS) StoreTaskResult takes any status: a working task gets a result", sdkOnly, sdkResultAnyStatus},
 	{"sdk-no-result-not-found", []string{"P-RESULT-2"}, "GetTaskResult of a task without a result answers not found, as if the task were gone", sdkOnly, sdkNoResultNotFound},
 	{"sdk-list-stale", []string{"P-LIST-1"}, "ListTasks shows each task as it was created, not as it is", sdkOnly, sdkListStale},
+	{"sdk-lists-expired", []string{"P-LIST-1"}, "ListTasks keeps listing a task whose ttl ended, which GetTask no longer finds", sdkOnly, sdkListsExpired},
+	{"sdk-cursor-carries-session", []string{"P-SESS-1"}, "a cursor names the session it was issued to, and ListTasks goes on as that session: another session holding it reads the first one's tasks", sdkOnly, sdkCursorCarriesSession},
 	{"sdk-delete-missing-succeeds", []string{"P-DELETE-1"}, "DeleteTask of a missing task answers success", sdkOnly, sdkDeleteMissingSucceeds},
 	{"sdk-cleanup-removes-terminal", []string{"P-CLEAN-1"}, "Cleanup removes every terminal task with a ttl, expired or not", sdkOnly, sdkCleanupRemovesTerminal},
 	{"sdk-wait-returns-at-once", []string{"P-WAIT-1"}, "WaitForUpdate returns at once, whether or not the task changed", sdkOnly, sdkWaitReturnsAtOnce},

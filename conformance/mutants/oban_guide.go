@@ -18,7 +18,7 @@ import (
 // silent or would fail for reasons that are no part of the guide's design (Ecto's
 // NaiveDateTime seconds for created_at, validate_inclusion on status, free keys of the
 // task), the transcription takes the charitable reading, so that the battery judges the
-// design, not the transcription; adapters/river/README.md lists each reading. What is
+// design, not the transcription; adapters/riverstore/README.md lists each reading. What is
 // left are the defects the guide really has: to_map returns no owner (L-OWNER-1), list
 // pushes limit down while ignoring owners (L-LIST-4), and update_task reads, then writes,
 // without a lock or version (L-CONC-1; M-SWAP-4 in the modern store).

@@ -20,7 +20,7 @@ import (
 // Each defect is one the SDKs' own in-memory stores have, or one a store author could
 // easily make.
 
-// sdkPageSize is the honest store's page size (the TypeScript and Python SDKs' own).
+// pageSize is the honest store's page size (the TypeScript and Python SDKs' own).
 const sdkPageSize = 10
 
 type sdkBackend struct {
@@ -49,7 +49,7 @@ func newSDKBackend(clock reference.Clock) *sdkBackend {
 	return &sdkBackend{clock: clock, tasks: map[string]*sdkRow{}}
 }
 
-// sdkStore is the profile's store over a backend, with at most one defect switched on.
+// store is the profile's store over a backend, with at most one defect switched on.
 type sdkStore struct {
 	b *sdkBackend
 	d defect
@@ -125,7 +125,9 @@ func (s sdkStore) lookup(caller, id string, now int64) (*sdkRow, error) {
 		return nil, reference.NotFound(id)
 	}
 	if s.expired(r, now) {
-		s.remove(r)
+		if s.d != sdkListsExpired { // that mutant leaves expired rows to a sweep that never comes
+			s.remove(r)
+		}
 		return nil, reference.NotFound(id)
 	}
 	return r, nil
@@ -363,6 +365,12 @@ func (s sdkStore) ListTasks(ctx context.Context, session, cursor string) (sdk.Pa
 			return sdk.Page{}, fmt.Errorf("mutant: invalid cursor %s: %w", cursor, reference.ErrInvalid)
 		}
 	default:
+		if s.d == sdkCursorCarriesSession {
+			// The listing goes on as the session the cursor names, not the caller.
+			var owner string
+			cursor, owner, _ = strings.Cut(cursor, ":")
+			session = owner
+		}
 		after, err := strconv.ParseUint(strings.TrimPrefix(cursor, "s"), 10, 64)
 		if (err != nil || !strings.HasPrefix(cursor, "s")) && s.d == sdkCursorGarbageRestarts {
 			break // a cursor it cannot read starts the listing again
@@ -379,7 +387,7 @@ func (s sdkStore) ListTasks(ctx context.Context, session, cursor string) (sdk.Pa
 		if r.gone || !s.visible(r, session) {
 			continue
 		}
-		if s.expired(r, now) {
+		if s.expired(r, now) && s.d != sdkListsExpired {
 			expired = append(expired, r)
 			continue
 		}
@@ -391,6 +399,9 @@ func (s sdkStore) ListTasks(ctx context.Context, session, cursor string) (sdk.Pa
 				page.NextCursor = last.task.TaskID
 			} else {
 				page.NextCursor = "s" + strconv.FormatUint(last.seq, 10)
+			}
+			if s.d == sdkCursorCarriesSession {
+				page.NextCursor += ":" + session
 			}
 			break
 		}

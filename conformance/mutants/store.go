@@ -169,6 +169,15 @@ func (s *store) mangle(v any) any {
 			return json.Number(b)
 		}
 	case string:
+		if s.d == sniffsStrings {
+			// A store that keeps values as text and parses them back without their type.
+			var back any
+			dec := json.NewDecoder(strings.NewReader(x))
+			dec.UseNumber()
+			if dec.Decode(&back) == nil && !dec.More() {
+				return back
+			}
+		}
 		if s.d == cutsAtNUL {
 			if i := strings.IndexByte(x, 0); i >= 0 {
 				return x[:i]
@@ -599,6 +608,9 @@ func (s legacyStore) Cleanup(ctx context.Context, ttl time.Duration) (int, error
 	defer s.b.mu.Unlock()
 	now := s.now()
 	ttlMs := ttl.Milliseconds()
+	if s.d == cleanupTTLInt32 {
+		ttlMs = int64(int32(ttlMs))
+	}
 	n := 0
 	for k, t := range s.b.legacy {
 		if !t.Status().Terminal() && s.d != cleanupRemovesLive {
@@ -647,6 +659,10 @@ func (s modernStore) visible(t modern.Task, caller reference.Caller) bool {
 func (s modernStore) expired(t modern.Task) bool {
 	if t.TTL == nil || s.d == expiredVisible {
 		return false
+	}
+	if s.d == expiryDouble {
+		// created_at + ttl summed in a double, as a JavaScript store would
+		return float64(s.now()) >= float64(t.CreatedAt)+float64(*t.TTL)
 	}
 	if s.d == expiryOffByOne {
 		return s.now() > t.CreatedAt+*t.TTL

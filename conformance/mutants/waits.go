@@ -2,10 +2,12 @@ package mutants
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -119,4 +121,33 @@ func (m Mutant) OnlyRules() []string {
 		return m.Breaks
 	}
 	return nil
+}
+
+// foundByMachines are the defects whose declared rule only the state machines of
+// S-CONC-1 catch: they file the fault under the rule broken (Env.FaultOf), and no spec
+// of that rule meets the defect (a Get that caches misses; owners compared by prefix or
+// with live wildcards, found as M-GET-1 faults).
+var foundByMachines = map[defect]bool{getCachesMisses: true, ownerPrefix: true, ownerWildcard: true}
+
+// JudgedRules are the rules `storecheck mutants --declared` runs on the mutant: the
+// rules it breaks, which alone decide whether it is killed (Judge), S-CONC-1 for a
+// defect that only its state machines find, and in the legacy and modern eras
+// B-REPRO-1, whose replay must hold on every store.
+func (m Mutant) JudgedRules() []string {
+	if only := m.OnlyRules(); len(only) > 0 {
+		return only
+	}
+	rules := append([]string(nil), m.Breaks...)
+	add := func(id string) {
+		if !slices.Contains(rules, id) {
+			rules = append(rules, id)
+		}
+	}
+	if foundByMachines[m.d] {
+		add("S-CONC-1")
+	}
+	if slices.Contains(m.Eras, conformance.EraLegacy) || slices.Contains(m.Eras, conformance.EraModern) {
+		add("B-REPRO-1")
+	}
+	return rules
 }

@@ -1,5 +1,5 @@
 // Command river-worker is the Oban guide's worker flow on River: a task store of
-// adapters/river on a SQLite file, a River client working its jobs with Worker, and the
+// adapters/riverstore on a SQLite file, a River client working its jobs with Worker, and the
 // reference modern facade in front, as an MCP server would hold it. It runs one task
 // through working → input_required → working → completed, printing each status and its
 // job's River state, and a second task that the client cancels.
@@ -19,7 +19,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/storecheck/storecheck/adapters/river"
+	"github.com/storecheck/storecheck/adapters/riverstore"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/storecheck/storecheck/adapters/river"
+	"github.com/storecheck/storecheck/adapters/riverstore"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"

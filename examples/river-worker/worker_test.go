@@ -10,7 +10,7 @@ import (
 
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/storecheck/storecheck/adapters/river"
+	"github.com/storecheck/storecheck/adapters/riverstore"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )

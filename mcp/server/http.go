@@ -123,6 +123,9 @@ func (s *Server) post(w http.ResponseWriter, req *http.Request, principal string
 			writeJSON(w, http.StatusBadRequest, answer(nil, nil, errorf(jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message")))
 			return
 		}
+		if msg.Method == "" && msg.ID != nil {
+			s.answerInput(req.Context(), principal, msg)
+		}
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -272,51 +275,87 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, pr
 		s.mu.Unlock()
 		wg.Wait()
 	}()
-	// A message is a line (stdio: "Messages are delimited by newlines"), so a line that is
-	// not JSON is answered -32700 and the next one read as usual.
-	lines := bufio.NewReader(in)
+	// Messages are lines ("Messages are delimited by newlines, and MUST NOT contain
+	// embedded newlines"): a line that is not a message is answered with its error and
+	// the next line is read, so one bad message does not end the connection.
+	rd := bufio.NewReader(in)
 	for {
-		line, err := lines.ReadBytes('\n')
-		if err != nil && (len(bytes.TrimSpace(line)) == 0 || !errors.Is(err, io.EOF)) {
-			if errors.Is(err, io.EOF) || ctx.Err() != nil {
+		raw, tooLong, rerr := readLine(rd, s.cfg.MaxBody)
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("stdio: %w", err)
+			return fmt.Errorf("stdio: %w", rerr)
 		}
-		raw := bytes.TrimSpace(line)
-		if len(raw) == 0 {
-			continue
+		if msg, ok := stdioMessage(bytes.TrimSpace(raw), tooLong, s.cfg.MaxBody, write); ok {
+			switch {
+			case msg.Method == "" && msg.ID != nil:
+				s.answerInput(ctx, principal, msg)
+			case msg.Method == "" || msg.ID == nil:
+				// a notification: nothing to answer
+			default:
+				r := &request{msg: msg, caller: callerOf(principal), owner: principal, stream: write}
+				if msg.Method == "initialize" && !initialized {
+					initialized = true
+					s.mu.Lock()
+					s.sessions[ss.id] = ss
+					s.mu.Unlock()
+				}
+				if initialized {
+					r.session = ss
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					result, e := s.handle(ctx, r)
+					if result == nil && e == nil {
+						return
+					}
+					_ = write(answer(msg.ID, result, e))
+				}()
+			}
 		}
-		if !json.Valid(raw) {
-			_ = write(answer(nil, nil, errorf(jsonrpc.CodeParse, "parse error: the line is not JSON")))
-			continue
+		if rerr != nil { // io.EOF once the last line is served
+			return nil
 		}
-		var msg message
+	}
+}
+
+// stdioMessage parses one line; a line that is not a message is answered with its error
+// (ok false).
+func stdioMessage(raw []byte, tooLong bool, max int64, write func(any) error) (message, bool) {
+	var msg message
+	switch {
+	case tooLong:
+		_ = write(answer(nil, nil, errorf(jsonrpc.CodeInvalidRequest, "message over %d bytes", max)))
+	case len(raw) == 0:
+	case !json.Valid(raw):
+		_ = write(answer(nil, nil, errorf(jsonrpc.CodeParse, "parse error: not JSON")))
+	case raw[0] == '[':
+		_ = write(answer(nil, nil, errorf(jsonrpc.CodeInvalidRequest, "batches are not supported")))
+	default:
 		if err := json.Unmarshal(raw, &msg); err != nil {
 			_ = write(answer(nil, nil, errorf(jsonrpc.CodeInvalidRequest, "not a JSON-RPC message: %v", err)))
-			continue
+			return msg, false
 		}
-		if msg.Method == "" || msg.ID == nil {
-			continue
+		return msg, true
+	}
+	return msg, false
+}
+
+// readLine reads one line; a line over max bytes is read to its end and reported as too
+// long, without being kept.
+func readLine(rd *bufio.Reader, max int64) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := rd.ReadSlice('\n')
+		if !tooLong && int64(len(line)+len(chunk)) > max {
+			tooLong, line = true, nil
 		}
-		r := &request{msg: msg, caller: callerOf(principal), owner: principal, stream: write}
-		if msg.Method == "initialize" && !initialized {
-			initialized = true
-			s.mu.Lock()
-			s.sessions[ss.id] = ss
-			s.mu.Unlock()
+		if !tooLong {
+			line = append(line, chunk...)
 		}
-		if initialized {
-			r.session = ss
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, tooLong, err
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			result, e := s.handle(ctx, r)
-			if result == nil && e == nil {
-				return
-			}
-			_ = write(answer(msg.ID, result, e))
-		}()
 	}
 }

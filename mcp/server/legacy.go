@@ -35,6 +35,9 @@ func (s *Server) handleLegacy(ctx context.Context, r *request) (any, *rpcError) 
 		if s.legacy == nil {
 			return nil, errorf(jsonrpc.CodeInvalidRequest, "protocol version %s is not served here: use %s", VersionLegacy, VersionModern)
 		}
+		if r.session != nil {
+			r.session.declare(r.params)
+		}
 		return map[string]any{
 			"protocolVersion": VersionLegacy,
 			"capabilities": map[string]any{"tools": map[string]any{},
@@ -77,18 +80,19 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 	if e != nil {
 		return nil, e
 	}
-	t, ok := findTool(name, false)
+	t, ok := findTool(name)
 	if !ok {
 		return nil, errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
 	}
 	args, _ := r.params["arguments"].(map[string]any)
 	taskParams, asTask := r.params["task"].(map[string]any)
+	support := t.legacySupport()
 	switch {
-	case asTask && t.support == supportForbidden && s.cfg.Mutant == "forbidden-as-task":
+	case asTask && support == supportForbidden && s.cfg.Mutant == "forbidden-as-task":
 		// runs as a task below
-	case asTask && t.support == supportForbidden:
+	case asTask && support == supportForbidden:
 		return nil, errorf(jsonrpc.CodeMethodNotFound, "tool %q does not run as a task", name)
-	case !asTask && t.support == supportRequired && s.cfg.Mutant != "required-runs-plain":
+	case !asTask && support == supportRequired && s.cfg.Mutant != "required-runs-plain":
 		return nil, errorf(jsonrpc.CodeMethodNotFound, "tool %q runs only as a task: add params.task", name)
 	case !asTask:
 		res, rpcErr := t.run(ctx, nil, args)
@@ -96,6 +100,11 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 			return nil, rpcErr
 		}
 		return res, nil
+	}
+	if t.needsInput && !r.session.canElicit() {
+		// "Servers MUST NOT send elicitation requests with modes that are not supported by
+		// the client": a task whose questions could not be asked is refused at once.
+		return nil, errorf(jsonrpc.CodeInvalidRequest, "tool %q asks for input by form-mode elicitation, which the client did not declare (capabilities.elicitation)", name)
 	}
 	ttl, e := s.legacyTTL(taskParams)
 	if e != nil {
@@ -187,10 +196,6 @@ type legacyWork struct {
 func (w legacyWork) cancelled(ctx context.Context) bool {
 	t, err := w.s.legacy.Get(ctx, w.id, reference.System())
 	return err == nil && t.Status() == reference.StatusCancelled
-}
-
-func (w legacyWork) input(context.Context, map[string]any) (map[string]any, error) {
-	return nil, errors.New("no input in the 2025-11-25 era here")
 }
 
 // legacyGet reads a task the caller may see and that has not expired.
@@ -294,10 +299,17 @@ func (s *Server) legacyResult(ctx context.Context, r *request) (any, *rpcError) 
 	if e != nil {
 		return nil, e
 	}
+	inputs := &inputSender{s: s, r: r, sent: map[string]bool{}}
+	defer inputs.close()
 	for {
 		t, e := s.legacyGet(ctx, id, r.caller)
 		if e != nil {
 			return nil, e
+		}
+		if t.Status() == reference.StatusInputRequired && r.stream != nil {
+			if err := inputs.send(t); err != nil {
+				return nil, nil // the stream broke
+			}
 		}
 		if !t.Status().Terminal() && s.cfg.Mutant == "result-at-once" {
 			return nil, errorf(jsonrpc.CodeInternal, "Task %s has no result yet", id)

@@ -56,14 +56,14 @@ func (s *Server) modernCall(ctx context.Context, r *request) (any, *rpcError) {
 	if e != nil {
 		return nil, e
 	}
-	t, ok := findTool(name, true)
+	t, ok := findTool(name)
 	if !ok {
 		return nil, errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
 	}
 	args, _ := r.params["arguments"].(map[string]any)
 	asTask := r.declaresTasks() && t.support != supportForbidden
 	if !asTask {
-		if t.support == supportRequired || t.modernOnly {
+		if t.support == supportRequired || t.needsInput {
 			// It cannot be served without a task: the extension's -32021.
 			return nil, missingCapability()
 		}
@@ -212,7 +212,10 @@ func modernJSON(t modern.Task) map[string]any {
 	if t.PollInterval != nil {
 		out["pollIntervalMs"] = *t.PollInterval
 	}
-	if t.StatusMessage != "" {
+	// The message is the one the task was made with, which describes its work: a terminal
+	// task shows none rather than a stale one ("Optional message describing the current
+	// task state").
+	if t.StatusMessage != "" && !t.Status.Terminal() {
 		out["statusMessage"] = t.StatusMessage
 	}
 	switch t.Status {

@@ -100,6 +100,9 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+
+	inputMu sync.Mutex
+	inputs  map[string]pendingInput // 2025-11-25 input requests sent, by JSON-RPC id
 }
 
 // session is one 2025-11-25 client: made by initialize, named by Mcp-Session-Id (on stdio,
@@ -109,6 +112,28 @@ type session struct {
 	principal string // "" = anonymous
 	mu        sync.Mutex
 	streams   map[chan []byte]struct{} // open GET streams (stdio: its output)
+	elicit    bool                     // the client declared form-mode elicitation
+}
+
+// declare keeps what the client's initialize declares that the server relies on.
+func (ss *session) declare(params map[string]any) {
+	caps, _ := params["capabilities"].(map[string]any)
+	el, ok := caps["elicitation"].(map[string]any)
+	// "an empty capabilities object is equivalent to declaring support for form mode only"
+	_, form := el["form"]
+	ss.mu.Lock()
+	ss.elicit = ok && (len(el) == 0 || form)
+	ss.mu.Unlock()
+}
+
+// canElicit reports whether the session's client takes form-mode elicitation requests.
+func (ss *session) canElicit() bool {
+	if ss == nil {
+		return false
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.elicit
 }
 
 // New returns a server over cfg's stores.
@@ -131,7 +156,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 1 << 20
 	}
-	s := &Server{cfg: cfg, sessions: map[string]*session{}}
+	s := &Server{cfg: cfg, sessions: map[string]*session{}, inputs: map[string]pendingInput{}}
 	if _, err := rand.Read(s.secret[:]); err != nil {
 		return nil, err
 	}

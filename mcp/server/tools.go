@@ -21,8 +21,10 @@ type tool struct {
 	name, description string
 	schema            map[string]any
 	support           string
-	modernOnly        bool // needs input through tasks/update
-	run               func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError)
+	// needsInput: the tool asks the client for input while its task runs, which only a
+	// task can carry here; in 2025-11-25 it is listed as taskSupport required.
+	needsInput bool
+	run        func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError)
 }
 
 // work is what a running tool may ask of its task.
@@ -104,7 +106,7 @@ var tools = []tool{
 			sleep(ctx, w, seconds(args, "seconds", 1))
 			return nil, errorf(jsonrpc.CodeInternal, "protocol_error_job: internal error")
 		}},
-	{name: "confirm_delete", description: "Asks the client to confirm through tasks/update, then answers.", support: supportOptional, modernOnly: true,
+	{name: "confirm_delete", description: "Asks the client to confirm through tasks/update, then answers.", support: supportOptional, needsInput: true,
 		schema: schema(map[string]any{"item": map[string]any{"type": "string"}}),
 		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
 			item, _ := args["item"].(string)
@@ -122,7 +124,7 @@ var tools = []tool{
 			}
 			return text(fmt.Sprintf("Kept %q", item)), nil
 		}},
-	{name: "multi_input", description: "Asks two questions at once through tasks/update, then answers with both.", support: supportOptional, modernOnly: true,
+	{name: "multi_input", description: "Asks two questions at once through tasks/update, then answers with both.", support: supportOptional, needsInput: true,
 		schema: schema(map[string]any{}),
 		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
 			ask := func(q string) map[string]any {
@@ -146,24 +148,34 @@ var tools = []tool{
 		}},
 }
 
-func findTool(name string, modernEra bool) (tool, bool) {
+func findTool(name string) (tool, bool) {
 	for _, t := range tools {
-		if t.name == name && (modernEra || !t.modernOnly) {
+		if t.name == name {
 			return t, true
 		}
 	}
 	return tool{}, false
 }
 
+// legacySupport is the tool's taskSupport in 2025-11-25: a tool that needs input runs
+// only as a task (its input goes through tasks/result).
+func (t tool) legacySupport() string {
+	if t.needsInput {
+		return supportRequired
+	}
+	return t.support
+}
+
 // toolList is tools/list's answer for an era.
 func toolList(modernEra bool) []any {
 	var out []any
 	for _, t := range tools {
-		if t.modernOnly && !modernEra {
-			continue
+		support := t.support
+		if !modernEra {
+			support = t.legacySupport()
 		}
 		out = append(out, map[string]any{"name": t.name, "description": t.description, "inputSchema": t.schema,
-			"execution": map[string]any{"taskSupport": t.support}})
+			"execution": map[string]any{"taskSupport": support}})
 	}
 	return out
 }

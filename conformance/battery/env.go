@@ -1,0 +1,267 @@
+package battery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega/types"
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/conformance/report"
+	"github.com/storecheck/storecheck/conformance/rules"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonvalue"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+	"github.com/storecheck/storecheck/reference/sdk"
+)
+
+// Epoch is where the battery's clock starts in every spec that controls time: a fixed,
+// recent instant, so that created_at values are realistic and reproducible.
+var Epoch = time.UnixMilli(1_764_400_000_000)
+
+// Env is what one spec works with: the store under test on a fresh namespace, the
+// battery's clock, and the fault recorder. Spec bodies receive it from suite.It.
+type Env struct {
+	// Ctx is the spec's context: it ends at the spec timeout.
+	Ctx  context.Context
+	Rule rules.Rule
+	Caps harness.Capabilities
+	era  Era
+	Opts Options
+
+	H      harness.Harness
+	Ns     harness.Namespace
+	Manual *reference.ManualClock // nil without clock control
+
+	mu     sync.Mutex
+	faults []string
+	legacy legacy.Store
+	modern modern.Store
+	sdk    sdk.Store
+	seq    atomic.Int64
+	Tag    string
+
+	InSpec bool // report entries go to Ginkgo (false when a test drives the Env by hand)
+	// Deadline is when the spec times out (zero outside a spec): concurrent checks stop
+	// starting rounds before it, so that what they ran is judged rather than cut off.
+	Deadline            time.Time
+	InconclusiveReasons []string
+	Overlaps            []report.OverlapStats
+}
+
+// ErrFatal stops a spec body after a fault it cannot go on from.
+var ErrFatal = errors.New("conformance: fatal fault")
+
+// Clock is the clock the store reads. Without clock control it is the real clock.
+func (e *Env) Clock() reference.Clock {
+	if e.Manual == nil {
+		return reference.SystemClock{}
+	}
+	return e.Manual
+}
+
+// HasClock reports whether the store obeys the battery's clock.
+func (e *Env) HasClock() bool { return e.Manual != nil }
+
+// ManualClock returns the battery's clock, and skips the spec with the reason
+// "no clock control" when the store does not obey it (docs/wire.md: such specs are never
+// reported as passed; their rule reads "partly verified").
+func (e *Env) ManualClock() *reference.ManualClock {
+	if e.Manual == nil {
+		e.SkipNoClock(fmt.Sprintf("spec %q, which sets the store's clock to an exact millisecond, skipped", ginkgo.CurrentSpecReport().LeafNodeText))
+	}
+	return e.Manual
+}
+
+// NowMillis is the store's current time in milliseconds.
+func (e *Env) NowMillis() int64 { return reference.NowMillis(e.Clock()) }
+
+// Legacy returns the spec's legacy store (the same instance on every call).
+func (e *Env) Legacy() legacy.Store {
+	return opened(e, &e.legacy, "legacy store", e.Ns.Legacy)
+}
+
+// Modern returns the spec's modern store (the same instance on every call).
+func (e *Env) Modern() modern.Store {
+	return opened(e, &e.modern, "modern store", e.Ns.Modern)
+}
+
+// SDK returns the spec's SDK-profile store (the same instance on every call).
+func (e *Env) SDK() sdk.Store {
+	return opened(e, &e.sdk, "SDK-profile store", func(ctx context.Context) (sdk.Store, error) { return harness.OpenSDK(ctx, e.Ns) })
+}
+
+// opened returns *st, opening it first when it is not yet: the spec's one instance of
+// an era's store.
+func opened[S comparable](e *Env, st *S, what string, open func(context.Context) (S, error)) S {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var none S
+	if *st == none {
+		s, err := open(e.Ctx)
+		e.BringUp(what, err)
+		*st = s
+	}
+	return *st
+}
+
+// OtherLegacy opens another instance on the same namespace (S-SHARE-1). It skips when
+// the harness does not declare shared instances.
+func (e *Env) OtherLegacy() legacy.Store { return other(e, "second legacy instance", e.Ns.Legacy) }
+
+// OtherModern is OtherLegacy for the modern era.
+func (e *Env) OtherModern() modern.Store { return other(e, "second modern instance", e.Ns.Modern) }
+
+func other[S any](e *Env, what string, open func(context.Context) (S, error)) S {
+	if !e.Caps.Shared {
+		e.Skip("not applicable: the store has a single instance per namespace")
+	}
+	st, err := open(e.Ctx)
+	e.BringUp(what, err)
+	return st
+}
+
+// BringUp aborts the spec when the harness could not give it a store: that is the
+// harness's or the transport's failure, not the rule's.
+func (e *Env) BringUp(what string, err error) {
+	if err != nil {
+		abort(fmt.Sprintf("bring-up of the %s failed: %v", what, err), e.H)
+	}
+}
+
+// ID returns an id unique to this spec and run, with an optional readable prefix. Specs
+// never assume an empty backend, so they only ever look at ids they made (B-ISO-1).
+func (e *Env) ID(prefix string) string {
+	return fmt.Sprintf("%s%s-%d", prefix, e.Tag, e.seq.Add(1))
+}
+
+// Check records a fault when ok is false and lets the spec go on, so that one spec
+// reports every fault it finds at once (like fstest.TestFS). input is the call that was
+// made; want and got are what was expected and what came back.
+func (e *Env) Check(ok bool, input string, want, got any) bool {
+	if !ok {
+		e.fault(input, want, got)
+	}
+	return ok
+}
+
+// Require is Check that stops the spec when the fault leaves nothing to check further.
+func (e *Env) Require(ok bool, input string, want, got any) {
+	if !e.Check(ok, input, want, got) {
+		panic(ErrFatal)
+	}
+}
+
+// Expect checks actual with a Gomega matcher and records the matcher's own message.
+func (e *Env) Expect(actual any, m types.GomegaMatcher, input string) bool {
+	ok, err := m.Match(actual)
+	switch {
+	case err != nil:
+		e.fault(input, "a value the matcher understands", err.Error())
+		return false
+	case !ok:
+		e.faultMsg(input, m.FailureMessage(actual))
+		return false
+	}
+	return true
+}
+
+// CheckErr checks that err wraps want (nil for success).
+//
+// A setup call (input starting with "setup") that the store refuses with
+// ErrUnsupported stops the spec as "setup refused" rather than failing the rule.
+func (e *Env) CheckErr(err, want error, input string) bool {
+	if want == nil && refusedSetup(err, input) {
+		e.setupRefused(input, err)
+	}
+	if want == nil {
+		return e.Check(err == nil, input, "success", DescribeErr(err))
+	}
+	return e.Check(errors.Is(err, want), input, "an error wrapping "+DescribeErr(want), DescribeErr(err))
+}
+
+// RequireErr is CheckErr that stops the spec on a fault.
+func (e *Env) RequireErr(err, want error, input string) {
+	if !e.CheckErr(err, want, input) {
+		panic(ErrFatal)
+	}
+}
+
+// Fatalf records a fault described freely and stops the spec.
+func (e *Env) Fatalf(format string, args ...any) {
+	e.faultMsg("", fmt.Sprintf(format, args...))
+	panic(ErrFatal)
+}
+
+// Errorf records a fault described freely and lets the spec go on.
+func (e *Env) Errorf(format string, args ...any) { e.faultMsg("", fmt.Sprintf(format, args...)) }
+
+func (e *Env) fault(input string, want, got any) {
+	e.faultMsg(input, fmt.Sprintf("expected: %s\n  got:      %s", Show(want), Show(got)))
+}
+
+func (e *Env) faultMsg(input, msg string) {
+	var b strings.Builder
+	if input != "" {
+		fmt.Fprintf(&b, "  input:    %s\n", input)
+	}
+	fmt.Fprintf(&b, "  %s", strings.TrimSpace(msg))
+	e.mu.Lock()
+	e.faults = append(e.faults, b.String())
+	e.mu.Unlock()
+}
+
+// Faults returns the faults recorded so far.
+func (e *Env) Faults() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.faults...)
+}
+
+func Show(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case error:
+		return DescribeErr(x)
+	case legacy.Task:
+		return jsonvalue.Describe(map[string]any(x))
+	case modern.Task:
+		return jsonvalue.Describe(x)
+	case fmt.Stringer:
+		return x.String()
+	}
+	return jsonvalue.Describe(v)
+}
+
+func DescribeErr(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	for _, s := range []error{reference.ErrNotFound, reference.ErrExists, reference.ErrConflict,
+		reference.ErrInvalid, reference.ErrTooLarge, reference.ErrTerminal,
+		reference.ErrInvalidTransition, reference.ErrKeyReused, reference.ErrLimitReached,
+		reference.ErrUnsupported, reference.ErrNoResult, context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, s) {
+			if err == s {
+				return fmt.Sprintf("%q", err.Error())
+			}
+			return fmt.Sprintf("%q (wraps %q)", err.Error(), s.Error())
+		}
+	}
+	return fmt.Sprintf("%q (wraps no sentinel)", err.Error())
+}
+
+// Q renders a value for an input line: Q("t1") is "t1" quoted, a task its JSON.
+func Q(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return Show(v)
+}

@@ -1,0 +1,239 @@
+package battery
+
+import (
+	"encoding/json"
+	"iter"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/conformance/report"
+)
+
+// How much a concurrent check really overlapped. A race check only has power when its
+// clients' calls were at the store at the same time: a fast store on few cores can
+// serve a "concurrent" history almost serially, and a transport that sends one request
+// at a time makes any store look linearizable. So every concurrent check measures its
+// overlap, reports it, and calls itself inconclusive (never passed) below the
+// thresholds.
+
+const (
+	// MinOverlapping is how many of a check's calls must have overlapped another
+	// client's call on the same task for the check to count: each is a meeting of two
+	// clients at the store in which a race could show. A count rather than a share, so
+	// that a long check on a busy machine, where two of its threads are seldom on the
+	// CPU at once, can earn it by running more rounds (OverlapMeter.rounds). Measured on
+	// two cores: memstore in process reaches it in its base rounds when the machine is
+	// quiet (10-20 % of calls overlap), in its extension rounds under load; stores over
+	// the wire overlap in more than 90 % of calls; clients that cannot overlap in none.
+	MinOverlapping = 64
+	// MinInFlight is the least peak of calls at the store at once.
+	MinInFlight = 2
+)
+
+// Span is one call as the battery saw it: who made it, on which task, and when it was
+// made and returned (nanoseconds on the history's clock).
+type Span struct {
+	Client    int
+	Task      string
+	Call, Ret int64
+}
+
+// Timeline records the spans of a check's calls from concurrent clients.
+type Timeline struct {
+	mu    sync.Mutex
+	start time.Time
+	spans []Span
+}
+
+func NewTimeline() *Timeline { return &Timeline{start: time.Now()} }
+
+// Do records fn as a call of client on task.
+func (t *Timeline) Do(client int, task string, fn func()) {
+	c := time.Since(t.start).Nanoseconds()
+	fn()
+	r := time.Since(t.start).Nanoseconds()
+	t.mu.Lock()
+	t.spans = append(t.spans, Span{client, task, c, r})
+	t.mu.Unlock()
+}
+
+func (t *Timeline) Take() []Span {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.spans
+	t.spans = nil
+	return s
+}
+
+// Overlapping counts the spans that intersect a span of another client on the same
+// task.
+func Overlapping(spans []Span) int {
+	byTask := map[string][]Span{}
+	for _, s := range spans {
+		byTask[s.Task] = append(byTask[s.Task], s)
+	}
+	n := 0
+	for _, ss := range byTask {
+		sort.Slice(ss, func(i, j int) bool { return ss[i].Call < ss[j].Call })
+		hit := make([]bool, len(ss))
+		for i := range ss {
+			for j := i + 1; j < len(ss) && ss[j].Call < ss[i].Ret; j++ {
+				if ss[j].Client != ss[i].Client {
+					hit[i], hit[j] = true, true
+				}
+			}
+		}
+		for _, h := range hit {
+			if h {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// PeakOf is the most spans open at one instant. A fanned-out call (one span per task)
+// counts once.
+func PeakOf(spans []Span) int {
+	type edge struct {
+		t     int64
+		delta int
+	}
+	seen := map[[3]int64]bool{}
+	var edges []edge
+	for _, s := range spans {
+		k := [3]int64{int64(s.Client), s.Call, s.Ret}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		edges = append(edges, edge{s.Call, 1}, edge{s.Ret, -1})
+	}
+	// At equal times a return comes before a call: touching intervals do not overlap.
+	sort.Slice(edges, func(i, j int) bool {
+		if edges[i].t != edges[j].t {
+			return edges[i].t < edges[j].t
+		}
+		return edges[i].delta < edges[j].delta
+	})
+	cur, peak := 0, 0
+	for _, e := range edges {
+		cur += e.delta
+		peak = max(peak, cur)
+	}
+	return peak
+}
+
+// OverlapMeter sums the overlap of a check's histories.
+type OverlapMeter struct {
+	E     *Env
+	gauge harness.InFlightGauge
+	stats report.OverlapStats
+}
+
+// Meter starts measuring a concurrent check. When the harness counts the requests in
+// flight at its store, the count starts afresh here.
+func (e *Env) Meter() *OverlapMeter {
+	m := &OverlapMeter{E: e, stats: report.OverlapStats{MinOverlapping: MinOverlapping, MinInFlight: MinInFlight}}
+	if g, ok := e.H.(harness.InFlightGauge); ok {
+		m.gauge = g
+		g.PeakInFlight()
+	}
+	return m
+}
+
+// Add counts one history.
+func (m *OverlapMeter) Add(spans []Span) {
+	if len(spans) == 0 {
+		return
+	}
+	m.stats.Histories++
+	m.stats.Ops += len(spans)
+	m.stats.OverlappingOps += Overlapping(spans)
+	m.stats.Share = float64(m.stats.OverlappingOps) / float64(m.stats.Ops)
+	if m.gauge == nil {
+		m.stats.PeakInFlight = max(m.stats.PeakInFlight, PeakOf(spans))
+	}
+}
+
+const (
+	// ExtendRounds bounds how far rounds extends a check, as a multiple of its base, and
+	// extendAtLeast in rounds: on a loaded machine a fast store's calls of one round
+	// (one call per client) may meet once in thousands of rounds, which cost
+	// microseconds each; a slow store is bounded by extendFor first.
+	ExtendRounds  = 64
+	extendAtLeast = 64
+	// extendFor bounds, in wall time, how long rounds extends a check past its base.
+	extendFor = 15 * time.Second
+)
+
+// Rounds yields the round numbers of a check: its base rounds, then more while the check
+// has neither overlapped enough to count nor found a fault, up to ExtendRounds times the
+// base or extendFor. A fast store on a busy machine may serve most rounds serially; more
+// rounds give its clients more chances to meet, so that the check ends conclusive where
+// the store allows it rather than inconclusive by bad luck. A store whose calls cannot
+// overlap (one request at a time) stays inconclusive after the extension.
+func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		var deadline time.Time
+		for r := 0; ; r++ {
+			// A slow backend on a loaded machine may need longer for the base rounds than
+			// the spec has: stop between rounds while a quarter of the spec's time is left,
+			// so the rounds that ran are judged (conclusive or not) instead of the spec
+			// timing out mid-round and reading FAILED for a store that broke nothing.
+			if r > 0 && !m.E.Deadline.IsZero() && time.Until(m.E.Deadline) < m.E.Opts.SpecTimeout/4 {
+				return
+			}
+			if r >= base {
+				if deadline.IsZero() {
+					deadline = time.Now().Add(extendFor)
+				}
+				if m.E.Ctx.Err() != nil || len(m.E.Faults()) > 0 || r >= max(base*ExtendRounds, extendAtLeast) || time.Now().After(deadline) {
+					return
+				}
+				if m.sample(); m.stats.Conclusive() {
+					return
+				}
+			}
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+// sample folds the harness's count of requests in flight into the stats.
+func (m *OverlapMeter) sample() {
+	if m.gauge != nil {
+		m.stats.PeakInFlight = max(m.stats.PeakInFlight, m.gauge.PeakInFlight())
+	}
+}
+
+// Done attaches the stats to the spec and, when the check found no fault but did not
+// overlap enough to have found one, marks it inconclusive.
+func (m *OverlapMeter) Done() report.OverlapStats {
+	m.sample()
+	m.E.Overlap(m.stats)
+	if !m.stats.Conclusive() && len(m.E.Faults()) == 0 {
+		m.E.Inconclusive("the concurrent clients did not overlap enough for this check to show a race: " + m.stats.String())
+	}
+	return m.stats
+}
+
+// EntryOverlap carries a concurrent check's OverlapStats as JSON.
+const EntryOverlap = "storecheck.overlap"
+
+// Overlap attaches a concurrent check's measured overlap to the spec (report entry
+// "storecheck.overlap", the stats as JSON).
+func (e *Env) Overlap(stats report.OverlapStats) {
+	e.mu.Lock()
+	e.Overlaps = append(e.Overlaps, stats)
+	e.mu.Unlock()
+	if e.InSpec { // a test may drive an Env outside Ginkgo
+		b, _ := json.Marshal(stats)
+		ginkgo.AddReportEntry(EntryOverlap, string(b))
+	}
+}

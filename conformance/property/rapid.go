@@ -1,0 +1,268 @@
+package property
+
+import (
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/storecheck/storecheck/conformance/battery"
+	"pgregory.net/rapid"
+)
+
+// Seeds (B-REPRO-1). Every randomised check derives its own stream from the run's seed
+// and its own name, so a failure reproduces with the run's seed alone and adding a check
+// never shifts another's operations.
+
+// subSeed derives a check's seed from the run's.
+func subSeed(seed int64, name string) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s", seed, name)
+	if v := h.Sum64(); v != 0 {
+		return v
+	}
+	return 1
+}
+
+// rapid reads its settings from process-wide flags; this lock keeps two machines from
+// running with each other's seed.
+var rapidMu sync.Mutex
+
+// RapidRun is the outcome of one rapid.Check.
+type RapidRun struct {
+	Failed  bool
+	Message string   // rapid's failure, cut before its own rerun hint (ours is better)
+	Steps   []string // the minimal failing sequence, as the machine logged it
+	// Flaky: the minimal sequence did not fail when replayed; Message is the original
+	// failure.
+	Flaky bool
+}
+
+// RapidShrinkTime bounds the minimisation of a failing sequence.
+var RapidShrinkTime = 10 * time.Second
+
+// runRapid runs prop for checks cases from seed, with rapid's usual shrinking, outside
+// a *testing.T: rapid.Check takes any rapid.TB, and its seed and number of checks are
+// its -rapid.seed and -rapid.checks flags, set here for the duration of the run.
+func runRapid(name string, seed uint64, checks int, prop func(*rapid.T)) RapidRun {
+	rapidMu.Lock()
+	defer rapidMu.Unlock()
+	ensureTestingFlags()
+	restore := setFlags(map[string]string{
+		"rapid.seed":       strconv.FormatUint(seed, 10),
+		"rapid.checks":     strconv.Itoa(checks),
+		"rapid.steps":      "50",
+		"rapid.nofailfile": "true",
+		"rapid.failfile":   "",
+		"rapid.shrinktime": RapidShrinkTime.String(),
+		"rapid.v":          "false",
+		"rapid.log":        "false",
+		"rapid.debug":      "false",
+	})
+	defer restore()
+	tb := &rapidTB{name: name}
+	rapid.Check(tb, prop)
+	return tb.result()
+}
+
+func setFlags(values map[string]string) (restore func()) {
+	old := map[string]string{}
+	for k, v := range values {
+		f := flag.Lookup(k)
+		if f == nil {
+			continue
+		}
+		old[k] = f.Value.String()
+		_ = flag.Set(k, v)
+	}
+	return func() {
+		for k, v := range old {
+			_ = flag.Set(k, v)
+		}
+	}
+}
+
+// ensureTestingFlags lets rapid call testing.Short outside `go test` (storecheck run):
+// it panics unless the testing flags are registered and parsed.
+func ensureTestingFlags() {
+	if shortWorks() {
+		return
+	}
+	testing.Init()
+	if !flag.Parsed() {
+		_ = flag.CommandLine.Parse(nil)
+	}
+}
+
+func shortWorks() (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	testing.Short()
+	return true
+}
+
+// rapidTB is the rapid.TB the battery hands to rapid.Check: it records instead of
+// failing a Go test.
+type rapidTB struct {
+	name   string
+	mu     sync.Mutex
+	logs   []string
+	errs   []string
+	failed bool
+}
+
+func (t *rapidTB) Helper()      {}
+func (t *rapidTB) Name() string { return t.name }
+func (t *rapidTB) Logf(format string, args ...any) {
+	t.mu.Lock()
+	t.logs = append(t.logs, fmt.Sprintf(format, args...))
+	t.mu.Unlock()
+}
+func (t *rapidTB) Log(args ...any)                  { t.Logf("%s", fmt.Sprint(args...)) }
+func (t *rapidTB) Skipf(format string, args ...any) { t.Logf(format, args...) }
+func (t *rapidTB) Skip(args ...any)                 { t.Log(args...) }
+func (t *rapidTB) SkipNow()                         {}
+func (t *rapidTB) Errorf(format string, args ...any) {
+	t.mu.Lock()
+	t.errs = append(t.errs, fmt.Sprintf(format, args...))
+	t.failed = true
+	t.mu.Unlock()
+}
+func (t *rapidTB) Error(args ...any)                 { t.Errorf("%s", fmt.Sprint(args...)) }
+func (t *rapidTB) Fatalf(format string, args ...any) { t.Errorf(format, args...) }
+func (t *rapidTB) Fatal(args ...any)                 { t.Error(args...) }
+func (t *rapidTB) FailNow()                          { t.Fail() }
+func (t *rapidTB) Fail() {
+	t.mu.Lock()
+	t.failed = true
+	t.mu.Unlock()
+}
+func (t *rapidTB) Failed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.failed
+}
+
+// stepPrefix marks the lines machines log for each step, so the minimal sequence can be
+// picked out of rapid's own log.
+const stepPrefix = "step "
+
+func (t *rapidTB) result() RapidRun {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := RapidRun{Failed: t.failed}
+	var msgs []string
+	for _, e := range t.errs {
+		if strings.HasPrefix(e, "[rapid] flaky test") {
+			// The minimal case did not fail again (the store changed under it, or it
+			// is racy): the failure is the original one.
+			if _, orig, ok := strings.Cut(e, "\nOriginal traceback ("); ok {
+				if i := strings.Index(orig, "):\n"); i >= 0 {
+					orig = orig[:i]
+				}
+				r.Flaky = true
+				e = orig
+			}
+		}
+		if i := strings.Index(e, "\nTo reproduce"); i >= 0 {
+			e = e[:i]
+		}
+		if i := strings.Index(e, "\nTo try to reproduce"); i >= 0 {
+			e = e[:i]
+		}
+		msgs = append(msgs, strings.TrimSpace(e))
+	}
+	r.Message = strings.Join(msgs, "\n")
+	// rapid replays the minimal case last, logging through this TB: keep that replay's
+	// steps (a step numbered 1 starts a new case).
+	for _, l := range t.logs {
+		if !strings.HasPrefix(l, stepPrefix) {
+			continue
+		}
+		if strings.HasPrefix(l, stepPrefix+"1:") {
+			r.Steps = r.Steps[:0]
+		}
+		r.Steps = append(r.Steps, l)
+	}
+	return r
+}
+
+// traceFailed is the trace line a machine writes when a case fails: a replay is
+// compared up to the first one (what follows is shrinking, bounded by time).
+const traceFailed = "-- case failed"
+
+// faultRule reads the rule a machine's fault names ("[S-ID-2 MUST] ...").
+var faultRule = regexp.MustCompile(`\[([A-Z0-9-]+) (?:MUST|SHOULD)\]`)
+
+// reportMachine runs a state machine (run) and reports what it found under the rule it
+// belongs to. A divergence the machine files under S-CONC-1 fails S-CONC-1. One it
+// files under another rule (the last step fails on its own: a Create("") accepted is
+// S-ID-2's) fails that rule, with the minimal sequence and the seed (Env.FaultOf),
+// whatever that rule's own specs found; S-CONC-1 is not failed for it. Then, for an
+// S-ID-2 fault, the machine runs again without invalid ids, so that S-CONC-1 is still
+// checked; for any other, S-CONC-1 is inconclusive, naming the rule that failed.
+func reportMachine(e *battery.Env, what string, run func(validOnly bool) RapidRun) {
+	r := run(false)
+	rule := machineRule(r)
+	if rule == "S-ID-2" {
+		e.FaultOf(rule, rapidFault(e, what, r))
+		r = run(true)
+		rule = machineRule(r)
+	}
+	switch {
+	case !r.Failed:
+	case rule == "" || rule == e.Rule.ID:
+		ReportRapid(e, what, r)
+	default:
+		e.FaultOf(rule, rapidFault(e, what, r))
+		first, _, _ := strings.Cut(r.Message, "\n")
+		e.Inconclusive(fmt.Sprintf("%s: the state machine stopped on a fault of %s, reported under %s: %s (minimal sequence: %d steps; %s)",
+			what, rule, rule, first, len(r.Steps), e.Rerun()))
+	}
+}
+
+// machineRule is the rule a failed machine run's fault names, "" when it names none.
+func machineRule(r RapidRun) string {
+	if !r.Failed {
+		return ""
+	}
+	m := faultRule.FindStringSubmatch(r.Message)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// ReportRapid turns a failed machine run into one fault that names the rule, the
+// minimal sequence and the seed.
+func ReportRapid(e *battery.Env, what string, r RapidRun) {
+	if !r.Failed {
+		return
+	}
+	e.Errorf("%s", rapidFault(e, what, r))
+}
+
+// rapidFault describes a failed machine run: its message, the minimal sequence and the
+// seed that replays it.
+func rapidFault(e *battery.Env, what string, r RapidRun) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s diverged from the sequential model.\n  %s\n", what, strings.ReplaceAll(r.Message, "\n", "\n  "))
+	if len(r.Steps) > 0 && r.Flaky {
+		fmt.Fprintf(&b, "  the shortest sequence found did not fail again when replayed (%d steps):\n", len(r.Steps))
+	} else if len(r.Steps) > 0 {
+		fmt.Fprintf(&b, "  minimal failing sequence (%d steps):\n", len(r.Steps))
+		for _, s := range r.Steps {
+			fmt.Fprintf(&b, "    %s\n", s)
+		}
+	}
+	fmt.Fprintf(&b, "  %s", e.Rerun())
+	return b.String()
+}
