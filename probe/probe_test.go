@@ -1,24 +1,36 @@
 package probe_test
 
 import (
+	"context"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/storecheck/storecheck/adapters/postgres"
+	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/mcp/server"
 	"github.com/storecheck/storecheck/probe"
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/memstore"
+	"github.com/storecheck/storecheck/reference/modern"
 )
 
 // serve starts the reference server over memstore, with mutant's defect ("" = none).
 func serve(t *testing.T, mutant string) string {
 	t.Helper()
 	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
-	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Mutant: mutant,
+	return serveStores(t, st.Legacy(), st.Modern(), mutant)
+}
+
+// serveStores starts the reference server over these stores.
+func serveStores(t *testing.T, l legacy.Store, m modern.Store, mutant string) string {
+	t.Helper()
+	srv, err := server.New(server.Config{Legacy: l, Modern: m, Mutant: mutant,
 		Principals: map[string]string{"token-a": "alice", "token-b": "bob"}})
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +89,46 @@ func TestReferenceServerPasses(t *testing.T) {
 	r := run(t, serve(t, ""))
 	if !r.OK() || len(failed(r)) > 0 || r.Totals.Passed < 9 {
 		t.Errorf("the reference server: %v (%d passed)", failed(r), r.Totals.Passed)
+		for _, rr := range r.Rules {
+			for _, why := range rr.Reasons {
+				t.Logf("%s %s: %s", rr.ID, rr.Era, why)
+			}
+		}
+	}
+}
+
+// TestReferenceServerPassesPostgres is TestReferenceServerPasses with the tasks in
+// Postgres (a container; skipped without Docker, except under CI).
+func TestReferenceServerPassesPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Postgres container (-short)")
+	}
+	dsn, stop, err := pgcontainer.Start(t.Context())
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Postgres: %v", err)
+		}
+		t.Skipf("no Postgres: %v", err)
+	}
+	t.Cleanup(func() { _ = stop(context.Background()) })
+	h := postgres.NewHarness(dsn)
+	t.Cleanup(h.Close)
+	ns, err := h.Open(t.Context(), reference.SystemClock{})
+	if err != nil {
+		t.Fatalf("Postgres namespace: %v", err)
+	}
+	t.Cleanup(func() { _ = ns.Close(context.Background()) })
+	l, err := ns.Legacy(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ns.Modern(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, serveStores(t, l, m, ""))
+	if !r.OK() || len(failed(r)) > 0 || r.Totals.Passed < 9 {
+		t.Errorf("the reference server over Postgres: %v (%d passed)", failed(r), r.Totals.Passed)
 		for _, rr := range r.Rules {
 			for _, why := range rr.Reasons {
 				t.Logf("%s %s: %s", rr.ID, rr.Era, why)
