@@ -1,16 +1,13 @@
 package probe_test
 
 import (
-	"context"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/storecheck/storecheck/adapters/postgres"
-	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
+	"github.com/storecheck/storecheck/adapters/postgres/pgtest"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/mcp/server"
 	"github.com/storecheck/storecheck/probe"
@@ -103,29 +100,7 @@ func TestReferenceServerPassesPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Postgres container (-short)")
 	}
-	dsn, stop, err := pgcontainer.Start(t.Context())
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Postgres: %v", err)
-		}
-		t.Skipf("no Postgres: %v", err)
-	}
-	t.Cleanup(func() { _ = stop(context.Background()) })
-	h := postgres.NewHarness(dsn)
-	t.Cleanup(h.Close)
-	ns, err := h.Open(t.Context(), reference.SystemClock{})
-	if err != nil {
-		t.Fatalf("Postgres namespace: %v", err)
-	}
-	t.Cleanup(func() { _ = ns.Close(context.Background()) })
-	l, err := ns.Legacy(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ns.Modern(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, m := pgtest.Stores(t)
 	r := run(t, serveStores(t, l, m, ""))
 	if !r.OK() || len(failed(r)) > 0 || r.Totals.Passed < 9 {
 		t.Errorf("the reference server over Postgres: %v (%d passed)", failed(r), r.Totals.Passed)

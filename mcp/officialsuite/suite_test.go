@@ -1,7 +1,6 @@
 package officialsuite_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -12,8 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storecheck/storecheck/adapters/postgres"
-	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
+	"github.com/storecheck/storecheck/adapters/postgres/pgtest"
 	"github.com/storecheck/storecheck/mcp/server"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -162,29 +160,7 @@ func TestOfficialTasksScenariosPostgres(t *testing.T) {
 		t.Skip("runs the official suite under node and a Postgres container (-short)")
 	}
 	cmd := suiteCommand(t)
-	dsn, stop, err := pgcontainer.Start(t.Context())
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Postgres: %v", err)
-		}
-		t.Skipf("no Postgres: %v", err)
-	}
-	t.Cleanup(func() { _ = stop(context.Background()) })
-	h := postgres.NewHarness(dsn)
-	t.Cleanup(h.Close)
-	ns, err := h.Open(t.Context(), reference.SystemClock{})
-	if err != nil {
-		t.Fatalf("Postgres namespace: %v", err)
-	}
-	t.Cleanup(func() { _ = ns.Close(context.Background()) })
-	l, err := ns.Legacy(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ns.Modern(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, m := pgtest.Stores(t)
 	url := serve(t, l, m)
 	for _, sc := range scenarios {
 		judge(t, "postgres", sc, runScenario(t, cmd, url, sc))
