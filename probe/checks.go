@@ -35,6 +35,11 @@ var checks = []check{
 	{"V-RACE-1", "tasks/cancel racing the task's own end: one terminal status, told alike by every later tasks/get and tasks/result", bothEras, checkRace},
 	{"V-SHAPE-1", "a task as tools/call, tasks/get (working and ended) and tasks/list show it: taskId, status, createdAt and lastUpdatedAt in ISO 8601, ttl, pollInterval", bothEras, checkShape},
 	{"V-TTL-1", "the ttl reported is the one kept: the task is found until it has run from the creation, and -32602 (or still found) after", legacyEra, checkTTL},
+	{"V-NOTIFY-1", "status notifications about the first principal's task reach its streams and no other caller's, though the others listen and name its id", bothEras, checkNotify},
+	{"V-ERROR-1", "a task whose tool ends with isError true is failed in 2025-11-25 and completed in the extension; one whose tool ends with a JSON-RPC error is failed in both", bothEras, checkError},
+	{"V-ROUTE-1", "an Mcp-Name other than params.taskId, or an Mcp-Method other than the method, is -32020 and the task is untouched", modernEra, checkRoute},
+	{"V-INPUT-1", "an input tool's task shows its inputRequests; tasks/update acknowledges, ignores a key never issued, and answering every key ends input_required", modernEra, checkInputModern},
+	{"V-INPUT-2", "an input tool's task is input_required; tasks/result sends each request once with the related-task _meta, and returns the result once they are answered", legacyEra, checkInputLegacy},
 	{"V-BAD-1", "malformed JSON is -32700, an unknown method -32601, and the server keeps serving", bothEras, checkBad},
 }
 
@@ -63,8 +68,9 @@ type eraRun struct {
 	// or 403): then tokens are principals to it, else it has sessions only.
 	authenticates bool
 	notes         []string
-	stdio         bool    // the server is a child per principal, on stdio
-	children      []*peer // to end when the era is done
+	toolNames     []string // tools/list, once read
+	stdio         bool     // the server is a child per principal, on stdio
+	children      []*peer  // to end when the era is done
 }
 
 // track keeps a stdio peer, whose child must be ended.

@@ -89,7 +89,9 @@ func dial(ctx context.Context, cfg Config, p Principal, era conformance.Era) (_ 
 	ictx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, err := pe.conn.Call(ictx, "initialize", map[string]any{"protocolVersion": versionLegacy,
-		"capabilities": map[string]any{"tasks": map[string]any{"list": map[string]any{}, "cancel": map[string]any{}}},
+		// Form elicitation declared ("an empty capabilities object is equivalent to
+		// declaring support for form mode only"): V-INPUT-2 answers the requests.
+		"capabilities": map[string]any{"tasks": map[string]any{"list": map[string]any{}, "cancel": map[string]any{}}, "elicitation": map[string]any{}},
 		"clientInfo":   map[string]any{"name": "storecheck-probe", "version": "1"}}, http.Header{"MCP-Protocol-Version": nil})
 	if err != nil {
 		if err := noAnswer(err, "initialize as "+who(p.Name), timeout); errors.Is(err, ErrNoAnswer) {
@@ -124,6 +126,19 @@ func who(name string) string {
 // call sends a request as the era speaks it: on the 2026-07-28 wire with the per-request
 // _meta (declaring the tasks extension when ext) and the routing headers.
 func (p *peer) call(ctx context.Context, method string, params map[string]any, ext bool) (*client.Response, error) {
+	timeout := p.timeout
+	if method == "tasks/result" {
+		timeout += p.wait // it blocks until the task ends
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	params, hdr := p.request(method, params, ext)
+	res, err := p.conn.Call(ctx, method, params, hdr)
+	return res, noAnswer(err, fmt.Sprintf("%s as %s", method, who(p.name)), timeout)
+}
+
+// request is a call's params and HTTP headers as the era speaks it.
+func (p *peer) request(method string, params map[string]any, ext bool) (map[string]any, http.Header) {
 	if params == nil {
 		params = map[string]any{}
 	}
@@ -146,14 +161,7 @@ func (p *peer) call(ctx context.Context, method string, params map[string]any, e
 			hdr.Set("Mcp-Name", id)
 		}
 	}
-	timeout := p.timeout
-	if method == "tasks/result" {
-		timeout += p.wait // it blocks until the task ends
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res, err := p.conn.Call(ctx, method, params, hdr)
-	return res, noAnswer(err, fmt.Sprintf("%s as %s", method, who(p.name)), timeout)
+	return params, hdr
 }
 
 // create starts tool as a task and returns its id.

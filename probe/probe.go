@@ -38,13 +38,26 @@ type Tools struct {
 	// check cancels it as it ends (zero: slow_compute for 0.15 s).
 	Race     string
 	RaceArgs map[string]any
+	// Failing ends with a result whose isError is true; Erring ends with a JSON-RPC
+	// error (zero: failing_job and protocol_error_job). A tool the server does not list
+	// leaves V-ERROR-1 not exercised.
+	Failing, Erring         string
+	FailingArgs, ErringArgs map[string]any
+	// Input asks the client for input by form elicitation once while its task runs
+	// (zero: confirm_delete). A tool the server does not list leaves V-INPUT-1 and
+	// V-INPUT-2 not exercised.
+	Input     string
+	InputArgs map[string]any
 }
 
 // DefaultTools are the tools of storecheck's reference server and of the official
 // suite's fixtures.
 var DefaultTools = Tools{Quick: "slow_compute", QuickArgs: map[string]any{"seconds": 0},
 	Slow: "slow_compute", SlowArgs: map[string]any{"seconds": 0.5},
-	Race: "slow_compute", RaceArgs: map[string]any{"seconds": 0.15}}
+	Race: "slow_compute", RaceArgs: map[string]any{"seconds": 0.15},
+	Failing: "failing_job", FailingArgs: map[string]any{},
+	Erring: "protocol_error_job", ErringArgs: map[string]any{"seconds": 0},
+	Input: "confirm_delete", InputArgs: map[string]any{"item": "storecheck-probe"}}
 
 // Config is one probe run.
 type Config struct {
@@ -99,6 +112,15 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 	}
 	if cfg.Tools.Race == "" {
 		cfg.Tools.Race, cfg.Tools.RaceArgs = DefaultTools.Race, DefaultTools.RaceArgs
+	}
+	if cfg.Tools.Failing == "" {
+		cfg.Tools.Failing, cfg.Tools.FailingArgs = DefaultTools.Failing, DefaultTools.FailingArgs
+	}
+	if cfg.Tools.Erring == "" {
+		cfg.Tools.Erring, cfg.Tools.ErringArgs = DefaultTools.Erring, DefaultTools.ErringArgs
+	}
+	if cfg.Tools.Input == "" {
+		cfg.Tools.Input, cfg.Tools.InputArgs = DefaultTools.Input, DefaultTools.InputArgs
 	}
 	if cfg.Wait <= 0 {
 		cfg.Wait = 10 * time.Second

@@ -39,12 +39,22 @@ var probePins = map[string]struct {
 	// Every tool of server.mjs is a task tool: none forbidden.
 	"V-SUPPORT-2 legacy": {outcome: conformance.NotExercised},
 	"V-BAD-1 legacy":     {outcome: conformance.Passed},
-	"V-DENY-1 modern":    {outcome: conformance.NotExercised},
-	"V-FIN-1 modern":     {outcome: conformance.NotExercised},
-	"V-EXT-1 modern":     {outcome: conformance.NotExercised},
-	"V-BAD-1 modern":     {outcome: conformance.NotExercised},
-	"V-SHAPE-1 modern":   {outcome: conformance.NotExercised},
-	"V-RACE-1 modern":    {outcome: conformance.NotExercised},
+	// The SDK sends notifications/tasks/status through the Protocol instance whose
+	// request made the task (requestTaskStore(...).storeTaskResult calls
+	// this.notification), and server.mjs makes one McpServer per session: alice's GET
+	// stream hears of her task, bob's and the anonymous session's hear nothing.
+	"V-NOTIFY-1 legacy": {outcome: conformance.Passed},
+	// server.mjs lists slow_compute only: no tool ends with isError or a JSON-RPC error.
+	"V-ERROR-1 legacy":  {outcome: conformance.NotExercised},
+	"V-NOTIFY-1 modern": {outcome: conformance.NotExercised},
+	"V-ERROR-1 modern":  {outcome: conformance.NotExercised},
+	"V-ROUTE-1 modern":  {outcome: conformance.NotExercised},
+	"V-DENY-1 modern":   {outcome: conformance.NotExercised},
+	"V-FIN-1 modern":    {outcome: conformance.NotExercised},
+	"V-EXT-1 modern":    {outcome: conformance.NotExercised},
+	"V-BAD-1 modern":    {outcome: conformance.NotExercised},
+	"V-SHAPE-1 modern":  {outcome: conformance.NotExercised},
+	"V-RACE-1 modern":   {outcome: conformance.NotExercised},
 }
 
 // TestProbeTypeScriptServer probes the SDK's server and compares every verdict with its

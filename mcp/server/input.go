@@ -119,7 +119,9 @@ func (is *inputSender) send(t legacy.Task) error {
 		}
 		// "The receiver MUST include the io.modelcontextprotocol/related-task metadata in
 		// the request to associate it with the task."
-		params["_meta"] = map[string]any{relatedTask: map[string]any{"taskId": t.ID()}}
+		if is.s.cfg.Mutant != "input-unrelated" {
+			params["_meta"] = map[string]any{relatedTask: map[string]any{"taskId": t.ID()}}
+		}
 		id := newInputID()
 		is.s.inputMu.Lock()
 		is.s.inputs[id] = pendingInput{task: t.ID(), key: key, round: round, principal: is.r.owner}

@@ -133,6 +133,8 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 		case rpcErr != nil:
 			changes[legacy.KeyStatus], changes[keyMessage] = string(reference.StatusFailed), rpcErr.Message
 			changes[keyError] = map[string]any{"code": int64(rpcErr.Code), "message": rpcErr.Message}
+		case res["isError"] == true && s.cfg.Mutant == "iserror-misread":
+			changes[legacy.KeyStatus], changes[keyResult], changes[keyMessage] = string(reference.StatusCompleted), res, "The operation completed."
 		case res["isError"] == true:
 			// 2025-11-25: a tool result with isError ends the task failed.
 			changes[legacy.KeyStatus], changes[keyResult], changes[keyMessage] = string(reference.StatusFailed), res, "The tool reported an error."

@@ -14,7 +14,7 @@ import (
 // handleModern answers a request of the 2026-07-28 wire (the tasks extension).
 func (s *Server) handleModern(ctx context.Context, r *request) (any, *rpcError) {
 	if r.header != nil {
-		if m := r.header.Get("Mcp-Method"); m != "" && m != r.msg.Method {
+		if m := r.header.Get("Mcp-Method"); m != "" && m != r.msg.Method && s.cfg.Mutant != "route-unchecked" {
 			return nil, errorf(jsonrpc.CodeHeaderMismatch, "HeaderMismatch: Mcp-Method %q, body method %q", m, r.msg.Method)
 		}
 	}
@@ -100,10 +100,15 @@ func (s *Server) modernRun(t tool, id string, args map[string]any) {
 			time.Sleep(40 * time.Millisecond)
 			if cur, err := s.cfg.Modern.Get(ctx, id, reference.System()); err == nil {
 				cur.Status, cur.Result, cur.LastUpdatedAt = reference.StatusCompleted, res, reference.NowMillis(s.cfg.Clock)
-				_, _ = s.cfg.Modern.Swap(ctx, reference.System(), cur.Version, cur)
+				if t, err := s.cfg.Modern.Swap(ctx, reference.System(), cur.Version, cur); err == nil {
+					s.hub.TaskChanged(t) // notified as any change is: the defect is the race alone
+				}
 			}
 		}
 		return
+	}
+	if rpcErr == nil && res["isError"] == true && s.cfg.Mutant == "iserror-misread" {
+		rpcErr = errorf(jsonrpc.CodeInternal, "the tool reported an error")
 	}
 	if rpcErr != nil {
 		_, _ = s.modern.Fail(ctx, id, modern.RPCError(int64(rpcErr.Code), rpcErr.Message, nil))
@@ -155,7 +160,7 @@ func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
 	if e != nil {
 		return nil, e
 	}
-	if r.header != nil && r.header.Get("Mcp-Name") != id {
+	if r.header != nil && r.header.Get("Mcp-Name") != id && s.cfg.Mutant != "route-unchecked" {
 		return nil, errorf(jsonrpc.CodeHeaderMismatch, "HeaderMismatch: Mcp-Name %q, params.taskId %q", r.header.Get("Mcp-Name"), id)
 	}
 	switch r.msg.Method {
@@ -176,6 +181,9 @@ func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
 		out := modernJSON(t)
 		if s.cfg.Mutant == "dates-epoch" {
 			out["lastUpdatedAt"] = t.LastUpdatedAt // milliseconds since the epoch, not ISO 8601
+		}
+		if s.cfg.Mutant == "input-hidden" {
+			delete(out, "inputRequests")
 		}
 		return complete(out), nil
 	case "tasks/update":
@@ -245,7 +253,11 @@ func (s *Server) modernListen(ctx context.Context, r *request) (any, *rpcError) 
 			ids = append(ids, id)
 		}
 	}
-	sub := s.hub.Subscribe(r.caller, ids...)
+	caller := r.caller
+	if s.cfg.Mutant == "notify-broadcast" {
+		caller = reference.System()
+	}
+	sub := s.hub.Subscribe(caller, ids...)
 	defer sub.Close()
 	if err := r.stream(map[string]any{"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
 		"params": map[string]any{"notifications": map[string]any{"taskIds": ids}}}); err != nil {

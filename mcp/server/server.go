@@ -84,6 +84,15 @@ var Mutants = map[string]string{
 	"dates-epoch":           "V-SHAPE-1", // tasks/get shows lastUpdatedAt in epoch milliseconds
 	"ttl-early":             "V-TTL-1",   // 2025-11-25 tasks expire at half their ttl
 	"ttl-negative-kept":     "V-TTL-1",   // a negative task.ttl is kept as asked: the task expires at once
+	// Status notifications go to every session's GET stream (2025-11-25), and a
+	// subscriptions/listen hears every task it names, whoever owns it (2026-07-28).
+	"notify-broadcast": "V-NOTIFY-1",
+	// A tool result with isError ends a 2025-11-25 task completed and a 2026-07-28 task
+	// failed: each era read as the other's.
+	"iserror-misread": "V-ERROR-1",
+	"route-unchecked": "V-ROUTE-1", // tasks/get, tasks/update and tasks/cancel ignore Mcp-Name and Mcp-Method
+	"input-hidden":    "V-INPUT-1", // 2026-07-28 tasks/get of an input_required task omits its inputRequests
+	"input-unrelated": "V-INPUT-2", // 2025-11-25 input requests sent without the related-task _meta
 }
 
 // Server serves MCP with tasks. It is safe for concurrent use.
@@ -313,7 +322,7 @@ func (s *Server) deliver(owner, sessionID string, note any) {
 	s.mu.Lock()
 	var targets []*session
 	for _, ss := range s.sessions {
-		if owner != "" && ss.principal == owner || owner == "" && ss.id == sessionID {
+		if owner != "" && ss.principal == owner || owner == "" && ss.id == sessionID || s.cfg.Mutant == "notify-broadcast" {
 			targets = append(targets, ss)
 		}
 	}

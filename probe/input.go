@@ -1,0 +1,214 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/storecheck/storecheck/mcp/jsonrpc"
+	"github.com/storecheck/storecheck/probe/client"
+)
+
+// relatedTask is the _meta key that ties a message to its task.
+const relatedTask = "io.modelcontextprotocol/related-task"
+
+// awaitInput polls the task until it asks for input; a task that ends or keeps working
+// without asking leaves the rule not exercised (the tool mapped asks nothing here).
+func awaitInput(ctx context.Context, p *peer, id, tool string) (map[string]any, error) {
+	deadline := time.Now().Add(p.wait)
+	for {
+		t, rpcErr, err := p.task(ctx, id)
+		switch {
+		case err != nil:
+			return nil, err
+		case rpcErr != nil:
+			return nil, fmt.Errorf("%w: tasks/get %s by its creator: %w", errSetup, id, rpcErr)
+		case t["status"] == "input_required":
+			return t, nil
+		case terminalStatus(t["status"]) || time.Now().After(deadline):
+			return nil, fmt.Errorf("%w: the task %s of the tool %s never asked for input (status %v)", errNone, id, tool, t["status"])
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}
+
+// answerFor is an accepting answer to an input request: for a form elicitation, content
+// that fills every property of its schema by type.
+func answerFor(req map[string]any) map[string]any {
+	params, _ := req["params"].(map[string]any)
+	schema, _ := params["requestedSchema"].(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	content := map[string]any{}
+	for k, v := range props {
+		prop, _ := v.(map[string]any)
+		switch prop["type"] {
+		case "boolean":
+			content[k] = true
+		case "number", "integer":
+			content[k] = 1
+		default:
+			content[k] = "storecheck-probe"
+		}
+	}
+	return map[string]any{"action": "accept", "content": content}
+}
+
+// checkInputModern (V-INPUT-1): an input tool's task is input_required with its
+// inputRequests; tasks/update with a key never issued is acknowledged and changes
+// nothing; answering every key acknowledged, after which the task leaves input_required.
+func checkInputModern(ctx context.Context, r *eraRun) error {
+	if err := r.needTool(ctx, "a tool that asks the client for input", r.tools.Input); err != nil {
+		return err
+	}
+	p := r.owner
+	id, err := p.create(ctx, r.tools.Input, r.tools.InputArgs)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errSetup, err)
+	}
+	t, err := awaitInput(ctx, p, id, r.tools.Input)
+	if err != nil {
+		return err
+	}
+	reqs, _ := t["inputRequests"].(map[string]any)
+	if len(reqs) == 0 {
+		return faultf(fmt.Sprintf("tasks/get of the input_required task %s (tool %s)", id, r.tools.Input),
+			`its inputRequests ("If the status is input_required, the server MUST return a Task object with status input_required and an inputRequests field")`, clip(fmt.Sprint(t), 300))
+	}
+	update := func(responses map[string]any, what string) error {
+		res, err := p.call(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": responses}, true)
+		if err != nil {
+			return err
+		}
+		var ack map[string]any
+		if res.Error != nil || json.Unmarshal(res.Result, &ack) != nil || ack["resultType"] != "complete" {
+			return faultf(fmt.Sprintf("tasks/update of the input_required task %s %s", id, what),
+				`an empty acknowledgement, resultType "complete" ("On success, the server MUST acknowledge the request with an empty result")`, answer(res))
+		}
+		return nil
+	}
+	never := "storecheck-probe-never-issued"
+	if err := update(map[string]any{never: map[string]any{"action": "accept", "content": map[string]any{}}}, "answering the key "+never+" it never issued"); err != nil {
+		return err
+	}
+	after, rpcErr, err := p.task(ctx, id)
+	if err != nil {
+		return err
+	}
+	if rpcErr != nil || after["status"] != "input_required" {
+		return faultf(fmt.Sprintf("tasks/get of the task %s after a tasks/update answering only the key %s, never issued", id, never),
+			`still input_required ("A server SHOULD ignore any inputResponses responses mapped to a key that is not currently outstanding")`, fmt.Sprint(after["status"], rpcErr))
+	}
+	answers := map[string]any{}
+	for k, v := range reqs {
+		req, _ := v.(map[string]any)
+		answers[k] = answerFor(req)
+	}
+	if err := update(answers, "answering every key it asked"); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(p.wait)
+	for {
+		t, rpcErr, err := p.task(ctx, id)
+		switch {
+		case err != nil:
+			return err
+		case rpcErr != nil:
+			return faultf(fmt.Sprintf("tasks/get of the task %s after its every input request was answered", id), "the task", rpcErr)
+		case t["status"] != "input_required":
+			return nil
+		case time.Now().After(deadline):
+			return faultf(fmt.Sprintf("tasks/get of the task %s %v after tasks/update answered every key of %v", id, p.wait, keys(reqs)),
+				"the task working again or ended (every outstanding request answered)", "still input_required: "+clip(fmt.Sprint(t), 200))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}
+
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// checkInputLegacy (V-INPUT-2): an input tool's task is input_required; tasks/result
+// sends each outstanding request to the client once, with the related-task _meta; the
+// probe answers each, and tasks/result returns the tool's result.
+func checkInputLegacy(ctx context.Context, r *eraRun) error {
+	if err := r.needTool(ctx, "a tool that asks the client for input", r.tools.Input); err != nil {
+		return err
+	}
+	p := r.owner
+	id, err := p.create(ctx, r.tools.Input, r.tools.InputArgs)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errSetup, err)
+	}
+	if _, err := awaitInput(ctx, p, id, r.tools.Input); err != nil {
+		return err
+	}
+	var mu sync.Mutex
+	var asked []client.Message
+	p.conn.OnRequest(func(m client.Message) (any, *client.Error) {
+		mu.Lock()
+		asked = append(asked, m)
+		mu.Unlock()
+		var req map[string]any
+		_ = json.Unmarshal(m.Params, &req)
+		if m.Method != "elicitation/create" {
+			return nil, &client.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the probe answers elicitation/create only"}
+		}
+		return answerFor(map[string]any{"params": req}), nil
+	})
+	defer p.conn.OnRequest(nil)
+	res, err := p.call(ctx, "tasks/result", map[string]any{"taskId": id}, true)
+	if err != nil {
+		return err
+	}
+	in := fmt.Sprintf("tasks/result of the input_required task %s (tool %s), answering each request it sends", id, r.tools.Input)
+	mu.Lock()
+	got := append([]client.Message(nil), asked...)
+	mu.Unlock()
+	if len(got) == 0 {
+		return faultf(in, `the task's input requests sent on the stream of tasks/result (2025-11-25: the receiver sends them when the requestor calls tasks/result)`, "none; then "+answer(res))
+	}
+	seen := map[string]bool{}
+	for _, m := range got {
+		var params struct {
+			Meta map[string]struct {
+				TaskID string `json:"taskId"`
+			} `json:"_meta"`
+		}
+		_ = json.Unmarshal(m.Params, &params)
+		if params.Meta[relatedTask].TaskID != id {
+			return faultf(in, fmt.Sprintf(`_meta["%s"].taskId = %q in the request ("The receiver MUST include the io.modelcontextprotocol/related-task metadata in the request to associate it with the task")`, relatedTask, id),
+				fmt.Sprintf("%s %s", m.Method, clip(string(m.Params), 300)))
+		}
+		key := m.Method + string(m.Params)
+		if seen[key] {
+			return faultf(in, "each outstanding request sent once", fmt.Sprintf("%s sent again: %s", m.Method, clip(string(m.Params), 200)))
+		}
+		seen[key] = true
+	}
+	if res.Error != nil {
+		return faultf(in, "the tool's result once its input was given", answer(res))
+	}
+	t, rpcErr, err := p.task(ctx, id)
+	if err != nil {
+		return err
+	}
+	if rpcErr != nil || t["status"] != "completed" {
+		return faultf("tasks/get after "+in, "status completed, as tasks/result told", fmt.Sprint(t["status"], rpcErr))
+	}
+	return nil
+}
