@@ -240,6 +240,12 @@ func checkList(ctx context.Context, r *eraRun) error {
 	seen := map[string]int{}
 	var cursors []string
 	params := map[string]any{}
+	// Between the first two pages the other principal creates tasks, and the caller one:
+	// pages must neither skip nor repeat a task while anybody creates tasks. The others'
+	// tasks must never show; the caller's new one may show, once.
+	var during string
+	foreign := map[string]bool{}
+	var added string
 	for page := 1; ; page++ {
 		res, err := r.owner.call(ctx, "tasks/list", params, true)
 		if err != nil {
@@ -260,12 +266,36 @@ func checkList(ctx context.Context, r *eraRun) error {
 		}
 		cursors = append(cursors, *out.NextCursor)
 		params = map[string]any{"cursor": *out.NextCursor}
+		if page == 1 && len(r.others) > 0 {
+			for range 3 {
+				id, err := r.others[0].create(ctx, r.tools.Quick, r.tools.QuickArgs)
+				if err != nil {
+					return fmt.Errorf("%w: %w", errSetup, err)
+				}
+				foreign[id] = true
+			}
+			if added, err = r.owner.create(ctx, r.tools.Quick, r.tools.QuickArgs); err != nil {
+				return fmt.Errorf("%w: %w", errSetup, err)
+			}
+			during = fmt.Sprintf(", %s creating 3 tasks and %s 1 (%s) after the first page", r.others[0].name, r.owner.name, added)
+		}
 	}
+	in := fmt.Sprintf("tasks/list by %s from the first page to the last (%d pages)%s", r.owner.name, len(cursors)+1, during)
 	for id := range want {
 		if seen[id] != 1 {
-			return faultf(fmt.Sprintf("tasks/list by %s from the first page to the last (%d pages)", r.owner.name, len(cursors)+1),
-				"each of the caller's tasks exactly once", fmt.Sprintf("task %s listed %d times", id, seen[id]))
+			return faultf(in, `each of the caller's tasks exactly once ("no task skipped or repeated": the pages are one listing)`, fmt.Sprintf("task %s listed %d times", id, seen[id]))
 		}
+	}
+	if seen[added] > 1 {
+		return faultf(in, fmt.Sprintf("the task %s, made while paging, at most once", added), fmt.Sprintf("listed %d times", seen[added]))
+	}
+	for id := range foreign {
+		if seen[id] > 0 {
+			return faultf(in, fmt.Sprintf("none of %s's tasks", r.others[0].name), fmt.Sprintf("its task %s listed", id))
+		}
+	}
+	if len(cursors) == 0 {
+		r.note("every task fitted on one page: no task was created between pages")
 	}
 	res, err := r.owner.call(ctx, "tasks/list", map[string]any{"cursor": "storecheck-probe-forged"}, true)
 	if err != nil {

@@ -121,16 +121,18 @@ func TestServerMutantsAreKilled(t *testing.T) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		rules := strings.Fields(server.Mutants[name])
-		r := run(t, serve(t, name))
-		checkKilled(t, name, rules, failed(r), nil)
-		if !testing.Verbose() {
-			continue
-		}
-		for _, rr := range r.Rules {
-			if rr.Outcome == conformance.Failed {
-				t.Logf("%s: %s %s: %s", name, rr.ID, rr.Era, rr.Reasons[0])
+		t.Run(name, func(t *testing.T) {
+			rules := strings.Fields(server.Mutants[name])
+			r := run(t, serve(t, name))
+			checkKilled(t, name, rules, failed(r), nil)
+			if !testing.Verbose() {
+				return
 			}
-		}
+			for _, rr := range r.Rules {
+				if rr.Outcome == conformance.Failed {
+					t.Logf("%s: %s %s: %s", name, rr.ID, rr.Era, rr.Reasons[0])
+				}
+			}
+		})
 	}
 }

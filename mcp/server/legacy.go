@@ -345,6 +345,9 @@ func (s *Server) legacyResult(ctx context.Context, r *request) (any, *rpcError) 
 // legacyList answers tasks/list: the caller's tasks oldest first, a page at a time, with a
 // signed cursor bound to the caller.
 func (s *Server) legacyList(ctx context.Context, r *request) (any, *rpcError) {
+	if s.cfg.Mutant == "list-offset-global" {
+		return s.legacyListOffset(ctx, r)
+	}
 	var after *cursorPos
 	if raw, ok := r.params["cursor"]; ok && raw != nil {
 		c, _ := raw.(string)
@@ -409,4 +412,45 @@ func intOf(v any) (int64, bool) {
 	}
 	f, ok := number(v)
 	return int64(f), ok && f == math.Trunc(f)
+}
+
+// legacyListOffset is the list-offset-global mutant's tasks/list: every principal's
+// tasks newest first, a page cut at an offset and then filtered for the caller, the
+// offset in the cursor. It pages right while nobody creates a task; a task created by
+// anyone between two pages shifts the list under the offset, and the caller is shown
+// some of its tasks twice.
+func (s *Server) legacyListOffset(ctx context.Context, r *request) (any, *rpcError) {
+	var off int64
+	if raw, ok := r.params["cursor"]; ok && raw != nil {
+		c, _ := raw.(string)
+		pos, err := s.readCursor(c, r.caller)
+		if err != nil {
+			return nil, errorf(jsonrpc.CodeInvalidParams, "Invalid cursor: %v", err)
+		}
+		off = pos.Created
+	}
+	rows, err := s.legacy.List(ctx, legacy.ListOptions{}, reference.System())
+	if err != nil {
+		return nil, errorf(jsonrpc.CodeInternal, "list tasks: %v", err)
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		ci, _ := rows[i].CreatedAt()
+		cj, _ := rows[j].CreatedAt()
+		if ci != cj {
+			return ci > cj
+		}
+		return rows[i].ID() > rows[j].ID()
+	})
+	page := []any{}
+	end := min(off+int64(s.cfg.PageSize), int64(len(rows)))
+	for _, t := range rows[min(off, end):end] {
+		if reference.CanSee(t.Owner(), r.caller, s.cfg.RequireOwner) && !s.expired(t) {
+			page = append(page, s.legacyJSON(t))
+		}
+	}
+	out := map[string]any{"tasks": page}
+	if end < int64(len(rows)) {
+		out["nextCursor"] = s.writeCursor(cursorPos{Created: end, ID: "offset"}, r.caller)
+	}
+	return out, nil
 }

@@ -69,15 +69,15 @@ type Config struct {
 // separated): the probe must fail each on exactly those rules (storecheck's proof that
 // its checks bite).
 var Mutants = map[string]string{
-	"foreign-sees-tasks":  "V-DENY-1",         // tasks/get answers any caller
-	"denied-differs":      "V-DENY-1",         // another principal's task is "access denied", a missing one "not found"
-	"cursor-unchecked":    "V-LIST-1",         // a cursor that does not verify lists from the start
-	"cancel-overwrites":   "V-FIN-1 V-RACE-1", // 2025-11-25 tasks/cancel of a terminal task cancels it
-	"result-at-once":      "V-RESULT-1",       // tasks/result of a working task answers at once with an error
-	"ext-not-required":    "V-EXT-1",          // tasks/get without the extension is served
-	"session-unbound":     "V-SESSION-1",      // a session answers any principal's requests
-	"required-runs-plain": "V-SUPPORT-1",      // a tool that requires a task runs without one
-	"forbidden-as-task":   "V-SUPPORT-2",      // a tool that forbids tasks runs as one
+	"foreign-sees-tasks":  "V-DENY-1",             // tasks/get answers any caller
+	"denied-differs":      "V-DENY-1",             // another principal's task is "access denied", a missing one "not found"
+	"cursor-unchecked":    "V-LIST-1",             // a cursor that does not verify lists from the start
+	"cancel-overwrites":   "V-FIN-1 V-RACE-1",     // 2025-11-25 tasks/cancel of a terminal task cancels it
+	"result-at-once":      "V-RESULT-1 V-INPUT-2", // tasks/result of a working task answers at once with an error (so 2025-11-25 input, asked on its stream, is never asked)
+	"ext-not-required":    "V-EXT-1",              // tasks/get without the extension is served
+	"session-unbound":     "V-SESSION-1",          // a session answers any principal's requests
+	"required-runs-plain": "V-SUPPORT-1",          // a tool that requires a task runs without one
+	"forbidden-as-task":   "V-SUPPORT-2",          // a tool that forbids tasks runs as one
 	// The end of a tool's run checks the task is working, then writes its status
 	// unguarded, so a cancel answered between the two is overwritten.
 	"end-overwrites-cancel": "V-RACE-1",
@@ -93,6 +93,9 @@ var Mutants = map[string]string{
 	"route-unchecked": "V-ROUTE-1", // tasks/get, tasks/update and tasks/cancel ignore Mcp-Name and Mcp-Method
 	"input-hidden":    "V-INPUT-1", // 2026-07-28 tasks/get of an input_required task omits its inputRequests
 	"input-unrelated": "V-INPUT-2", // 2025-11-25 input requests sent without the related-task _meta
+	// tasks/list pages every principal's tasks newest first by an offset, filtering each
+	// page for the caller: a task created by anyone between two pages repeats one.
+	"list-offset-global": "V-LIST-1",
 }
 
 // Server serves MCP with tasks. It is safe for concurrent use.
