@@ -34,7 +34,7 @@ var checks = []check{
 	{"V-EXT-1", "without the tasks extension tasks/get is -32021; tasks/list and tasks/result are -32601", modernEra, checkExtension},
 	{"V-RACE-1", "tasks/cancel racing the task's own end: one terminal status, told alike by every later tasks/get and tasks/result", bothEras, checkRace},
 	{"V-SHAPE-1", "a task as tools/call, tasks/get (working and ended) and tasks/list show it: taskId, status, createdAt and lastUpdatedAt in ISO 8601, ttl, pollInterval", bothEras, checkShape},
-	{"V-TTL-1", "the ttl reported is the one kept: the task is found until it has run from the creation, and -32602 (or still found) after", legacyEra, checkTTL},
+	{"V-TTL-1", "the ttl reported is the one kept: the task is found until it has run from the creation, and -32602 (or still found) after", bothEras, checkTTL},
 	{"V-NOTIFY-1", "status notifications about the first principal's task reach its streams and no other caller's, though the others listen and name its id", bothEras, checkNotify},
 	{"V-ERROR-1", "a task whose tool ends with isError true is failed in 2025-11-25 and completed in the extension; one whose tool ends with a JSON-RPC error is failed in both", bothEras, checkError},
 	{"V-ROUTE-1", "an Mcp-Name other than params.taskId, or an Mcp-Method other than the method, is -32020 and the task is untouched", modernEra, checkRoute},

@@ -171,6 +171,11 @@ func checkInputLegacy(ctx context.Context, r *eraRun) error {
 		return answerFor(map[string]any{"params": req}), nil
 	})
 	defer p.conn.OnRequest(nil)
+	// "clients SHOULD expect messages to be delivered on any SSE stream, including the
+	// HTTP GET stream": the requests are taken from either.
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	_ = p.conn.Listen(lctx)
 	res, err := p.call(ctx, "tasks/result", map[string]any{"taskId": id}, true)
 	if err != nil {
 		return err
@@ -180,7 +185,7 @@ func checkInputLegacy(ctx context.Context, r *eraRun) error {
 	got := append([]client.Message(nil), asked...)
 	mu.Unlock()
 	if len(got) == 0 {
-		return faultf(in, `the task's input requests sent on the stream of tasks/result (2025-11-25: the receiver sends them when the requestor calls tasks/result)`, "none; then "+answer(res))
+		return faultf(in, `the task's input requests, on the stream of tasks/result or the GET stream ("input_required: ... The requestor should call tasks/result to receive input requests")`, "none; then "+answer(res))
 	}
 	seen := map[string]bool{}
 	for _, m := range got {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/storecheck/storecheck/adapters/postgres/pgtest"
 	"github.com/storecheck/storecheck/conformance"
@@ -27,8 +28,14 @@ func serve(t *testing.T, mutant string) string {
 // serveStores starts the reference server over these stores.
 func serveStores(t *testing.T, l legacy.Store, m modern.Store, mutant string) string {
 	t.Helper()
-	srv, err := server.New(server.Config{Legacy: l, Modern: m, Mutant: mutant,
-		Principals: map[string]string{"token-a": "alice", "token-b": "bob"}})
+	return serveConfig(t, server.Config{Legacy: l, Modern: m, Mutant: mutant})
+}
+
+// serveConfig starts the reference server as cfg says, with alice's and bob's tokens.
+func serveConfig(t *testing.T, cfg server.Config) string {
+	t.Helper()
+	cfg.Principals = map[string]string{"token-a": "alice", "token-b": "bob"}
+	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,10 +54,15 @@ func run(t *testing.T, url string) *conformance.Report {
 	return r
 }
 
-// failed lists the rules a report failed, as "ID era".
+// failed lists the rules a report did not pass, as "ID era outcome". V-TTL-1 of the
+// extension, where the client asks no ttl, is not exercised on a server that gives its
+// tasks none (TestReferenceServerTTLModern gives them one).
 func failed(r *conformance.Report) []string {
 	var out []string
 	for _, rr := range r.Rules {
+		if rr.ID == "V-TTL-1" && rr.Era == conformance.EraModern && rr.Outcome == conformance.NotExercised {
+			continue
+		}
 		if rr.Outcome != conformance.Passed {
 			out = append(out, rr.ID+" "+string(rr.Era)+" "+string(rr.Outcome))
 		}
@@ -134,5 +146,32 @@ func TestServerMutantsAreKilled(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReferenceServerTTLModern: a server whose tasks get a ttl of their own (the
+// extension's client asks none) honours it: V-TTL-1 passes in both eras; with tasks
+// expiring at half their ttl (ttl-early) it fails in both.
+func TestReferenceServerTTLModern(t *testing.T) {
+	for _, mutant := range []string{"", "ttl-early"} {
+		st := memstore.New(memstore.WithClock(reference.SystemClock{}))
+		url := serveConfig(t, server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Mutant: mutant, DefaultTTL: 2 * time.Second})
+		r, err := probe.Run(t.Context(), probe.Config{URL: url, Strict: true, Rules: []string{"V-TTL-1"},
+			Principals: []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := conformance.Passed
+		if mutant != "" {
+			want = conformance.Failed
+		}
+		if len(r.Rules) != 2 {
+			t.Fatalf("%d rows; want V-TTL-1 in both eras", len(r.Rules))
+		}
+		for _, rr := range r.Rules {
+			if rr.Outcome != want {
+				t.Errorf("mutant %q: V-TTL-1 %s: %s %q; want %s", mutant, rr.Era, rr.Outcome, rr.Reasons, want)
+			}
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/mcp/jsonrpc"
 )
 
@@ -23,6 +24,9 @@ const (
 // the ttl of the CreateTaskResult is the one tasks/get reports; the task is found until
 // that ttl has run from its creation, and once it has, found still or -32602.
 func checkTTL(ctx context.Context, r *eraRun) error {
+	if r.era == conformance.EraModern {
+		return checkTTLModern(ctx, r)
+	}
 	if err := checkOddTTLs(ctx, r); err != nil {
 		return err
 	}
@@ -155,6 +159,80 @@ func checkOddTTLs(ctx context.Context, r *eraRun) error {
 		if ok && t["ttl"] != reported {
 			return faultf("tasks/get after "+in, fmt.Sprintf("ttl %v, as the CreateTaskResult reported", reported), fmt.Sprintf("ttl %#v", t["ttl"]))
 		}
+	}
+	return nil
+}
+
+// checkTTLModern (V-TTL-1 in the extension, where the client asks no ttl): the ttlMs the
+// server gives a task is honoured. The task is found until the ttlMs it reports (the
+// least of the CreateTaskResult's and tasks/get's at once: "This value MAY change over
+// the lifetime of a task") has run from its creation, and after it is found (in any
+// status: "servers MAY mark a task as failed at any point after the TTL elapses") or
+// -32602. ttlMs null (unlimited) or 0 leaves nothing to watch: not exercised.
+func checkTTLModern(ctx context.Context, r *eraRun) error {
+	p := r.owner
+	sent := time.Now()
+	id, res, err := p.createWith(ctx, r.tools.Quick, r.tools.QuickArgs, nil)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errSetup, err)
+	}
+	answered := time.Now()
+	var created map[string]any
+	_ = json.Unmarshal(res.Result, &created)
+	t, rpcErr, err := p.task(ctx, id)
+	if err != nil {
+		return err
+	}
+	in := fmt.Sprintf("task %s (tool %s)", id, r.tools.Quick)
+	if rpcErr != nil {
+		return faultf("tasks/get at once of "+in, "the task (\"A server MUST NOT return CreateTaskResult until the task is durably created\")", rpcErr)
+	}
+	var kept time.Duration = -1
+	for _, v := range []any{created["ttlMs"], t["ttlMs"]} {
+		switch n := v.(type) {
+		case nil:
+		case float64:
+			if d := time.Duration(n) * time.Millisecond; kept < 0 || d < kept {
+				kept = d
+			}
+		default:
+			return faultf("tools/call and tasks/get of "+in, "ttlMs in integer milliseconds, or null", fmt.Sprintf("ttlMs %#v", v))
+		}
+	}
+	switch {
+	case kept < 0:
+		return fmt.Errorf("%w: the server keeps %s without limit (ttlMs null): no ttl to honour", errNone, in)
+	case kept <= ttlSlack:
+		return fmt.Errorf("%w: the ttlMs of %s (%v) is too short to tell from a task removed at once", errNone, in, kept)
+	}
+	watch := kept
+	if kept > ttlWatch {
+		watch = ttlAsked
+		r.note(fmt.Sprintf("ttlMs %v is longer than the probe waits: the task was watched for %v", kept, watch))
+	}
+	if err := sleepUntil(ctx, sent.Add(watch-ttlSlack)); err != nil {
+		return err
+	}
+	if _, rpcErr, err := p.task(ctx, id); err != nil {
+		return err
+	} else if rpcErr != nil {
+		return faultf(fmt.Sprintf("tasks/get %v after the creation of %s, whose ttlMs is %v", time.Since(sent).Round(time.Millisecond), in, kept.Milliseconds()),
+			"the task: its ttlMs has not run (\"Time-to-live duration from creation in integer milliseconds\"; \"The server may discard the task after the TTL elapses\")", fmt.Sprintf("error %d %q", rpcErr.Code, rpcErr.Message))
+	}
+	if kept > ttlWatch {
+		return nil
+	}
+	if err := sleepUntil(ctx, answered.Add(kept+ttlSlack)); err != nil {
+		return err
+	}
+	_, rpcErr, err = p.task(ctx, id)
+	switch {
+	case err != nil:
+		return err
+	case rpcErr == nil:
+		r.note(fmt.Sprintf("the task was still there %v after its ttlMs ran out (the server may discard it)", ttlSlack))
+	case rpcErr.Code != jsonrpc.CodeInvalidParams:
+		return faultf(fmt.Sprintf("tasks/get of %s after its ttlMs (%v) ran out", in, kept.Milliseconds()), "the task, or -32602 for a task no longer there (\"Task has expired\" is -32602)", fmt.Sprintf("error %d %q", rpcErr.Code, rpcErr.Message))
 	}
 	return nil
 }

@@ -52,6 +52,7 @@ var probePins = map[string]struct {
 	// server.mjs lists no tool that asks for input.
 	"V-INPUT-2 legacy": {outcome: conformance.NotExercised},
 	"V-INPUT-1 modern": {outcome: conformance.NotExercised},
+	"V-TTL-1 modern":   {outcome: conformance.NotExercised},
 	"V-DENY-1 modern":  {outcome: conformance.NotExercised},
 	"V-FIN-1 modern":   {outcome: conformance.NotExercised},
 	"V-EXT-1 modern":   {outcome: conformance.NotExercised},

@@ -178,6 +178,9 @@ func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
 		if err != nil {
 			return nil, modernErr(id, err)
 		}
+		if s.cfg.Mutant == "ttl-early" && t.TTL != nil && reference.NowMillis(s.cfg.Clock) >= t.CreatedAt+*t.TTL/2 {
+			return nil, taskNotFound(id) // expired at half its ttl
+		}
 		out := modernJSON(t)
 		if s.cfg.Mutant == "dates-epoch" {
 			out["lastUpdatedAt"] = t.LastUpdatedAt // milliseconds since the epoch, not ISO 8601

@@ -82,7 +82,7 @@ var Mutants = map[string]string{
 	// unguarded, so a cancel answered between the two is overwritten.
 	"end-overwrites-cancel": "V-RACE-1",
 	"dates-epoch":           "V-SHAPE-1", // tasks/get shows lastUpdatedAt in epoch milliseconds
-	"ttl-early":             "V-TTL-1",   // 2025-11-25 tasks expire at half their ttl
+	"ttl-early":             "V-TTL-1",   // tasks expire at half their ttl (2026-07-28: tasks/get)
 	"ttl-negative-kept":     "V-TTL-1",   // a negative task.ttl is kept as asked: the task expires at once
 	// Status notifications go to every session's GET stream (2025-11-25), and a
 	// subscriptions/listen hears every task it names, whoever owns it (2026-07-28).
