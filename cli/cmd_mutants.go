@@ -41,6 +41,7 @@ type mutantsFlags struct {
 	focus    string
 	runs     int
 	declared bool
+	server   bool
 }
 
 // mutantRun is one mutant's battery run, in a child storecheck process: Ginkgo runs
@@ -79,8 +80,12 @@ and the honest store passes; 1 otherwise; 2 for a usage error.
 	fs.IntVar(&f.runs, "runs", 1, "run the battery against each mutant `N` times, each with its own seed, and print k/N killed;\nthe overall figure is the least k/N (the honest store must pass all N)")
 	fs.StringVar(&f.focus, "focus", "", "judge with only the specs whose text matches this regular expression\n(e.g. the property checks: 'state machine|linearizable|racing|increments')")
 	fs.BoolVar(&f.declared, "declared", false, "judge each mutant with only the specs of the rules it breaks (and B-REPRO-1's replay):\nthe same kills in a fraction of the time; the honest store still meets the whole battery")
+	fs.BoolVar(&f.server, "server", false, "judge the reference MCP server's deliberate defects instead: storecheck probe against each\n(on loopback, both eras, strict), each killed by exactly the rules it breaks (--only names some)")
 	if code, ok := c.parse(fs, args); !ok {
 		return code
+	}
+	if f.server {
+		return runServerMutants(c, f.only, f.parallel)
 	}
 	catalogue := mutants.Catalogue()
 	if f.only != "" {
