@@ -40,6 +40,7 @@ var checks = []check{
 	{"V-ROUTE-1", "an Mcp-Name other than params.taskId, or an Mcp-Method other than the method, is -32020 and the task is untouched", modernEra, checkRoute},
 	{"V-INPUT-1", "an input tool's task shows its inputRequests; tasks/update acknowledges, ignores a key never issued, and answering every key ends input_required", modernEra, checkInputModern},
 	{"V-INPUT-2", "an input tool's task is input_required; tasks/result sends each request once with the related-task _meta, and returns the result once they are answered", legacyEra, checkInputLegacy},
+	{"V-AUTH-1", "a bearer token the server never issued is HTTP 401 when the server tells callers apart by token; what it binds tasks to is noted", bothEras, checkAuth},
 	{"V-BAD-1", "malformed JSON is -32700, an unknown method -32601, and the server keeps serving", bothEras, checkBad},
 }
 
@@ -69,8 +70,10 @@ type eraRun struct {
 	authenticates bool
 	notes         []string
 	toolNames     []string // tools/list, once read
-	stdio         bool     // the server is a child per principal, on stdio
-	children      []*peer  // to end when the era is done
+	cfg           Config
+	strangerErr   error   // how the server answered a connection with a token it never issued
+	stdio         bool    // the server is a child per principal, on stdio
+	children      []*peer // to end when the era is done
 }
 
 // track keeps a stdio peer, whose child must be ended.

@@ -178,7 +178,7 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 // connect makes the era's peers: every principal, and a caller without credentials when
 // the server lets one in.
 func connect(ctx context.Context, cfg Config, era conformance.Era) (*eraRun, error) {
-	er := &eraRun{era: era, tools: cfg.Tools, stdio: len(cfg.Exec) > 0}
+	er := &eraRun{era: era, tools: cfg.Tools, stdio: len(cfg.Exec) > 0, cfg: cfg}
 	for i, p := range cfg.Principals {
 		pe, err := dial(ctx, cfg, p, era)
 		er.track(pe)
@@ -205,7 +205,8 @@ func connect(ctx context.Context, cfg Config, era conformance.Era) (*eraRun, err
 		return er, nil // a token a child does not know shows in no answer
 	}
 	// An unknown token refused means tokens are principals to the server.
-	_, err = dial(ctx, cfg, Principal{Name: "stranger", Token: "storecheck-probe-unknown-token"}, era)
+	_, err = dial(ctx, cfg, Principal{Name: "stranger", Token: unknownToken}, era)
+	er.strangerErr = err
 	var refused *client.HTTPError
 	er.authenticates = errors.As(err, &refused) && (refused.StatusCode == 401 || refused.StatusCode == 403)
 	return er, nil

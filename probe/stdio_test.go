@@ -51,8 +51,8 @@ func serveMutantStdio(name string) int {
 }
 
 // TestStdioReferenceServerPasses: `storecheck serve --adapter memstore --mcp stdio`, a
-// child per principal, passes every rule stdio can carry; V-SESSION-1 and V-ROUTE-1
-// (session ids and routing headers are HTTP's) are not exercised.
+// child per principal, passes every rule stdio can carry; V-SESSION-1, V-ROUTE-1 and
+// V-AUTH-1 (session ids, routing headers and bearer tokens are HTTP's) are not exercised.
 func TestStdioReferenceServerPasses(t *testing.T) {
 	t.Setenv(asCLI, "1")
 	r, err := probe.Run(t.Context(), probe.Config{Strict: true,
@@ -66,7 +66,7 @@ func TestStdioReferenceServerPasses(t *testing.T) {
 	var got []string
 	for _, rr := range r.Rules {
 		switch {
-		case (rr.ID == "V-SESSION-1" || rr.ID == "V-ROUTE-1" || rr.ID == "V-TTL-1" && rr.Era == conformance.EraModern) && rr.Outcome == conformance.NotExercised:
+		case (rr.ID == "V-SESSION-1" || rr.ID == "V-ROUTE-1" || rr.ID == "V-AUTH-1" || rr.ID == "V-TTL-1" && rr.Era == conformance.EraModern) && rr.Outcome == conformance.NotExercised:
 		case rr.Outcome != conformance.Passed:
 			got = append(got, fmt.Sprintf("%s %s: %s %q", rr.ID, rr.Era, rr.Outcome, rr.Reasons))
 		}
@@ -91,7 +91,7 @@ func TestStdioMutantsAreKilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkKilled(t, name, strings.Fields(server.Mutants[name]), failed(r), map[string]bool{"V-SESSION-1": true, "V-ROUTE-1": true})
+		checkKilled(t, name, strings.Fields(server.Mutants[name]), failed(r), map[string]bool{"V-SESSION-1": true, "V-ROUTE-1": true, "V-AUTH-1": true})
 	}
 }
 

@@ -53,6 +53,10 @@ var probePins = map[string]struct {
 	"V-INPUT-2 legacy": {outcome: conformance.NotExercised},
 	"V-INPUT-1 modern": {outcome: conformance.NotExercised},
 	"V-TTL-1 modern":   {outcome: conformance.NotExercised},
+	// server.mjs takes any bearer token and binds tasks to the session (a new session
+	// with alice's token reads none of hers): no token to refuse.
+	"V-AUTH-1 legacy":  {outcome: conformance.NotExercised},
+	"V-AUTH-1 modern":  {outcome: conformance.NotExercised},
 	"V-DENY-1 modern":  {outcome: conformance.NotExercised},
 	"V-FIN-1 modern":   {outcome: conformance.NotExercised},
 	"V-EXT-1 modern":   {outcome: conformance.NotExercised},

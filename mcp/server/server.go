@@ -96,6 +96,8 @@ var Mutants = map[string]string{
 	// tasks/list pages every principal's tasks newest first by an offset, filtering each
 	// page for the caller: a task created by anyone between two pages repeats one.
 	"list-offset-global": "V-LIST-1",
+	// A bearer token not configured is served as anonymous instead of refused with 401.
+	"unknown-token-anonymous": "V-AUTH-1",
 }
 
 // Server serves MCP with tasks. It is safe for concurrent use.
