@@ -215,5 +215,57 @@ func checkInputLegacy(ctx context.Context, r *eraRun) error {
 	if rpcErr != nil || t["status"] != "completed" {
 		return faultf("tasks/get after "+in, "status completed, as tasks/result told", fmt.Sprint(t["status"], rpcErr))
 	}
+	return checkUndeclared(ctx, r)
+}
+
+// undeclaredWait is how long a session that declared no elicitation waits on tasks/result
+// of an input task for a request that must not come.
+const undeclaredWait = time.Second
+
+// checkUndeclared: a session of the same principal whose initialize declared no
+// elicitation is never sent one ("Servers MUST NOT send elicitation requests with modes
+// that are not supported by the client"): the input tool's task is refused, or its
+// tasks/result sends no elicitation/create.
+func checkUndeclared(ctx context.Context, r *eraRun) error {
+	cfg := r.cfg
+	cfg.noElicit = true
+	p, err := dial(ctx, cfg, cfg.Principals[0], r.era)
+	r.track(p)
+	if err != nil {
+		return fmt.Errorf("%w: a session of %s declaring no elicitation: %w", errSetup, r.owner.name, err)
+	}
+	var mu sync.Mutex
+	var asked []client.Message
+	p.conn.OnRequest(func(m client.Message) (any, *client.Error) {
+		mu.Lock()
+		asked = append(asked, m)
+		mu.Unlock()
+		return nil, &client.Error{Code: jsonrpc.CodeMethodNotFound, Message: "this session declared no elicitation"}
+	})
+	id, res, err := p.createWith(ctx, r.tools.Input, r.tools.InputArgs, map[string]any{})
+	if res != nil && res.Error != nil {
+		r.note(fmt.Sprintf("a session declaring no elicitation is refused a task of %s: %s", r.tools.Input, answer(res)))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	lctx, stop := context.WithCancel(ctx)
+	_ = p.conn.Listen(lctx)
+	wctx, cancel := context.WithTimeout(lctx, undeclaredWait)
+	params, hdr := p.request("tasks/result", map[string]any{"taskId": id}, true)
+	_, _ = p.conn.Call(wctx, "tasks/result", params, hdr)
+	cancel()
+	stop()
+	_, _ = p.call(ctx, "tasks/cancel", map[string]any{"taskId": id}, true) // it waits for an answer that will not come
+	mu.Lock()
+	defer mu.Unlock()
+	for _, m := range asked {
+		if m.Method == "elicitation/create" {
+			return faultf(fmt.Sprintf("tasks/result of the task %s of %s, made by a session of %s whose initialize declared no elicitation", id, r.tools.Input, r.owner.name),
+				`no elicitation/create ("Servers MUST NOT send elicitation requests with modes that are not supported by the client")`, clip(string(m.Params), 300))
+		}
+	}
+	r.note(fmt.Sprintf("a session declaring no elicitation got a task of %s, and no elicitation within %v of its tasks/result", r.tools.Input, undeclaredWait))
 	return nil
 }

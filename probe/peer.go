@@ -88,10 +88,14 @@ func dial(ctx context.Context, cfg Config, p Principal, era conformance.Era) (_ 
 	}
 	ictx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := pe.conn.Call(ictx, "initialize", map[string]any{"protocolVersion": versionLegacy,
+	caps := map[string]any{"tasks": map[string]any{"list": map[string]any{}, "cancel": map[string]any{}}}
+	if !cfg.noElicit {
 		// Form elicitation declared ("an empty capabilities object is equivalent to
 		// declaring support for form mode only"): V-INPUT-2 answers the requests.
-		"capabilities": map[string]any{"tasks": map[string]any{"list": map[string]any{}, "cancel": map[string]any{}}, "elicitation": map[string]any{}},
+		caps["elicitation"] = map[string]any{}
+	}
+	res, err := pe.conn.Call(ictx, "initialize", map[string]any{"protocolVersion": versionLegacy,
+		"capabilities": caps,
 		"clientInfo":   map[string]any{"name": "storecheck-probe", "version": "1"}}, http.Header{"MCP-Protocol-Version": nil})
 	if err != nil {
 		if err := noAnswer(err, "initialize as "+who(p.Name), timeout); errors.Is(err, ErrNoAnswer) {

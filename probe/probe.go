@@ -83,6 +83,8 @@ type Config struct {
 	Timeout time.Duration
 	// Progress, when set, gets a line per check.
 	Progress io.Writer
+
+	noElicit bool // the 2025-11-25 handshake declares no elicitation (V-INPUT-2's second session)
 }
 
 // ErrConfig is a configuration the probe cannot run with.

@@ -96,7 +96,7 @@ type inputSender struct {
 
 // send sends the requests of t not yet answered nor sent on this stream.
 func (is *inputSender) send(t legacy.Task) error {
-	if !is.r.session.canElicit() {
+	if !is.r.session.canElicit() && is.s.cfg.Mutant != "elicit-undeclared" {
 		// "Servers MUST NOT send elicitation requests with modes that are not supported by
 		// the client": this stream only waits.
 		return nil

@@ -101,7 +101,7 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 		}
 		return res, nil
 	}
-	if t.needsInput && !r.session.canElicit() {
+	if t.needsInput && !r.session.canElicit() && s.cfg.Mutant != "elicit-undeclared" {
 		// "Servers MUST NOT send elicitation requests with modes that are not supported by
 		// the client": a task whose questions could not be asked is refused at once.
 		return nil, errorf(jsonrpc.CodeInvalidRequest, "tool %q asks for input by form-mode elicitation, which the client did not declare (capabilities.elicitation)", name)

@@ -98,6 +98,8 @@ var Mutants = map[string]string{
 	"list-offset-global": "V-LIST-1",
 	// A bearer token not configured is served as anonymous instead of refused with 401.
 	"unknown-token-anonymous": "V-AUTH-1",
+	// A session that declared no elicitation is given an input task and sent its form.
+	"elicit-undeclared": "V-INPUT-2",
 }
 
 // Server serves MCP with tasks. It is safe for concurrent use.

@@ -290,6 +290,7 @@ var killedBy = map[string]struct{ era, check string }{
 	"iserror-misread":     {"legacy", "legacy.failed.isError"},
 	"input-unrelated":     {"legacy", "legacy.input.related-task"},
 	"input-hidden":        {"modern", "ext.input.requests"},
+	"elicit-undeclared":   {"legacy", "legacy.input.undeclared"},
 }
 
 // notCaught are the defects the client does not look for, and why: storecheck probe
