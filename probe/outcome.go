@@ -114,9 +114,9 @@ func checkError(ctx context.Context, r *eraRun) error {
 		}
 		switch {
 		case c.isError && (res.Error != nil || json.Unmarshal(res.Result, &out) != nil || !out.IsError):
-			return faultf(in, `the tool's result, isError true ("MUST return from tasks/result exactly what the underlying request would have returned")`, answer(res))
+			return faultf(in, `the tool's result, isError true ("If the request completed with a JSON-RPC response, tasks/result MUST return a successful JSON-RPC response containing that result")`, answer(res))
 		case !c.isError && res.Error == nil:
-			return faultf(in, `the JSON-RPC error the call ended with ("MUST return from tasks/result exactly what the underlying request would have returned")`, answer(res))
+			return faultf(in, `the JSON-RPC error the call ended with ("If the underlying request resulted in a JSON-RPC error, tasks/result MUST return that same JSON-RPC error")`, answer(res))
 		}
 	}
 	return nil
