@@ -95,8 +95,12 @@ func (r *eraRun) close() {
 // note records a remark for the check's rule that does not decide its outcome.
 func (r *eraRun) note(msg string) { r.notes = append(r.notes, msg) }
 
-// fault is a rule broken: the input, what was expected and what came back.
-type fault struct{ input, want, got string }
+// fault is a rule broken: the input, what was expected and what came back. should marks
+// a fault against a SHOULD of the specification inside a MUST rule: warned, unless strict.
+type fault struct {
+	input, want, got string
+	should           bool
+}
 
 func (f *fault) Error() string {
 	return fmt.Sprintf("input:    %s\n  expected: %s\n  got:      %s", f.input, f.want, f.got)
@@ -104,6 +108,13 @@ func (f *fault) Error() string {
 
 func faultf(input, want string, got any) *fault {
 	return &fault{input: input, want: want, got: fmt.Sprint(got)}
+}
+
+// shouldf is faultf for what the specification asks with SHOULD.
+func shouldf(input, want string, got any) *fault {
+	f := faultf(input, want, got)
+	f.should = true
+	return f
 }
 
 // answerOr renders a response, or the error that came instead.

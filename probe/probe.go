@@ -236,7 +236,7 @@ func judge(ctx context.Context, c check, er *eraRun, strict bool) (conformance.O
 	switch {
 	case err == nil:
 		return conformance.Passed, nil
-	case errors.As(err, &f) && rule.Level == conformance.Should && !strict:
+	case errors.As(err, &f) && (rule.Level == conformance.Should || f.should) && !strict:
 		return conformance.Warned, []string{fmt.Sprintf("%s\n  server: %s era\n  %s", rule, er.era, f.Error())}
 	case errors.As(err, &f):
 		return conformance.Failed, []string{fmt.Sprintf("%s\n  server: %s era\n  %s", rule, er.era, f.Error())}
