@@ -76,15 +76,10 @@ func (s *Server) handleLegacy(ctx context.Context, r *request) (any, *rpcError) 
 
 // legacyCall runs a tool: as a task when the call asks for one, else at once.
 func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
-	name, e := stringParam(r.params, "name")
+	t, name, args, e := calledTool(r.params)
 	if e != nil {
 		return nil, e
 	}
-	t, ok := findTool(name)
-	if !ok {
-		return nil, errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
-	}
-	args, _ := r.params["arguments"].(map[string]any)
 	taskParams, asTask := r.params["task"].(map[string]any)
 	support := t.legacySupport()
 	switch {

@@ -374,17 +374,7 @@ func TestBadInputKeepsServing(t *testing.T) {
 }
 
 func TestStdio(t *testing.T) {
-	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
-	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = srv.ServeStdio(ctx, inR, outW, ""); outW.Close() }()
+	inW, outR, _ := serveStdio(t, server.Config{}, "")
 	lines := bufio.NewScanner(outR)
 	send := func(id int, method string, params map[string]any) map[string]any {
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})

@@ -148,6 +148,21 @@ var tools = []tool{
 		}},
 }
 
+// calledTool reads a tools/call's params: the tool it names and its arguments (absent or
+// not an object: none). An unknown name is -32602.
+func calledTool(params map[string]any) (tool, string, map[string]any, *rpcError) {
+	name, e := stringParam(params, "name")
+	if e != nil {
+		return tool{}, "", nil, e
+	}
+	t, ok := findTool(name)
+	if !ok {
+		return tool{}, "", nil, errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
+	}
+	args, _ := params["arguments"].(map[string]any)
+	return t, name, args, nil
+}
+
 func findTool(name string) (tool, bool) {
 	for _, t := range tools {
 		if t.name == name {
