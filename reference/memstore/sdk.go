@@ -262,20 +262,10 @@ func (s *SDK) StoreTaskResult(ctx context.Context, session, taskID string, statu
 	if !ok {
 		return fmt.Errorf("memstore: a result is a JSON object: %w", reference.ErrInvalid)
 	}
-	now := s.now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, err := s.lookup(session, taskID, now)
-	if err != nil {
-		return err
-	}
-	if e.task.Status.Terminal() {
-		return reference.ErrorFor(reference.ErrTerminal, taskID)
-	}
-	e.result = obj // Normalize built a fresh value: the caller's is not aliased
-	e.task.Status = status
-	s.touch(e, now)
-	return nil
+	return s.changeLive(session, taskID, func(e *sdkEntry) {
+		e.result = obj // Normalize built a fresh value: the caller's is not aliased
+		e.task.Status = status
+	})
 }
 
 func (s *SDK) GetTaskResult(ctx context.Context, session, taskID string) (sdk.Result, error) {
@@ -312,6 +302,17 @@ func (s *SDK) UpdateTaskStatus(ctx context.Context, session, taskID string, stat
 		// GetTaskResult (P-RESULT-4): those go through StoreTaskResult.
 		return fmt.Errorf("memstore: status %q is set with its result by StoreTaskResult: %w", status, reference.ErrInvalid)
 	}
+	return s.changeLive(session, taskID, func(e *sdkEntry) {
+		e.task.Status = status
+		if message != "" {
+			e.task.StatusMessage = message
+		}
+	})
+}
+
+// changeLive applies change to the session's task under the lock and stamps the change,
+// unless the task is already terminal: a terminal task is never written again.
+func (s *SDK) changeLive(session, taskID string, change func(e *sdkEntry)) error {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -322,10 +323,7 @@ func (s *SDK) UpdateTaskStatus(ctx context.Context, session, taskID string, stat
 	if e.task.Status.Terminal() {
 		return reference.ErrorFor(reference.ErrTerminal, taskID)
 	}
-	e.task.Status = status
-	if message != "" {
-		e.task.StatusMessage = message
-	}
+	change(e)
 	s.touch(e, now)
 	return nil
 }
