@@ -2,7 +2,6 @@ package wire
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/storecheck/storecheck/reference"
@@ -83,15 +82,7 @@ func (c *Client) legacyStore(clock *reference.ManualClock) legacy.Store {
 
 // taskCall is a call whose ok value is one legacy task.
 func (b *legacyBase) taskCall(ctx context.Context, op string, args any) (legacy.Task, error) {
-	var t legacy.Task
-	err := b.c.do(ctx, b.clock, op, args, func(raw json.RawMessage) (err error) {
-		t, err = decodeLegacyTask(raw)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
+	return doAnswer(ctx, b.c, b.clock, op, args, decodeLegacyTask)
 }
 
 func (b *legacyBase) Create(ctx context.Context, id string, meta legacy.Task) (legacy.Task, error) {
@@ -132,30 +123,12 @@ func (b *legacyBase) Delete(ctx context.Context, id string) error {
 }
 
 func (b *legacyBase) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Task, error) {
-	args := map[string]any{"status": nil, "limit": nil, "owner": scopeArg(opts.Owner), "require_owner": opts.RequireOwner}
-	if opts.Status != nil {
-		if err := checkUTF8(*opts.Status); err != nil {
-			return nil, err
-		}
-		args["status"] = *opts.Status
-	}
-	if opts.Limit != nil {
-		args["limit"] = *opts.Limit
-	}
-	if id, ok := opts.Owner.Principal(); ok {
-		if err := checkUTF8(id); err != nil {
-			return nil, err
-		}
-	}
-	var out []legacy.Task
-	err := b.c.do(ctx, b.clock, opLegacyList, args, func(raw json.RawMessage) (err error) {
-		out, err = decodeLegacyList(raw)
-		return err
-	})
+	args, err := listArgs(opts)
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	args["require_owner"] = opts.RequireOwner
+	return doAnswer(ctx, b.c, b.clock, opLegacyList, args, decodeLegacyList)
 }
 
 func (x cancelOp) Cancel(ctx context.Context, id string) (legacy.Task, error) {
@@ -166,15 +139,7 @@ func (x cancelOp) Cancel(ctx context.Context, id string) (legacy.Task, error) {
 }
 
 func (x cleanupOp) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
-	var n int
-	err := x.b.c.do(ctx, x.b.clock, opLegacyCleanup, map[string]any{"ttl_ms": ttlMillis(ttl)}, func(raw json.RawMessage) (err error) {
-		n, err = decodeCount(raw)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
+	return doAnswer(ctx, x.b.c, x.b.clock, opLegacyCleanup, map[string]any{"ttl_ms": ttlMillis(ttl)}, decodeCount)
 }
 
 func (x updateIfOp) UpdateIf(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
@@ -193,4 +158,26 @@ func (x updateIfOp) UpdateIf(ctx context.Context, id string, allowed []reference
 		statuses[i] = string(s)
 	}
 	return x.b.taskCall(ctx, opLegacyUpdateIf, map[string]any{"task_id": id, "allowed_statuses": statuses, "changes": ch})
+}
+
+// listArgs are the args of a legacy list op that opts gives, store or facade: status and
+// limit (null when unset) and the owner scope; a string of opts that is not UTF-8 is
+// refused before anything is sent.
+func listArgs(opts legacy.ListOptions) (map[string]any, error) {
+	args := map[string]any{"status": nil, "limit": nil, "owner": scopeArg(opts.Owner)}
+	if opts.Status != nil {
+		if err := checkUTF8(*opts.Status); err != nil {
+			return nil, err
+		}
+		args["status"] = *opts.Status
+	}
+	if opts.Limit != nil {
+		args["limit"] = *opts.Limit
+	}
+	if id, ok := opts.Owner.Principal(); ok {
+		if err := checkUTF8(id); err != nil {
+			return nil, err
+		}
+	}
+	return args, nil
 }
