@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/reference"
-	"github.com/storecheck/storecheck/reference/internal/ownertest"
+	"github.com/storecheck/storecheck/reference/internal/facadetest"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/memstore"
@@ -57,7 +57,7 @@ func variants(t *testing.T) map[string]legacy.Store {
 func q(v any) string { return jsonvalue.Describe(v) }
 
 // truthTable is the owner truth table of docs/spec.md section 0 plus the system caller.
-var truthTable = ownertest.Table(ownertest.Row{Owner: "Y", Caller: reference.Principal("Y ")})
+var truthTable = facadetest.Table(facadetest.Row{Owner: "Y", Caller: reference.Principal("Y ")})
 
 // mustGet reads through the store, unscoped.
 func mustGet(t *testing.T, st legacy.Store, id string) legacy.Task {
@@ -91,10 +91,10 @@ func TestGetTruthTable(t *testing.T) {
 			if got != nil {
 				t.Errorf("L-F-SCOPE-1: %s: a denied Get returned a task: %s", op, q(got))
 			}
-			ownertest.CheckNotFound(t, "L-F-SCOPE-1", op, err, id)
+			facadetest.CheckNotFound(t, "L-F-SCOPE-1", op, err, id)
 		}
 		_, err := tasks.Get(ctx, "missing", reference.Principal("X"))
-		ownertest.CheckNotFound(t, "L-GET-1", "Get of a missing id", err, "missing")
+		facadetest.CheckNotFound(t, "L-GET-1", "Get of a missing id", err, "missing")
 	}
 }
 
@@ -118,13 +118,13 @@ func TestCancelTruthTable(t *testing.T) {
 					}
 					continue
 				}
-				ownertest.CheckNotFound(t, "L-F-SCOPE-1", op, err, id)
+				facadetest.CheckNotFound(t, "L-F-SCOPE-1", op, err, id)
 				if !legacy.Equal(after, before) {
 					t.Errorf("L-F-SCOPE-1: %s: a denied Cancel must write nothing: before %s, after %s", op, q(before), q(after))
 				}
 			}
 			_, err := tasks.Cancel(ctx, "missing", reference.System())
-			ownertest.CheckNotFound(t, "L-F-SCOPE-1", fmt.Sprintf("[%s] Cancel of a missing id", name), err, "missing")
+			facadetest.CheckNotFound(t, "L-F-SCOPE-1", fmt.Sprintf("[%s] Cancel of a missing id", name), err, "missing")
 		}
 	}
 }
@@ -264,7 +264,7 @@ func TestTransitions(t *testing.T) {
 			}
 		}
 		_, err := tasks.Update(ctx, "missing", legacy.Task{"status": "completed"})
-		ownertest.CheckNotFound(t, "L-UPDATE-2", fmt.Sprintf("[%s] status Update of a missing id", name), err, "missing")
+		facadetest.CheckNotFound(t, "L-UPDATE-2", fmt.Sprintf("[%s] status Update of a missing id", name), err, "missing")
 	}
 }
 
@@ -601,7 +601,7 @@ func TestDeleteAndStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := tasks.Get(ctx, "d", reference.System())
-	ownertest.CheckNotFound(t, "L-DELETE-1", "Get after Delete", err, "d")
+	facadetest.CheckNotFound(t, "L-DELETE-1", "Get after Delete", err, "d")
 	if err := tasks.Delete(ctx, "d"); err != nil {
 		t.Errorf("L-DELETE-1: Delete of a missing id: want nil, got %v", err)
 	}
@@ -644,11 +644,11 @@ func TestNotFoundMessageFromStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, denied := tasks.Get(ctx, "owned", reference.Principal("X"))
-	ownertest.CheckNotFound(t, "S-OWN-2", "denied Get", denied, "owned")
+	facadetest.CheckNotFound(t, "S-OWN-2", "denied Get", denied, "owned")
 	_, missing := tasks.Get(ctx, "nope", reference.Principal("X"))
-	ownertest.CheckNotFound(t, "S-OWN-2", "Get of a missing id over a store with its own wording", missing, "nope")
+	facadetest.CheckNotFound(t, "S-OWN-2", "Get of a missing id over a store with its own wording", missing, "nope")
 	_, missing = tasks.Cancel(ctx, "nope", reference.Principal("X"))
-	ownertest.CheckNotFound(t, "S-OWN-2", "Cancel of a missing id over a store with its own wording", missing, "nope")
+	facadetest.CheckNotFound(t, "S-OWN-2", "Cancel of a missing id over a store with its own wording", missing, "nope")
 }
 
 // TestUpdateGoStatus checks that a status given as a Go value (reference.Status) is read
@@ -685,19 +685,8 @@ func (stuck) UpdateIf(context.Context, string, []reference.Status, legacy.Task) 
 
 // TestRetryHonoursContext checks S-CTX-1 for the facade's own retry loop.
 func TestRetryHonoursContext(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
+	facadetest.CheckRetryHonoursContext(t, "Update", func(ctx context.Context) error {
 		_, err := legacy.New(stuck{}).Update(ctx, "s", legacy.Task{"status": "completed"})
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("S-CTX-1: Update retrying against a store that always conflicts: want context.DeadlineExceeded, got %v", err)
-		}
-	case <-time.After(2 * time.Second):
-		t.Fatalf("S-CTX-1: Update retrying against a store that always conflicts ignored its context's 50 ms deadline")
-	}
+		return err
+	})
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/reference"
-	"github.com/storecheck/storecheck/reference/internal/ownertest"
+	"github.com/storecheck/storecheck/reference/internal/facadetest"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 	"github.com/storecheck/storecheck/reference/memstore"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -95,7 +95,7 @@ func describe(t modern.Task) string {
 	return string(b)
 }
 
-var truthTable = ownertest.Table(ownertest.Row{Owner: "caf\u00e9", Caller: reference.Principal("cafe\u0301")})
+var truthTable = facadetest.Table(facadetest.Row{Owner: "caf\u00e9", Caller: reference.Principal("cafe\u0301")})
 
 // TestScopeTruthTable runs Get, Update and Cancel through every row in both settings.
 func TestScopeTruthTable(t *testing.T) {
@@ -116,7 +116,7 @@ func TestScopeTruthTable(t *testing.T) {
 					t.Errorf("M-F-SCOPE-1: Get of a %s: want %s, got %s, %v", where, describe(before), describe(got), err)
 				}
 			} else {
-				ownertest.CheckNotFound(t, "M-F-SCOPE-1", "Get of a "+where, err, task.TaskID)
+				facadetest.CheckNotFound(t, "M-F-SCOPE-1", "Get of a "+where, err, task.TaskID)
 			}
 
 			notes := f.notes.count()
@@ -126,7 +126,7 @@ func TestScopeTruthTable(t *testing.T) {
 					t.Errorf("M-F-SCOPE-1: Update of a %s: want the answer delivered, got %s, %v", where, describe(got), err)
 				}
 			} else {
-				ownertest.CheckNotFound(t, "M-F-SCOPE-1", "Update of a "+where, err, task.TaskID)
+				facadetest.CheckNotFound(t, "M-F-SCOPE-1", "Update of a "+where, err, task.TaskID)
 				if after := f.stored(t, task.TaskID); !modern.Equal(after, before) || f.notes.count() != notes {
 					t.Errorf("M-F-SCOPE-1: denied Update of a %s wrote or notified: before %s, after %s", where, describe(before), describe(after))
 				}
@@ -140,7 +140,7 @@ func TestScopeTruthTable(t *testing.T) {
 					t.Errorf("M-F-SCOPE-1: Cancel of a %s: want cancelled, got %s, %v", where, describe(got), err)
 				}
 			} else {
-				ownertest.CheckNotFound(t, "M-F-SCOPE-1", "Cancel of a "+where, err, task.TaskID)
+				facadetest.CheckNotFound(t, "M-F-SCOPE-1", "Cancel of a "+where, err, task.TaskID)
 				if after := f.stored(t, task.TaskID); !modern.Equal(after, before) || f.notes.count() != notes {
 					t.Errorf("M-F-SCOPE-1: denied Cancel of a %s wrote or notified: before %s, after %s", where, describe(before), describe(after))
 				}
@@ -153,7 +153,7 @@ func TestScopeTruthTable(t *testing.T) {
 			func() (modern.Task, error) { return f.tasks.Complete(ctx, "missing", nil) },
 		} {
 			_, err := op()
-			ownertest.CheckNotFound(t, "M-F-SCOPE-1", "an operation on a missing id", err, "missing")
+			facadetest.CheckNotFound(t, "M-F-SCOPE-1", "an operation on a missing id", err, "missing")
 		}
 	}
 }
@@ -421,12 +421,12 @@ func TestExpiry(t *testing.T) {
 	for _, when := range []string{"before Sweep", "after Sweep"} {
 		for _, c := range []reference.Caller{reference.Principal("o"), reference.System(), reference.Anonymous()} {
 			_, err := f.tasks.Get(ctx, task.TaskID, c)
-			ownertest.CheckNotFound(t, "M-F-TTL-1", fmt.Sprintf("Get as %s at exactly created_at+ttl, %s", c, when), err, task.TaskID)
+			facadetest.CheckNotFound(t, "M-F-TTL-1", fmt.Sprintf("Get as %s at exactly created_at+ttl, %s", c, when), err, task.TaskID)
 		}
 		_, err := f.tasks.Status(ctx, task.TaskID)
-		ownertest.CheckNotFound(t, "M-F-TTL-1", "Status at exactly created_at+ttl, "+when, err, task.TaskID)
+		facadetest.CheckNotFound(t, "M-F-TTL-1", "Status at exactly created_at+ttl, "+when, err, task.TaskID)
 		_, err = f.tasks.Complete(ctx, task.TaskID, nil)
-		ownertest.CheckNotFound(t, "M-F-TTL-1", "Complete at exactly created_at+ttl, "+when, err, task.TaskID)
+		facadetest.CheckNotFound(t, "M-F-TTL-1", "Complete at exactly created_at+ttl, "+when, err, task.TaskID)
 		if _, err := f.store.Sweep(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -446,7 +446,7 @@ func TestExpiryFacadeClock(t *testing.T) {
 	}
 	facadeClock.Advance(time.Second)
 	_, err = tasks.Status(ctx, task.TaskID)
-	ownertest.CheckNotFound(t, "M-F-TTL-1", "Status at created_at+ttl by the facade's clock", err, task.TaskID)
+	facadetest.CheckNotFound(t, "M-F-TTL-1", "Status at created_at+ttl by the facade's clock", err, task.TaskID)
 }
 
 func TestLastUpdatedAt(t *testing.T) {
@@ -670,19 +670,8 @@ func (stuck) Swap(context.Context, reference.Caller, int64, modern.Task) (modern
 
 // TestRetryHonoursContext checks S-CTX-1 for the facade's own CAS loop.
 func TestRetryHonoursContext(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
+	facadetest.CheckRetryHonoursContext(t, "Progress", func(ctx context.Context) error {
 		_, err := modern.New(modern.Config{Store: stuck{}}).Progress(ctx, "s", "p")
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("S-CTX-1: Progress retrying against a store that always conflicts: want context.DeadlineExceeded, got %v", err)
-		}
-	case <-time.After(2 * time.Second):
-		t.Fatalf("S-CTX-1: Progress retrying against a store that always conflicts ignored its context's 50 ms deadline")
-	}
+		return err
+	})
 }

@@ -1,11 +1,13 @@
-// Package ownertest holds what the facade tests of both eras check owner scoping with:
-// the owner truth table of docs/spec.md section 0 and the S-OWN-2 check that a denied
-// task reads like a missing one.
-package ownertest
+// Package facadetest holds the checks the facade tests of both eras share: owner scoping
+// by the owner truth table of docs/spec.md section 0, the S-OWN-2 check that a denied
+// task reads like a missing one, and the S-CTX-1 check of a facade's retry loop.
+package facadetest
 
 import (
+	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/storecheck/storecheck/reference"
 )
@@ -54,5 +56,24 @@ func CheckNotFound(t testing.TB, rule, op string, err error, id string) {
 	}
 	if want := reference.NotFound(id).Error(); err.Error() != want {
 		t.Errorf("S-OWN-2: %s: a denied task must read like a missing one: want message %q, got %q", op, want, err.Error())
+	}
+}
+
+// CheckRetryHonoursContext checks S-CTX-1 for a facade's own retry loop: op, run by
+// retry against a store that always conflicts, must end with its context's 50 ms
+// deadline.
+func CheckRetryHonoursContext(t testing.TB, op string, retry func(ctx context.Context) error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- retry(ctx) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("S-CTX-1: %s retrying against a store that always conflicts: want context.DeadlineExceeded, got %v", op, err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatalf("S-CTX-1: %s retrying against a store that always conflicts ignored its context's 50 ms deadline", op)
 	}
 }
