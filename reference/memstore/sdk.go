@@ -114,6 +114,15 @@ func (s *SDK) Policy() sdk.Policy { return s.policy }
 
 func (s *SDK) now() int64 { return s.clock.Now().UnixMilli() }
 
+// admit is a session's call's first step: a done context or a session the store does not
+// take ends the call before anything is read.
+func (s *SDK) admit(ctx context.Context, session string) error {
+	if err := live(ctx); err != nil {
+		return err
+	}
+	return s.checkSession(session)
+}
+
 // checkSession refuses a sessionless call under SessionlessRefused.
 func (s *SDK) checkSession(session string) error {
 	if session == sdk.NoSession && s.policy.Sessionless == sdk.SessionlessRefused {
@@ -190,10 +199,7 @@ func (s *SDK) touch(e *sdkEntry, now int64) {
 }
 
 func (s *SDK) CreateTask(ctx context.Context, session string, params sdk.CreateParams) (sdk.Task, error) {
-	if err := live(ctx); err != nil {
-		return sdk.Task{}, err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return sdk.Task{}, err
 	}
 	if params.TTL != nil && *params.TTL < 0 {
@@ -226,10 +232,7 @@ func (s *SDK) CreateTask(ctx context.Context, session string, params sdk.CreateP
 }
 
 func (s *SDK) GetTask(ctx context.Context, session, taskID string) (sdk.Task, error) {
-	if err := live(ctx); err != nil {
-		return sdk.Task{}, err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return sdk.Task{}, err
 	}
 	s.mu.Lock()
@@ -242,10 +245,7 @@ func (s *SDK) GetTask(ctx context.Context, session, taskID string) (sdk.Task, er
 }
 
 func (s *SDK) StoreTaskResult(ctx context.Context, session, taskID string, status reference.Status, result sdk.Result) error {
-	if err := live(ctx); err != nil {
-		return err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return err
 	}
 	if status != reference.StatusCompleted && status != reference.StatusFailed {
@@ -269,10 +269,7 @@ func (s *SDK) StoreTaskResult(ctx context.Context, session, taskID string, statu
 }
 
 func (s *SDK) GetTaskResult(ctx context.Context, session, taskID string) (sdk.Result, error) {
-	if err := live(ctx); err != nil {
-		return nil, err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -288,10 +285,7 @@ func (s *SDK) GetTaskResult(ctx context.Context, session, taskID string) (sdk.Re
 }
 
 func (s *SDK) UpdateTaskStatus(ctx context.Context, session, taskID string, status reference.Status, message string) error {
-	if err := live(ctx); err != nil {
-		return err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return err
 	}
 	switch {
@@ -333,10 +327,7 @@ func (s *SDK) changeLive(session, taskID string, change func(e *sdkEntry)) error
 const cursorPrefix = "m"
 
 func (s *SDK) ListTasks(ctx context.Context, session, cursor string) (sdk.Page, error) {
-	if err := live(ctx); err != nil {
-		return sdk.Page{}, err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return sdk.Page{}, err
 	}
 	var after uint64
@@ -385,10 +376,7 @@ func (s *SDK) ListTasks(ctx context.Context, session, cursor string) (sdk.Page, 
 }
 
 func (s *SDK) DeleteTask(ctx context.Context, session, taskID string) error {
-	if err := live(ctx); err != nil {
-		return err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -421,10 +409,7 @@ func (s *SDK) Cleanup(ctx context.Context) (int, error) {
 }
 
 func (s *SDK) WaitForUpdate(ctx context.Context, session, taskID string) error {
-	if err := live(ctx); err != nil {
-		return err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return err
 	}
 	s.mu.Lock()
