@@ -124,22 +124,12 @@ func integer(n json.Number) (int64, error) {
 	return r.Num().Int64(), nil
 }
 
+// kindOf is jsonvalue.Kind, but a number is named with its value.
 func kindOf(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case json.Number:
-		return "the number " + string(x)
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
+	if n, ok := v.(json.Number); ok {
+		return "the number " + string(n)
 	}
-	return fmt.Sprintf("%T", v)
+	return jsonvalue.Kind(v)
 }
 
 // callerArg is a caller's wire form.
