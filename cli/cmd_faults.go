@@ -71,8 +71,5 @@ func (c *app) runFaults(fs *flag.FlagSet, f runFlags, a adapter, arg, spec strin
 			return exitUsage
 		}
 	}
-	if !report.OK() {
-		return exitFailed
-	}
-	return exitOK
+	return exitFor(report.OK())
 }

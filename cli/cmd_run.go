@@ -174,10 +174,7 @@ func runBattery(c *app, args []string) int {
 		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
 		return exitUsage
 	}
-	if !report.OK() {
-		return exitFailed
-	}
-	return exitOK
+	return exitFor(report.OK())
 }
 
 // runFailed is set when the battery's run failed (or could not run), before the
