@@ -150,10 +150,7 @@ func (f *legacyFacade) Get(ctx context.Context, id string, caller reference.Call
 }
 
 func (f *legacyFacade) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
-	if err := checkUTF8(id); err != nil {
-		return nil, err
-	}
-	ch, err := encodeLegacyTask(changes)
+	ch, err := encodeForID(id, changes)
 	if err != nil {
 		return nil, err
 	}

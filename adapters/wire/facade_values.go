@@ -41,21 +41,32 @@ func parseLayers(m map[string]any, h *Hello) error {
 	switch x := m["facade"].(type) {
 	case nil:
 	case map[string]any:
-		flags := []struct {
-			key string
-			dst *bool
-		}{{"require_owner", &h.FacadeConfig.RequireOwner}, {"default_ttl", &h.FacadeConfig.DefaultTTL}, {"max_ttl", &h.FacadeConfig.MaxTTL}}
-		for _, f := range flags {
-			switch v := x[f.key].(type) {
-			case nil:
-			case bool:
-				*f.dst = v
-			default:
-				return fmt.Errorf("facade.%s must be a boolean, got %s", f.key, kindOf(v))
-			}
+		if err := decodeFlags(x, "facade", []helloFlag{{"require_owner", &h.FacadeConfig.RequireOwner}, {"default_ttl", &h.FacadeConfig.DefaultTTL}, {"max_ttl", &h.FacadeConfig.MaxTTL}}); err != nil {
+			return err
 		}
 	default:
 		return fmt.Errorf("facade must be an object of flags, got %s", kindOf(x))
+	}
+	return nil
+}
+
+// helloFlag is one boolean of a hello object: its key and where its value goes.
+type helloFlag struct {
+	key string
+	dst *bool
+}
+
+// decodeFlags sets each flag from the hello object named object: absent or null leaves
+// it as it is, anything but a boolean is refused.
+func decodeFlags(x map[string]any, object string, flags []helloFlag) error {
+	for _, f := range flags {
+		switch v := x[f.key].(type) {
+		case nil:
+		case bool:
+			*f.dst = v
+		default:
+			return fmt.Errorf("%s.%s must be a boolean, got %s", object, f.key, kindOf(v))
+		}
 	}
 	return nil
 }

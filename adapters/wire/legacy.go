@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/storecheck/storecheck/reference"
@@ -86,10 +87,7 @@ func (b *legacyBase) taskCall(ctx context.Context, op string, args any) (legacy.
 }
 
 func (b *legacyBase) Create(ctx context.Context, id string, meta legacy.Task) (legacy.Task, error) {
-	if err := checkUTF8(id); err != nil {
-		return nil, err
-	}
-	m, err := encodeLegacyTask(meta)
+	m, err := encodeForID(id, meta)
 	if err != nil {
 		return nil, err
 	}
@@ -104,10 +102,7 @@ func (b *legacyBase) Get(ctx context.Context, id string) (legacy.Task, error) {
 }
 
 func (b *legacyBase) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
-	if err := checkUTF8(id); err != nil {
-		return nil, err
-	}
-	ch, err := encodeLegacyTask(changes)
+	ch, err := encodeForID(id, changes)
 	if err != nil {
 		return nil, err
 	}
@@ -143,10 +138,7 @@ func (x cleanupOp) Cleanup(ctx context.Context, ttl time.Duration) (int, error) 
 }
 
 func (x updateIfOp) UpdateIf(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
-	if err := checkUTF8(id); err != nil {
-		return nil, err
-	}
-	ch, err := encodeLegacyTask(changes)
+	ch, err := encodeForID(id, changes)
 	if err != nil {
 		return nil, err
 	}
@@ -180,4 +172,12 @@ func listArgs(opts legacy.ListOptions) (map[string]any, error) {
 		}
 	}
 	return args, nil
+}
+
+// encodeForID checks the id of the task a call is about and encodes the task it sends.
+func encodeForID(id string, t legacy.Task) (json.RawMessage, error) {
+	if err := checkUTF8(id); err != nil {
+		return nil, err
+	}
+	return encodeLegacyTask(t)
 }

@@ -52,20 +52,7 @@ func parseProfiles(m map[string]any, h *Hello) error {
 		return fmt.Errorf(`sdk: sessionless must be "isolated", "refused" or "unrestricted" and ttl_from "creation" or "completion", got %s and %s`,
 			jsonvalue.Describe(x["sessionless"]), jsonvalue.Describe(x["ttl_from"]))
 	}
-	flags := []struct {
-		key string
-		dst *bool
-	}{{"delete", &h.SDKSupport.Delete}, {"cleanup", &h.SDKSupport.Cleanup}, {"wait", &h.SDKSupport.Wait}, {"mutate", &h.SDKSupport.Mutate}}
-	for _, fl := range flags {
-		switch v := x[fl.key].(type) {
-		case nil:
-		case bool:
-			*fl.dst = v
-		default:
-			return fmt.Errorf("sdk.%s must be a boolean, got %s", fl.key, kindOf(v))
-		}
-	}
-	return nil
+	return decodeFlags(x, "sdk", []helloFlag{{"delete", &h.SDKSupport.Delete}, {"cleanup", &h.SDKSupport.Cleanup}, {"wait", &h.SDKSupport.Wait}, {"mutate", &h.SDKSupport.Mutate}})
 }
 
 // sdkHello is the "sdk" object of a hello answer.
