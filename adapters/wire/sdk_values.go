@@ -250,12 +250,8 @@ func decodeSDKPage(raw json.RawMessage) (sdk.Page, error) {
 		}
 		p.Tasks = append(p.Tasks, t)
 	}
-	switch x := m["nextCursor"].(type) {
-	case nil:
-	case string:
-		p.NextCursor = x
-	default:
-		return sdk.Page{}, fmt.Errorf("page nextCursor must be a string, absent or null, got %s", kindOf(x))
+	if got, ok := optional(m["nextCursor"], &p.NextCursor); !ok {
+		return sdk.Page{}, fmt.Errorf("page nextCursor must be a string, absent or null, got %s", got)
 	}
 	return p, nil
 }

@@ -124,6 +124,19 @@ func integer(n json.Number) (int64, error) {
 	return r.Num().Int64(), nil
 }
 
+// optional sets *dst to v when v is a T and leaves it as it is for null; for any other
+// value ok is false and got names what v is.
+func optional[T any](v any, dst *T) (got string, ok bool) {
+	switch x := v.(type) {
+	case nil:
+	case T:
+		*dst = x
+	default:
+		return kindOf(x), false
+	}
+	return "", true
+}
+
 // kindOf is jsonvalue.Kind, but a number is named with its value.
 func kindOf(v any) string {
 	if n, ok := v.(json.Number); ok {
