@@ -85,7 +85,7 @@ and the honest store passes; 1 otherwise; 2 for a usage error.
 		return code
 	}
 	if f.server {
-		return runServerMutants(c, f.only, f.parallel)
+		return runServerMutants(c, f.only, f.parallel, f.list)
 	}
 	catalogue := mutants.Catalogue()
 	if f.only != "" {

@@ -29,7 +29,7 @@ type serverMutantRun struct {
 // runServerMutants probes the reference MCP server over memstore, honest and with each of
 // its deliberate defects (server.Mutants), on loopback: the honest server must pass
 // strict, and each mutant must fail exactly the rules it declares.
-func runServerMutants(c *app, only string, parallel int) int {
+func runServerMutants(c *app, only string, parallel int, list bool) int {
 	names := []string{""}
 	for _, name := range strings.Split(only, ",") {
 		if _, ok := server.Mutants[strings.TrimSpace(name)]; only != "" && !ok {
@@ -43,6 +43,15 @@ func runServerMutants(c *app, only string, parallel int) int {
 		}
 	}
 	slices.Sort(names)
+	if list {
+		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SERVER MUTANT\tBREAKS")
+		for _, name := range names[1:] {
+			fmt.Fprintf(tw, "%s\t%s\n", name, server.Mutants[name])
+		}
+		tw.Flush()
+		return exitOK
+	}
 	runs := make([]serverMutantRun, len(names))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(parallel, 1))
