@@ -47,21 +47,6 @@ type RaceResult[T any] struct {
 	err  error
 }
 
-// race starts the calls together and returns their results in call order; tl, when
-// set, records each call's span as client i on task.
-func race[T any](ctx context.Context, calls []RaceCall[T], tl *battery.Timeline, tasks []string) []RaceResult[T] {
-	out := make([]RaceResult[T], len(calls))
-	battery.Together(len(calls), func(i int) {
-		run := func() { t, err := calls[i].run(ctx); out[i] = RaceResult[T]{t, err} }
-		if tl == nil {
-			run()
-			return
-		}
-		tl.Do(i, tasks[i], run)
-	})
-	return out
-}
-
 // permutations lists the orders of n calls (n <= 4).
 func permutations(n int) [][]int {
 	if n == 0 {
@@ -106,8 +91,6 @@ func ModernRaces(e *battery.Env) {
 	owner := reference.Principal("alice")
 	rounds := e.RaceRounds()
 	seed := subSeed(e.RunSeed(), "modern-races")
-	meter := e.Meter()
-	defer meter.Done()
 	type instance struct {
 		kind  modernRace
 		id    string
@@ -173,7 +156,7 @@ func ModernRaces(e *battery.Env) {
 		}
 		return instance{kind, id, calls, m.Clone(), m}
 	}
-	raceRounds(e, meter, rounds, setup, func(in instance) (string, []RaceCall[modern.Task]) { return in.id, in.calls },
+	raceRounds(e, rounds, setup, func(in instance) (string, []RaceCall[modern.Task]) { return in.id, in.calls },
 		func(in instance, mine []RaceResult[modern.Task]) bool {
 			final, ferr := st.Get(e.Ctx, in.id, reference.System())
 			if ferr != nil {
@@ -369,8 +352,6 @@ func LegacyRaces(e *battery.Env) {
 	}
 	seed := subSeed(e.RunSeed(), "legacy-races")
 	rounds := e.RaceRounds()
-	meter := e.Meter()
-	defer meter.Done()
 	type instance struct {
 		kind  legacyRace
 		id    string
@@ -409,7 +390,7 @@ func LegacyRaces(e *battery.Env) {
 		}
 		return instance{kind, id, calls, m.Clone(), m}
 	}
-	raceRounds(e, meter, rounds, setup, func(in instance) (string, []RaceCall[legacy.Task]) { return in.id, in.calls },
+	raceRounds(e, rounds, setup, func(in instance) (string, []RaceCall[legacy.Task]) { return in.id, in.calls },
 		func(in instance, mine []RaceResult[legacy.Task]) bool {
 			final, ferr := st.Get(e.Ctx, in.id)
 			explained := false
@@ -447,13 +428,10 @@ func LegacyRaces(e *battery.Env) {
 // (more than processors), two or three on each task, runs all their calls at once, and
 // hands each race its answers to judge, which records a fault and returns false to end
 // the check.
-func raceRounds[T, I any](e *battery.Env, meter *battery.OverlapMeter, rounds int, setup func(n int) I, contenders func(I) (string, []RaceCall[T]), judge func(in I, got []RaceResult[T]) bool) {
+func raceRounds[T, I any](e *battery.Env, rounds int, setup func(n int) I, contenders func(I) (string, []RaceCall[T]), judge func(in I, got []RaceResult[T]) bool) {
 	count := func(in I) int { _, calls := contenders(in); return len(calls) }
 	next := 0
-	for range meter.Rounds(rounds) {
-		if e.Ctx.Err() != nil {
-			return
-		}
+	battery.Race(e, rounds, func(_ int, tl *battery.Timeline) battery.Round {
 		insts := []I{setup(next), setup(next + 1)}
 		next += 2
 		for clients := count(insts[0]) + count(insts[1]); clients < e.RaceClients(); next++ {
@@ -469,16 +447,19 @@ func raceRounds[T, I any](e *battery.Env, meter *battery.OverlapMeter, rounds in
 				tasks = append(tasks, id)
 			}
 		}
-		tl := battery.NewTimeline()
-		got := race(e.Ctx, calls, tl, tasks)
-		meter.Add(tl.Take())
-		off := 0
-		for _, in := range insts {
-			n := count(in)
-			if !judge(in, got[off:off+n]) {
-				return
+		got := make([]RaceResult[T], len(calls))
+		return battery.Round{Clients: len(calls), Client: func(i int) {
+			tl.Do(i, tasks[i], func() { t, err := calls[i].run(e.Ctx); got[i] = RaceResult[T]{t, err} })
+		}, Judge: func() bool {
+			off := 0
+			for _, in := range insts {
+				n := count(in)
+				if !judge(in, got[off:off+n]) {
+					return false
+				}
+				off += n
 			}
-			off += n
-		}
-	}
+			return true
+		}}
+	})
 }
