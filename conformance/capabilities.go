@@ -122,27 +122,24 @@ func (d Detected) String() string {
 		b.WriteString("  shared instances: no (one instance per namespace)\n")
 	}
 	if len(d.Legacy) > 0 {
-		var parts []string
-		for _, o := range d.Legacy {
-			yes := "no"
-			if o.Offered {
-				yes = "yes"
-			}
-			parts = append(parts, fmt.Sprintf("%s (%s) %s", o.Op, o.Interface, yes))
-		}
-		fmt.Fprintf(&b, "  optional legacy operations: %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(&b, "  optional legacy operations: %s\n", offered(d.Legacy))
 	}
 	if len(d.SDK) > 0 {
-		var parts []string
-		for _, o := range d.SDK {
-			yes := "no"
-			if o.Offered {
-				yes = "yes"
-			}
-			parts = append(parts, fmt.Sprintf("%s (%s) %s", o.Op, o.Interface, yes))
-		}
-		fmt.Fprintf(&b, "  optional SDK-profile operations: %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(&b, "  optional SDK-profile operations: %s\n", offered(d.SDK))
 		fmt.Fprintf(&b, "  SDK-profile policy: sessionless callers %s, ttl counted from %s\n", d.Policy.Sessionless, d.Policy.TTLFrom)
 	}
 	return b.String()
+}
+
+// offered lists optional operations as "Op (Interface) yes|no".
+func offered(ops []Optional) string {
+	var parts []string
+	for _, o := range ops {
+		yes := "no"
+		if o.Offered {
+			yes = "yes"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s) %s", o.Op, o.Interface, yes))
+	}
+	return strings.Join(parts, ", ")
 }
