@@ -254,21 +254,11 @@ func Legacy(s *battery.Suite) {
 		fac := legacy.New(recordingStore{st, log})
 		id := e.ID("fallback")
 		battery.MustCreate(e, st, id, legacy.Task{"job": "queued", "n": json.Number("1")})
-		before, _ := battery.Stored(e, st, id)
 		input := fmt.Sprintf("facade Cancel(%s, system) over the store without its optional interfaces", battery.Q(id))
-		got, err := fac.Cancel(e.Ctx, id, reference.System())
-		want := legacy.Merge(before, legacy.Task{legacy.KeyStatus: "cancelled"})
-		if e.CheckErr(err, nil, input) {
-			battery.CheckTask(e, input+" returned", want, got)
-		}
-		battery.CheckStored(e, st, id, want, input)
+		checkCancel(e, st, fac, id, input)
 		call := fmt.Sprintf("Update(%q, %s)", id, `{"status":"cancelled"}`)
 		e.Check(log.Has(call), input, "the store call "+call, fmt.Sprintf("store calls %q", log.All()))
-
-		missing := e.ID("missing")
-		_, err = fac.Cancel(e.Ctx, missing, reference.System())
-		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("facade Cancel(%s, system) of a missing id, without store Cancel", battery.Q(missing)))
-		battery.CheckGone(e, st, missing, "facade Cancel of a missing id")
+		checkCancelMissing(e, st, fac, "facade Cancel(%s, system) of a missing id, without store Cancel")
 	})
 
 	s.It("L-F-FIN-1", "facade refuses status changes of terminal tasks with ErrTerminal and unknown statuses with ErrInvalidTransition, writing nothing", func(e *battery.Env) {
