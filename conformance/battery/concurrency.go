@@ -291,17 +291,27 @@ func (e *Env) RunSeed() int64 {
 	return processSeed()
 }
 
-// FaultList collects faults from goroutines.
-type FaultList struct {
+// Lines collects formatted lines from goroutines.
+type Lines struct {
 	mu   sync.Mutex
 	msgs []string
 }
 
-func (f *FaultList) Add(format string, args ...any) {
-	f.mu.Lock()
-	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
-	f.mu.Unlock()
+func (l *Lines) Add(format string, args ...any) {
+	l.mu.Lock()
+	l.msgs = append(l.msgs, fmt.Sprintf(format, args...))
+	l.mu.Unlock()
 }
+
+// All is a copy of the lines collected so far.
+func (l *Lines) All() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.msgs...)
+}
+
+// FaultList collects faults from goroutines.
+type FaultList struct{ Lines }
 
 func (f *FaultList) Report(e *Env, input, want string) { f.Check(e, input, want) }
 

@@ -512,22 +512,7 @@ func Legacy(s *battery.Suite) {
 
 // callLog records the calls a wrapper saw, for specs that check which store method the
 // facade used.
-type callLog struct {
-	mu    sync.Mutex
-	calls []string
-}
-
-func (l *callLog) add(format string, args ...any) {
-	l.mu.Lock()
-	l.calls = append(l.calls, fmt.Sprintf(format, args...))
-	l.mu.Unlock()
-}
-
-func (l *callLog) All() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.calls...)
-}
+type callLog struct{ battery.Lines }
 
 // Has reports whether a call starting with prefix was made.
 func (l *callLog) Has(prefix string) bool {
@@ -547,7 +532,7 @@ type recordingStore struct {
 }
 
 func (r recordingStore) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
-	r.log.add("Update(%q, %s)", id, battery.Show(changes))
+	r.log.Add("Update(%q, %s)", id, battery.Show(changes))
 	return r.Store.Update(ctx, id, changes)
 }
 
@@ -558,7 +543,7 @@ type cancelRecorder struct {
 }
 
 func (r cancelRecorder) Cancel(ctx context.Context, id string) (legacy.Task, error) {
-	r.log.add("Cancel(%q)", id)
+	r.log.Add("Cancel(%q)", id)
 	return r.c.Cancel(ctx, id)
 }
 
@@ -570,7 +555,7 @@ type cancelCondRecorder struct {
 }
 
 func (r cancelCondRecorder) UpdateIf(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
-	r.log.add("UpdateIf(%q, %v, %s)", id, allowed, battery.Show(changes))
+	r.log.Add("UpdateIf(%q, %v, %s)", id, allowed, battery.Show(changes))
 	return r.cu.UpdateIf(ctx, id, allowed, changes)
 }
 
@@ -583,6 +568,6 @@ type cleanRecorder struct {
 
 func (r cleanRecorder) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
 	n, err := r.c.Cleanup(ctx, ttl)
-	r.log.add("Cleanup(%v) = %d, %v", ttl, n, err)
+	r.log.Add("Cleanup(%v) = %d, %v", ttl, n, err)
 	return n, err
 }
