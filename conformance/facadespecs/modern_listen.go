@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/conformance/model"
 	"github.com/storecheck/storecheck/conformance/modernspecs"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -80,7 +81,7 @@ func ModernListen(s *battery.Suite) {
 			}
 			for _, sb := range subs {
 				for _, w := range writes {
-					if mayListen(sb.caller, w.Owner, requireOwner) {
+					if model.Visible(w.Owner, sb.caller, requireOwner) { // a change reaches whoever may see the task
 						sb.want = append(sb.want, w)
 					}
 				}
@@ -168,19 +169,6 @@ func ModernListen(s *battery.Suite) {
 		got := drain(sub, 0, 0, 30*time.Millisecond)
 		e.Check(len(got) == 0, "a closed subscription, then a write", "no deliveries", versions(got))
 	})
-}
-
-// mayListen spells out the truth table for listen delivery: system sees all; an owned
-// task its owner only; an unowned one everybody unless require_owner.
-func mayListen(c reference.Caller, owner string, requireOwner bool) bool {
-	if c.IsSystem() {
-		return true
-	}
-	if owner == "" {
-		return !requireOwner
-	}
-	id, ok := c.PrincipalID()
-	return ok && id == owner
 }
 
 // versions renders deliveries as task@version for messages.
