@@ -15,30 +15,26 @@ import (
 // keeps listening for settle to catch extra deliveries. A closed channel ends it.
 func drain(sub *modern.Subscription, want int, wait, settle time.Duration) []modern.Task {
 	var got []modern.Task
-	deadline := time.After(wait)
-	for len(got) < want {
-		select {
-		case t, ok := <-sub.C():
-			if !ok {
-				return got
+	// receive appends what arrives until enough holds; it answers false when stop fired
+	// or the channel closed first.
+	receive := func(stop <-chan time.Time, enough func() bool) bool {
+		for !enough() {
+			select {
+			case t, ok := <-sub.C():
+				if !ok {
+					return false
+				}
+				got = append(got, t)
+			case <-stop:
+				return false
 			}
-			got = append(got, t)
-		case <-deadline:
-			return got
 		}
+		return true
 	}
-	quiet := time.After(settle)
-	for {
-		select {
-		case t, ok := <-sub.C():
-			if !ok {
-				return got
-			}
-			got = append(got, t)
-		case <-quiet:
-			return got
-		}
+	if receive(time.After(wait), func() bool { return len(got) >= want }) {
+		receive(time.After(settle), func() bool { return false })
 	}
+	return got
 }
 
 func ModernListen(s *battery.Suite) {
