@@ -235,14 +235,8 @@ func Legacy(s *battery.Suite) {
 			fac := legacy.New(w.store)
 			id := e.ID("fcancel")
 			battery.MustCreate(e, st, id, legacy.Task{"job": "queued"})
-			before, _ := battery.Stored(e, st, id)
 			input := fmt.Sprintf("facade Cancel(%s, system) over %s", battery.Q(id), w.name)
-			got, err := fac.Cancel(e.Ctx, id, reference.System())
-			want := legacy.Merge(before, legacy.Task{legacy.KeyStatus: "cancelled"})
-			if e.CheckErr(err, nil, input) {
-				battery.CheckTask(e, input+" returned", want, got)
-			}
-			battery.CheckStored(e, st, id, want, input)
+			checkCancel(e, st, fac, id, input)
 			e.Check(log.Has(fmt.Sprintf("Cancel(%q)", id)), input, "a call of the store's Cancel("+battery.Q(id)+")", fmt.Sprintf("store calls %q", log.All()))
 		}
 	})
