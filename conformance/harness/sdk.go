@@ -45,15 +45,7 @@ type sdkNamespace struct {
 }
 
 func (n *sdkNamespace) SDK(ctx context.Context) (sdk.Store, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	switch {
-	case n.closed:
-		return nil, ErrClosed
-	case n.store == nil:
-		return nil, fmt.Errorf("%s has no SDK profile: %w", n.name, reference.ErrUnsupported)
-	}
-	return n.store, nil
+	return eraStore(&n.mu, &n.closed, &n.store, n.name, "SDK profile")
 }
 
 func (n *sdkNamespace) Close(ctx context.Context) error {
