@@ -52,28 +52,35 @@ func (n *referenceNamespace) SDK(ctx context.Context) (sdk.Store, error) {
 func (n *referenceNamespace) LegacyFacade(ctx context.Context, cfg FacadeConfig) (legacy.Facade, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.legacy == nil {
-		st, err := n.Namespace.Legacy(ctx)
-		if err != nil {
-			return nil, err
-		}
-		n.legacy = st
+	st, err := openOnce(ctx, &n.legacy, n.Namespace.Legacy)
+	if err != nil {
+		return nil, err
 	}
-	return legacy.New(n.legacy, legacy.WithRequireOwner(cfg.RequireOwner)), nil
+	return legacy.New(st, legacy.WithRequireOwner(cfg.RequireOwner)), nil
 }
 
 func (n *referenceNamespace) ModernFacade(ctx context.Context, cfg FacadeConfig) (modern.Facade, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.modern == nil {
-		st, err := n.Namespace.Modern(ctx)
-		if err != nil {
-			return nil, err
-		}
-		n.modern = st
+	st, err := openOnce(ctx, &n.modern, n.Namespace.Modern)
+	if err != nil {
+		return nil, err
 	}
 	return modern.New(modern.Config{
-		Store: n.modern, Clock: n.clock, RequireOwner: cfg.RequireOwner, DefaultTTL: cfg.DefaultTTL, MaxTTL: cfg.MaxTTL,
+		Store: st, Clock: n.clock, RequireOwner: cfg.RequireOwner, DefaultTTL: cfg.DefaultTTL, MaxTTL: cfg.MaxTTL,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}), nil
+}
+
+// openOnce is *st, opened by open the first time it is asked for (the caller holds the
+// lock that guards st).
+func openOnce[S any](ctx context.Context, st *S, open func(context.Context) (S, error)) (S, error) {
+	if any(*st) == nil {
+		s, err := open(ctx)
+		if err != nil {
+			return s, err
+		}
+		*st = s
+	}
+	return *st, nil
 }
