@@ -468,11 +468,7 @@ func Legacy(s *battery.Suite) {
 		id := e.ID("fclean")
 		battery.MustCreate(e, st, id, legacy.Task{})
 		battery.MustStatus(e, st, id, "completed")
-		if e.HasClock() {
-			e.ManualClock().Advance(50 * time.Millisecond)
-		} else {
-			time.Sleep(50 * time.Millisecond)
-		}
+		e.Age(50*time.Millisecond, 50*time.Millisecond)
 		input := "facade Cleanup(10ms) over a store with Cleanup"
 		n, err := fac.Cleanup(e.Ctx, 10*time.Millisecond)
 		if e.CheckErr(err, nil, input) {
@@ -490,11 +486,7 @@ func Legacy(s *battery.Suite) {
 		id := e.ID("fclean")
 		battery.MustCreate(e, st, id, legacy.Task{})
 		want := battery.MustStatus(e, st, id, "completed")
-		if e.HasClock() {
-			e.ManualClock().Advance(time.Hour)
-		} else {
-			time.Sleep(10 * time.Millisecond)
-		}
+		e.Age(time.Hour, 10*time.Millisecond)
 		input := "facade Cleanup(1ms) over a store without Cleanup"
 		n, err := fac.Cleanup(e.Ctx, time.Millisecond)
 		if e.CheckErr(err, nil, input) {

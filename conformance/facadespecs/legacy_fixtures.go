@@ -157,11 +157,7 @@ func foreignFacadeCleanup(e *battery.Env) {
 	oldTask := battery.MustStatus(e, st, old, "completed")
 	live := e.ID("fclean-live")
 	liveTask := battery.MustCreate(e, st, live, legacy.Task{})
-	if e.HasClock() {
-		e.ManualClock().Advance(50 * time.Millisecond)
-	} else {
-		time.Sleep(50 * time.Millisecond)
-	}
+	e.Age(50*time.Millisecond, 50*time.Millisecond)
 	input := "the store's facade Cleanup(10ms) after a task completed 50 ms ago"
 	n, err := fac.Cleanup(e.Ctx, 10*time.Millisecond)
 	if !e.CheckErr(err, nil, input) {
