@@ -191,7 +191,10 @@ func ListRows(e *Env, st legacy.Store, opts legacy.ListOptions) []legacy.Task {
 }
 
 // ShowOpts renders list options for input lines.
-func ShowOpts(o legacy.ListOptions) string {
+func ShowOpts(o legacy.ListOptions) string { return showOpts(o, o.Owner.String()) }
+
+// showOpts renders list options with owner for the scope.
+func showOpts(o legacy.ListOptions, owner string) string {
 	var parts []string
 	if o.Status != nil {
 		parts = append(parts, fmt.Sprintf("Status: %q", *o.Status))
@@ -199,7 +202,7 @@ func ShowOpts(o legacy.ListOptions) string {
 	if o.Limit != nil {
 		parts = append(parts, fmt.Sprintf("Limit: %d", *o.Limit))
 	}
-	parts = append(parts, "Owner: "+o.Owner.String())
+	parts = append(parts, "Owner: "+owner)
 	if o.RequireOwner {
 		parts = append(parts, "RequireOwner: true")
 	}

@@ -90,7 +90,7 @@ func LegacyStatus(t legacy.Task) reference.Status {
 }
 
 // LegacyOwner is a task's owner: "" when absent or null (L-LIST-3); a non-string owner
-// is an owner no principal can present.
+// is NotStringOwner, an owner no principal can present.
 func LegacyOwner(t legacy.Task) string {
 	switch o := t[legacy.KeyOwner].(type) {
 	case nil:
@@ -98,8 +98,11 @@ func LegacyOwner(t legacy.Task) string {
 	case string:
 		return o
 	}
-	return "\x00not a string"
+	return NotStringOwner
 }
+
+// NotStringOwner stands for an owner that is present but not a string.
+const NotStringOwner = "\x00not a string"
 
 // Stamped is what Create stores (L-CREATE-1): meta with task_id, status working and
 // created_at overriding the same keys.
