@@ -16,22 +16,10 @@ import (
 // storecheck's reference facades over its stores: for serving a Go store with a facade
 // over the wire protocol (`storecheck serve --facade`), and for checking the wire
 // protocol's facade layer against a facade known to be right.
-func WithReferenceFacades(h Harness) Harness { return referenceFacades{h} }
-
-type referenceFacades struct{ Harness }
-
-func (h referenceFacades) Capabilities() Capabilities {
-	c := h.Harness.Capabilities()
-	c.Facade = FacadeOwn
-	return c
-}
-
-func (h referenceFacades) Open(ctx context.Context, clock reference.Clock) (Namespace, error) {
-	ns, err := h.Harness.Open(ctx, clock)
-	if err != nil {
-		return nil, err
-	}
-	return &referenceNamespace{Namespace: ns, clock: clock}, nil
+func WithReferenceFacades(h Harness) Harness {
+	return extended{h, func(c *Capabilities) { c.Facade = FacadeOwn }, func(ns Namespace, clock reference.Clock) Namespace {
+		return &referenceNamespace{Namespace: ns, clock: clock}
+	}}
 }
 
 type referenceNamespace struct {
