@@ -44,22 +44,20 @@ test: vet node-deps
 	$(GO) test -count=1 -timeout 10m -run 'TestFaultsFailover' ./adapters/redisstore/clustertest/ || code=1; \
 	echo "fault checks (docs/spec.md 5):"; cat $$sum; rm -f $$sum; exit $$code
 
-# The fault checks alone (also part of test): Postgres and Redis paused, killed and
-# restarted, a Redis Cluster primary killed, and the fault mutants (Docker needed):
-# TestFaults*, TestFaultMutantsAreKilled, TestFaultableConfig and the in-process
-# TestRunHonestGate, TestMutantsKilledOnGate, TestJudge*.
-# The natural race mutants: killed only when a race overlaps, so judged 20 times each (sdk-result-written-apart in process only: its gap is too short to cross the wire).
-NATURAL_RACES_WIRE := lost-update,check-then-act,toctou-cas,check-then-insert,torn-update,update-resurrects,sdk-racy-ids,sdk-toctou-finish
-NATURAL_RACES := $(NATURAL_RACES_WIRE),sdk-result-written-apart
 # The mutant catalogue at full strength (B-POWER-1): every mutant against the whole
-# battery, in process and over the wire, and the natural races 20 times each in both.
+# battery, in process and over the wire, and the natural race mutants (killed only when
+# the battery's racers land in their window) 20 times each in both.
 # make test judges each mutant by the rules it breaks (storecheck mutants --declared).
 mutants:
 	@bin=$$(mktemp -d)/storecheck && $(GO) build -o $$bin ./cmd/storecheck && \
 	$$bin mutants && $$bin mutants --wire && \
-	$$bin mutants --runs 20 --only $(NATURAL_RACES) && \
-	$$bin mutants --wire --runs 20 --only $(NATURAL_RACES_WIRE)
+	$$bin mutants --runs 20 --natural-races && \
+	$$bin mutants --wire --runs 20 --natural-races
 
+# The fault checks alone (also part of test): Postgres and Redis paused, killed and
+# restarted, a Redis Cluster primary killed, and the fault mutants (Docker needed):
+# TestFaults*, TestFaultMutantsAreKilled, TestFaultableConfig and the in-process
+# TestRunHonestGate, TestMutantsKilledOnGate, TestJudge*.
 FAULT_TESTS := Fault|MutantsKilledOnGate|HonestGate|Judge
 test-faults:
 	@sum=$$(mktemp); export STORECHECK_FAULTS_SUMMARY=$$sum; \

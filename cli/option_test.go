@@ -13,6 +13,7 @@ import (
 
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/conformance/mutants"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/memstore"
@@ -84,5 +85,31 @@ func TestBenchOwnStore(t *testing.T) {
 	code := Run(t.Context(), []string{"bench", "--benchtime", "5x", "--count", "1", "--ops", "legacy-get,modern-get"}, &out, &errOut, WithHarness(ownStore()))
 	if code != exitOK || !strings.Contains(out.String(), "my-store vs mutex+map") || !strings.Contains(out.String(), "modern-get") {
 		t.Errorf("bench of the binary's own store: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+}
+
+// TestMutantsNaturalRacesSelectsThem: --natural-races narrows the catalogue to the
+// natural race mutants, so `make mutants` judges exactly those 20 times.
+func TestMutantsNaturalRacesSelectsThem(t *testing.T) {
+	code, out, errOut := cliRun(t, "mutants", "--list", "--natural-races")
+	if code != 0 {
+		t.Fatalf("mutants --list --natural-races: exit %d: %s", code, errOut)
+	}
+	listed := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		listed[strings.Fields(l)[0]] = true
+	}
+	for _, m := range mutants.Catalogue() {
+		if listed[m.Name] != m.NaturalRace() {
+			t.Errorf("mutants --list --natural-races: %s listed %v, natural race %v", m.Name, listed[m.Name], m.NaturalRace())
+		}
+	}
+	for _, name := range []string{"check-then-act", "lost-update", "sdk-result-written-apart"} {
+		if !listed[name] {
+			t.Errorf("mutants --list --natural-races does not list %s\n%s", name, out)
+		}
+	}
+	if listed["cleanup-ge"] {
+		t.Errorf("mutants --list --natural-races lists cleanup-ge, which is no race\n%s", out)
 	}
 }

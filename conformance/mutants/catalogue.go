@@ -310,6 +310,20 @@ var inProcessOnly = map[defect]string{
 	sdkResultWrittenApart: "its window between two writes is a scheduler yield inside the child: over the wire the readers' round trips rarely land in it",
 }
 
+// naturalRaces are the defects with no sleep or yield widening their window: ordinary
+// code whose race only the battery's concurrency shows, so a run kills them only when
+// its racers land in the window. `make mutants` measures how often (--runs 20).
+var naturalRaces = map[defect]bool{
+	lostUpdate: true, checkThenAct: true, toctouCAS: true, checkThenInsert: true,
+	tornUpdate: true, updateResurrects: true, sdkRacyIDs: true, sdkTOCTOUFinish: true,
+	sdkResultWrittenApart: true,
+}
+
+// NaturalRace reports whether the defect is a natural race: a run kills it only when
+// the battery's racers happen to land in its window, so one survival is not yet a
+// verdict on the battery's power; k of N runs is.
+func (m Mutant) NaturalRace() bool { return naturalRaces[m.d] }
+
 // InProcessOnly, when not empty, says why the defect cannot show through a process
 // boundary (the wire protocol): such a mutant is not judged over the wire.
 func (m Mutant) InProcessOnly() string { return inProcessOnly[m.d] }
