@@ -2,7 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -19,11 +18,7 @@ import (
 // stopped by TestMain.
 var srv = containers.NewShared("redis", rediscontainer.Start)
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	srv.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { srv.Main(m) }
 
 // server returns the options of the shared server, skipping the test when Docker is
 // absent outside CI and failing it otherwise (containers.SkipOrFail).

@@ -258,3 +258,11 @@ func (s *Shared[T]) Stop() {
 	defer cancel()
 	_ = s.stop(ctx)
 }
+
+// Main is a test binary's TestMain for a package whose tests share this backend: it runs
+// the tests, stops the backend if they started it, and exits with the tests' code.
+func (s *Shared[T]) Main(m *testing.M) {
+	code := m.Run()
+	s.Stop()
+	os.Exit(code)
+}

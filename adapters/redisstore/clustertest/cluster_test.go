@@ -3,7 +3,6 @@ package clustertest
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -26,11 +25,7 @@ const buckets = 12
 // cl is one cluster for the whole test binary, stopped by TestMain.
 var cl = containers.NewShared("redis cluster", rediscontainer.StartCluster)
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	cl.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { cl.Main(m) }
 
 func cluster(t *testing.T) *redis.ClusterOptions { return cl.Get(t) }
 
