@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storecheck/storecheck/conformance/faults"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -149,5 +150,26 @@ func CancelledCreateReturnsPromptly(t *testing.T, ctx context.Context, l legacy.
 	}
 	if _, err := l.Get(ctx, "c"); !errors.Is(err, reference.ErrNotFound) {
 		t.Errorf("a cancelled Create stored the task: Get = %v", err)
+	}
+}
+
+// NothingLost checks a fault run against a durable backend: every fault lost none of
+// some acknowledged writes, and every rule passed (the declaration rule is not exercised
+// by a pause, which is not a crash).
+func NothingLost(t *testing.T, r *faults.Report) {
+	t.Helper()
+	for _, f := range r.Faults {
+		if f.AckedLost != 0 || f.AckedChecked == 0 {
+			t.Errorf("%s: %d of %d acknowledged writes lost, want 0 of some", f.Fault, f.AckedLost, f.AckedChecked)
+		}
+		for _, v := range f.Rules {
+			want := faults.Passed
+			if v.ID == faults.RuleDeclare && f.Fault == faults.Pause {
+				want = faults.NotExercised // a pause is not a crash
+			}
+			if v.Outcome != want {
+				t.Errorf("%s: %s %s, want %s: %v", f.Fault, v.ID, v.Outcome, want, v.Reasons)
+			}
+		}
 	}
 }

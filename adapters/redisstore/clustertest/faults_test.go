@@ -8,9 +8,7 @@
 package clustertest
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -34,11 +32,7 @@ func TestFaultsFailover(t *testing.T) {
 		containers.SkipOrFail(t, "redis cluster (faults)", err)
 		return
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = c.Stop(ctx)
-	})
+	containers.StopAtCleanup(t, c.Stop)
 	h := redisstore.NewHarness("redis-cluster (always)", func() redis.UniversalClient {
 		o := *c.Options
 		return redis.NewClusterClient(&o)
