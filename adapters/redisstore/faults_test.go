@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/storecheck/storecheck/adapters/internal/containers"
 	"github.com/storecheck/storecheck/adapters/internal/storetest"
 	"github.com/storecheck/storecheck/adapters/redisstore"
@@ -25,10 +23,7 @@ func faultHarness(t *testing.T, p rediscontainer.Persistence) *redisstore.FaultH
 		return nil
 	}
 	containers.StopAtCleanup(t, srv.Stop)
-	h := redisstore.NewHarness("redis ("+string(p)+")", func() redis.UniversalClient {
-		o := *srv.Options
-		return redis.NewClient(&o)
-	}, 4)
+	h := redisstore.NewHarness("redis ("+string(p)+")", redisstore.Clients(srv.Options), 4)
 	t.Cleanup(h.Close)
 	return redisstore.NewFaultHarness(h, srv.Faults, harness.Durability{
 		MayLoseOnCrash: p.LosesOnCrash(), Setting: p.Setting(),

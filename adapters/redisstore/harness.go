@@ -40,6 +40,23 @@ func NewHarness(name string, newClient func() redis.UniversalClient, buckets int
 	return &Harness{name: name, newClient: newClient, buckets: buckets}
 }
 
+// Clients is a NewHarness client function for one server: each call a new client on a
+// copy of opts, which the clients never share.
+func Clients(opts *redis.Options) func() redis.UniversalClient {
+	return func() redis.UniversalClient {
+		o := *opts
+		return redis.NewClient(&o)
+	}
+}
+
+// ClusterClients is Clients for a Redis Cluster.
+func ClusterClients(opts *redis.ClusterOptions) func() redis.UniversalClient {
+	return func() redis.UniversalClient {
+		o := *opts
+		return redis.NewClusterClient(&o)
+	}
+}
+
 func (h *Harness) Name() string { return h.name }
 
 func (h *Harness) Capabilities() harness.Capabilities {

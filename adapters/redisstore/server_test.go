@@ -25,13 +25,7 @@ func TestMain(m *testing.M) { srv.Main(m) }
 func server(t *testing.T) *redis.Options { return srv.Get(t) }
 
 // newClientFunc makes a new client on the shared server per call.
-func newClientFunc(t *testing.T) func() redis.UniversalClient {
-	opts := server(t)
-	return func() redis.UniversalClient {
-		o := *opts
-		return redis.NewClient(&o)
-	}
-}
+func newClientFunc(t *testing.T) func() redis.UniversalClient { return redisstore.Clients(server(t)) }
 
 // fixture is a fresh prefix on the shared server with both stores, deleted with the test.
 type fixture struct {

@@ -30,11 +30,7 @@ func TestMain(m *testing.M) { cl.Main(m) }
 func cluster(t *testing.T) *redis.ClusterOptions { return cl.Get(t) }
 
 func newClientFunc(t *testing.T) func() redis.UniversalClient {
-	opts := cluster(t)
-	return func() redis.UniversalClient {
-		o := *opts
-		return redis.NewClusterClient(&o)
-	}
+	return redisstore.ClusterClients(cluster(t))
 }
 
 // TestBattery runs the whole conformance battery, both eras, against the cluster. Every

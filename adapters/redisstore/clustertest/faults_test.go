@@ -10,8 +10,6 @@ package clustertest
 import (
 	"testing"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/storecheck/storecheck/adapters/internal/containers"
 	"github.com/storecheck/storecheck/adapters/redisstore"
 	"github.com/storecheck/storecheck/adapters/redisstore/rediscontainer"
@@ -33,10 +31,7 @@ func TestFaultsFailover(t *testing.T) {
 		return
 	}
 	containers.StopAtCleanup(t, c.Stop)
-	h := redisstore.NewHarness("redis-cluster (always)", func() redis.UniversalClient {
-		o := *c.Options
-		return redis.NewClusterClient(&o)
-	}, buckets)
+	h := redisstore.NewHarness("redis-cluster (always)", redisstore.ClusterClients(c.Options), buckets)
 	t.Cleanup(h.Close)
 	fh := &redisstore.FailoverHarness{
 		FaultHarness: redisstore.NewFaultHarness(h, c, harness.Durability{
