@@ -7,6 +7,9 @@
 package builtin
 
 import (
+	"context"
+	"time"
+
 	"github.com/storecheck/storecheck/cli"
 
 	// The benchmark targets of the same backends (storecheck bench --adapter postgres).
@@ -20,4 +23,12 @@ func Adapters() cli.Option {
 	as = append(as, redisAdapters()...)
 	as = append(as, riverAdapters()...)
 	return cli.WithAdapters(as...)
+}
+
+// stopAfter stops what a bring-up started, for an adapter's cleanup: it gives stop a
+// minute, even when ctx, the command's context, has already ended.
+func stopAfter(ctx context.Context, stop func(context.Context) error) {
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	_ = stop(stopCtx)
 }

@@ -4,13 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/storecheck/storecheck/cli"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/storecheck/storecheck/adapters/redisstore"
 	"github.com/storecheck/storecheck/adapters/redisstore/rediscontainer"
+	"github.com/storecheck/storecheck/cli"
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
@@ -51,10 +50,7 @@ func redisAdapters() (as []cli.Adapter) {
 			if err != nil {
 				return nil, nil, err
 			}
-			h := redisstore.NewHarness("redis ("+string(p)+")", func() redis.UniversalClient {
-				o := *srv.Options
-				return redis.NewClient(&o)
-			}, bucketsFor(4))
+			h := redisstore.NewHarness("redis ("+string(p)+")", redisstore.Clients(srv.Options), bucketsFor(4))
 			fh := redisstore.NewFaultHarness(h, srv.Faults, harness.Durability{MayLoseOnCrash: p.LosesOnCrash(), Setting: p.Setting()})
 			return fh, closer(ctx, h, srv.Stop), nil
 		},
@@ -63,10 +59,7 @@ func redisAdapters() (as []cli.Adapter) {
 			if err != nil {
 				return nil, nil, err
 			}
-			h := redisstore.NewHarness("redis", func() redis.UniversalClient {
-				o := *opts
-				return redis.NewClient(&o)
-			}, bucketsFor(4))
+			h := redisstore.NewHarness("redis", redisstore.Clients(opts), bucketsFor(4))
 			return h, closer(ctx, h, stop), nil
 		},
 	})
@@ -89,10 +82,7 @@ func redisAdapters() (as []cli.Adapter) {
 			if err != nil {
 				return nil, nil, err
 			}
-			h := redisstore.NewHarness("redis-cluster ("+string(p)+")", func() redis.UniversalClient {
-				o := *c.Options
-				return redis.NewClusterClient(&o)
-			}, bucketsFor(12))
+			h := redisstore.NewHarness("redis-cluster ("+string(p)+")", redisstore.ClusterClients(c.Options), bucketsFor(12))
 			fh := &redisstore.FailoverHarness{
 				FaultHarness: redisstore.NewFaultHarness(h, c, harness.Durability{
 					MayLoseOnCrash: p.LosesOnCrash(), MayLoseOnFailover: true,
@@ -107,10 +97,7 @@ func redisAdapters() (as []cli.Adapter) {
 			if err != nil {
 				return nil, nil, err
 			}
-			h := redisstore.NewHarness("redis-cluster", func() redis.UniversalClient {
-				o := *opts
-				return redis.NewClusterClient(&o)
-			}, bucketsFor(12))
+			h := redisstore.NewHarness("redis-cluster", redisstore.ClusterClients(opts), bucketsFor(12))
 			return h, closer(ctx, h, stop), nil
 		},
 	})
@@ -153,11 +140,8 @@ func openCluster(ctx context.Context, url string) (*redis.ClusterOptions, func(c
 func closer(ctx context.Context, h *redisstore.Harness, stop func(context.Context) error) func() {
 	return func() {
 		h.Close()
-		if stop == nil {
-			return
+		if stop != nil {
+			stopAfter(ctx, stop)
 		}
-		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		_ = stop(stopCtx)
 	}
 }
