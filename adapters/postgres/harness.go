@@ -33,7 +33,7 @@ var _ harness.Harness = (*Harness)(nil)
 // NewHarness returns a harness on the server at dsn (a URL or keyword/value string that
 // pgx accepts). The role needs CREATE on the database. Call Close when done.
 func NewHarness(dsn string) *Harness {
-	return &Harness{dsn: dsn, maxConns: 16, admin: pgschema.Admin{DSN: dsn}}
+	return &Harness{dsn: dsn, maxConns: 16, admin: pgschema.Admin{DSN: dsn, What: "postgres harness"}}
 }
 
 func (h *Harness) Name() string { return "postgres" }
@@ -57,14 +57,11 @@ func (h *Harness) adminPool(ctx context.Context) (*pgxpool.Pool, error) {
 // Open creates a schema with a random name, migrates it, and returns it as a namespace
 // whose stores read clock.
 func (h *Harness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
-	admin, err := h.adminPool(ctx)
+	schema, err := h.admin.NewSchema(ctx, "storecheck_")
 	if err != nil {
 		return nil, err
 	}
-	ns := &namespace{h: h, schema: pgschema.RandomName("storecheck_"), clock: clock}
-	if err := pgschema.Create(ctx, admin, ns.schema); err != nil {
-		return nil, fmt.Errorf("postgres harness: create schema %s: %w", ns.schema, err)
-	}
+	ns := &namespace{h: h, schema: schema, clock: clock}
 	cfg, err := ns.poolConfig()
 	if err != nil {
 		return nil, errors.Join(err, ns.drop(ctx))
@@ -151,16 +148,7 @@ func (n *namespace) Close(ctx context.Context) error {
 	return n.drop(ctx)
 }
 
-func (n *namespace) drop(ctx context.Context) error {
-	admin, err := n.h.adminPool(context.WithoutCancel(ctx))
-	if err != nil {
-		return err
-	}
-	if err := pgschema.Drop(ctx, admin, n.schema); err != nil {
-		return fmt.Errorf("postgres harness: drop schema %s: %w", n.schema, err)
-	}
-	return nil
-}
+func (n *namespace) drop(ctx context.Context) error { return n.h.admin.DropSchema(ctx, n.schema) }
 
 var _ harness.Blocker = (*namespace)(nil)
 
