@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -103,7 +102,7 @@ func redisBackend(what string, c redis.UniversalClient, stop func(context.Contex
 	base := benchmarks.Subject{Label: "baseline", What: "raw " + what + " commands", Open: func(ctx context.Context) (*benchmarks.Space, error) {
 		prefix := newPrefix()
 		r := &redisRaw{c: c, prefix: prefix, createdAt: time.Now().UnixMilli()}
-		return &benchmarks.Space{Legacy: r, Modern: (*redisRawModern)(r), Close: dropPrefix(prefix)}, nil
+		return &benchmarks.Space{Legacy: r, Modern: rawModern{(*redisRawModern)(r)}, Close: dropPrefix(prefix)}, nil
 	}}
 	return &benchmarks.Backend{Store: store, Baseline: base, Stop: func(ctx context.Context) error {
 		err := c.Close()
@@ -222,45 +221,7 @@ func (r *redisRawModern) get(ctx context.Context, id string) (int64, error) {
 	return strconv.ParseInt(h["v"], 10, 64)
 }
 
-func (r *redisRawModern) Get(ctx context.Context, id string) error {
-	_, err := r.get(ctx, id)
-	return err
-}
-
 func (r *redisRawModern) swap(ctx context.Context, id string, version int64) (bool, error) {
 	n, err := casScript.Run(ctx, r.c, []string{(*redisRaw)(r).modernKey(id)}, version, version+1, modernBodyJSON).Int()
 	return n == 1, err
-}
-
-func (r *redisRawModern) Swap(ctx context.Context, id, owner string, version int64) error {
-	ok, err := r.swap(ctx, id, version)
-	if err == nil && !ok {
-		err = fmt.Errorf("%w: %s not at version %d", reference.ErrConflict, id, version)
-	}
-	return err
-}
-
-func (r *redisRawModern) Lifecycle(ctx context.Context, owner string) error {
-	id := reference.GenerateID()
-	if err := r.Create(ctx, id, owner); err != nil {
-		return err
-	}
-	for range 2 { // progress, complete: each a read and a compare-and-swap
-		if err := r.Increment(ctx, id); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r *redisRawModern) Increment(ctx context.Context, id string) error {
-	for {
-		v, err := r.get(ctx, id)
-		if err != nil {
-			return err
-		}
-		if ok, err := r.swap(ctx, id, v); ok || err != nil {
-			return err
-		}
-	}
 }
