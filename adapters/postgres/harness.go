@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/storecheck/storecheck/adapters/internal/opened"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/internal/pgschema"
 	"github.com/storecheck/storecheck/reference"
@@ -83,11 +84,12 @@ type namespace struct {
 	schema string
 	clock  reference.Clock
 
-	mu     sync.Mutex
-	pools  []*pgxpool.Pool
-	holds  []*pgx.Conn // connections of Block, closed by Close if still open
-	closed bool
+	pools opened.Set[*pgxpool.Pool]
+	mu    sync.Mutex
+	holds []*pgx.Conn // connections of Block, closed by Close if still open
 }
+
+var errClosed = errors.New("postgres harness: namespace closed")
 
 func (n *namespace) poolConfig() (*pgxpool.Config, error) {
 	cfg, err := pgschema.PoolConfig(n.h.dsn, n.schema, n.h.maxConns)
@@ -100,21 +102,17 @@ func (n *namespace) poolConfig() (*pgxpool.Config, error) {
 
 // newPool opens a new pool on the namespace's schema.
 func (n *namespace) newPool(ctx context.Context) (*pgxpool.Pool, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.closed {
-		return nil, errors.New("postgres harness: namespace closed")
-	}
-	cfg, err := n.poolConfig()
-	if err != nil {
-		return nil, err
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("postgres harness: %w", err)
-	}
-	n.pools = append(n.pools, pool)
-	return pool, nil
+	return n.pools.Add(func() (*pgxpool.Pool, error) {
+		cfg, err := n.poolConfig()
+		if err != nil {
+			return nil, err
+		}
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("postgres harness: %w", err)
+		}
+		return pool, nil
+	}, errClosed)
 }
 
 func (n *namespace) Legacy(ctx context.Context) (legacy.Store, error) {
@@ -135,9 +133,10 @@ func (n *namespace) Modern(ctx context.Context) (modern.Store, error) {
 
 // Close closes the namespace's pools and drops its schema with everything in it.
 func (n *namespace) Close(ctx context.Context) error {
+	pools := n.pools.Close()
 	n.mu.Lock()
-	pools, holds := n.pools, n.holds
-	n.pools, n.holds, n.closed = nil, nil, true
+	holds := n.holds
+	n.holds = nil
 	n.mu.Unlock()
 	for _, c := range holds {
 		c.Close(context.WithoutCancel(ctx)) // a no-op for a released hold

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/storecheck/storecheck/adapters/internal/opened"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/internal/pgschema"
 	"github.com/storecheck/storecheck/reference"
@@ -101,28 +102,22 @@ type pgNamespace struct {
 	schema string
 	clock  reference.Clock
 
-	mu     sync.Mutex
-	pools  []*pgxpool.Pool
-	closed bool
+	pools opened.Set[*pgxpool.Pool]
 }
 
 // newPool opens a pool whose connections all land in the namespace's schema.
 func (n *pgNamespace) newPool(ctx context.Context, maxConns int32) (*pgxpool.Pool, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.closed {
-		return nil, harness.ErrClosed
-	}
-	cfg, err := pgschema.PoolConfig(n.h.dsn, n.schema, maxConns)
-	if err != nil {
-		return nil, fmt.Errorf("river-postgres harness: %w", err)
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("river-postgres harness: %w", err)
-	}
-	n.pools = append(n.pools, pool)
-	return pool, nil
+	return n.pools.Add(func() (*pgxpool.Pool, error) {
+		cfg, err := pgschema.PoolConfig(n.h.dsn, n.schema, maxConns)
+		if err != nil {
+			return nil, fmt.Errorf("river-postgres harness: %w", err)
+		}
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("river-postgres harness: %w", err)
+		}
+		return pool, nil
+	}, harness.ErrClosed)
 }
 
 func (n *pgNamespace) backend(ctx context.Context) (*Backend[pgx.Tx], error) {
@@ -135,11 +130,7 @@ func (n *pgNamespace) backend(ctx context.Context) (*Backend[pgx.Tx], error) {
 
 // Close closes the namespace's pools and drops its schema with everything in it.
 func (n *pgNamespace) Close(ctx context.Context) error {
-	n.mu.Lock()
-	pools := n.pools
-	n.pools, n.closed = nil, true
-	n.mu.Unlock()
-	for _, p := range pools {
+	for _, p := range n.pools.Close() {
 		p.Close()
 	}
 	return n.h.admin.DropSchema(ctx, n.schema)
@@ -232,33 +223,21 @@ type sqliteNamespace struct {
 	path  string
 	clock reference.Clock
 
-	mu     sync.Mutex
-	dbs    []*sql.DB
-	closed bool
+	dbs opened.Set[*sql.DB]
 }
 
 func (n *sqliteNamespace) backend(context.Context) (*Backend[*sql.Tx], error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.closed {
-		return nil, harness.ErrClosed
-	}
-	db, err := OpenSQLite(n.path)
+	db, err := n.dbs.Add(func() (*sql.DB, error) { return OpenSQLite(n.path) }, harness.ErrClosed)
 	if err != nil {
 		return nil, err
 	}
-	n.dbs = append(n.dbs, db)
 	return NewSQLite(db, WithClock(n.clock))
 }
 
 // Close closes the namespace's clients and removes its file.
 func (n *sqliteNamespace) Close(ctx context.Context) error {
-	n.mu.Lock()
-	dbs := n.dbs
-	n.dbs, n.closed = nil, true
-	n.mu.Unlock()
 	var errs []error
-	for _, db := range dbs {
+	for _, db := range n.dbs.Close() {
 		errs = append(errs, db.Close())
 	}
 	return errors.Join(append(errs, removeSQLite(n.path))...)
