@@ -35,11 +35,7 @@ func NewLegacy(pool *pgxpool.Pool, opts ...Option) *Legacy {
 // Create stores meta stamped with task_id, status working and created_at from the store's
 // clock (L-CREATE-1); an existing id fails with reference.ErrExists and is untouched.
 func (l *Legacy) Create(ctx context.Context, id string, meta legacy.Task) (legacy.Task, error) {
-	row, err := legacy.NewRow(id, meta, l.cfg.now())
-	if err != nil {
-		return nil, err
-	}
-	r, err := taskrow.NewLegacy(row)
+	row, r, err := taskrow.NewLegacyRow(id, meta, l.cfg.now())
 	if err != nil {
 		return nil, err
 	}

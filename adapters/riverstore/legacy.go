@@ -29,11 +29,7 @@ var (
 // neither a row nor a job is left behind.
 func (l *Legacy[TTx]) Create(ctx context.Context, id string, meta legacy.Task) (legacy.Task, error) {
 	b := l.b
-	row, err := legacy.NewRow(id, meta, b.cfg.now())
-	if err != nil {
-		return nil, err
-	}
-	r, err := taskrow.NewLegacy(row)
+	row, r, err := taskrow.NewLegacyRow(id, meta, b.cfg.now())
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,20 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
+// NewLegacyRow is the task a legacy Create of id with meta at nowMillis stores
+// (legacy.NewRow: a private copy, which the store may return), and its row.
+func NewLegacyRow(id string, meta legacy.Task, nowMillis int64) (legacy.Task, Legacy, error) {
+	row, err := legacy.NewRow(id, meta, nowMillis)
+	if err != nil {
+		return nil, Legacy{}, err
+	}
+	r, err := NewLegacy(row)
+	if err != nil {
+		return nil, Legacy{}, err
+	}
+	return row, r, nil
+}
+
 // LegacyChanges checks the id and changes of a legacy Update, UpdateIf or Cancel before
 // the store reads anything: changes normalized, refused when JSON text cannot carry them.
 func LegacyChanges(id string, changes legacy.Task) (legacy.Task, error) {
