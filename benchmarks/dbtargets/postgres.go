@@ -190,18 +190,10 @@ func (r *pgRawModern) Create(ctx context.Context, id, owner string) error {
 
 // get is the select of a Get: the row, unexpired; it returns the version.
 func (r *pgRawModern) get(ctx context.Context, id string) (int64, error) {
-	var (
-		owner   []byte
-		body    string
-		created int64
-		ttl     *int64
-		version int64
-	)
-	err := r.pool.QueryRow(ctx,
+	return scanVersion(r.pool.QueryRow(ctx,
 		`SELECT owner, created_at, ttl, version, body FROM storecheck_modern_tasks
 		 WHERE task_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
-		id, time.Now().UnixMilli()).Scan(&owner, &created, &ttl, &version, &body)
-	return version, err
+		id, time.Now().UnixMilli()))
 }
 
 // swap is the conditional update by primary key; ok is false when the version moved.

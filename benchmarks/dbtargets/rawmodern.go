@@ -58,3 +58,17 @@ func (r rawModern) Increment(ctx context.Context, id string) error {
 		}
 	}
 }
+
+// scanVersion reads a modern task's row (owner, created_at, ttl, version, body) as a Get
+// of a SQL store does, and returns its version.
+func scanVersion(row rowScanner) (int64, error) {
+	var (
+		owner   []byte
+		body    string
+		created int64
+		ttl     *int64
+		version int64
+	)
+	err := row.Scan(&owner, &created, &ttl, &version, &body)
+	return version, err
+}

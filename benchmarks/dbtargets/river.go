@@ -294,17 +294,8 @@ func (r *riverRawModern[TTx]) Create(ctx context.Context, id, owner string) erro
 }
 
 func (r *riverRawModern[TTx]) get(ctx context.Context, id string) (int64, error) {
-	var (
-		owner   []byte
-		body    string
-		created int64
-		ttl     *int64
-		version int64
-	)
-	err := r.queryRow(ctx, r.sql(`SELECT owner, created_at, ttl, version, body FROM storecheck_river_modern_tasks
-		WHERE task_id = $1 AND (expires_at IS NULL OR expires_at > $2)`), id, time.Now().UnixMilli()).
-		Scan(&owner, &created, &ttl, &version, &body)
-	return version, err
+	return scanVersion(r.queryRow(ctx, r.sql(`SELECT owner, created_at, ttl, version, body FROM storecheck_river_modern_tasks
+		WHERE task_id = $1 AND (expires_at IS NULL OR expires_at > $2)`), id, time.Now().UnixMilli()))
 }
 
 func (r *riverRawModern[TTx]) swap(ctx context.Context, id string, version int64) (bool, error) {
