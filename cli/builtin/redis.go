@@ -105,34 +105,33 @@ func redisAdapters() (as []cli.Adapter) {
 }
 
 func openRedis(ctx context.Context, url string) (*redis.Options, func(context.Context) error, error) {
-	if url == "" {
-		opts, stop, err := rediscontainer.Start(ctx)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w (or pass --redis-url)", err)
-		}
-		return opts, stop, nil
-	}
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--redis-url: %w", err)
-	}
-	opts.ContextTimeoutEnabled = true
-	return opts, nil, nil
+	return openOrStart(ctx, url, "--redis-url", redis.ParseURL, rediscontainer.Start,
+		func(o *redis.Options) { o.ContextTimeoutEnabled = true })
 }
 
 func openCluster(ctx context.Context, url string) (*redis.ClusterOptions, func(context.Context) error, error) {
+	return openOrStart(ctx, url, "--redis-cluster-url", redis.ParseClusterURL, rediscontainer.StartCluster,
+		func(o *redis.ClusterOptions) { o.ContextTimeoutEnabled = true })
+}
+
+// openOrStart is the options of the server (or cluster) at url, given by flag, with
+// context timeouts turned on (timeouts sets them: go-redis's two option types share no
+// interface); with url empty, those of one start brings up, and its stop.
+func openOrStart[O any](ctx context.Context, url, flag string, parse func(string) (*O, error),
+	start func(context.Context) (*O, func(context.Context) error, error), timeouts func(*O),
+) (*O, func(context.Context) error, error) {
 	if url == "" {
-		opts, stop, err := rediscontainer.StartCluster(ctx)
+		opts, stop, err := start(ctx)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w (or pass --redis-cluster-url)", err)
+			return nil, nil, fmt.Errorf("%w (or pass %s)", err, flag)
 		}
 		return opts, stop, nil
 	}
-	opts, err := redis.ParseClusterURL(url)
+	opts, err := parse(url)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--redis-cluster-url: %w", err)
+		return nil, nil, fmt.Errorf("%s: %w", flag, err)
 	}
-	opts.ContextTimeoutEnabled = true
+	timeouts(opts)
 	return opts, nil, nil
 }
 
