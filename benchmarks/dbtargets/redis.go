@@ -20,25 +20,11 @@ func init() {
 		Name:    "redis",
 		Summary: "the Redis adapter (one server) vs the equivalent raw commands (HSET, HGETALL, a minimal CAS script)",
 		Start: func(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend, error) {
-			if err := needDocker(ctx, env.RedisURL, rediscontainer.EnvURL); err != nil {
-				return nil, err
-			}
-			var (
-				opts *redis.Options
-				stop = func(context.Context) error { return nil }
-				err  error
-			)
-			if env.RedisURL != "" {
-				opts, err = redis.ParseURL(env.RedisURL)
-				if opts != nil {
-					opts.ContextTimeoutEnabled = true
-				}
-			} else {
-				opts, stop, err = rediscontainer.Start(ctx)
-			}
+			opts, stop, err := redisServer(ctx, env.RedisURL, rediscontainer.EnvURL, redis.ParseURL, rediscontainer.Start)
 			if err != nil {
 				return nil, err
 			}
+			opts.ContextTimeoutEnabled = true // as the bring-up's options have it
 			opts.PoolSize = max(opts.PoolSize, benchmarks.SeedWorkers)
 			return redisBackend("redis", redis.NewClient(opts), stop), nil
 		},
@@ -47,29 +33,30 @@ func init() {
 		Name:    "redis-cluster",
 		Summary: "the Redis adapter on a 3-master Redis Cluster vs the equivalent raw commands on it",
 		Start: func(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend, error) {
-			if err := needDocker(ctx, env.RedisClusterURL, rediscontainer.EnvClusterURL); err != nil {
-				return nil, err
-			}
-			var (
-				opts *redis.ClusterOptions
-				stop = func(context.Context) error { return nil }
-				err  error
-			)
-			if env.RedisClusterURL != "" {
-				opts, err = redis.ParseClusterURL(env.RedisClusterURL)
-				if opts != nil {
-					opts.ContextTimeoutEnabled = true
-				}
-			} else {
-				opts, stop, err = rediscontainer.StartCluster(ctx)
-			}
+			opts, stop, err := redisServer(ctx, env.RedisClusterURL, rediscontainer.EnvClusterURL, redis.ParseClusterURL, rediscontainer.StartCluster)
 			if err != nil {
 				return nil, err
 			}
+			opts.ContextTimeoutEnabled = true // as the bring-up's options have it
 			opts.PoolSize = max(opts.PoolSize, benchmarks.SeedWorkers)
 			return redisBackend("redis cluster", redis.NewClusterClient(opts), stop), nil
 		},
 	})
+}
+
+// redisServer is the options of the server (or cluster) at url, or, with url empty, of
+// one start brings up (which needs Docker: needDocker), with the function that stops it.
+func redisServer[O any](ctx context.Context, url, envVar string, parse func(string) (*O, error),
+	start func(context.Context) (*O, func(context.Context) error, error),
+) (*O, func(context.Context) error, error) {
+	if err := needDocker(ctx, url, envVar); err != nil {
+		return nil, nil, err
+	}
+	if url == "" {
+		return start(ctx)
+	}
+	opts, err := parse(url)
+	return opts, func(context.Context) error { return nil }, err
 }
 
 // redisBackend is the store and the baseline on client c; every Space is a fresh key
