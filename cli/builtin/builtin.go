@@ -8,6 +8,7 @@ package builtin
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/storecheck/storecheck/cli"
@@ -31,4 +32,13 @@ func stopAfter(ctx context.Context, stop func(context.Context) error) {
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
 	_ = stop(stopCtx)
+}
+
+// ownBackend refuses --faults on a backend given by flag (given is its value): the fault
+// checks kill what they run on, so it must be a what storecheck starts itself.
+func ownBackend(given, what, flag string) error {
+	if given != "" {
+		return fmt.Errorf("--faults needs a %s storecheck starts and may kill, not %s", what, flag)
+	}
+	return nil
 }

@@ -26,8 +26,8 @@ func postgresAdapters() (as []cli.Adapter) {
 			})
 		},
 		OpenFaults: func(ctx context.Context) (harness.Harness, func(), error) {
-			if dsn != "" {
-				return nil, nil, fmt.Errorf("--faults needs a server storecheck starts and may kill, not --dsn")
+			if err := ownBackend(dsn, "server", "--dsn"); err != nil {
+				return nil, nil, err
 			}
 			srv, err := pgcontainer.StartFaultable(ctx)
 			if err != nil {

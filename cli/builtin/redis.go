@@ -26,6 +26,14 @@ func redisAdapters() (as []cli.Adapter) {
 		}
 		return def
 	}
+	// faultPersistence is the persistence of the containers --faults starts; given, the
+	// URL flag's value, names a deployment storecheck may not kill.
+	faultPersistence := func(given, what, flag string) (rediscontainer.Persistence, error) {
+		if err := ownBackend(given, what, flag); err != nil {
+			return "", err
+		}
+		return rediscontainer.ParsePersistence(persistence)
+	}
 	flags := func(fs *flag.FlagSet) {
 		fs.StringVar(&persistence, "redis-persistence", string(rediscontainer.AOFAlways), "redis, redis-cluster with --faults: the containers' persistence: always (appendonly yes,\nappendfsync always), everysec, or default (Redis's own: no AOF, RDB snapshots)")
 		fs.IntVar(&buckets, "redis-buckets", 0, "redis, redis-cluster: index buckets per namespace (default 4 on one node, 12 on a cluster)")
@@ -39,10 +47,7 @@ func redisAdapters() (as []cli.Adapter) {
 			flags(fs)
 		},
 		OpenFaults: func(ctx context.Context) (harness.Harness, func(), error) {
-			if url != "" {
-				return nil, nil, fmt.Errorf("--faults needs a server storecheck starts and may kill, not --redis-url")
-			}
-			p, err := rediscontainer.ParsePersistence(persistence)
+			p, err := faultPersistence(url, "server", "--redis-url")
 			if err != nil {
 				return nil, nil, err
 			}
@@ -71,10 +76,7 @@ func redisAdapters() (as []cli.Adapter) {
 				rediscontainer.EnvClusterURL+", else containers)")
 		},
 		OpenFaults: func(ctx context.Context) (harness.Harness, func(), error) {
-			if clusterURL != "" {
-				return nil, nil, fmt.Errorf("--faults needs a cluster storecheck starts and may kill, not --redis-cluster-url")
-			}
-			p, err := rediscontainer.ParsePersistence(persistence)
+			p, err := faultPersistence(clusterURL, "cluster", "--redis-cluster-url")
 			if err != nil {
 				return nil, nil, err
 			}
