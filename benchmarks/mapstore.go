@@ -178,17 +178,8 @@ func (s mapModern) Sweep(ctx context.Context) (int, error) {
 
 // mapSubject is the baseline subject of the in-memory targets.
 func mapSubject() Subject {
-	return Subject{
-		Label: "baseline",
-		What:  "mutex+map",
-		Open: func(ctx context.Context) (*Space, error) {
-			clock, set := manualClock()
-			s := newMapStore(clock)
-			return &Space{
-				Legacy: &storeLegacy{st: mapLegacy{s}, setClock: set},
-				Modern: newStoreModern(mapModern{s}, clock),
-				Close:  func(context.Context) error { return nil },
-			}, nil
-		},
-	}
+	return inProcess("baseline", "mutex+map", func(clock reference.Clock) (legacy.Store, modern.Store) {
+		s := newMapStore(clock)
+		return mapLegacy{s}, mapModern{s}
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/storecheck/storecheck/adapters/wire"
-	"github.com/storecheck/storecheck/reference/memstore"
 )
 
 func init() {
@@ -50,14 +49,6 @@ func startWire(ctx context.Context, env Env) (*Backend, error) {
 			Close:  func(ctx context.Context) error { return c.Reset(ctx) },
 		}, nil
 	}}
-	base := Subject{Label: "baseline", What: "memstore in process", Open: func(context.Context) (*Space, error) {
-		clock, set := manualClock()
-		s := memstore.New(memstore.WithClock(clock))
-		return &Space{
-			Legacy: &storeLegacy{st: s.Legacy(), setClock: set},
-			Modern: newStoreModern(s.Modern(), clock),
-			Close:  func(context.Context) error { return nil },
-		}, nil
-	}}
+	base := inProcess("baseline", "memstore in process", newMemstore)
 	return &Backend{Store: store, Baseline: base, Stop: func(context.Context) error { return c.Close() }}, nil
 }

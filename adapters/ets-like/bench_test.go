@@ -26,33 +26,34 @@ func benchTable(b *testing.B, n int) (*Store, []string) {
 	return s, ids
 }
 
-func BenchmarkLegacyGetParallel(b *testing.B) {
-	s, ids := benchTable(b, 1024)
+// benchParallel runs op, the i-th call of a goroutine of b.RunParallel, on the tasks of a
+// table of n in turn; each goroutine starts at another task.
+func benchParallel(b *testing.B, n int, op func(ctx context.Context, s *Store, id string, i uint64) error) {
+	s, ids := benchTable(b, n)
 	var next atomic.Uint64
 	b.RunParallel(func(pb *testing.PB) {
 		ctx := context.Background()
 		i := next.Add(1) * 7919
 		for pb.Next() {
 			i++
-			if _, err := s.Legacy().Get(ctx, ids[i%uint64(len(ids))]); err != nil {
+			if err := op(ctx, s, ids[i%uint64(len(ids))], i); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 }
 
+func BenchmarkLegacyGetParallel(b *testing.B) {
+	benchParallel(b, 1024, func(ctx context.Context, s *Store, id string, _ uint64) error {
+		_, err := s.Legacy().Get(ctx, id)
+		return err
+	})
+}
+
 func BenchmarkLegacyUpdateParallel(b *testing.B) {
-	s, ids := benchTable(b, 1024)
-	var next atomic.Uint64
-	b.RunParallel(func(pb *testing.PB) {
-		ctx := context.Background()
-		i := next.Add(1) * 7919
-		for pb.Next() {
-			i++
-			if _, err := s.Legacy().Update(ctx, ids[i%uint64(len(ids))], legacy.Task{"progress": int(i)}); err != nil {
-				b.Fatal(err)
-			}
-		}
+	benchParallel(b, 1024, func(ctx context.Context, s *Store, id string, i uint64) error {
+		_, err := s.Legacy().Update(ctx, id, legacy.Task{"progress": int(i)})
+		return err
 	})
 }
 

@@ -1,12 +1,11 @@
 package postgres_test
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/storecheck/storecheck/adapters/internal/containers"
+	"github.com/storecheck/storecheck/adapters/internal/storetest"
 	"github.com/storecheck/storecheck/adapters/postgres"
 	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
 	"github.com/storecheck/storecheck/conformance/faults"
@@ -25,11 +24,7 @@ func TestFaults(t *testing.T) {
 		containers.SkipOrFail(t, "postgres (faults)", err)
 		return
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = srv.Stop(ctx)
-	})
+	containers.StopAtCleanup(t, srv.Stop)
 	h, err := postgres.NewFaultHarness(ctx, srv.DSN, srv.Faults)
 	if err != nil {
 		t.Fatal(err)
@@ -38,21 +33,7 @@ func TestFaults(t *testing.T) {
 	if d := h.Durability(); d.MayLoseOnCrash {
 		t.Fatalf("the adapter's default server settings declare lossy durability: %s", d.Setting)
 	}
-	r := faults.Check(t, h, faults.Config{})
-	for _, f := range r.Faults {
-		if f.AckedLost != 0 || f.AckedChecked == 0 {
-			t.Errorf("%s: %d of %d acknowledged writes lost, want 0 of some", f.Fault, f.AckedLost, f.AckedChecked)
-		}
-		for _, v := range f.Rules {
-			want := faults.Passed
-			if v.ID == faults.RuleDeclare && f.Fault == faults.Pause {
-				want = faults.NotExercised // a pause is not a crash
-			}
-			if v.Outcome != want {
-				t.Errorf("%s: %s %s, want %s: %v", f.Fault, v.ID, v.Outcome, want, v.Reasons)
-			}
-		}
-	}
+	storetest.NothingLost(t, faults.Check(t, h, faults.Config{}))
 }
 
 // TestFaultDurabilityDeclared: the durability declared from the server's settings is lossy

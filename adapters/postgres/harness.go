@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/storecheck/storecheck/adapters/internal/opened"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/internal/pgschema"
 	"github.com/storecheck/storecheck/reference"
@@ -33,7 +34,7 @@ var _ harness.Harness = (*Harness)(nil)
 // NewHarness returns a harness on the server at dsn (a URL or keyword/value string that
 // pgx accepts). The role needs CREATE on the database. Call Close when done.
 func NewHarness(dsn string) *Harness {
-	return &Harness{dsn: dsn, maxConns: 16, admin: pgschema.Admin{DSN: dsn}}
+	return &Harness{dsn: dsn, maxConns: 16, admin: pgschema.Admin{DSN: dsn, What: "postgres harness"}}
 }
 
 func (h *Harness) Name() string { return "postgres" }
@@ -57,14 +58,11 @@ func (h *Harness) adminPool(ctx context.Context) (*pgxpool.Pool, error) {
 // Open creates a schema with a random name, migrates it, and returns it as a namespace
 // whose stores read clock.
 func (h *Harness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
-	admin, err := h.adminPool(ctx)
+	schema, err := h.admin.NewSchema(ctx, "storecheck_")
 	if err != nil {
 		return nil, err
 	}
-	ns := &namespace{h: h, schema: pgschema.RandomName("storecheck_"), clock: clock}
-	if err := pgschema.Create(ctx, admin, ns.schema); err != nil {
-		return nil, fmt.Errorf("postgres harness: create schema %s: %w", ns.schema, err)
-	}
+	ns := &namespace{h: h, schema: schema, clock: clock}
 	cfg, err := ns.poolConfig()
 	if err != nil {
 		return nil, errors.Join(err, ns.drop(ctx))
@@ -86,11 +84,12 @@ type namespace struct {
 	schema string
 	clock  reference.Clock
 
-	mu     sync.Mutex
-	pools  []*pgxpool.Pool
-	holds  []*pgx.Conn // connections of Block, closed by Close if still open
-	closed bool
+	pools opened.Set[*pgxpool.Pool]
+	mu    sync.Mutex
+	holds []*pgx.Conn // connections of Block, closed by Close if still open
 }
+
+var errClosed = errors.New("postgres harness: namespace closed")
 
 func (n *namespace) poolConfig() (*pgxpool.Config, error) {
 	cfg, err := pgschema.PoolConfig(n.h.dsn, n.schema, n.h.maxConns)
@@ -103,21 +102,17 @@ func (n *namespace) poolConfig() (*pgxpool.Config, error) {
 
 // newPool opens a new pool on the namespace's schema.
 func (n *namespace) newPool(ctx context.Context) (*pgxpool.Pool, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.closed {
-		return nil, errors.New("postgres harness: namespace closed")
-	}
-	cfg, err := n.poolConfig()
-	if err != nil {
-		return nil, err
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("postgres harness: %w", err)
-	}
-	n.pools = append(n.pools, pool)
-	return pool, nil
+	return n.pools.Add(func() (*pgxpool.Pool, error) {
+		cfg, err := n.poolConfig()
+		if err != nil {
+			return nil, err
+		}
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("postgres harness: %w", err)
+		}
+		return pool, nil
+	}, errClosed)
 }
 
 func (n *namespace) Legacy(ctx context.Context) (legacy.Store, error) {
@@ -138,9 +133,10 @@ func (n *namespace) Modern(ctx context.Context) (modern.Store, error) {
 
 // Close closes the namespace's pools and drops its schema with everything in it.
 func (n *namespace) Close(ctx context.Context) error {
+	pools := n.pools.Close()
 	n.mu.Lock()
-	pools, holds := n.pools, n.holds
-	n.pools, n.holds, n.closed = nil, nil, true
+	holds := n.holds
+	n.holds = nil
 	n.mu.Unlock()
 	for _, c := range holds {
 		c.Close(context.WithoutCancel(ctx)) // a no-op for a released hold
@@ -151,16 +147,7 @@ func (n *namespace) Close(ctx context.Context) error {
 	return n.drop(ctx)
 }
 
-func (n *namespace) drop(ctx context.Context) error {
-	admin, err := n.h.adminPool(context.WithoutCancel(ctx))
-	if err != nil {
-		return err
-	}
-	if err := pgschema.Drop(ctx, admin, n.schema); err != nil {
-		return fmt.Errorf("postgres harness: drop schema %s: %w", n.schema, err)
-	}
-	return nil
-}
+func (n *namespace) drop(ctx context.Context) error { return n.h.admin.DropSchema(ctx, n.schema) }
 
 var _ harness.Blocker = (*namespace)(nil)
 

@@ -3,9 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math"
-	"math/big"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -38,11 +35,7 @@ func NewLegacy(pool *pgxpool.Pool, opts ...Option) *Legacy {
 // Create stores meta stamped with task_id, status working and created_at from the store's
 // clock (L-CREATE-1); an existing id fails with reference.ErrExists and is untouched.
 func (l *Legacy) Create(ctx context.Context, id string, meta legacy.Task) (legacy.Task, error) {
-	row, err := legacy.NewRow(id, meta, l.cfg.now())
-	if err != nil {
-		return nil, err
-	}
-	r, err := taskrow.NewLegacy(row)
+	row, r, err := taskrow.NewLegacyRow(id, meta, l.cfg.now())
 	if err != nil {
 		return nil, err
 	}
@@ -101,15 +94,9 @@ func (l *Legacy) Cancel(ctx context.Context, id string) (legacy.Task, error) {
 // modify is the read-merge-write of Update, UpdateIf (allowed non-nil) and Cancel, in one
 // transaction holding the row lock.
 func (l *Legacy) modify(ctx context.Context, op, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
-	if err := reference.ValidateID(id); err != nil {
-		return nil, err
-	}
-	ch, err := legacy.Normalize(changes)
+	ch, err := taskrow.LegacyChanges(id, changes)
 	if err != nil {
 		return nil, err
-	}
-	if err := taskrow.CheckUTF8(map[string]any(ch), "$"); err != nil {
-		return nil, err // refuse before taking a lock
 	}
 	// Read, merge in Go, then write only if the body is still the one read: two
 	// statements in autocommit instead of BEGIN, SELECT … FOR UPDATE, UPDATE, COMMIT
@@ -127,17 +114,9 @@ func (l *Legacy) modify(ctx context.Context, op, id string, allowed []reference.
 		if err != nil {
 			return nil, dbError(ctx, op, err)
 		}
-		cur, err := taskrow.DecodeLegacy(body)
+		_, next, r, err := taskrow.MergeLegacy(id, body, allowed, ch)
 		if err != nil {
-			return nil, dbError(ctx, op, err)
-		}
-		if allowed != nil && !cur.StatusIn(allowed) {
-			return nil, fmt.Errorf("%w: task %s is %s", reference.ErrConflict, id, cur.Status())
-		}
-		next := legacy.MergeRow(cur, ch)
-		r, err := taskrow.NewLegacy(next)
-		if err != nil {
-			return nil, dbError(ctx, op, err)
+			return nil, dbError(ctx, op, err) // a sentinel (ErrConflict) passes as it is
 		}
 		tag, err := l.pool.Exec(ctx,
 			`UPDATE storecheck_legacy_tasks SET owner = $2, status = $3, created_at = $4, body = $5
@@ -166,25 +145,25 @@ func (l *Legacy) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
-// The list queries, one per owner scope: status, owner and limit all in SQL (L-LIST-1..4).
-// $1 is the status filter (NULL: any), $2 the limit (NULL: unbounded), $3 the principal.
-const (
-	listAny = `SELECT body FROM storecheck_legacy_tasks
-		WHERE ($1::bytea IS NULL OR status = $1) ORDER BY task_id LIMIT $2`
-	listUnowned = `SELECT body FROM storecheck_legacy_tasks
-		WHERE ($1::bytea IS NULL OR status = $1) AND owner IS NULL ORDER BY task_id LIMIT $2`
-	listPrincipal = `SELECT body FROM storecheck_legacy_tasks
-		WHERE ($1::bytea IS NULL OR status = $1) AND (owner = $3 OR owner IS NULL) ORDER BY task_id LIMIT $2`
-	listPrincipalOnly = `SELECT body FROM storecheck_legacy_tasks
-		WHERE ($1::bytea IS NULL OR status = $1) AND owner = $3 ORDER BY task_id LIMIT $2`
-)
+// listQueries are the list queries, one per owner scope: status, owner and limit all in
+// SQL (L-LIST-1..4). $1 is the status filter (NULL: any), $2 the limit (NULL: unbounded),
+// $3 the principal.
+var listQueries = taskrow.ListQueries{
+	Any: `SELECT body FROM storecheck_legacy_tasks
+		WHERE ($1::bytea IS NULL OR status = $1) ORDER BY task_id LIMIT $2`,
+	Unowned: `SELECT body FROM storecheck_legacy_tasks
+		WHERE ($1::bytea IS NULL OR status = $1) AND owner IS NULL ORDER BY task_id LIMIT $2`,
+	Principal: `SELECT body FROM storecheck_legacy_tasks
+		WHERE ($1::bytea IS NULL OR status = $1) AND (owner = $3 OR owner IS NULL) ORDER BY task_id LIMIT $2`,
+	PrincipalOnly: `SELECT body FROM storecheck_legacy_tasks
+		WHERE ($1::bytea IS NULL OR status = $1) AND owner = $3 ORDER BY task_id LIMIT $2`,
+}
 
 // List returns the tasks matching opts, each once, ordered by id (L-LIST-1..4). Status,
 // owner scope and limit are one query.
 func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Task, error) {
-	out := []legacy.Task{}
 	if opts.Limit != nil && *opts.Limit <= 0 {
-		return out, nil
+		return []legacy.Task{}, nil
 	}
 	var status []byte
 	if opts.Status != nil {
@@ -194,21 +173,11 @@ func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Ta
 	if opts.Limit != nil {
 		limit = new(int64(*opts.Limit))
 	}
-	args := []any{status, limit}
-	var q string
-	switch principal, isPrincipal := opts.Owner.Principal(); {
-	case opts.Owner.IsAny():
-		q = listAny
-	case isPrincipal && opts.RequireOwner:
-		q, args = listPrincipalOnly, append(args, []byte(principal))
-	case isPrincipal:
-		q, args = listPrincipal, append(args, []byte(principal))
-	case opts.RequireOwner: // anonymous: only unowned rows, and those are excluded
-		return out, nil
-	default:
-		q = listUnowned
+	q, principal, ok := listQueries.Pick(opts)
+	if !ok {
+		return []legacy.Task{}, nil
 	}
-	rows, err := l.pool.Query(ctx, q, args...)
+	rows, err := l.pool.Query(ctx, q, append([]any{status, limit}, principal...)...)
 	if err != nil {
 		return nil, dbError(ctx, "list", err)
 	}
@@ -216,42 +185,19 @@ func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Ta
 	if err != nil {
 		return nil, dbError(ctx, "list", err)
 	}
-	for _, b := range bodies {
-		t, err := taskrow.DecodeLegacy(b)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
+	return taskrow.DecodeLegacies(bodies)
 }
 
 // Cleanup removes the terminal tasks whose age now − created_at is strictly greater than
 // ttl (L-CLEAN-1), now being the store's clock, and returns how many it removed.
 func (l *Legacy) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
-	// The age is a whole number of milliseconds, so age > ttl ⇔ age > ⌊ttl⌋ms ⇔
-	// created_at ≤ now − ⌊ttl⌋ms − 1, computed exactly and clamped to bigint.
-	floor := int64(ttl / time.Millisecond)
-	if ttl%time.Millisecond < 0 {
-		floor--
-	}
-	bound := new(big.Int).Sub(big.NewInt(l.cfg.now()), big.NewInt(floor))
-	bound.Sub(bound, big.NewInt(1))
-	switch {
-	case bound.Cmp(big.NewInt(math.MinInt64)) < 0:
+	bound, ok := taskrow.CleanupBound(l.cfg.now(), ttl)
+	if !ok {
 		return 0, ctx.Err() // no created_at is that old
-	case bound.Cmp(big.NewInt(math.MaxInt64)) > 0:
-		bound.SetInt64(math.MaxInt64)
-	}
-	terminal := [][]byte{}
-	for _, s := range reference.Statuses() {
-		if s.Terminal() {
-			terminal = append(terminal, []byte(s))
-		}
 	}
 	tag, err := l.pool.Exec(ctx,
 		`DELETE FROM storecheck_legacy_tasks WHERE status = ANY($1) AND created_at <= $2`,
-		terminal, bound.Int64())
+		taskrow.TerminalStatuses(), bound)
 	if err != nil {
 		return 0, dbError(ctx, "cleanup", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/storecheck/storecheck/internal/pgschema"
 )
 
 //go:embed schema.sql
@@ -30,18 +32,15 @@ type Beginner interface {
 // catalogue, so callers serialise on an advisory lock held until the transaction ends.
 func Migrate(ctx context.Context, db Beginner) error {
 	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
-		var schema *string
-		if err := tx.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		schema, err := pgschema.Current(ctx, tx)
+		if err != nil {
 			return err
 		}
-		if schema == nil {
-			return fmt.Errorf("no schema to create tables in: the search_path names no existing schema")
-		}
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, migrateLockClass, *schema); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, migrateLockClass, schema); err != nil {
 			return err
 		}
 		// Simple protocol: the schema is several statements without parameters.
-		_, err := tx.Exec(ctx, schemaSQL, pgx.QueryExecModeSimpleProtocol)
+		_, err = tx.Exec(ctx, schemaSQL, pgx.QueryExecModeSimpleProtocol)
 		return err
 	})
 	if err != nil {

@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -27,22 +25,11 @@ func NewModern(pool *pgxpool.Pool, opts ...Option) *Modern {
 	return &Modern{pool: pool, cfg: newConfig(opts)}
 }
 
-// maxSwapRetries bounds Swap's retries after a read found nothing wrong with the row.
-const maxSwapRetries = 16
-
 // Create stores task with version 1 (M-CREATE-1); an existing id, expired or not until
 // swept, fails with reference.ErrExists. It commits with synchronous_commit on before it
 // returns, so any instance on the database finds the task at once (M-CREATE-2).
 func (m *Modern) Create(ctx context.Context, task modern.Task) (modern.Task, error) {
-	if err := reference.ValidateID(task.TaskID); err != nil {
-		return modern.Task{}, err
-	}
-	row, err := task.Normalize()
-	if err != nil {
-		return modern.Task{}, err
-	}
-	row.Version = 1
-	r, err := taskrow.NewModern(row)
+	row, r, err := taskrow.NewModernRow(task, 1)
 	if err != nil {
 		return modern.Task{}, err
 	}
@@ -79,26 +66,10 @@ func (m *Modern) Get(ctx context.Context, id string, caller reference.Caller) (m
 
 // load reads a task; with now set, an expired task reads as missing (expiry in SQL).
 func (m *Modern) load(ctx context.Context, id string, now *int64) (modern.Task, bool, error) {
-	var (
-		t     = modern.Task{TaskID: id}
-		owner []byte
-		body  string
-	)
-	err := m.pool.QueryRow(ctx,
+	return taskrow.ScanModern(id, m.pool.QueryRow(ctx,
 		`SELECT owner, created_at, ttl, version, body FROM storecheck_modern_tasks
 		 WHERE task_id = $1 AND ($2::bigint IS NULL OR expires_at IS NULL OR expires_at > $2)`,
-		id, now).Scan(&owner, &t.CreatedAt, &t.TTL, &t.Version, &body)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return modern.Task{}, false, nil
-	}
-	if err != nil {
-		return modern.Task{}, false, err
-	}
-	t.Owner = string(owner)
-	if err := taskrow.FillModern(&t, body); err != nil {
-		return modern.Task{}, false, err
-	}
-	return t, true, nil
+		id, now).Scan, pgx.ErrNoRows)
 }
 
 // Swap replaces the task iff it exists, is unexpired, visible to caller and at
@@ -106,19 +77,11 @@ func (m *Modern) load(ctx context.Context, id string, now *int64) (modern.Task, 
 // UPDATE. When it matches no row, a read of the row says why (modern.CheckSwap); if the
 // read finds nothing wrong, the row changed in between and the UPDATE is tried again.
 func (m *Modern) Swap(ctx context.Context, caller reference.Caller, expectedVersion int64, next modern.Task) (modern.Task, error) {
-	id := next.TaskID
-	if err := reference.ValidateID(id); err != nil {
-		return modern.Task{}, err
-	}
-	row, err := next.Normalize()
+	s, err := taskrow.NewSwap(caller, expectedVersion, next)
 	if err != nil {
 		return modern.Task{}, err
 	}
-	row.Version = expectedVersion + 1
-	r, err := taskrow.NewModern(row)
-	if err != nil {
-		return modern.Task{}, err
-	}
+	id, row, r := next.TaskID, s.Next, s.Row
 	for attempt := 0; ; attempt++ {
 		now := m.cfg.now()
 		// A caller that cannot see next's owner cannot see a row it may swap either
@@ -140,16 +103,8 @@ func (m *Modern) Swap(ctx context.Context, caller reference.Caller, expectedVers
 		if err != nil {
 			return modern.Task{}, dbError(ctx, "swap", err)
 		}
-		if err := modern.CheckSwap(cur, found, caller, expectedVersion, row, now); err != nil {
+		if err := s.Missed(ctx, backend, attempt, cur, found, now); err != nil {
 			return modern.Task{}, err
-		}
-		if err := ctx.Err(); err != nil {
-			return modern.Task{}, dbError(ctx, "swap", err)
-		}
-		if attempt == maxSwapRetries {
-			// Only a ttl so large or so negative that created_at + ttl leaves the int64
-			// range gets here (the UPDATE saturates, modern.Task.Expired wraps).
-			return modern.Task{}, fmt.Errorf("%w: swap of task %s: row keeps changing or its expiry is out of range", reference.ErrConflict, id)
 		}
 	}
 }

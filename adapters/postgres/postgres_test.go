@@ -142,14 +142,7 @@ func jsonEqual(a, b any) bool {
 
 func TestInvalidUTF8IsRefusedNotAltered(t *testing.T) {
 	f := newFixture(t)
-	ctx := t.Context()
-	_, err := f.legacy.Create(ctx, "bad", legacy.Task{"v": "a\xffb"})
-	if !errors.Is(err, reference.ErrInvalid) {
-		t.Fatalf("Create with invalid UTF-8: want ErrInvalid, got %v", err)
-	}
-	if _, err := f.legacy.Get(ctx, "bad"); !errors.Is(err, reference.ErrNotFound) {
-		t.Errorf("refused Create stored something: Get = %v", err)
-	}
+	storetest.InvalidUTF8Refused(t, t.Context(), f.legacy, f.modern)
 }
 
 // TestMigrateConcurrently runs Migrate from several clients at once on one empty schema
@@ -245,59 +238,12 @@ func TestStoreClockNotDatabaseClock(t *testing.T) {
 	storetest.ClockFollowed(t, t.Context(), f.legacy, f.modern, f.clock)
 }
 
-// TestSwapErrors checks how a Swap that matches no row is explained (M-SWAP-2, M-SWAP-3).
+// TestSwapErrors checks how a refused Swap is explained (M-SWAP-2, M-SWAP-3) and that it
+// wrote nothing.
 func TestSwapErrors(t *testing.T) {
-	f := newFixture(t)
-	ctx := t.Context()
-	base := modern.Task{TaskID: "s", Owner: "alice", Status: reference.StatusWorking, CreatedAt: 10}
-	if _, err := f.modern.Create(ctx, base); err != nil {
-		t.Fatal(err)
-	}
-	next := base
-	next.StatusMessage = "step"
-	cases := []struct {
-		name    string
-		caller  reference.Caller
-		version int64
-		mutate  func(*modern.Task)
-		want    error
-	}{
-		{"stale version", reference.System(), 7, nil, reference.ErrConflict},
-		{"foreign caller", reference.Principal("bob"), 1, nil, reference.ErrNotFound},
-		{"foreign caller, stale version", reference.Principal("bob"), 7, nil, reference.ErrNotFound},
-		{"owner change", reference.System(), 1, func(t *modern.Task) { t.Owner = "bob" }, reference.ErrInvalid},
-		{"created_at change", reference.Principal("alice"), 1, func(t *modern.Task) { t.CreatedAt++ }, reference.ErrInvalid},
-		{"missing", reference.System(), 1, func(t *modern.Task) { t.TaskID = "nope" }, reference.ErrNotFound},
-	}
-	for _, c := range cases {
-		n := next
-		if c.mutate != nil {
-			c.mutate(&n)
-		}
-		if _, err := f.modern.Swap(ctx, c.caller, c.version, n); !errors.Is(err, c.want) {
-			t.Errorf("%s: Swap(%s, %d): want %v, got %v", c.name, c.caller, c.version, c.want, err)
-		}
-	}
-	got, err := f.modern.Swap(ctx, reference.Principal("alice"), 1, next)
-	if err != nil || got.Version != 2 {
-		t.Fatalf("valid Swap: version %d, %v", got.Version, err)
-	}
-	stored, err := f.modern.Get(ctx, "s", reference.System())
-	if err != nil || !modern.Equal(stored, got) {
-		t.Errorf("after Swap Get = %+v, %v; want %+v", stored, err, got)
-	}
+	storetest.SwapErrors(t, t.Context(), newFixture(t).modern)
 }
 
 func TestCancelledContextReturnsPromptly(t *testing.T) {
-	f := newFixture(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	start := time.Now()
-	_, err := f.legacy.Create(ctx, "c", legacy.Task{})
-	if !errors.Is(err, context.Canceled) || time.Since(start) > time.Second {
-		t.Errorf("Create with a cancelled context: %v after %s; want context.Canceled within 1s", err, time.Since(start))
-	}
-	if _, err := f.legacy.Get(t.Context(), "c"); !errors.Is(err, reference.ErrNotFound) {
-		t.Errorf("a cancelled Create stored the task: Get = %v", err)
-	}
+	storetest.CancelledCreateReturnsPromptly(t, t.Context(), newFixture(t).legacy)
 }

@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -17,11 +16,7 @@ import (
 // stopped by TestMain.
 var srv = containers.NewShared("postgres", pgcontainer.Start)
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	srv.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { srv.Main(m) }
 
 // server returns the DSN of the shared server, skipping the test when Docker is absent
 // outside CI and failing it otherwise (containers.SkipOrFail).

@@ -61,7 +61,10 @@ func newConfig(opts []Option) config {
 
 func (c config) now() int64 { return reference.NowMillis(c.clock) }
 
+// backend prefixes the store's errors (storeerr).
+const backend = "postgres"
+
 // dbError turns an error met during op into the store's error (storeerr.Wrap).
 func dbError(ctx context.Context, op string, err error) error {
-	return storeerr.Wrap(ctx, "postgres", op, err)
+	return storeerr.Wrap(ctx, backend, op, err)
 }

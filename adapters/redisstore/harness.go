@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/storecheck/storecheck/adapters/internal/opened"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -38,6 +39,23 @@ var _ harness.Harness = (*Harness)(nil)
 // Close when done.
 func NewHarness(name string, newClient func() redis.UniversalClient, buckets int) *Harness {
 	return &Harness{name: name, newClient: newClient, buckets: buckets}
+}
+
+// Clients is a NewHarness client function for one server: each call a new client on a
+// copy of opts, which the clients never share.
+func Clients(opts *redis.Options) func() redis.UniversalClient {
+	return func() redis.UniversalClient {
+		o := *opts
+		return redis.NewClient(&o)
+	}
+}
+
+// ClusterClients is Clients for a Redis Cluster.
+func ClusterClients(opts *redis.ClusterOptions) func() redis.UniversalClient {
+	return func() redis.UniversalClient {
+		o := *opts
+		return redis.NewClusterClient(&o)
+	}
 }
 
 func (h *Harness) Name() string { return h.name }
@@ -81,19 +99,16 @@ type namespace struct {
 	prefix string
 	clock  reference.Clock
 
-	mu      sync.Mutex
-	clients []redis.UniversalClient
-	closed  bool
+	clients opened.Set[redis.UniversalClient]
 }
 
+var errClosed = errors.New("redis harness: namespace closed")
+
 func (n *namespace) store() (*Store, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.closed {
-		return nil, errors.New("redis harness: namespace closed")
+	c, err := n.clients.Add(func() (redis.UniversalClient, error) { return n.h.newClient(), nil }, errClosed)
+	if err != nil {
+		return nil, err
 	}
-	c := n.h.newClient()
-	n.clients = append(n.clients, c)
 	// The backstop is on so that its code path runs; at an hour past the logical
 	// expiry it never fires during a spec.
 	return New(c, WithPrefix(n.prefix), WithBuckets(n.h.buckets), WithClock(n.clock), WithExpiryBackstop(time.Hour))
@@ -117,11 +132,7 @@ func (n *namespace) Modern(context.Context) (modern.Store, error) {
 
 // Close closes the namespace's clients and deletes every key of its prefix.
 func (n *namespace) Close(ctx context.Context) error {
-	n.mu.Lock()
-	clients := n.clients
-	n.clients, n.closed = nil, true
-	n.mu.Unlock()
-	for _, c := range clients {
+	for _, c := range n.clients.Close() {
 		_ = c.Close()
 	}
 	// The spec's context may already be over; the keys must go all the same.

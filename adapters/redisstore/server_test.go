@@ -2,7 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -19,24 +18,14 @@ import (
 // stopped by TestMain.
 var srv = containers.NewShared("redis", rediscontainer.Start)
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	srv.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { srv.Main(m) }
 
 // server returns the options of the shared server, skipping the test when Docker is
 // absent outside CI and failing it otherwise (containers.SkipOrFail).
 func server(t *testing.T) *redis.Options { return srv.Get(t) }
 
 // newClientFunc makes a new client on the shared server per call.
-func newClientFunc(t *testing.T) func() redis.UniversalClient {
-	opts := server(t)
-	return func() redis.UniversalClient {
-		o := *opts
-		return redis.NewClient(&o)
-	}
-}
+func newClientFunc(t *testing.T) func() redis.UniversalClient { return redisstore.Clients(server(t)) }
 
 // fixture is a fresh prefix on the shared server with both stores, deleted with the test.
 type fixture struct {

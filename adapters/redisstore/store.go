@@ -402,34 +402,23 @@ func checkUTF8(v any, path string) error {
 
 // reply helpers: a script's reply is nested []any of string and int64.
 
-func replyStrings(v any) ([]string, error) {
-	arr, ok := v.([]any)
-	if !ok {
-		return nil, fmt.Errorf("%w: unexpected script reply %T", reference.ErrInternal, v)
-	}
-	out := make([]string, len(arr))
-	for i, e := range arr {
-		s, ok := e.(string)
-		if !ok {
-			return nil, fmt.Errorf("%w: unexpected script reply element %T", reference.ErrInternal, e)
-		}
-		out[i] = s
-	}
-	return out, nil
-}
+func replyStrings(v any) ([]string, error) { return replyList[string](v) }
 
-func replyInts(v any) ([]int64, error) {
+func replyInts(v any) ([]int64, error) { return replyList[int64](v) }
+
+// replyList reads a reply that is a list of T.
+func replyList[T string | int64](v any) ([]T, error) {
 	arr, ok := v.([]any)
 	if !ok {
 		return nil, fmt.Errorf("%w: unexpected script reply %T", reference.ErrInternal, v)
 	}
-	out := make([]int64, len(arr))
+	out := make([]T, len(arr))
 	for i, e := range arr {
-		n, ok := e.(int64)
+		x, ok := e.(T)
 		if !ok {
 			return nil, fmt.Errorf("%w: unexpected script reply element %T", reference.ErrInternal, e)
 		}
-		out[i] = n
+		out[i] = x
 	}
 	return out, nil
 }

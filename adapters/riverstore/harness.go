@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/storecheck/storecheck/adapters/internal/opened"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/internal/pgschema"
 	"github.com/storecheck/storecheck/reference"
@@ -24,6 +25,27 @@ import (
 // capabilities of both flavours: both eras, the store's clock, and every Legacy or
 // Modern call of a namespace is a distinct client of one database (S-SHARE-1).
 var capabilities = harness.Capabilities{Legacy: true, Modern: true, Clock: true, Shared: true}
+
+// eras are a namespace's stores of both eras, each on a new Backend from backend.
+type eras[TTx any] struct {
+	backend func(context.Context) (*Backend[TTx], error)
+}
+
+func (e eras[TTx]) Legacy(ctx context.Context) (legacy.Store, error) {
+	b, err := e.backend(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return b.Legacy(), nil
+}
+
+func (e eras[TTx]) Modern(ctx context.Context) (modern.Store, error) {
+	b, err := e.backend(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return b.Modern(), nil
+}
 
 func randomName(prefix string) string {
 	var b [8]byte
@@ -47,7 +69,7 @@ var _ harness.Harness = (*PostgresHarness)(nil)
 
 // NewPostgresHarness returns a harness on the server at dsn. Call Close when done.
 func NewPostgresHarness(dsn string) *PostgresHarness {
-	return &PostgresHarness{dsn: dsn, admin: pgschema.Admin{DSN: dsn}}
+	return &PostgresHarness{dsn: dsn, admin: pgschema.Admin{DSN: dsn, What: "river-postgres harness"}}
 }
 
 func (h *PostgresHarness) Name() string                       { return "river-postgres" }
@@ -56,24 +78,14 @@ func (h *PostgresHarness) Capabilities() harness.Capabilities { return capabilit
 // Close closes the administrative pool.
 func (h *PostgresHarness) Close() { h.admin.Close() }
 
-func (h *PostgresHarness) adminPool(ctx context.Context) (*pgxpool.Pool, error) {
-	pool, err := h.admin.Pool(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("river-postgres harness: %w", err)
-	}
-	return pool, nil
-}
-
 // Open creates and migrates a schema with a random name.
 func (h *PostgresHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
-	admin, err := h.adminPool(ctx)
+	schema, err := h.admin.NewSchema(ctx, "storecheck_river_")
 	if err != nil {
 		return nil, err
 	}
-	ns := &pgNamespace{h: h, schema: randomName("storecheck_river_"), clock: clock}
-	if err := pgschema.Create(ctx, admin, ns.schema); err != nil {
-		return nil, fmt.Errorf("river-postgres harness: create schema %s: %w", ns.schema, err)
-	}
+	ns := &pgNamespace{h: h, schema: schema, clock: clock}
+	ns.eras = eras[pgx.Tx]{ns.backend}
 	pool, err := ns.newPool(ctx, 2) // MigratePostgres holds one for its lock
 	if err != nil {
 		return nil, errors.Join(err, ns.Close(ctx))
@@ -85,32 +97,27 @@ func (h *PostgresHarness) Open(ctx context.Context, clock reference.Clock) (harn
 }
 
 type pgNamespace struct {
+	eras[pgx.Tx]
 	h      *PostgresHarness
 	schema string
 	clock  reference.Clock
 
-	mu     sync.Mutex
-	pools  []*pgxpool.Pool
-	closed bool
+	pools opened.Set[*pgxpool.Pool]
 }
 
 // newPool opens a pool whose connections all land in the namespace's schema.
 func (n *pgNamespace) newPool(ctx context.Context, maxConns int32) (*pgxpool.Pool, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.closed {
-		return nil, harness.ErrClosed
-	}
-	cfg, err := pgschema.PoolConfig(n.h.dsn, n.schema, maxConns)
-	if err != nil {
-		return nil, fmt.Errorf("river-postgres harness: %w", err)
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("river-postgres harness: %w", err)
-	}
-	n.pools = append(n.pools, pool)
-	return pool, nil
+	return n.pools.Add(func() (*pgxpool.Pool, error) {
+		cfg, err := pgschema.PoolConfig(n.h.dsn, n.schema, maxConns)
+		if err != nil {
+			return nil, fmt.Errorf("river-postgres harness: %w", err)
+		}
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("river-postgres harness: %w", err)
+		}
+		return pool, nil
+	}, harness.ErrClosed)
 }
 
 func (n *pgNamespace) backend(ctx context.Context) (*Backend[pgx.Tx], error) {
@@ -121,39 +128,12 @@ func (n *pgNamespace) backend(ctx context.Context) (*Backend[pgx.Tx], error) {
 	return NewPostgres(pool, WithClock(n.clock))
 }
 
-func (n *pgNamespace) Legacy(ctx context.Context) (legacy.Store, error) {
-	b, err := n.backend(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return b.Legacy(), nil
-}
-
-func (n *pgNamespace) Modern(ctx context.Context) (modern.Store, error) {
-	b, err := n.backend(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return b.Modern(), nil
-}
-
 // Close closes the namespace's pools and drops its schema with everything in it.
 func (n *pgNamespace) Close(ctx context.Context) error {
-	n.mu.Lock()
-	pools := n.pools
-	n.pools, n.closed = nil, true
-	n.mu.Unlock()
-	for _, p := range pools {
+	for _, p := range n.pools.Close() {
 		p.Close()
 	}
-	admin, err := n.h.adminPool(context.WithoutCancel(ctx))
-	if err != nil {
-		return err
-	}
-	if err := pgschema.Drop(ctx, admin, n.schema); err != nil {
-		return fmt.Errorf("river-postgres harness: drop schema %s: %w", n.schema, err)
-	}
-	return nil
+	return n.h.admin.DropSchema(ctx, n.schema)
 }
 
 // ---- SQLite ----
@@ -233,56 +213,31 @@ func (h *SQLiteHarness) Open(ctx context.Context, clock reference.Clock) (harnes
 	if err := os.WriteFile(path, tmpl, 0o600); err != nil {
 		return nil, fmt.Errorf("river-sqlite harness: %w", err)
 	}
-	return &sqliteNamespace{path: path, clock: clock}, nil
+	ns := &sqliteNamespace{path: path, clock: clock}
+	ns.eras = eras[*sql.Tx]{ns.backend}
+	return ns, nil
 }
 
 type sqliteNamespace struct {
+	eras[*sql.Tx]
 	path  string
 	clock reference.Clock
 
-	mu     sync.Mutex
-	dbs    []*sql.DB
-	closed bool
+	dbs opened.Set[*sql.DB]
 }
 
-func (n *sqliteNamespace) backend() (*Backend[*sql.Tx], error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.closed {
-		return nil, harness.ErrClosed
-	}
-	db, err := OpenSQLite(n.path)
+func (n *sqliteNamespace) backend(context.Context) (*Backend[*sql.Tx], error) {
+	db, err := n.dbs.Add(func() (*sql.DB, error) { return OpenSQLite(n.path) }, harness.ErrClosed)
 	if err != nil {
 		return nil, err
 	}
-	n.dbs = append(n.dbs, db)
 	return NewSQLite(db, WithClock(n.clock))
-}
-
-func (n *sqliteNamespace) Legacy(ctx context.Context) (legacy.Store, error) {
-	b, err := n.backend()
-	if err != nil {
-		return nil, err
-	}
-	return b.Legacy(), nil
-}
-
-func (n *sqliteNamespace) Modern(ctx context.Context) (modern.Store, error) {
-	b, err := n.backend()
-	if err != nil {
-		return nil, err
-	}
-	return b.Modern(), nil
 }
 
 // Close closes the namespace's clients and removes its file.
 func (n *sqliteNamespace) Close(ctx context.Context) error {
-	n.mu.Lock()
-	dbs := n.dbs
-	n.dbs, n.closed = nil, true
-	n.mu.Unlock()
 	var errs []error
-	for _, db := range dbs {
+	for _, db := range n.dbs.Close() {
 		errs = append(errs, db.Close())
 	}
 	return errors.Join(append(errs, removeSQLite(n.path))...)

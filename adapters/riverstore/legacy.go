@@ -29,11 +29,7 @@ var (
 // neither a row nor a job is left behind.
 func (l *Legacy[TTx]) Create(ctx context.Context, id string, meta legacy.Task) (legacy.Task, error) {
 	b := l.b
-	row, err := legacy.NewRow(id, meta, b.cfg.now())
-	if err != nil {
-		return nil, err
-	}
-	r, err := taskrow.NewLegacy(row)
+	row, r, err := taskrow.NewLegacyRow(id, meta, b.cfg.now())
 	if err != nil {
 		return nil, err
 	}
@@ -97,15 +93,9 @@ func (l *Legacy[TTx]) Cancel(ctx context.Context, id string) (legacy.Task, error
 // (cancel: also cancel the job), in one transaction holding the row.
 func (l *Legacy[TTx]) modify(ctx context.Context, op, id string, allowed []reference.Status, changes legacy.Task, cancel bool) (legacy.Task, error) {
 	b := l.b
-	if err := reference.ValidateID(id); err != nil {
-		return nil, err
-	}
-	ch, err := legacy.Normalize(changes)
+	ch, err := taskrow.LegacyChanges(id, changes)
 	if err != nil {
 		return nil, err
-	}
-	if err := taskrow.CheckUTF8(map[string]any(ch), "$"); err != nil {
-		return nil, err // refuse before taking a lock
 	}
 	var out legacy.Task
 	err = b.db.inTx(ctx, func(tx TTx, c conn) error {
@@ -120,15 +110,7 @@ func (l *Legacy[TTx]) modify(ctx context.Context, op, id string, allowed []refer
 		if err != nil {
 			return err
 		}
-		cur, err := taskrow.DecodeLegacy(body)
-		if err != nil {
-			return err
-		}
-		if allowed != nil && !cur.StatusIn(allowed) {
-			return fmt.Errorf("%w: task %s is %s", reference.ErrConflict, id, cur.Status())
-		}
-		next := legacy.MergeRow(cur, ch)
-		r, err := taskrow.NewLegacy(next)
+		cur, next, r, err := taskrow.MergeLegacy(id, body, allowed, ch)
 		if err != nil {
 			return err
 		}
@@ -181,9 +163,8 @@ func (l *Legacy[TTx]) Delete(ctx context.Context, id string) error {
 // owner scope and limit are one query.
 func (l *Legacy[TTx]) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Task, error) {
 	q := l.b.db.sql
-	out := []legacy.Task{}
 	if opts.Limit != nil && *opts.Limit <= 0 {
-		return out, nil
+		return []legacy.Task{}, nil
 	}
 	var status any
 	if opts.Status != nil {
@@ -193,32 +174,15 @@ func (l *Legacy[TTx]) List(ctx context.Context, opts legacy.ListOptions) ([]lega
 	if opts.Limit != nil {
 		limit = int64(*opts.Limit)
 	}
-	args := []any{status, limit}
-	var query string
-	switch principal, isPrincipal := opts.Owner.Principal(); {
-	case opts.Owner.IsAny():
-		query = q.listAny
-	case isPrincipal && opts.RequireOwner:
-		query, args = q.listPrincipalOnly, append(args, []byte(principal))
-	case isPrincipal:
-		query, args = q.listPrincipal, append(args, []byte(principal))
-	case opts.RequireOwner: // anonymous: only unowned rows, and those are excluded
-		return out, nil
-	default:
-		query = q.listUnowned
+	query, principal, ok := q.list.Pick(opts)
+	if !ok {
+		return []legacy.Task{}, nil
 	}
-	bodies, err := l.b.db.pool.queryStrings(ctx, query, args...)
+	bodies, err := l.b.db.pool.queryStrings(ctx, query, append([]any{status, limit}, principal...)...)
 	if err != nil {
 		return nil, l.b.db.dbError(ctx, "list", err)
 	}
-	for _, body := range bodies {
-		t, err := taskrow.DecodeLegacy(body)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
+	return taskrow.DecodeLegacies(bodies)
 }
 
 // Cleanup removes the terminal tasks whose age now − created_at is strictly greater than

@@ -3,7 +3,6 @@ package riverstore
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/storecheck/storecheck/adapters/internal/taskrow"
 	"github.com/storecheck/storecheck/reference"
@@ -16,24 +15,13 @@ type Modern[TTx any] struct{ b *Backend[TTx] }
 
 var _ modern.Store = (*Modern[any])(nil)
 
-// maxSwapRetries bounds Swap's retries after a read found nothing wrong with the row.
-const maxSwapRetries = 16
-
 // Create stores task with version 1 (M-CREATE-1) and inserts its job, in one
 // transaction; an existing id, expired or not until swept, fails with
 // reference.ErrExists and leaves no job behind. The commit is durable before Create
 // returns (M-CREATE-2).
 func (m *Modern[TTx]) Create(ctx context.Context, task modern.Task) (modern.Task, error) {
 	b := m.b
-	if err := reference.ValidateID(task.TaskID); err != nil {
-		return modern.Task{}, err
-	}
-	row, err := task.Normalize()
-	if err != nil {
-		return modern.Task{}, err
-	}
-	row.Version = 1
-	r, err := taskrow.NewModern(row)
+	row, r, err := taskrow.NewModernRow(task, 1)
 	if err != nil {
 		return modern.Task{}, err
 	}
@@ -73,23 +61,7 @@ func (m *Modern[TTx]) Get(ctx context.Context, id string, caller reference.Calle
 
 // load reads a task; with now set, an expired task reads as missing (expiry in SQL).
 func (m *Modern[TTx]) load(ctx context.Context, c conn, id string, now *int64) (modern.Task, bool, error) {
-	var (
-		t     = modern.Task{TaskID: id}
-		owner []byte
-		body  string
-	)
-	err := c.queryRow(ctx, m.b.db.sql.loadModern, id, now).Scan(&owner, &t.CreatedAt, &t.TTL, &t.Version, &body)
-	if errors.Is(err, errNoRows) {
-		return modern.Task{}, false, nil
-	}
-	if err != nil {
-		return modern.Task{}, false, err
-	}
-	t.Owner = string(owner)
-	if err := taskrow.FillModern(&t, body); err != nil {
-		return modern.Task{}, false, err
-	}
-	return t, true, nil
+	return taskrow.ScanModern(id, c.queryRow(ctx, m.b.db.sql.loadModern, id, now).Scan, errNoRows)
 }
 
 // Swap replaces the task iff it exists, is unexpired, visible to caller and at
@@ -100,19 +72,11 @@ func (m *Modern[TTx]) load(ctx context.Context, c conn, id string, now *int64) (
 // ttl did, see below) and the UPDATE is tried again.
 func (m *Modern[TTx]) Swap(ctx context.Context, caller reference.Caller, expectedVersion int64, next modern.Task) (modern.Task, error) {
 	b := m.b
-	id := next.TaskID
-	if err := reference.ValidateID(id); err != nil {
-		return modern.Task{}, err
-	}
-	row, err := next.Normalize()
+	s, err := taskrow.NewSwap(caller, expectedVersion, next)
 	if err != nil {
 		return modern.Task{}, err
 	}
-	row.Version = expectedVersion + 1
-	r, err := taskrow.NewModern(row)
-	if err != nil {
-		return modern.Task{}, err
-	}
+	id, row, r := next.TaskID, s.Next, s.Row
 	cancel := row.Status == reference.StatusCancelled
 	for attempt := 0; ; attempt++ {
 		now := b.cfg.now()
@@ -166,16 +130,8 @@ func (m *Modern[TTx]) Swap(ctx context.Context, caller reference.Caller, expecte
 		if err != nil {
 			return modern.Task{}, b.db.dbError(ctx, "swap", err)
 		}
-		if err := modern.CheckSwap(cur, found, caller, expectedVersion, row, now); err != nil {
+		if err := s.Missed(ctx, b.db.name, attempt, cur, found, now); err != nil {
 			return modern.Task{}, err
-		}
-		if err := ctx.Err(); err != nil {
-			return modern.Task{}, b.db.dbError(ctx, "swap", err)
-		}
-		if attempt == maxSwapRetries {
-			// Only a ttl so large or so negative that created_at + ttl leaves the int64
-			// range gets here (the UPDATE saturates, modern.Task.Expired wraps).
-			return modern.Task{}, fmt.Errorf("%w: swap of task %s: row keeps changing or its expiry is out of range", reference.ErrConflict, id)
 		}
 	}
 }

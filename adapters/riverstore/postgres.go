@@ -12,6 +12,8 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/storecheck/storecheck/internal/pgschema"
 )
 
 //go:embed schema_postgres.sql
@@ -59,19 +61,16 @@ func migratePostgres(ctx context.Context, pool *pgxpool.Pool) error {
 		return err
 	}
 	defer lock.Release()
-	var schema *string
-	if err := lock.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+	schema, err := pgschema.Current(ctx, lock)
+	if err != nil {
 		return err
 	}
-	if schema == nil {
-		return errors.New("no schema to create tables in: the search_path names no existing schema")
-	}
-	if _, err := lock.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, migrateLockClass, *schema); err != nil {
+	if _, err := lock.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, migrateLockClass, schema); err != nil {
 		return err
 	}
 	defer func() {
 		// A connection whose unlock failed must not go back to the pool holding the lock.
-		if _, err := lock.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, hashtext($2))`, migrateLockClass, *schema); err != nil {
+		if _, err := lock.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, hashtext($2))`, migrateLockClass, schema); err != nil {
 			_ = lock.Conn().Close(context.WithoutCancel(ctx))
 		}
 	}()

@@ -3,14 +3,18 @@ package riverstore
 import (
 	"regexp"
 	"strings"
+
+	"github.com/storecheck/storecheck/adapters/internal/taskrow"
 )
 
 // queries is one flavour's SQL. Each statement is written once, in Postgres's dialect;
 // sqliteQueries rewrites the few spellings SQLite lacks (casts, FOR UPDATE,
 // IS NOT DISTINCT FROM). Parameters are numbered, so SQLite's ?NNN binds them alike.
 type queries struct {
-	createLegacy, linkLegacy, getLegacy, lockLegacy, writeLegacy, writeLegacyBody, deleteLegacy string
-	listAny, listUnowned, listPrincipal, listPrincipalOnly, cleanup                             string
+	createLegacy, linkLegacy, getLegacy, lockLegacy, writeLegacy, writeLegacyBody, deleteLegacy, cleanup string
+
+	// list are the List queries, one per owner scope.
+	list taskrow.ListQueries
 
 	createModern, linkModern, loadModern, swapModern, swapModernBody, deleteModern, sweep string
 
@@ -36,14 +40,16 @@ var postgresQueries = queries{
 	writeLegacyBody: `UPDATE storecheck_river_legacy_tasks SET body = $2 WHERE task_id = $1`,
 	deleteLegacy:    `DELETE FROM storecheck_river_legacy_tasks WHERE task_id = $1`,
 	// $1 status filter (NULL: any), $2 limit, $3 principal.
-	listAny: `SELECT body FROM storecheck_river_legacy_tasks
+	list: taskrow.ListQueries{
+		Any: `SELECT body FROM storecheck_river_legacy_tasks
 		WHERE ($1::bytea IS NULL OR status = $1::bytea) ORDER BY task_id LIMIT $2::bigint`,
-	listUnowned: `SELECT body FROM storecheck_river_legacy_tasks
+		Unowned: `SELECT body FROM storecheck_river_legacy_tasks
 		WHERE ($1::bytea IS NULL OR status = $1::bytea) AND owner IS NULL ORDER BY task_id LIMIT $2::bigint`,
-	listPrincipal: `SELECT body FROM storecheck_river_legacy_tasks
+		Principal: `SELECT body FROM storecheck_river_legacy_tasks
 		WHERE ($1::bytea IS NULL OR status = $1::bytea) AND (owner = $3::bytea OR owner IS NULL) ORDER BY task_id LIMIT $2::bigint`,
-	listPrincipalOnly: `SELECT body FROM storecheck_river_legacy_tasks
+		PrincipalOnly: `SELECT body FROM storecheck_river_legacy_tasks
 		WHERE ($1::bytea IS NULL OR status = $1::bytea) AND owner = $3::bytea ORDER BY task_id LIMIT $2::bigint`,
+	},
 	cleanup: `DELETE FROM storecheck_river_legacy_tasks
 		WHERE status IN ($1::bytea, $2::bytea, $3::bytea) AND created_at <= $4::bigint`,
 
@@ -91,7 +97,7 @@ var sqliteQueries = func() queries {
 		return s
 	}
 	for _, p := range []*string{&q.linkLegacy, &q.getLegacy, &q.lockLegacy, &q.writeLegacy, &q.writeLegacyBody, &q.deleteLegacy,
-		&q.listAny, &q.listUnowned, &q.listPrincipal, &q.listPrincipalOnly, &q.cleanup,
+		&q.list.Any, &q.list.Unowned, &q.list.Principal, &q.list.PrincipalOnly, &q.cleanup,
 		&q.linkModern, &q.loadModern, &q.swapModern, &q.swapModernBody, &q.deleteModern, &q.sweep, &q.jobLegacy, &q.jobModern} {
 		*p = rw(*p)
 	}

@@ -1,9 +1,7 @@
 package riverstore_test
 
 import (
-	"context"
 	"database/sql"
-	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,7 +11,6 @@ import (
 	"github.com/storecheck/storecheck/adapters/riverstore/internal/jobcheck"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/reference"
-	"github.com/storecheck/storecheck/reference/legacy"
 )
 
 // TestBatterySQLite runs the whole battery, both eras, against the River stores on
@@ -62,15 +59,5 @@ func TestSQLiteJobs(t *testing.T) { jobcheck.Run(t, sqliteBackend(t, reference.S
 
 // TestSQLiteCancelledContext: a cancelled context returns promptly and writes nothing.
 func TestSQLiteCancelledContext(t *testing.T) {
-	b := sqliteBackend(t, reference.SystemClock{})
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	start := time.Now()
-	_, err := b.Legacy().Create(ctx, "c", legacy.Task{})
-	if !errors.Is(err, context.Canceled) || time.Since(start) > time.Second {
-		t.Errorf("Create with a cancelled context: %v after %s", err, time.Since(start))
-	}
-	if _, err := b.Legacy().Get(t.Context(), "c"); !errors.Is(err, reference.ErrNotFound) {
-		t.Errorf("a cancelled Create stored the task: Get = %v", err)
-	}
+	storetest.CancelledCreateReturnsPromptly(t, t.Context(), sqliteBackend(t, reference.SystemClock{}).Legacy())
 }

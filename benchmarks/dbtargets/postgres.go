@@ -79,7 +79,7 @@ func startPostgres(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend
 			return nil, err
 		}
 		r := &pgRaw{pool: pool, createdAt: time.Now().UnixMilli()}
-		return &benchmarks.Space{Legacy: r, Modern: (*pgRawModern)(r), Close: closeSchema}, nil
+		return &benchmarks.Space{Legacy: r, Modern: rawModern{(*pgRawModern)(r)}, Close: closeSchema}, nil
 	}}
 	return &benchmarks.Backend{Store: store, Baseline: base, Stop: stop}, nil
 }
@@ -190,23 +190,10 @@ func (r *pgRawModern) Create(ctx context.Context, id, owner string) error {
 
 // get is the select of a Get: the row, unexpired; it returns the version.
 func (r *pgRawModern) get(ctx context.Context, id string) (int64, error) {
-	var (
-		owner   []byte
-		body    string
-		created int64
-		ttl     *int64
-		version int64
-	)
-	err := r.pool.QueryRow(ctx,
+	return scanVersion(r.pool.QueryRow(ctx,
 		`SELECT owner, created_at, ttl, version, body FROM storecheck_modern_tasks
 		 WHERE task_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
-		id, time.Now().UnixMilli()).Scan(&owner, &created, &ttl, &version, &body)
-	return version, err
-}
-
-func (r *pgRawModern) Get(ctx context.Context, id string) error {
-	_, err := r.get(ctx, id)
-	return err
+		id, time.Now().UnixMilli()))
 }
 
 // swap is the conditional update by primary key; ok is false when the version moved.
@@ -215,37 +202,4 @@ func (r *pgRawModern) swap(ctx context.Context, id string, version int64) (bool,
 		`UPDATE storecheck_modern_tasks SET version = $3, body = $4 WHERE task_id = $1 AND version = $2`,
 		id, version, version+1, modernBodyJSON)
 	return tag.RowsAffected() == 1, err
-}
-
-func (r *pgRawModern) Swap(ctx context.Context, id, owner string, version int64) error {
-	ok, err := r.swap(ctx, id, version)
-	if err == nil && !ok {
-		err = fmt.Errorf("%w: %s not at version %d", reference.ErrConflict, id, version)
-	}
-	return err
-}
-
-func (r *pgRawModern) Lifecycle(ctx context.Context, owner string) error {
-	id := reference.GenerateID()
-	if err := r.Create(ctx, id, owner); err != nil {
-		return err
-	}
-	for range 2 { // progress, complete: each a read and a conditional update
-		if err := r.Increment(ctx, id); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r *pgRawModern) Increment(ctx context.Context, id string) error {
-	for {
-		v, err := r.get(ctx, id)
-		if err != nil {
-			return err
-		}
-		if ok, err := r.swap(ctx, id, v); ok || err != nil {
-			return err
-		}
-	}
 }

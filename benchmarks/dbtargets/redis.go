@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -21,25 +20,11 @@ func init() {
 		Name:    "redis",
 		Summary: "the Redis adapter (one server) vs the equivalent raw commands (HSET, HGETALL, a minimal CAS script)",
 		Start: func(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend, error) {
-			if err := needDocker(ctx, env.RedisURL, rediscontainer.EnvURL); err != nil {
-				return nil, err
-			}
-			var (
-				opts *redis.Options
-				stop = func(context.Context) error { return nil }
-				err  error
-			)
-			if env.RedisURL != "" {
-				opts, err = redis.ParseURL(env.RedisURL)
-				if opts != nil {
-					opts.ContextTimeoutEnabled = true
-				}
-			} else {
-				opts, stop, err = rediscontainer.Start(ctx)
-			}
+			opts, stop, err := redisServer(ctx, env.RedisURL, rediscontainer.EnvURL, redis.ParseURL, rediscontainer.Start)
 			if err != nil {
 				return nil, err
 			}
+			opts.ContextTimeoutEnabled = true // as the bring-up's options have it
 			opts.PoolSize = max(opts.PoolSize, benchmarks.SeedWorkers)
 			return redisBackend("redis", redis.NewClient(opts), stop), nil
 		},
@@ -48,29 +33,30 @@ func init() {
 		Name:    "redis-cluster",
 		Summary: "the Redis adapter on a 3-master Redis Cluster vs the equivalent raw commands on it",
 		Start: func(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend, error) {
-			if err := needDocker(ctx, env.RedisClusterURL, rediscontainer.EnvClusterURL); err != nil {
-				return nil, err
-			}
-			var (
-				opts *redis.ClusterOptions
-				stop = func(context.Context) error { return nil }
-				err  error
-			)
-			if env.RedisClusterURL != "" {
-				opts, err = redis.ParseClusterURL(env.RedisClusterURL)
-				if opts != nil {
-					opts.ContextTimeoutEnabled = true
-				}
-			} else {
-				opts, stop, err = rediscontainer.StartCluster(ctx)
-			}
+			opts, stop, err := redisServer(ctx, env.RedisClusterURL, rediscontainer.EnvClusterURL, redis.ParseClusterURL, rediscontainer.StartCluster)
 			if err != nil {
 				return nil, err
 			}
+			opts.ContextTimeoutEnabled = true // as the bring-up's options have it
 			opts.PoolSize = max(opts.PoolSize, benchmarks.SeedWorkers)
 			return redisBackend("redis cluster", redis.NewClusterClient(opts), stop), nil
 		},
 	})
+}
+
+// redisServer is the options of the server (or cluster) at url, or, with url empty, of
+// one start brings up (which needs Docker: needDocker), with the function that stops it.
+func redisServer[O any](ctx context.Context, url, envVar string, parse func(string) (*O, error),
+	start func(context.Context) (*O, func(context.Context) error, error),
+) (*O, func(context.Context) error, error) {
+	if err := needDocker(ctx, url, envVar); err != nil {
+		return nil, nil, err
+	}
+	if url == "" {
+		return start(ctx)
+	}
+	opts, err := parse(url)
+	return opts, func(context.Context) error { return nil }, err
 }
 
 // redisBackend is the store and the baseline on client c; every Space is a fresh key
@@ -103,7 +89,7 @@ func redisBackend(what string, c redis.UniversalClient, stop func(context.Contex
 	base := benchmarks.Subject{Label: "baseline", What: "raw " + what + " commands", Open: func(ctx context.Context) (*benchmarks.Space, error) {
 		prefix := newPrefix()
 		r := &redisRaw{c: c, prefix: prefix, createdAt: time.Now().UnixMilli()}
-		return &benchmarks.Space{Legacy: r, Modern: (*redisRawModern)(r), Close: dropPrefix(prefix)}, nil
+		return &benchmarks.Space{Legacy: r, Modern: rawModern{(*redisRawModern)(r)}, Close: dropPrefix(prefix)}, nil
 	}}
 	return &benchmarks.Backend{Store: store, Baseline: base, Stop: func(ctx context.Context) error {
 		err := c.Close()
@@ -222,45 +208,7 @@ func (r *redisRawModern) get(ctx context.Context, id string) (int64, error) {
 	return strconv.ParseInt(h["v"], 10, 64)
 }
 
-func (r *redisRawModern) Get(ctx context.Context, id string) error {
-	_, err := r.get(ctx, id)
-	return err
-}
-
 func (r *redisRawModern) swap(ctx context.Context, id string, version int64) (bool, error) {
 	n, err := casScript.Run(ctx, r.c, []string{(*redisRaw)(r).modernKey(id)}, version, version+1, modernBodyJSON).Int()
 	return n == 1, err
-}
-
-func (r *redisRawModern) Swap(ctx context.Context, id, owner string, version int64) error {
-	ok, err := r.swap(ctx, id, version)
-	if err == nil && !ok {
-		err = fmt.Errorf("%w: %s not at version %d", reference.ErrConflict, id, version)
-	}
-	return err
-}
-
-func (r *redisRawModern) Lifecycle(ctx context.Context, owner string) error {
-	id := reference.GenerateID()
-	if err := r.Create(ctx, id, owner); err != nil {
-		return err
-	}
-	for range 2 { // progress, complete: each a read and a compare-and-swap
-		if err := r.Increment(ctx, id); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r *redisRawModern) Increment(ctx context.Context, id string) error {
-	for {
-		v, err := r.get(ctx, id)
-		if err != nil {
-			return err
-		}
-		if ok, err := r.swap(ctx, id, v); ok || err != nil {
-			return err
-		}
-	}
 }

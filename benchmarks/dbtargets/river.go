@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -65,36 +64,8 @@ func startRiverSQLite(ctx context.Context, _ benchmarks.Env) (*benchmarks.Backen
 			return err
 		}, nil
 	}
-	store := benchmarks.Subject{Label: "store", What: "river store (sqlite)", Open: func(ctx context.Context) (*benchmarks.Space, error) {
-		db, closeDB, err := open(ctx)
-		if err != nil {
-			return nil, err
-		}
-		clock, set := benchmarks.ManualClock()
-		b, err := riverstore.NewSQLite(db, riverstore.WithClock(clock))
-		if err != nil {
-			return nil, errors.Join(err, closeDB(ctx))
-		}
-		raw := sqliteRaw(b.Client(), db)
-		return &benchmarks.Space{
-			Legacy: benchmarks.StoreLegacy(b.Legacy(), set, raw.Seed),
-			Modern: benchmarks.StoreModern(b.Modern(), clock),
-			Close:  closeDB,
-		}, nil
-	}}
-	base := benchmarks.Subject{Label: "baseline", What: "raw SQL + River InsertTx (sqlite)", Open: func(ctx context.Context) (*benchmarks.Space, error) {
-		db, closeDB, err := open(ctx)
-		if err != nil {
-			return nil, err
-		}
-		b, err := riverstore.NewSQLite(db)
-		if err != nil {
-			return nil, errors.Join(err, closeDB(ctx))
-		}
-		r := sqliteRaw(b.Client(), db)
-		return &benchmarks.Space{Legacy: r, Modern: (*riverRawModern[*sql.Tx])(r), Close: closeDB}, nil
-	}}
-	return &benchmarks.Backend{Store: store, Baseline: base, Stop: func(context.Context) error { return os.RemoveAll(dir) }}, nil
+	return riverBackend("river store (sqlite)", "raw SQL + River InsertTx (sqlite)", open, riverstore.NewSQLite, sqliteRaw,
+		func(context.Context) error { return os.RemoveAll(dir) }), nil
 }
 
 func startRiverPostgres(ctx context.Context, env benchmarks.Env) (*benchmarks.Backend, error) {
@@ -105,36 +76,46 @@ func startRiverPostgres(ctx context.Context, env benchmarks.Env) (*benchmarks.Ba
 	open := func(ctx context.Context) (*pgxpool.Pool, func(context.Context) error, error) {
 		return pgschema.Fresh(ctx, admin, dsn, "storecheck_bench_river_", pgConns, nil, riverstore.MigratePostgres)
 	}
-	store := benchmarks.Subject{Label: "store", What: "river store (postgres)", Open: func(ctx context.Context) (*benchmarks.Space, error) {
-		pool, closeSchema, err := open(ctx)
+	return riverBackend("river store (postgres)", "raw pgx + River InsertTx (postgres)", open, riverstore.NewPostgres, pgRiverRaw, stop), nil
+}
+
+// riverBackend is a River target's store and baseline, each Space a database of its own
+// from open: the store is newBackend's, the baseline newRaw's statements with a Backend
+// of their own for River's InsertTx (its client), on the same tables.
+func riverBackend[TTx, DB any](storeWhat, baseWhat string, open func(context.Context) (DB, func(context.Context) error, error),
+	newBackend func(DB, ...riverstore.Option) (*riverstore.Backend[TTx], error),
+	newRaw func(*river.Client[TTx], DB) *riverRaw[TTx], stop func(context.Context) error,
+) *benchmarks.Backend {
+	store := benchmarks.Subject{Label: "store", What: storeWhat, Open: func(ctx context.Context) (*benchmarks.Space, error) {
+		db, closeDB, err := open(ctx)
 		if err != nil {
 			return nil, err
 		}
 		clock, set := benchmarks.ManualClock()
-		b, err := riverstore.NewPostgres(pool, riverstore.WithClock(clock))
+		b, err := newBackend(db, riverstore.WithClock(clock))
 		if err != nil {
-			return nil, errors.Join(err, closeSchema(ctx))
+			return nil, errors.Join(err, closeDB(ctx))
 		}
-		raw := pgRiverRaw(b.Client(), pool)
+		raw := newRaw(b.Client(), db)
 		return &benchmarks.Space{
 			Legacy: benchmarks.StoreLegacy(b.Legacy(), set, raw.Seed),
 			Modern: benchmarks.StoreModern(b.Modern(), clock),
-			Close:  closeSchema,
+			Close:  closeDB,
 		}, nil
 	}}
-	base := benchmarks.Subject{Label: "baseline", What: "raw pgx + River InsertTx (postgres)", Open: func(ctx context.Context) (*benchmarks.Space, error) {
-		pool, closeSchema, err := open(ctx)
+	base := benchmarks.Subject{Label: "baseline", What: baseWhat, Open: func(ctx context.Context) (*benchmarks.Space, error) {
+		db, closeDB, err := open(ctx)
 		if err != nil {
 			return nil, err
 		}
-		b, err := riverstore.NewPostgres(pool)
+		b, err := newBackend(db)
 		if err != nil {
-			return nil, errors.Join(err, closeSchema(ctx))
+			return nil, errors.Join(err, closeDB(ctx))
 		}
-		r := pgRiverRaw(b.Client(), pool)
-		return &benchmarks.Space{Legacy: r, Modern: (*riverRawModern[pgx.Tx])(r), Close: closeSchema}, nil
+		r := newRaw(b.Client(), db)
+		return &benchmarks.Space{Legacy: r, Modern: rawModern{(*riverRawModern[TTx])(r)}, Close: closeDB}, nil
 	}}
-	return &benchmarks.Backend{Store: store, Baseline: base, Stop: stop}, nil
+	return &benchmarks.Backend{Store: store, Baseline: base, Stop: stop}
 }
 
 // rowScanner is one row of a query.
@@ -313,59 +294,12 @@ func (r *riverRawModern[TTx]) Create(ctx context.Context, id, owner string) erro
 }
 
 func (r *riverRawModern[TTx]) get(ctx context.Context, id string) (int64, error) {
-	var (
-		owner   []byte
-		body    string
-		created int64
-		ttl     *int64
-		version int64
-	)
-	err := r.queryRow(ctx, r.sql(`SELECT owner, created_at, ttl, version, body FROM storecheck_river_modern_tasks
-		WHERE task_id = $1 AND (expires_at IS NULL OR expires_at > $2)`), id, time.Now().UnixMilli()).
-		Scan(&owner, &created, &ttl, &version, &body)
-	return version, err
-}
-
-func (r *riverRawModern[TTx]) Get(ctx context.Context, id string) error {
-	_, err := r.get(ctx, id)
-	return err
+	return scanVersion(r.queryRow(ctx, r.sql(`SELECT owner, created_at, ttl, version, body FROM storecheck_river_modern_tasks
+		WHERE task_id = $1 AND (expires_at IS NULL OR expires_at > $2)`), id, time.Now().UnixMilli()))
 }
 
 func (r *riverRawModern[TTx]) swap(ctx context.Context, id string, version int64) (bool, error) {
 	n, err := r.exec(ctx, r.sql(`UPDATE storecheck_river_modern_tasks SET version = $3, body = $4 WHERE task_id = $1 AND version = $2`),
 		id, version, version+1, modernBodyJSON)
 	return n == 1, err
-}
-
-func (r *riverRawModern[TTx]) Swap(ctx context.Context, id, owner string, version int64) error {
-	ok, err := r.swap(ctx, id, version)
-	if err == nil && !ok {
-		err = fmt.Errorf("%w: %s not at version %d", reference.ErrConflict, id, version)
-	}
-	return err
-}
-
-func (r *riverRawModern[TTx]) Lifecycle(ctx context.Context, owner string) error {
-	id := reference.GenerateID()
-	if err := r.Create(ctx, id, owner); err != nil {
-		return err
-	}
-	for range 2 {
-		if err := r.Increment(ctx, id); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r *riverRawModern[TTx]) Increment(ctx context.Context, id string) error {
-	for {
-		v, err := r.get(ctx, id)
-		if err != nil {
-			return err
-		}
-		if ok, err := r.swap(ctx, id, v); ok || err != nil {
-			return err
-		}
-	}
 }

@@ -7,6 +7,10 @@
 package builtin
 
 import (
+	"context"
+	"fmt"
+	"time"
+
 	"github.com/storecheck/storecheck/cli"
 
 	// The benchmark targets of the same backends (storecheck bench --adapter postgres).
@@ -20,4 +24,21 @@ func Adapters() cli.Option {
 	as = append(as, redisAdapters()...)
 	as = append(as, riverAdapters()...)
 	return cli.WithAdapters(as...)
+}
+
+// stopAfter stops what a bring-up started, for an adapter's cleanup: it gives stop a
+// minute, even when ctx, the command's context, has already ended.
+func stopAfter(ctx context.Context, stop func(context.Context) error) {
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	_ = stop(stopCtx)
+}
+
+// ownBackend refuses --faults on a backend given by flag (given is its value): the fault
+// checks kill what they run on, so it must be a what storecheck starts itself.
+func ownBackend(given, what, flag string) error {
+	if given != "" {
+		return fmt.Errorf("--faults needs a %s storecheck starts and may kill, not %s", what, flag)
+	}
+	return nil
 }

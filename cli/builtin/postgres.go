@@ -4,11 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/storecheck/storecheck/cli"
-	"time"
 
 	"github.com/storecheck/storecheck/adapters/postgres"
 	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
+	"github.com/storecheck/storecheck/cli"
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
@@ -27,18 +26,14 @@ func postgresAdapters() (as []cli.Adapter) {
 			})
 		},
 		OpenFaults: func(ctx context.Context) (harness.Harness, func(), error) {
-			if dsn != "" {
-				return nil, nil, fmt.Errorf("--faults needs a server storecheck starts and may kill, not --dsn")
+			if err := ownBackend(dsn, "server", "--dsn"); err != nil {
+				return nil, nil, err
 			}
 			srv, err := pgcontainer.StartFaultable(ctx)
 			if err != nil {
 				return nil, nil, err
 			}
-			stop := func() {
-				stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-				defer cancel()
-				_ = srv.Stop(stopCtx)
-			}
+			stop := func() { stopAfter(ctx, srv.Stop) }
 			h, err := postgres.NewFaultHarness(ctx, srv.DSN, srv.Faults)
 			if err != nil {
 				stop()
@@ -71,8 +66,6 @@ func onPostgres(ctx context.Context, dsn, flag string, newHarness func(dsn strin
 	h, closeH := newHarness(url)
 	return h, func() {
 		closeH()
-		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		_ = stop(stopCtx)
+		stopAfter(ctx, stop)
 	}, nil
 }

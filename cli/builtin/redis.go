@@ -4,13 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/storecheck/storecheck/cli"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/storecheck/storecheck/adapters/redisstore"
 	"github.com/storecheck/storecheck/adapters/redisstore/rediscontainer"
+	"github.com/storecheck/storecheck/cli"
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
@@ -27,6 +26,14 @@ func redisAdapters() (as []cli.Adapter) {
 		}
 		return def
 	}
+	// faultPersistence is the persistence of the containers --faults starts; given, the
+	// URL flag's value, names a deployment storecheck may not kill.
+	faultPersistence := func(given, what, flag string) (rediscontainer.Persistence, error) {
+		if err := ownBackend(given, what, flag); err != nil {
+			return "", err
+		}
+		return rediscontainer.ParsePersistence(persistence)
+	}
 	flags := func(fs *flag.FlagSet) {
 		fs.StringVar(&persistence, "redis-persistence", string(rediscontainer.AOFAlways), "redis, redis-cluster with --faults: the containers' persistence: always (appendonly yes,\nappendfsync always), everysec, or default (Redis's own: no AOF, RDB snapshots)")
 		fs.IntVar(&buckets, "redis-buckets", 0, "redis, redis-cluster: index buckets per namespace (default 4 on one node, 12 on a cluster)")
@@ -40,10 +47,7 @@ func redisAdapters() (as []cli.Adapter) {
 			flags(fs)
 		},
 		OpenFaults: func(ctx context.Context) (harness.Harness, func(), error) {
-			if url != "" {
-				return nil, nil, fmt.Errorf("--faults needs a server storecheck starts and may kill, not --redis-url")
-			}
-			p, err := rediscontainer.ParsePersistence(persistence)
+			p, err := faultPersistence(url, "server", "--redis-url")
 			if err != nil {
 				return nil, nil, err
 			}
@@ -51,10 +55,7 @@ func redisAdapters() (as []cli.Adapter) {
 			if err != nil {
 				return nil, nil, err
 			}
-			h := redisstore.NewHarness("redis ("+string(p)+")", func() redis.UniversalClient {
-				o := *srv.Options
-				return redis.NewClient(&o)
-			}, bucketsFor(4))
+			h := redisstore.NewHarness("redis ("+string(p)+")", redisstore.Clients(srv.Options), bucketsFor(4))
 			fh := redisstore.NewFaultHarness(h, srv.Faults, harness.Durability{MayLoseOnCrash: p.LosesOnCrash(), Setting: p.Setting()})
 			return fh, closer(ctx, h, srv.Stop), nil
 		},
@@ -63,10 +64,7 @@ func redisAdapters() (as []cli.Adapter) {
 			if err != nil {
 				return nil, nil, err
 			}
-			h := redisstore.NewHarness("redis", func() redis.UniversalClient {
-				o := *opts
-				return redis.NewClient(&o)
-			}, bucketsFor(4))
+			h := redisstore.NewHarness("redis", redisstore.Clients(opts), bucketsFor(4))
 			return h, closer(ctx, h, stop), nil
 		},
 	})
@@ -78,10 +76,7 @@ func redisAdapters() (as []cli.Adapter) {
 				rediscontainer.EnvClusterURL+", else containers)")
 		},
 		OpenFaults: func(ctx context.Context) (harness.Harness, func(), error) {
-			if clusterURL != "" {
-				return nil, nil, fmt.Errorf("--faults needs a cluster storecheck starts and may kill, not --redis-cluster-url")
-			}
-			p, err := rediscontainer.ParsePersistence(persistence)
+			p, err := faultPersistence(clusterURL, "cluster", "--redis-cluster-url")
 			if err != nil {
 				return nil, nil, err
 			}
@@ -89,10 +84,7 @@ func redisAdapters() (as []cli.Adapter) {
 			if err != nil {
 				return nil, nil, err
 			}
-			h := redisstore.NewHarness("redis-cluster ("+string(p)+")", func() redis.UniversalClient {
-				o := *c.Options
-				return redis.NewClusterClient(&o)
-			}, bucketsFor(12))
+			h := redisstore.NewHarness("redis-cluster ("+string(p)+")", redisstore.ClusterClients(c.Options), bucketsFor(12))
 			fh := &redisstore.FailoverHarness{
 				FaultHarness: redisstore.NewFaultHarness(h, c, harness.Durability{
 					MayLoseOnCrash: p.LosesOnCrash(), MayLoseOnFailover: true,
@@ -107,10 +99,7 @@ func redisAdapters() (as []cli.Adapter) {
 			if err != nil {
 				return nil, nil, err
 			}
-			h := redisstore.NewHarness("redis-cluster", func() redis.UniversalClient {
-				o := *opts
-				return redis.NewClusterClient(&o)
-			}, bucketsFor(12))
+			h := redisstore.NewHarness("redis-cluster", redisstore.ClusterClients(opts), bucketsFor(12))
 			return h, closer(ctx, h, stop), nil
 		},
 	})
@@ -118,34 +107,33 @@ func redisAdapters() (as []cli.Adapter) {
 }
 
 func openRedis(ctx context.Context, url string) (*redis.Options, func(context.Context) error, error) {
-	if url == "" {
-		opts, stop, err := rediscontainer.Start(ctx)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w (or pass --redis-url)", err)
-		}
-		return opts, stop, nil
-	}
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--redis-url: %w", err)
-	}
-	opts.ContextTimeoutEnabled = true
-	return opts, nil, nil
+	return openOrStart(ctx, url, "--redis-url", redis.ParseURL, rediscontainer.Start,
+		func(o *redis.Options) { o.ContextTimeoutEnabled = true })
 }
 
 func openCluster(ctx context.Context, url string) (*redis.ClusterOptions, func(context.Context) error, error) {
+	return openOrStart(ctx, url, "--redis-cluster-url", redis.ParseClusterURL, rediscontainer.StartCluster,
+		func(o *redis.ClusterOptions) { o.ContextTimeoutEnabled = true })
+}
+
+// openOrStart is the options of the server (or cluster) at url, given by flag, with
+// context timeouts turned on (timeouts sets them: go-redis's two option types share no
+// interface); with url empty, those of one start brings up, and its stop.
+func openOrStart[O any](ctx context.Context, url, flag string, parse func(string) (*O, error),
+	start func(context.Context) (*O, func(context.Context) error, error), timeouts func(*O),
+) (*O, func(context.Context) error, error) {
 	if url == "" {
-		opts, stop, err := rediscontainer.StartCluster(ctx)
+		opts, stop, err := start(ctx)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w (or pass --redis-cluster-url)", err)
+			return nil, nil, fmt.Errorf("%w (or pass %s)", err, flag)
 		}
 		return opts, stop, nil
 	}
-	opts, err := redis.ParseClusterURL(url)
+	opts, err := parse(url)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--redis-cluster-url: %w", err)
+		return nil, nil, fmt.Errorf("%s: %w", flag, err)
 	}
-	opts.ContextTimeoutEnabled = true
+	timeouts(opts)
 	return opts, nil, nil
 }
 
@@ -153,11 +141,8 @@ func openCluster(ctx context.Context, url string) (*redis.ClusterOptions, func(c
 func closer(ctx context.Context, h *redisstore.Harness, stop func(context.Context) error) func() {
 	return func() {
 		h.Close()
-		if stop == nil {
-			return
+		if stop != nil {
+			stopAfter(ctx, stop)
 		}
-		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		_ = stop(stopCtx)
 	}
 }

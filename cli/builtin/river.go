@@ -3,9 +3,9 @@ package builtin
 import (
 	"context"
 	"flag"
-	"github.com/storecheck/storecheck/cli"
 
 	"github.com/storecheck/storecheck/adapters/riverstore"
+	"github.com/storecheck/storecheck/cli"
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 

@@ -1,7 +1,8 @@
 // Package pgschema brings up what every PostgreSQL-backed adapter gives a spec or a
 // benchmark: a fresh schema with a random name, pools whose connections land in it and
-// nowhere else, and its drop. The postgres and river adapters' harnesses and the
-// benchmark targets on PostgreSQL share it.
+// nowhere else, and its drop; and it tells the adapters' migrations which schema a
+// connection creates tables in. The postgres and river adapters and the benchmark
+// targets on PostgreSQL share it.
 package pgschema
 
 import (
@@ -47,6 +48,9 @@ func AdminPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 // until Close. Its zero value with DSN set is ready.
 type Admin struct {
 	DSN string
+	// What names the harness in the errors of NewSchema and DropSchema ("postgres
+	// harness").
+	What string
 
 	mu   sync.Mutex
 	pool *pgxpool.Pool
@@ -75,6 +79,32 @@ func (a *Admin) Close() {
 		a.pool.Close()
 		a.pool = nil
 	}
+}
+
+// NewSchema creates a schema named prefix followed by random digits and returns its name.
+func (a *Admin) NewSchema(ctx context.Context, prefix string) (string, error) {
+	admin, err := a.Pool(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", a.What, err)
+	}
+	name := RandomName(prefix)
+	if err := Create(ctx, admin, name); err != nil {
+		return "", fmt.Errorf("%s: create schema %s: %w", a.What, name, err)
+	}
+	return name, nil
+}
+
+// DropSchema drops the schema name with everything in it (Drop), even when ctx has
+// ended.
+func (a *Admin) DropSchema(ctx context.Context, name string) error {
+	admin, err := a.Pool(context.WithoutCancel(ctx))
+	if err != nil {
+		return fmt.Errorf("%s: %w", a.What, err)
+	}
+	if err := Drop(ctx, admin, name); err != nil {
+		return fmt.Errorf("%s: drop schema %s: %w", a.What, name, err)
+	}
+	return nil
 }
 
 // Create creates the schema name.
@@ -136,4 +166,22 @@ func Fresh(ctx context.Context, admin *pgxpool.Pool, dsn, prefix string, maxConn
 		return nil, nil, errors.Join(err, drop(ctx))
 	}
 	return pool, func(ctx context.Context) error { pool.Close(); return drop(ctx) }, nil
+}
+
+// RowQuerier is what Current reads through: a connection, a pool or a transaction.
+type RowQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// Current is the schema q creates tables in: the first schema of its search_path that
+// exists. Its error says so when there is none.
+func Current(ctx context.Context, q RowQuerier) (string, error) {
+	var schema *string
+	if err := q.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return "", err
+	}
+	if schema == nil {
+		return "", errors.New("no schema to create tables in: the search_path names no existing schema")
+	}
+	return *schema, nil
 }

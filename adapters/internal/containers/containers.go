@@ -254,7 +254,26 @@ func (s *Shared[T]) Stop() {
 	if s.stop == nil {
 		return
 	}
+	stopWithin(s.stop)
+}
+
+// StopAtCleanup stops a backend of the test's own when the test ends.
+func StopAtCleanup(tb testing.TB, stop func(context.Context) error) {
+	tb.Cleanup(func() { stopWithin(stop) })
+}
+
+// stopWithin calls stop, giving it a minute: a backend that does not go in that time is
+// left to ReapOrphans rather than holding up the test binary.
+func stopWithin(stop func(context.Context) error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_ = s.stop(ctx)
+	_ = stop(ctx)
+}
+
+// Main is a test binary's TestMain for a package whose tests share this backend: it runs
+// the tests, stops the backend if they started it, and exits with the tests' code.
+func (s *Shared[T]) Main(m *testing.M) {
+	code := m.Run()
+	s.Stop()
+	os.Exit(code)
 }

@@ -3,7 +3,6 @@ package clustertest
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -26,20 +25,12 @@ const buckets = 12
 // cl is one cluster for the whole test binary, stopped by TestMain.
 var cl = containers.NewShared("redis cluster", rediscontainer.StartCluster)
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	cl.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { cl.Main(m) }
 
 func cluster(t *testing.T) *redis.ClusterOptions { return cl.Get(t) }
 
 func newClientFunc(t *testing.T) func() redis.UniversalClient {
-	opts := cluster(t)
-	return func() redis.UniversalClient {
-		o := *opts
-		return redis.NewClusterClient(&o)
-	}
+	return redisstore.ClusterClients(cluster(t))
 }
 
 // TestBattery runs the whole conformance battery, both eras, against the cluster. Every

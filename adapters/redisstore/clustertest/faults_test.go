@@ -8,11 +8,7 @@
 package clustertest
 
 import (
-	"context"
 	"testing"
-	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/storecheck/storecheck/adapters/internal/containers"
 	"github.com/storecheck/storecheck/adapters/redisstore"
@@ -34,15 +30,8 @@ func TestFaultsFailover(t *testing.T) {
 		containers.SkipOrFail(t, "redis cluster (faults)", err)
 		return
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = c.Stop(ctx)
-	})
-	h := redisstore.NewHarness("redis-cluster (always)", func() redis.UniversalClient {
-		o := *c.Options
-		return redis.NewClusterClient(&o)
-	}, buckets)
+	containers.StopAtCleanup(t, c.Stop)
+	h := redisstore.NewHarness("redis-cluster (always)", redisstore.ClusterClients(c.Options), buckets)
 	t.Cleanup(h.Close)
 	fh := &redisstore.FailoverHarness{
 		FaultHarness: redisstore.NewFaultHarness(h, c, harness.Durability{

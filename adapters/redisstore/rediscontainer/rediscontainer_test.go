@@ -113,11 +113,7 @@ func TestFaultableConfig(t *testing.T) {
 				containers.SkipOrFail(t, "redis (faults)", err)
 				return
 			}
-			defer func() {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				_ = srv.Stop(ctx)
-			}()
+			containers.StopAtCleanup(t, srv.Stop)
 			c := redis.NewClient(srv.Options)
 			defer c.Close()
 			for k, want := range p.want() {

@@ -2,7 +2,6 @@ package postgrestest
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -21,11 +20,7 @@ import (
 // srv is one Postgres server for the whole binary, stopped by TestMain.
 var srv = containers.NewShared("postgres", pgcontainer.Start)
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	srv.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { srv.Main(m) }
 
 // TestBattery runs the whole battery, both eras, against the River stores on Postgres:
 // a fresh schema per spec, two pools (two River clients) for S-SHARE-1.
