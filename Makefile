@@ -52,7 +52,8 @@ mutants:
 	@bin=$$(mktemp -d)/storecheck && $(GO) build -o $$bin ./cmd/storecheck && \
 	$$bin mutants && $$bin mutants --wire && \
 	$$bin mutants --runs 20 --natural-races && \
-	$$bin mutants --wire --runs 20 --natural-races
+	$$bin mutants --wire --runs 20 --natural-races && \
+	$$bin mutants --server
 
 # The fault checks alone (also part of test): Postgres and Redis paused, killed and
 # restarted, a Redis Cluster primary killed, and the fault mutants (Docker needed):
