@@ -3,30 +3,19 @@ package benchmarks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/storecheck/storecheck/adapters/memharness"
-	"github.com/storecheck/storecheck/adapters/wire"
+	"github.com/storecheck/storecheck/adapters/wire/wiretest"
 )
 
 // wireChildEnv makes this test binary the wire target's child: it serves memstore over
 // the wire protocol on stdin and stdout instead of running tests.
 const wireChildEnv = "STORECHECK_BENCH_WIRE_CHILD"
 
-func TestMain(m *testing.M) {
-	if os.Getenv(wireChildEnv) == "memstore" {
-		if err := wire.Serve(context.Background(), os.Stdin, os.Stdout, memharness.Harness(), wire.ServeOptions{Log: os.Stderr}); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { wiretest.Main(m, wireChildEnv) }
 
 // testEnv is the bring-up environment of the Go benchmarks: servers from the usual
 // environment variables or containers, and this binary as the wire child.

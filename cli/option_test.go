@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -51,12 +50,8 @@ func TestWithHarnessIsTheDefault(t *testing.T) {
 		}
 		t.Fatalf("run with the own store: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
-	data, err := os.ReadFile(report)
+	r, err := readReport(report)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var r conformance.Report
-	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}
 	if r.Store != "my-store" {

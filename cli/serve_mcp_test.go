@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/storecheck/storecheck/internal/childproc"
 )
 
 // TestServeMCPStdioTokenEnv: over stdio the client's token comes from the environment
@@ -21,19 +23,7 @@ func TestServeMCPStdioTokenEnv(t *testing.T) {
 		cmd := exec.Command(os.Args[0], "serve", "--adapter", "memstore", "--mcp", "stdio", "--require-owner",
 			"--principal", "tok-a=alice", "--token-env", "MCP_TOKEN")
 		cmd.Env = append(os.Environ(), childEnv+"=1", "MCP_TOKEN="+token)
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		in, out, stderr := childproc.Start(t, cmd)
 		defer func() { in.Close(); _ = cmd.Wait() }()
 		lines := bufio.NewScanner(out)
 		lines.Buffer(make([]byte, 1<<20), 1<<20)

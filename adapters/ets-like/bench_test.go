@@ -2,44 +2,25 @@ package etslike
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 
-	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/internal/storebench"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
 // Compare with reference/memstore's benchmarks of the same names: the one lock is what
 // differs.
 func benchTable(b *testing.B, n int) (*Store, []string) {
-	b.Helper()
-	ctx := context.Background()
 	s := New(WithMaxRows(n))
-	ids := make([]string, n)
-	for i := range ids {
-		ids[i] = reference.GenerateID()
-		meta := legacy.Task{"tool": "search", "args": map[string]any{"q": "x", "page": i}, "progress": 0}
-		if _, err := s.Legacy().Create(ctx, ids[i], meta); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return s, ids
+	return s, storebench.LegacyTasks(b, s.Legacy(), n, nil)
 }
 
 // benchParallel runs op, the i-th call of a goroutine of b.RunParallel, on the tasks of a
 // table of n in turn; each goroutine starts at another task.
 func benchParallel(b *testing.B, n int, op func(ctx context.Context, s *Store, id string, i uint64) error) {
 	s, ids := benchTable(b, n)
-	var next atomic.Uint64
-	b.RunParallel(func(pb *testing.PB) {
-		ctx := context.Background()
-		i := next.Add(1) * 7919
-		for pb.Next() {
-			i++
-			if err := op(ctx, s, ids[i%uint64(len(ids))], i); err != nil {
-				b.Fatal(err)
-			}
-		}
+	storebench.Parallel(b, ids, func(ctx context.Context, id string, i uint64) error {
+		return op(ctx, s, id, i)
 	})
 }
 

@@ -16,8 +16,7 @@ type Backend = faultable.Backend
 // fsync on, every acknowledged write is on disk when it is acknowledged.
 type FaultHarness struct {
 	*Harness
-	Backend
-	durability harness.Durability
+	faultable.Injector
 }
 
 var _ harness.FaultInjector = (*FaultHarness)(nil)
@@ -35,7 +34,7 @@ func NewFaultHarness(ctx context.Context, dsn string, backend Backend) (*FaultHa
 		h.Close()
 		return nil, fmt.Errorf("postgres harness: read durability settings: %w", err)
 	}
-	return &FaultHarness{Harness: h, Backend: backend, durability: Durability(syncCommit, fsync)}, nil
+	return &FaultHarness{Harness: h, Injector: faultable.Injector{Backend: backend, Declared: Durability(syncCommit, fsync)}}, nil
 }
 
 // Durability is what a server with these settings keeps across a crash. Create sets
@@ -50,5 +49,3 @@ func Durability(synchronousCommit, fsync string) harness.Durability {
 		Setting:        fmt.Sprintf("synchronous_commit=%s, fsync=%s (Create forces synchronous_commit=on)", synchronousCommit, fsync),
 	}
 }
-
-func (h *FaultHarness) Durability() harness.Durability { return h.durability }

@@ -13,8 +13,7 @@ type Backend = faultable.Backend
 // (harness.FaultInjector), with the durability its persistence gives.
 type FaultHarness struct {
 	*Harness
-	Backend
-	durability harness.Durability
+	faultable.Injector
 }
 
 var _ harness.FaultInjector = (*FaultHarness)(nil)
@@ -23,10 +22,8 @@ var _ harness.FaultInjector = (*FaultHarness)(nil)
 // deployment's persistence keeps (rediscontainer.Persistence): the store adds nothing
 // to it, every write is one Lua script whose effect is what the server persists.
 func NewFaultHarness(h *Harness, b Backend, durability harness.Durability) *FaultHarness {
-	return &FaultHarness{Harness: h, Backend: b, durability: durability}
+	return &FaultHarness{Harness: h, Injector: faultable.Injector{Backend: b, Declared: durability}}
 }
-
-func (h *FaultHarness) Durability() harness.Durability { return h.durability }
 
 // FailoverHarness is FaultHarness on a cluster with replicas: the fault checks may also
 // kill one primary (harness.Failover).

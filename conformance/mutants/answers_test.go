@@ -72,23 +72,37 @@ func TestPythonFacadeMutants(t *testing.T) {
 	}
 }
 
+// ruleOutcome is one rule of the JSON report of storecheck run.
+type ruleOutcome struct{ ID, Outcome string }
+
+// readRules reads the rules of the JSON report at path: readErr when there is none to
+// read, decodeErr when it is not a report.
+func readRules(path string) (rules []ruleOutcome, readErr, decodeErr error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err, nil
+	}
+	var r struct{ Rules []ruleOutcome }
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, nil, err
+	}
+	return r.Rules, nil, nil
+}
+
 // failedRules runs `storecheck run` with args and a JSON report at report, and returns
 // the rules that failed, sorted.
 func failedRules(t *testing.T, bin, report string, args ...string) []string {
 	t.Helper()
 	out, err := runCLI(bin, append([]string{"run", "--json", report}, args...)...)
-	data, rerr := os.ReadFile(report)
+	rules, rerr, derr := readRules(report)
 	if rerr != nil {
 		t.Fatalf("storecheck run %v: no report (%v): %s", args, err, lastLinesOf(out, 30))
 	}
-	var r struct {
-		Rules []struct{ ID, Outcome string }
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatalf("storecheck run %v: %v", args, err)
+	if derr != nil {
+		t.Fatalf("storecheck run %v: %v", args, derr)
 	}
 	var failed []string
-	for _, rule := range r.Rules {
+	for _, rule := range rules {
 		if rule.Outcome == "failed" && !slices.Contains(failed, rule.ID) {
 			failed = append(failed, rule.ID)
 		}

@@ -1,8 +1,6 @@
 package mutants_test
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -52,21 +50,18 @@ func TestFacadeMutantsFailExactlyTheirRulesOverTheWire(t *testing.T) {
 				out, err := runCLI(bin, "run", "--adapter", "exec",
 					"--exec", strconv.Quote(bin)+" serve --facade --adapter mutant:"+m.Name,
 					"--era", string(era), "--strict", "--json", report)
-				data, rerr := os.ReadFile(report)
+				rules, rerr, derr := readRules(report)
 				if rerr != nil {
 					t.Errorf("%s %s over the wire: no report (%v): %s", m.Name, era, err, lastLinesOf(out, 30))
 					return
 				}
-				var r struct {
-					Rules []struct{ ID, Outcome string }
-				}
-				if err := json.Unmarshal(data, &r); err != nil {
-					t.Errorf("%s %s: %v", m.Name, era, err)
+				if derr != nil {
+					t.Errorf("%s %s: %v", m.Name, era, derr)
 					return
 				}
 				mu.Lock()
 				defer mu.Unlock()
-				for _, rule := range r.Rules {
+				for _, rule := range rules {
 					if rule.Outcome == "failed" && !slices.Contains(failed[m.Name], rule.ID) {
 						failed[m.Name] = append(failed[m.Name], rule.ID)
 					}

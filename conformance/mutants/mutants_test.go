@@ -13,6 +13,7 @@ import (
 
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/conformance/mutants"
+	"github.com/storecheck/storecheck/internal/clibuild"
 )
 
 // TestHonestStore: the store every mutant is a variant of passes the battery, SHOULD
@@ -292,15 +293,7 @@ func rejudgeNaturalRaces(t *testing.T, bin string, got *verdicts, code int, flag
 }
 
 // buildCLI builds the storecheck command into a temporary directory.
-func buildCLI(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "storecheck")
-	build := exec.Command("go", "build", "-o", bin, "github.com/storecheck/storecheck/cmd/storecheck")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
+func buildCLI(t *testing.T) string { return clibuild.Storecheck(t) }
 
 // outcomes runs `storecheck run` and returns the outcome of each rule and era ("S-ID-2
 // legacy" -> "FAILED"), with the output and the exit code.

@@ -1,8 +1,6 @@
 package mutants_test
 
 import (
-	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -63,19 +61,16 @@ func TestObanGuideMutantsFailExactlyTheirRules(t *testing.T) {
 			if code := exitCode(err); code != 1 {
 				t.Fatalf("storecheck run: exit %d (%v), want 1 (rules failed)\n%s", code, err, out)
 			}
-			data, err := os.ReadFile(report)
-			if err != nil {
-				t.Fatal(err)
+			rules, rerr, derr := readRules(report)
+			if rerr != nil {
+				t.Fatal(rerr)
 			}
-			var r struct {
-				Rules []struct{ ID, Outcome string }
-			}
-			if err := json.Unmarshal(data, &r); err != nil {
-				t.Fatal(err)
+			if derr != nil {
+				t.Fatal(derr)
 			}
 			// outcome of every rule that neither passed nor was skipped
 			outcome := map[string]string{}
-			for _, rule := range r.Rules {
+			for _, rule := range rules {
 				if rule.Outcome != "passed" && rule.Outcome != "skipped" {
 					outcome[rule.ID] = rule.Outcome
 				}

@@ -1,8 +1,6 @@
 package mutants_test
 
 import (
-	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -68,20 +66,17 @@ func checkSDKMutant(t *testing.T, bin, dir string, m mutants.Mutant, wire bool, 
 			"--era", "sdk", "--strict", "--json", report}
 	}
 	out, err := runCLI(bin, args...)
-	data, rerr := os.ReadFile(report)
+	rules, rerr, derr := readRules(report)
 	if rerr != nil {
 		t.Errorf("%s %s: no report (%v): %s", m.Name, how, err, out)
 		return
 	}
-	var r struct {
-		Rules []struct{ ID, Outcome string }
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Errorf("%s: %v", m.Name, err)
+	if derr != nil {
+		t.Errorf("%s: %v", m.Name, derr)
 		return
 	}
 	var failed []string
-	for _, rule := range r.Rules {
+	for _, rule := range rules {
 		if rule.Outcome == "failed" {
 			failed = append(failed, rule.ID)
 		}
@@ -92,8 +87,8 @@ func checkSDKMutant(t *testing.T, bin, dir string, m mutants.Mutant, wire bool, 
 	if !slices.Equal(failed, want) {
 		t.Errorf("%s %s (%s): failed %v, want exactly %v\n%s", m.Name, how, m.Defect, failed, want, lastLinesOf(out, 30))
 	}
-	if m.Name == mutants.HonestName && (err != nil || len(r.Rules) < 20) {
-		t.Errorf("honest store %s: exit %v with %d rules judged, want a pass of every SDK-profile rule", how, err, len(r.Rules))
+	if m.Name == mutants.HonestName && (err != nil || len(rules) < 20) {
+		t.Errorf("honest store %s: exit %v with %d rules judged, want a pass of every SDK-profile rule", how, err, len(rules))
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/storecheck/storecheck/internal/clibuild"
 )
 
 // verdictsVersion is the SDK version the verdicts below were observed on.
@@ -183,15 +185,7 @@ func runProfile(t *testing.T, bin, rules string) map[string]reportRule {
 
 // buildCLI builds storecheck without -race, whatever this test was built with: the
 // profile's P-LIST-3 times pages and skips itself in a -race binary.
-func buildCLI(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "storecheck")
-	build := exec.Command("go", "build", "-o", bin, "github.com/storecheck/storecheck/cmd/storecheck")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
+func buildCLI(t *testing.T) string { return clibuild.Storecheck(t) }
 
 func firstOf(s []string) string {
 	if len(s) == 0 {

@@ -2,6 +2,7 @@ package legacy
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -42,6 +43,20 @@ func MergeRow(row, changes Task) Task {
 		out[k] = v
 	}
 	return out
+}
+
+// MergeIf is the row an UpdateIf of task id writes over cur (ok false when no task is
+// stored): changes merged in (MergeRow) when cur's status is one of allowed, a nil allowed
+// admitting every status; otherwise reference.ErrConflict, and reference.ErrNotFound for a
+// missing task.
+func MergeIf(id string, cur Task, ok bool, allowed []reference.Status, changes Task) (Task, error) {
+	if !ok {
+		return nil, reference.NotFound(id)
+	}
+	if allowed != nil && !cur.StatusIn(allowed) {
+		return nil, fmt.Errorf("%w: task %s is %s", reference.ErrConflict, id, cur.Status())
+	}
+	return MergeRow(cur, changes), nil
 }
 
 // StatusIn reports whether t's status (working when absent, L-CLEAN-1) is one of allowed:

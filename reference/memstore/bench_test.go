@@ -3,9 +3,9 @@ package memstore
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"testing"
 
+	"github.com/storecheck/storecheck/internal/storebench"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -14,19 +14,12 @@ import (
 // benchIDs creates n legacy and modern tasks of a realistic size.
 func benchStore(b *testing.B, n int, opts ...Option) (*Store, []string) {
 	b.Helper()
-	ctx := context.Background()
 	s := New(opts...)
-	ids := make([]string, n)
-	for i := range ids {
-		ids[i] = reference.GenerateID()
-		meta := legacy.Task{"tool": "search", "args": map[string]any{"q": "x", "page": i}, "progress": 0}
-		if _, err := s.Legacy().Create(ctx, ids[i], meta); err != nil {
+	ids := storebench.LegacyTasks(b, s.Legacy(), n, func(ctx context.Context, _ int, id string) {
+		if _, err := s.Modern().Create(ctx, modern.Task{TaskID: id, Status: reference.StatusWorking, InputRequests: map[string]any{"k": map[string]any{"q": "?"}}}); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.Modern().Create(ctx, modern.Task{TaskID: ids[i], Status: reference.StatusWorking, InputRequests: map[string]any{"k": map[string]any{"q": "?"}}}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	})
 	return s, ids
 }
 
@@ -51,17 +44,9 @@ func shardedParallel(b *testing.B, op func(ctx context.Context, s *Store, id str
 	for _, shards := range []int{1, DefaultShards} {
 		b.Run(fmt.Sprint("shards=", shards), func(b *testing.B) {
 			s, ids := benchStore(b, 1024, WithShards(shards))
-			var next atomic.Uint64
 			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				ctx := context.Background()
-				i := next.Add(1) * 7919
-				for pb.Next() {
-					i++
-					if err := op(ctx, s, ids[i%uint64(len(ids))], i); err != nil {
-						b.Fatal(err)
-					}
-				}
+			storebench.Parallel(b, ids, func(ctx context.Context, id string, i uint64) error {
+				return op(ctx, s, id, i)
 			})
 		})
 	}
@@ -69,24 +54,17 @@ func shardedParallel(b *testing.B, op func(ctx context.Context, s *Store, id str
 
 func BenchmarkModernCASParallel(b *testing.B) {
 	s, ids := benchStore(b, 1024)
-	var next atomic.Uint64
+	sys := reference.System()
 	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		ctx := context.Background()
-		sys := reference.System()
-		i := next.Add(1) * 7919
-		for pb.Next() {
-			i++
-			id := ids[i%uint64(len(ids))]
-			for {
-				cur, err := s.Modern().Get(ctx, id, sys)
-				if err != nil {
-					b.Fatal(err)
-				}
-				cur.StatusMessage = "step"
-				if _, err := s.Modern().Swap(ctx, sys, cur.Version, cur); err == nil {
-					break
-				}
+	storebench.Parallel(b, ids, func(ctx context.Context, id string, _ uint64) error {
+		for {
+			cur, err := s.Modern().Get(ctx, id, sys)
+			if err != nil {
+				return err
+			}
+			cur.StatusMessage = "step"
+			if _, err := s.Modern().Swap(ctx, sys, cur.Version, cur); err == nil {
+				return nil
 			}
 		}
 	})

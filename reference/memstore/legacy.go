@@ -2,7 +2,6 @@ package memstore
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/storecheck/storecheck/reference"
@@ -69,13 +68,7 @@ func (l *Legacy) UpdateIf(ctx context.Context, id string, allowed []reference.St
 		return nil, err
 	}
 	row, err := l.rows.update(id, func(cur legacy.Task, ok bool) (legacy.Task, error) {
-		if !ok {
-			return nil, reference.NotFound(id)
-		}
-		if allowed != nil && !cur.StatusIn(allowed) {
-			return nil, fmt.Errorf("%w: task %s is %s", reference.ErrConflict, id, cur.Status())
-		}
-		return legacy.MergeRow(cur, ch), nil
+		return legacy.MergeIf(id, cur, ok, allowed, ch)
 	})
 	if err != nil {
 		return nil, err

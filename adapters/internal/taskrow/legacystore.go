@@ -1,8 +1,6 @@
 package taskrow
 
 import (
-	"fmt"
-
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
@@ -45,10 +43,10 @@ func MergeLegacy(id, body string, allowed []reference.Status, ch legacy.Task) (c
 	if err != nil {
 		return nil, nil, Legacy{}, err
 	}
-	if allowed != nil && !cur.StatusIn(allowed) {
-		return nil, nil, Legacy{}, fmt.Errorf("%w: task %s is %s", reference.ErrConflict, id, cur.Status())
+	next, err = legacy.MergeIf(id, cur, true, allowed, ch)
+	if err != nil {
+		return nil, nil, Legacy{}, err
 	}
-	next = legacy.MergeRow(cur, ch)
 	r, err = NewLegacy(next)
 	if err != nil {
 		return nil, nil, Legacy{}, err

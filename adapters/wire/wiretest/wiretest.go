@@ -5,10 +5,13 @@ package wiretest
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
+	"os"
 	"testing"
 	"time"
 
+	"github.com/storecheck/storecheck/adapters/memharness"
 	"github.com/storecheck/storecheck/adapters/wire"
 	"github.com/storecheck/storecheck/conformance/harness"
 )
@@ -37,4 +40,18 @@ func Serve(t testing.TB, h harness.Harness, opts wire.ServeOptions) (in io.Write
 		}
 	})
 	return inW, bufio.NewReader(outR)
+}
+
+// Main is the TestMain of a test binary that is also its own wire child: with env set to
+// "memstore" it serves memstore (memharness) on its standard input and output, logging
+// on standard error, and exits (1 when Serve fails); otherwise it runs the tests.
+func Main(m *testing.M, env string) {
+	if os.Getenv(env) == "memstore" {
+		if err := wire.Serve(context.Background(), os.Stdin, os.Stdout, memharness.Harness(), wire.ServeOptions{Log: os.Stderr}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/storecheck/storecheck/adapters/wire"
 	"github.com/storecheck/storecheck/adapters/wire/wiretest"
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/internal/childproc"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/memstore"
@@ -161,19 +162,7 @@ func pyChild(variant string) starter {
 			argv = []string{filepath.Join(filepath.Dir(here), "testdata", "variants.py"), variant}
 		}
 		cmd := exec.Command(py, argv...)
-		w, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		w, r, stderr := childproc.Start(t, cmd)
 		t.Cleanup(func() {
 			w.Close()
 			if err := cmd.Wait(); err != nil {
