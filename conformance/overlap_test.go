@@ -342,3 +342,46 @@ func TestRoundsYieldToTheSpecTimeout(t *testing.T) {
 		t.Errorf("no deadline: ran %d of 5 base rounds", n)
 	}
 }
+
+// TestRoundsStopOnTheirTimeBudget: past Budget.RaceTime a check stops once it has run
+// MinRaceRounds rounds and is conclusive, recording the rounds it planned; it never stops
+// early while inconclusive, and without a budget it runs every base round.
+func TestRoundsStopOnTheirTimeBudget(t *testing.T) {
+	serial := []battery.Span{{Client: 0, Task: "t", Call: 0, Ret: 10}, {Client: 1, Task: "t", Call: 20, Ret: 30}}
+	var together []battery.Span
+	for c := range 40 {
+		together = append(together, battery.Span{Client: c % 2, Task: "t", Call: 100, Ret: 200})
+	}
+	const base = 100
+	for _, tc := range []struct {
+		name     string
+		budget   time.Duration
+		meetFrom int
+		want     int
+	}{
+		{"conclusive from the start", 20 * time.Millisecond, 0, battery.MinRaceRounds},
+		{"conclusive late", 20 * time.Millisecond, 60, 62}, // two rounds of 40 overlapping calls reach 64
+		{"no budget", 0, 0, base},
+	} {
+		e := &battery.Env{Ctx: context.Background(), Opts: battery.Options{Budget: battery.Budget{RaceTime: tc.budget}}}
+		m := e.Meter()
+		n := 0
+		for r := range m.Rounds(base) {
+			n++
+			time.Sleep(time.Millisecond)
+			if r >= tc.meetFrom {
+				m.Add(together)
+			} else {
+				m.Add(serial)
+			}
+		}
+		stats := m.Done()
+		wantPlanned := 0
+		if tc.want < base {
+			wantPlanned = base
+		}
+		if n != tc.want || !stats.Conclusive() || stats.PlannedRounds != wantPlanned {
+			t.Errorf("%s: %d rounds, conclusive %v, planned %d (%v); want %d rounds, conclusive, planned %d", tc.name, n, stats.Conclusive(), stats.PlannedRounds, stats, tc.want, wantPlanned)
+		}
+	}
+}

@@ -51,7 +51,7 @@ func Together(n int, fn func(i int)) {
 	}
 	// The caller releases them (see barrier) and waits, leaving its processor to them.
 	ready.Wait()
-	time.Sleep(barrierSettle)
+	YieldFor(barrierSettle)
 	at = time.Now().Add(releaseSpin)
 	close(start)
 	cs.Wait()
@@ -70,6 +70,15 @@ const releaseSpin = 200 * time.Microsecond
 // spinUntil busy-waits until t: a sleep would park the client and lose the instant.
 func spinUntil(t time.Time) {
 	for time.Now().Before(t) {
+	}
+}
+
+// YieldFor leaves the processor to other goroutines for d: a time.Sleep this short lasts
+// as long as the runtime's timer granularity (about a millisecond on Linux), several
+// times the whole round it would be a pause in.
+func YieldFor(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		runtime.Gosched()
 	}
 }
 
@@ -165,7 +174,7 @@ func (b *barrier) Wait() {
 	if ch, ok := b.lastLocked(); ok {
 		at := b.at
 		b.mu.Unlock()
-		time.Sleep(barrierSettle)
+		YieldFor(barrierSettle)
 		close(ch)
 		spinUntil(at)
 		return

@@ -159,6 +159,10 @@ func (m *OverlapMeter) Add(spans []Span) {
 	}
 }
 
+// MinRaceRounds is how many rounds a race check runs before its time budget
+// (Budget.RaceTime) may stop it.
+const MinRaceRounds = 32
+
 const (
 	// ExtendRounds bounds how far rounds extends a check, as a multiple of its base, and
 	// extendAtLeast in rounds: on a loaded machine a fast store's calls of one round
@@ -179,6 +183,7 @@ const (
 func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 	return func(yield func(int) bool) {
 		var deadline time.Time
+		budget := time.Now().Add(m.E.Opts.Budget.RaceTime)
 		for r := 0; ; r++ {
 			// A slow backend on a loaded machine may need longer for the base rounds than
 			// the spec has: stop between rounds while a quarter of the spec's time is left,
@@ -186,6 +191,12 @@ func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 			// timing out mid-round and reading FAILED for a store that broke nothing.
 			if r > 0 && !m.E.Deadline.IsZero() && time.Until(m.E.Deadline) < m.E.Opts.SpecTimeout/4 {
 				return
+			}
+			if r >= MinRaceRounds && r < base && m.E.Opts.Budget.RaceTime > 0 && time.Now().After(budget) {
+				if m.sample(); m.stats.Conclusive() {
+					m.stats.PlannedRounds = base
+					return
+				}
 			}
 			if r >= base {
 				if deadline.IsZero() {
