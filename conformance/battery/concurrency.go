@@ -51,7 +51,7 @@ func Together(n int, fn func(i int)) {
 	}
 	// The caller releases them (see barrier) and waits, leaving its processor to them.
 	ready.Wait()
-	YieldFor(barrierSettle)
+	time.Sleep(barrierSettle)
 	at = time.Now().Add(releaseSpin)
 	close(start)
 	cs.Wait()
@@ -73,9 +73,11 @@ func spinUntil(t time.Time) {
 	}
 }
 
-// YieldFor leaves the processor to other goroutines for d: a time.Sleep this short lasts
-// as long as the runtime's timer granularity (about a millisecond on Linux), several
-// times the whole round it would be a pause in.
+// YieldFor leaves the processor to other goroutines for d without sleeping: a
+// time.Sleep under a millisecond lasts about one (the runtime's timer granularity).
+// The barrier's settle does sleep: a process that slept is favoured by the kernel's
+// scheduler when it wakes, so on a loaded machine its released clients more often run
+// on every core at once (a yield there cost natural race mutants kills under load).
 func YieldFor(d time.Duration) {
 	for end := time.Now().Add(d); time.Now().Before(end); {
 		runtime.Gosched()
@@ -174,7 +176,7 @@ func (b *barrier) Wait() {
 	if ch, ok := b.lastLocked(); ok {
 		at := b.at
 		b.mu.Unlock()
-		YieldFor(barrierSettle)
+		time.Sleep(barrierSettle)
 		close(ch)
 		spinUntil(at)
 		return
