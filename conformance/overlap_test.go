@@ -344,14 +344,16 @@ func TestRoundsYieldToTheSpecTimeout(t *testing.T) {
 }
 
 // TestRoundsStopOnTheirTimeBudget: past Budget.RaceTime a check stops once it has run
-// MinRaceRounds rounds and is conclusive, recording the rounds it planned; it never stops
-// early while inconclusive, and without a budget it runs every base round.
+// MinRaceRounds rounds with BudgetOverlapping overlapping calls, recording the rounds it
+// planned; one whose calls seldom meet runs every planned round, and so does every check
+// without a budget.
 func TestRoundsStopOnTheirTimeBudget(t *testing.T) {
 	serial := []battery.Span{{Client: 0, Task: "t", Call: 0, Ret: 10}, {Client: 1, Task: "t", Call: 20, Ret: 30}}
 	var together []battery.Span
 	for c := range 40 {
 		together = append(together, battery.Span{Client: c % 2, Task: "t", Call: 100, Ret: 200})
 	}
+	pair := []battery.Span{{Client: 0, Task: "t", Call: 0, Ret: 10}, {Client: 1, Task: "t", Call: 5, Ret: 15}}
 	const base = 100
 	for _, tc := range []struct {
 		name     string
@@ -359,9 +361,10 @@ func TestRoundsStopOnTheirTimeBudget(t *testing.T) {
 		meetFrom int
 		want     int
 	}{
-		{"conclusive from the start", 20 * time.Millisecond, 0, battery.MinRaceRounds},
-		{"conclusive late", 20 * time.Millisecond, 60, 62}, // two rounds of 40 overlapping calls reach 64
+		{"overlapping from the start", 20 * time.Millisecond, 0, battery.MinRaceRounds},
+		{"overlapping late", 20 * time.Millisecond, 60, 67}, // seven rounds of 40 overlapping calls reach 256
 		{"no budget", 0, 0, base},
+		{"seldom overlapping", 20 * time.Millisecond, -1, base}, // 2 overlapping calls a round: conclusive, never 256
 	} {
 		e := &battery.Env{Ctx: context.Background(), Opts: battery.Options{Budget: battery.Budget{RaceTime: tc.budget}}}
 		m := e.Meter()
@@ -369,9 +372,12 @@ func TestRoundsStopOnTheirTimeBudget(t *testing.T) {
 		for r := range m.Rounds(base) {
 			n++
 			time.Sleep(time.Millisecond)
-			if r >= tc.meetFrom {
+			switch {
+			case tc.meetFrom < 0:
+				m.Add(pair)
+			case r >= tc.meetFrom:
 				m.Add(together)
-			} else {
+			default:
 				m.Add(serial)
 			}
 		}

@@ -159,9 +159,15 @@ func (m *OverlapMeter) Add(spans []Span) {
 	}
 }
 
-// MinRaceRounds is how many rounds a race check runs before its time budget
-// (Budget.RaceTime) may stop it.
-const MinRaceRounds = 32
+// MinRaceRounds is how many rounds a race check runs, and BudgetOverlapping how many
+// of its calls must have overlapped, before its time budget (Budget.RaceTime) may stop
+// it. A store whose calls rarely meet (in process, on a loaded machine) never reaches
+// BudgetOverlapping early and runs every planned round; one whose calls take long
+// (across a network) meets in most of them.
+const (
+	MinRaceRounds     = 32
+	BudgetOverlapping = 4 * MinOverlapping
+)
 
 const (
 	// ExtendRounds bounds how far rounds extends a check, as a multiple of its base, and
@@ -193,7 +199,7 @@ func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 				return
 			}
 			if r >= MinRaceRounds && r < base && m.E.Opts.Budget.RaceTime > 0 && time.Now().After(budget) {
-				if m.sample(); m.stats.Conclusive() {
+				if m.sample(); m.stats.Conclusive() && m.stats.OverlappingOps >= BudgetOverlapping {
 					m.stats.PlannedRounds = base
 					return
 				}
