@@ -157,3 +157,18 @@ func (c *app) lookupAdapter(spec string) (adapter, string, error) {
 	}
 	return a, arg, nil
 }
+
+// bringUp opens an adapter (spec names it in the message) with arg for the command cmd
+// ("storecheck run"). A failure is said on stderr and ok is false; cleanup is never nil,
+// so that the caller defers it as it is.
+func (c *app) bringUp(cmd, spec string, open func(ctx context.Context, arg string) (harness.Harness, func(), error), arg string) (h harness.Harness, cleanup func(), ok bool) {
+	h, cleanup, err := open(c.ctx, arg)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "%s: bring-up of adapter %s failed: %v\n", cmd, spec, err)
+		return nil, func() {}, false
+	}
+	if cleanup == nil {
+		cleanup = func() {}
+	}
+	return h, cleanup, true
+}

@@ -32,6 +32,15 @@ const (
 	defaultVerb = "run"
 )
 
+// exitFor is the exit status of a report that was written: exitOK when it is OK
+// (Report.OK), else exitFailed.
+func exitFor(ok bool) int {
+	if ok {
+		return exitOK
+	}
+	return exitFailed
+}
+
 // command is one subcommand of storecheck.
 type command struct {
 	name    string

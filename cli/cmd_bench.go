@@ -82,14 +82,11 @@ Targets: `+targetNames()+`
 	var harnessOps []string // the operations a store given by an option can run
 	for _, n := range names {
 		if a, ok := c.adapters[n]; ok && a.custom {
-			h, cleanup, err := a.open(c.ctx, "")
-			if err != nil {
-				fmt.Fprintf(c.stderr, "storecheck bench: bring-up of adapter %s failed: %v\n", n, err)
+			h, cleanup, ok := c.bringUp("storecheck bench", n, a.open, "")
+			if !ok {
 				return exitUsage
 			}
-			if cleanup != nil {
-				defer cleanup()
-			}
+			defer cleanup()
 			d, err := conformance.Detect(c.ctx, h)
 			if err != nil {
 				fmt.Fprintf(c.stderr, "storecheck bench: %v\n", err)

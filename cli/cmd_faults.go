@@ -40,15 +40,13 @@ func (c *app) runFaults(fs *flag.FlagSet, f runFlags, a adapter, arg, spec strin
 		}
 		defer out.Close()
 	}
-	h, cleanup, err := a.openFaults(c.ctx, arg)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "storecheck run: bring-up of adapter %s for faults failed: %v\n", spec, err)
+	h, cleanup, ok := c.bringUp("storecheck run", spec+" for faults", a.openFaults, arg)
+	if !ok {
 		return exitUsage
 	}
-	if cleanup != nil {
-		defer cleanup()
-	}
+	defer cleanup()
 	if f.faultMutant != "" {
+		var err error
 		if h, err = faults.Mutate(h, f.faultMutant); err != nil {
 			code, _ := c.usageError(fs, err.Error())
 			return code
@@ -71,8 +69,5 @@ func (c *app) runFaults(fs *flag.FlagSet, f runFlags, a adapter, arg, spec strin
 			return exitUsage
 		}
 	}
-	if !report.OK() {
-		return exitFailed
-	}
-	return exitOK
+	return exitFor(report.OK())
 }

@@ -184,10 +184,7 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 			fmt.Fprintf(c.stderr, "  %s\n", cause)
 		}
 	}
-	if !report.OK() {
-		return exitFailed
-	}
-	return exitOK
+	return exitFor(report.OK())
 }
 
 // abortCauses lists the aborted rules of a probe report with the cause each names.

@@ -124,15 +124,12 @@ func runBattery(c *app, args []string) int {
 	}
 	defer outputs.close()
 
-	h, cleanup, err := a.open(c.ctx, arg)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "storecheck run: bring-up of adapter %s failed: %v\n", spec, err)
+	h, cleanup, ok := c.bringUp("storecheck run", spec, a.open, arg)
+	if !ok {
 		outputs.discard()
 		return exitUsage
 	}
-	if cleanup != nil {
-		defer cleanup()
-	}
+	defer cleanup()
 	cfg.Context = c.ctx
 	detected, err := conformance.Detect(c.ctx, h)
 	if err != nil {
@@ -174,10 +171,7 @@ func runBattery(c *app, args []string) int {
 		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
 		return exitUsage
 	}
-	if !report.OK() {
-		return exitFailed
-	}
-	return exitOK
+	return exitFor(report.OK())
 }
 
 // runFailed is set when the battery's run failed (or could not run), before the

@@ -57,14 +57,11 @@ rules run over the wire. A facade mutant (mutant:facade-*) serves its own broken
 		code, _ := c.usageError(fs, err.Error())
 		return code
 	}
-	h, cleanup, err := a.open(c.ctx, arg)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "storecheck serve: bring-up of adapter %s failed: %v\n", spec, err)
+	h, cleanup, ok := c.bringUp("storecheck serve", spec, a.open, arg)
+	if !ok {
 		return exitUsage
 	}
-	if cleanup != nil {
-		defer cleanup()
-	}
+	defer cleanup()
 	if mcp.addr != "" {
 		return c.serveMCP(h, mcp)
 	}

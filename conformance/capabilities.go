@@ -60,13 +60,10 @@ func Detect(ctx context.Context, h harness.Harness) (Detected, error) {
 	if err != nil {
 		return d, fmt.Errorf("%w: %s: open the legacy store: %w", ErrBringUp, h.Name(), err)
 	}
-	_, cancel := st.(legacy.Canceler)
-	_, clean := st.(legacy.Cleaner)
-	_, updateIf := st.(legacy.ConditionalUpdater)
 	d.Legacy = []Optional{
-		{"Cancel", "legacy.Canceler", cancel},
-		{"Cleanup", "legacy.Cleaner", clean},
-		{"UpdateIf", "legacy.ConditionalUpdater", updateIf},
+		{"Cancel", "legacy.Canceler", implements[legacy.Canceler](st)},
+		{"Cleanup", "legacy.Cleaner", implements[legacy.Cleaner](st)},
+		{"UpdateIf", "legacy.ConditionalUpdater", implements[legacy.ConditionalUpdater](st)},
 	}
 	return d, nil
 }
@@ -85,13 +82,10 @@ func (d *Detected) detectSDK(ctx context.Context, h harness.Harness) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s: open the SDK-profile store: %w", ErrBringUp, h.Name(), err)
 	}
-	_, del := st.(sdk.Deleter)
-	_, clean := st.(sdk.Cleaner)
-	_, wait := st.(sdk.Waiter)
 	d.SDK = []Optional{
-		{"DeleteTask", "sdk.Deleter", del},
-		{"Cleanup", "sdk.Cleaner", clean},
-		{"WaitForUpdate", "sdk.Waiter", wait},
+		{"DeleteTask", "sdk.Deleter", implements[sdk.Deleter](st)},
+		{"Cleanup", "sdk.Cleaner", implements[sdk.Cleaner](st)},
+		{"WaitForUpdate", "sdk.Waiter", implements[sdk.Waiter](st)},
 	}
 	d.Policy = st.Policy()
 	return nil
@@ -122,27 +116,30 @@ func (d Detected) String() string {
 		b.WriteString("  shared instances: no (one instance per namespace)\n")
 	}
 	if len(d.Legacy) > 0 {
-		var parts []string
-		for _, o := range d.Legacy {
-			yes := "no"
-			if o.Offered {
-				yes = "yes"
-			}
-			parts = append(parts, fmt.Sprintf("%s (%s) %s", o.Op, o.Interface, yes))
-		}
-		fmt.Fprintf(&b, "  optional legacy operations: %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(&b, "  optional legacy operations: %s\n", offered(d.Legacy))
 	}
 	if len(d.SDK) > 0 {
-		var parts []string
-		for _, o := range d.SDK {
-			yes := "no"
-			if o.Offered {
-				yes = "yes"
-			}
-			parts = append(parts, fmt.Sprintf("%s (%s) %s", o.Op, o.Interface, yes))
-		}
-		fmt.Fprintf(&b, "  optional SDK-profile operations: %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(&b, "  optional SDK-profile operations: %s\n", offered(d.SDK))
 		fmt.Fprintf(&b, "  SDK-profile policy: sessionless callers %s, ttl counted from %s\n", d.Policy.Sessionless, d.Policy.TTLFrom)
 	}
 	return b.String()
+}
+
+// implements reports whether st offers the optional interface T.
+func implements[T any](st any) bool {
+	_, ok := st.(T)
+	return ok
+}
+
+// offered lists optional operations as "Op (Interface) yes|no".
+func offered(ops []Optional) string {
+	var parts []string
+	for _, o := range ops {
+		yes := "no"
+		if o.Offered {
+			yes = "yes"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s) %s", o.Op, o.Interface, yes))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -60,24 +60,22 @@ func runProp(e *battery.Env, body func(*battery.Env)) (faults []string) {
 }
 
 func TestLegacyMachineMemstore(t *testing.T) {
-	e := newPropEnv(t, memharness.Harness(), "S-CONC-1", battery.Options{Seed: 1})
-	start := time.Now()
-	faults := runProp(e, func(e *battery.Env) {
-		property.ReportRapid(e, "memstore legacy", property.RunLegacyMachine(e, e.Opts.Budget.Checks, nil))
-	})
-	t.Logf("legacy machine, %d checks: %v", e.Opts.Budget.Checks, time.Since(start))
-	for _, f := range faults {
-		t.Error(f)
-	}
+	checkMachineMemstore(t, "legacy", property.RunLegacyMachine)
 }
 
 func TestModernMachineMemstore(t *testing.T) {
+	checkMachineMemstore(t, "modern", property.RunModernMachine)
+}
+
+// checkMachineMemstore runs an era's state machine (RunLegacyMachine, RunModernMachine)
+// on memstore and fails t with every fault it finds.
+func checkMachineMemstore(t *testing.T, era string, run func(e *battery.Env, checks int, trace func(string)) property.RapidRun) {
 	e := newPropEnv(t, memharness.Harness(), "S-CONC-1", battery.Options{Seed: 1})
 	start := time.Now()
 	faults := runProp(e, func(e *battery.Env) {
-		property.ReportRapid(e, "memstore modern", property.RunModernMachine(e, e.Opts.Budget.Checks, nil))
+		property.ReportRapid(e, "memstore "+era, run(e, e.Opts.Budget.Checks, nil))
 	})
-	t.Logf("modern machine, %d checks: %v", e.Opts.Budget.Checks, time.Since(start))
+	t.Logf("%s machine, %d checks: %v", era, e.Opts.Budget.Checks, time.Since(start))
 	for _, f := range faults {
 		t.Error(f)
 	}

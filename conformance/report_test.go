@@ -286,11 +286,7 @@ func TestReportJUnit(t *testing.T) {
 
 func TestReportSummary(t *testing.T) {
 	r := sampleReport(t)
-	var buf bytes.Buffer
-	if err := r.Summary(&buf); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
+	out := summaryOf(t, r)
 	t.Log(out)
 	for _, want := range []string{
 		"storecheck: fake, eras legacy+modern, seed 77",
@@ -370,11 +366,7 @@ func TestReportNewOutcomes(t *testing.T) {
 	if len(r.Alarms()) == 0 {
 		t.Error("Alarms() is empty with aborted and setup-refused rules")
 	}
-	var buf bytes.Buffer
-	if err := r.Summary(&buf); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
+	out := summaryOf(t, r)
 	t.Log(out)
 	for _, want := range []string{
 		"Aborted (", died, "2 specs of 2 rules, first [L-LIST-1] status",
@@ -524,11 +516,7 @@ func TestReportOverlap(t *testing.T) {
 			t.Errorf("JSON report lacks %s", key)
 		}
 	}
-	var buf bytes.Buffer
-	if err := r.Summary(&buf); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
+	out := summaryOf(t, r)
 	for rule, want := range map[string]string{"S-CONC-1": "passed overlap 365/424 peak 9",
 		"L-CONC-1":   "inconclusive overlap 3/500 peak 1 (below threshold); too little overlap",
 		"L-CREATE-2": "FAILED overlap 70/80 peak 4; two winners"} {
@@ -542,4 +530,14 @@ func TestReportOverlap(t *testing.T) {
 			t.Errorf("summary row of %s lacks %q:\n%s", rule, want, out)
 		}
 	}
+}
+
+// summaryOf is r's summary; an error writing it ends the test.
+func summaryOf(t *testing.T, r *report.Report) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := r.Summary(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
 }

@@ -80,18 +80,24 @@ func checkKilled(t *testing.T, name string, rules, got []string, also map[string
 	}
 }
 
-// TestReferenceServerPasses: the reference server passes every probe rule under strict,
-// in both eras.
-func TestReferenceServerPasses(t *testing.T) {
-	r := run(t, serve(t, ""))
+// checkPasses: the report r of the server called subject has no failed rule and at least
+// nine passed; else each rule's reasons are logged.
+func checkPasses(t *testing.T, subject string, r *conformance.Report) {
+	t.Helper()
 	if !r.OK() || len(failed(r)) > 0 || r.Totals.Passed < 9 {
-		t.Errorf("the reference server: %v (%d passed)", failed(r), r.Totals.Passed)
+		t.Errorf("%s: %v (%d passed)", subject, failed(r), r.Totals.Passed)
 		for _, rr := range r.Rules {
 			for _, why := range rr.Reasons {
 				t.Logf("%s %s: %s", rr.ID, rr.Era, why)
 			}
 		}
 	}
+}
+
+// TestReferenceServerPasses: the reference server passes every probe rule under strict,
+// in both eras.
+func TestReferenceServerPasses(t *testing.T) {
+	checkPasses(t, "the reference server", run(t, serve(t, "")))
 }
 
 // TestReferenceServerPassesPostgres is TestReferenceServerPasses with the tasks in
@@ -101,15 +107,7 @@ func TestReferenceServerPassesPostgres(t *testing.T) {
 		t.Skip("starts a Postgres container (-short)")
 	}
 	l, m := pgtest.Stores(t)
-	r := run(t, serveStores(t, l, m, ""))
-	if !r.OK() || len(failed(r)) > 0 || r.Totals.Passed < 9 {
-		t.Errorf("the reference server over Postgres: %v (%d passed)", failed(r), r.Totals.Passed)
-		for _, rr := range r.Rules {
-			for _, why := range rr.Reasons {
-				t.Logf("%s %s: %s", rr.ID, rr.Era, why)
-			}
-		}
-	}
+	checkPasses(t, "the reference server over Postgres", run(t, serveStores(t, l, m, "")))
 }
 
 // TestServerMutantsAreKilled: each of the server's deliberate defects fails the rule it

@@ -457,6 +457,26 @@ func (c *Client) Legacy() legacy.Store { return c.legacyStore(nil) }
 // Modern returns the child's modern store.
 func (c *Client) Modern() modern.Store { return &modernStore{c: c} }
 
+// doAnswer is a call by do whose ok value dec decodes: that value, or T's zero value and
+// the call's error.
+func doAnswer[T any](ctx context.Context, c *Client, clk *reference.ManualClock, op string, args any, dec func(json.RawMessage) (T, error)) (T, error) {
+	return answer(dec, func(decode func(json.RawMessage) error) error { return c.do(ctx, clk, op, args, decode) })
+}
+
+// answer runs send with a decode callback that keeps dec's value.
+func answer[T any](dec func(json.RawMessage) (T, error), send func(decode func(json.RawMessage) error) error) (T, error) {
+	var v T
+	err := send(func(raw json.RawMessage) (err error) {
+		v, err = dec(raw)
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v, nil
+}
+
 // do is one call of a store operation: the caller's context is checked first (a call
 // with a dead context sends nothing, so it changes nothing), the clock is forwarded if
 // it moved, then the request goes out and decode reads the answer's ok value. An ok

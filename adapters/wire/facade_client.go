@@ -56,6 +56,11 @@ func (c *Client) facadeDo(ctx context.Context, clk *reference.ManualClock, cfg h
 	}
 }
 
+// facadeAnswer is doAnswer for a facade op under cfg (facadeDo).
+func facadeAnswer[T any](ctx context.Context, c *Client, clk *reference.ManualClock, cfg harness.FacadeConfig, op string, args any, dec func(json.RawMessage) (T, error)) (T, error) {
+	return answer(dec, func(decode func(json.RawMessage) error) error { return c.facadeDo(ctx, clk, cfg, op, args, decode) })
+}
+
 // checkFacadeConfig refuses, with reference.ErrUnsupported, a configuration the child
 // did not declare it can take.
 func (c *Client) checkFacadeConfig(cfg harness.FacadeConfig) error {
@@ -115,15 +120,7 @@ type legacyFacade struct {
 }
 
 func (f *legacyFacade) taskCall(ctx context.Context, op string, args any) (legacy.Task, error) {
-	var t legacy.Task
-	err := f.c.facadeDo(ctx, f.clock, f.cfg, op, args, func(raw json.RawMessage) (err error) {
-		t, err = decodeLegacyTask(raw)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
+	return facadeAnswer(ctx, f.c, f.clock, f.cfg, op, args, decodeLegacyTask)
 }
 
 func (f *legacyFacade) Create(ctx context.Context, id string, meta legacy.Task, owner string) (legacy.Task, error) {
@@ -153,10 +150,7 @@ func (f *legacyFacade) Get(ctx context.Context, id string, caller reference.Call
 }
 
 func (f *legacyFacade) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
-	if err := checkUTF8(id); err != nil {
-		return nil, err
-	}
-	ch, err := encodeLegacyTask(changes)
+	ch, err := encodeForID(id, changes)
 	if err != nil {
 		return nil, err
 	}
@@ -176,42 +170,16 @@ func (f *legacyFacade) List(ctx context.Context, opts legacy.ListOptions, caller
 		return nil, err
 	}
 	// owner is sent as the request carried it: the facade must scope by caller instead.
-	args := map[string]any{"status": nil, "limit": nil, "owner": scopeArg(opts.Owner), "caller": callerArg(caller)}
-	if opts.Status != nil {
-		if err := checkUTF8(*opts.Status); err != nil {
-			return nil, err
-		}
-		args["status"] = *opts.Status
-	}
-	if opts.Limit != nil {
-		args["limit"] = *opts.Limit
-	}
-	if id, ok := opts.Owner.Principal(); ok {
-		if err := checkUTF8(id); err != nil {
-			return nil, err
-		}
-	}
-	var out []legacy.Task
-	err := f.c.facadeDo(ctx, f.clock, f.cfg, opLegacyTasksList, args, func(raw json.RawMessage) (err error) {
-		out, err = decodeLegacyList(raw)
-		return err
-	})
+	args, err := listArgs(opts)
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	args["caller"] = callerArg(caller)
+	return facadeAnswer(ctx, f.c, f.clock, f.cfg, opLegacyTasksList, args, decodeLegacyList)
 }
 
 func (f *legacyFacade) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
-	var n int
-	err := f.c.facadeDo(ctx, f.clock, f.cfg, opLegacyTasksCleanup, map[string]any{"ttl_ms": ttlMillis(ttl)}, func(raw json.RawMessage) (err error) {
-		n, err = decodeCount(raw)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
+	return facadeAnswer(ctx, f.c, f.clock, f.cfg, opLegacyTasksCleanup, map[string]any{"ttl_ms": ttlMillis(ttl)}, decodeCount)
 }
 
 // modernFacade is the child's modern facade (modern.tasks.* ops).

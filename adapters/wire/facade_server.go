@@ -135,12 +135,8 @@ func (a facadeArgs) legacy(ctx context.Context, f legacy.Facade) (any, error) {
 			return nil, err
 		}
 		owner := ""
-		switch o := a.args["owner"].(type) {
-		case nil:
-		case string:
-			owner = o
-		default:
-			return nil, errArgs(a.op, "owner must be a string or null, got %s", kindOf(o))
+		if got, ok := optional(a.args["owner"], &owner); !ok {
+			return nil, errArgs(a.op, "owner must be a string or null, got %s", got)
 		}
 		return f.Create(ctx, id, legacy.Task(meta), owner)
 	case opLegacyTasksGet, opLegacyTasksCancel:

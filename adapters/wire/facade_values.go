@@ -41,21 +41,28 @@ func parseLayers(m map[string]any, h *Hello) error {
 	switch x := m["facade"].(type) {
 	case nil:
 	case map[string]any:
-		flags := []struct {
-			key string
-			dst *bool
-		}{{"require_owner", &h.FacadeConfig.RequireOwner}, {"default_ttl", &h.FacadeConfig.DefaultTTL}, {"max_ttl", &h.FacadeConfig.MaxTTL}}
-		for _, f := range flags {
-			switch v := x[f.key].(type) {
-			case nil:
-			case bool:
-				*f.dst = v
-			default:
-				return fmt.Errorf("facade.%s must be a boolean, got %s", f.key, kindOf(v))
-			}
+		if err := decodeFlags(x, "facade", []helloFlag{{"require_owner", &h.FacadeConfig.RequireOwner}, {"default_ttl", &h.FacadeConfig.DefaultTTL}, {"max_ttl", &h.FacadeConfig.MaxTTL}}); err != nil {
+			return err
 		}
 	default:
 		return fmt.Errorf("facade must be an object of flags, got %s", kindOf(x))
+	}
+	return nil
+}
+
+// helloFlag is one boolean of a hello object: its key and where its value goes.
+type helloFlag struct {
+	key string
+	dst *bool
+}
+
+// decodeFlags sets each flag from the hello object named object: absent or null leaves
+// it as it is, anything but a boolean is refused.
+func decodeFlags(x map[string]any, object string, flags []helloFlag) error {
+	for _, f := range flags {
+		if got, ok := optional(x[f.key], f.dst); !ok {
+			return fmt.Errorf("%s.%s must be a boolean, got %s", object, f.key, got)
+		}
 	}
 	return nil
 }
@@ -91,12 +98,8 @@ func configArg(cfg harness.FacadeConfig) map[string]any {
 
 func decodeConfig(args map[string]any) (harness.FacadeConfig, error) {
 	var cfg harness.FacadeConfig
-	switch v := args["require_owner"].(type) {
-	case nil:
-	case bool:
-		cfg.RequireOwner = v
-	default:
-		return cfg, fmt.Errorf("require_owner must be a boolean, got %s", kindOf(v))
+	if got, ok := optional(args["require_owner"], &cfg.RequireOwner); !ok {
+		return cfg, fmt.Errorf("require_owner must be a boolean, got %s", got)
 	}
 	for _, f := range []struct {
 		key string
@@ -144,12 +147,8 @@ func decodeCreateOptions(v any) (modern.CreateOptions, error) {
 		return modern.CreateOptions{}, fmt.Errorf("options must be an object, got %s", kindOf(v))
 	}
 	var o modern.CreateOptions
-	switch x := m["owner"].(type) {
-	case nil:
-	case string:
-		o.Owner = x
-	default:
-		return o, fmt.Errorf("owner must be a string or null, got %s", kindOf(x))
+	if got, ok := optional(m["owner"], &o.Owner); !ok {
+		return o, fmt.Errorf("owner must be a string or null, got %s", got)
 	}
 	var err error
 	if o.TTL, err = decodeOptionalMillis(m, "ttl_ms"); err != nil {
@@ -158,12 +157,8 @@ func decodeCreateOptions(v any) (modern.CreateOptions, error) {
 	if o.PollInterval, err = decodeOptionalMillis(m, "poll_interval_ms"); err != nil {
 		return o, err
 	}
-	switch x := m["status_message"].(type) {
-	case nil:
-	case string:
-		o.StatusMessage = x
-	default:
-		return o, fmt.Errorf("status_message must be a string, got %s", kindOf(x))
+	if got, ok := optional(m["status_message"], &o.StatusMessage); !ok {
+		return o, fmt.Errorf("status_message must be a string, got %s", got)
 	}
 	return o, nil
 }

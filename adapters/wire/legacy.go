@@ -83,22 +83,11 @@ func (c *Client) legacyStore(clock *reference.ManualClock) legacy.Store {
 
 // taskCall is a call whose ok value is one legacy task.
 func (b *legacyBase) taskCall(ctx context.Context, op string, args any) (legacy.Task, error) {
-	var t legacy.Task
-	err := b.c.do(ctx, b.clock, op, args, func(raw json.RawMessage) (err error) {
-		t, err = decodeLegacyTask(raw)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
+	return doAnswer(ctx, b.c, b.clock, op, args, decodeLegacyTask)
 }
 
 func (b *legacyBase) Create(ctx context.Context, id string, meta legacy.Task) (legacy.Task, error) {
-	if err := checkUTF8(id); err != nil {
-		return nil, err
-	}
-	m, err := encodeLegacyTask(meta)
+	m, err := encodeForID(id, meta)
 	if err != nil {
 		return nil, err
 	}
@@ -113,10 +102,7 @@ func (b *legacyBase) Get(ctx context.Context, id string) (legacy.Task, error) {
 }
 
 func (b *legacyBase) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
-	if err := checkUTF8(id); err != nil {
-		return nil, err
-	}
-	ch, err := encodeLegacyTask(changes)
+	ch, err := encodeForID(id, changes)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +118,45 @@ func (b *legacyBase) Delete(ctx context.Context, id string) error {
 }
 
 func (b *legacyBase) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Task, error) {
-	args := map[string]any{"status": nil, "limit": nil, "owner": scopeArg(opts.Owner), "require_owner": opts.RequireOwner}
+	args, err := listArgs(opts)
+	if err != nil {
+		return nil, err
+	}
+	args["require_owner"] = opts.RequireOwner
+	return doAnswer(ctx, b.c, b.clock, opLegacyList, args, decodeLegacyList)
+}
+
+func (x cancelOp) Cancel(ctx context.Context, id string) (legacy.Task, error) {
+	if err := checkUTF8(id); err != nil {
+		return nil, err
+	}
+	return x.b.taskCall(ctx, opLegacyCancel, map[string]any{"task_id": id})
+}
+
+func (x cleanupOp) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
+	return doAnswer(ctx, x.b.c, x.b.clock, opLegacyCleanup, map[string]any{"ttl_ms": ttlMillis(ttl)}, decodeCount)
+}
+
+func (x updateIfOp) UpdateIf(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
+	ch, err := encodeForID(id, changes)
+	if err != nil {
+		return nil, err
+	}
+	statuses := make([]string, len(allowed))
+	for i, s := range allowed {
+		if err := checkUTF8(string(s)); err != nil {
+			return nil, err
+		}
+		statuses[i] = string(s)
+	}
+	return x.b.taskCall(ctx, opLegacyUpdateIf, map[string]any{"task_id": id, "allowed_statuses": statuses, "changes": ch})
+}
+
+// listArgs are the args of a legacy list op that opts gives, store or facade: status and
+// limit (null when unset) and the owner scope; a string of opts that is not UTF-8 is
+// refused before anything is sent.
+func listArgs(opts legacy.ListOptions) (map[string]any, error) {
+	args := map[string]any{"status": nil, "limit": nil, "owner": scopeArg(opts.Owner)}
 	if opts.Status != nil {
 		if err := checkUTF8(*opts.Status); err != nil {
 			return nil, err
@@ -147,50 +171,13 @@ func (b *legacyBase) List(ctx context.Context, opts legacy.ListOptions) ([]legac
 			return nil, err
 		}
 	}
-	var out []legacy.Task
-	err := b.c.do(ctx, b.clock, opLegacyList, args, func(raw json.RawMessage) (err error) {
-		out, err = decodeLegacyList(raw)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return args, nil
 }
 
-func (x cancelOp) Cancel(ctx context.Context, id string) (legacy.Task, error) {
+// encodeForID checks the id of the task a call is about and encodes the task it sends.
+func encodeForID(id string, t legacy.Task) (json.RawMessage, error) {
 	if err := checkUTF8(id); err != nil {
 		return nil, err
 	}
-	return x.b.taskCall(ctx, opLegacyCancel, map[string]any{"task_id": id})
-}
-
-func (x cleanupOp) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
-	var n int
-	err := x.b.c.do(ctx, x.b.clock, opLegacyCleanup, map[string]any{"ttl_ms": ttlMillis(ttl)}, func(raw json.RawMessage) (err error) {
-		n, err = decodeCount(raw)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
-func (x updateIfOp) UpdateIf(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
-	if err := checkUTF8(id); err != nil {
-		return nil, err
-	}
-	ch, err := encodeLegacyTask(changes)
-	if err != nil {
-		return nil, err
-	}
-	statuses := make([]string, len(allowed))
-	for i, s := range allowed {
-		if err := checkUTF8(string(s)); err != nil {
-			return nil, err
-		}
-		statuses[i] = string(s)
-	}
-	return x.b.taskCall(ctx, opLegacyUpdateIf, map[string]any{"task_id": id, "allowed_statuses": statuses, "changes": ch})
+	return encodeLegacyTask(t)
 }

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -15,15 +14,7 @@ type modernStore struct {
 }
 
 func (s *modernStore) taskCall(ctx context.Context, op string, args any) (modern.Task, error) {
-	var t modern.Task
-	err := s.c.do(ctx, s.clock, op, args, func(raw json.RawMessage) (err error) {
-		t, err = decodeModernTask(raw)
-		return err
-	})
-	if err != nil {
-		return modern.Task{}, err
-	}
-	return t, nil
+	return doAnswer(ctx, s.c, s.clock, op, args, decodeModernTask)
 }
 
 func (s *modernStore) Create(ctx context.Context, task modern.Task) (modern.Task, error) {
@@ -63,15 +54,7 @@ func (s *modernStore) Delete(ctx context.Context, id string) error {
 }
 
 func (s *modernStore) Sweep(ctx context.Context) (int, error) {
-	var n int
-	err := s.c.do(ctx, s.clock, opModernSweep, map[string]any{}, func(raw json.RawMessage) (err error) {
-		n, err = decodeCount(raw)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
+	return doAnswer(ctx, s.c, s.clock, opModernSweep, map[string]any{}, decodeCount)
 }
 
 func callerUTF8(c reference.Caller) error {

@@ -152,15 +152,7 @@ func combineSDK(b *sdkBase, del, clean, wait, mutate bool) sdk.Store {
 func (s *sdkBase) Policy() sdk.Policy { return s.c.hello.SDKSupport.Policy }
 
 func (s *sdkBase) taskCall(ctx context.Context, op string, args any) (sdk.Task, error) {
-	var t sdk.Task
-	err := s.c.do(ctx, s.clock, op, args, func(raw json.RawMessage) (err error) {
-		t, err = decodeSDKTask(raw)
-		return err
-	})
-	if err != nil {
-		return sdk.Task{}, err
-	}
-	return t, nil
+	return doAnswer(ctx, s.c, s.clock, op, args, decodeSDKTask)
 }
 
 // nullCall is a call whose ok value must be null.
@@ -224,15 +216,7 @@ func (s *sdkBase) GetTaskResult(ctx context.Context, session, taskID string) (sd
 	if err != nil {
 		return nil, err
 	}
-	var r sdk.Result
-	err = s.c.do(ctx, s.clock, opSDKGetResult, args, func(raw json.RawMessage) (err error) {
-		r, err = decodeResult(raw)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
+	return doAnswer(ctx, s.c, s.clock, opSDKGetResult, args, decodeResult)
 }
 
 func (s *sdkBase) UpdateTaskStatus(ctx context.Context, session, taskID string, status reference.Status, message string) error {
@@ -259,15 +243,7 @@ func (s *sdkBase) ListTasks(ctx context.Context, session, cursor string) (sdk.Pa
 	if cursor != "" {
 		c = cursor
 	}
-	var p sdk.Page
-	err := s.c.do(ctx, s.clock, opSDKList, map[string]any{"cursor": c, "session": sessionArg(session)}, func(raw json.RawMessage) (err error) {
-		p, err = decodeSDKPage(raw)
-		return err
-	})
-	if err != nil {
-		return sdk.Page{}, err
-	}
-	return p, nil
+	return doAnswer(ctx, s.c, s.clock, opSDKList, map[string]any{"cursor": c, "session": sessionArg(session)}, decodeSDKPage)
 }
 
 func (o sdkDeleteOp) DeleteTask(ctx context.Context, session, taskID string) error {
@@ -279,15 +255,7 @@ func (o sdkDeleteOp) DeleteTask(ctx context.Context, session, taskID string) err
 }
 
 func (o sdkCleanupOp) Cleanup(ctx context.Context) (int, error) {
-	var n int
-	err := o.b.c.do(ctx, o.b.clock, opSDKCleanup, map[string]any{}, func(raw json.RawMessage) (err error) {
-		n, err = decodeCount(raw)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
+	return doAnswer(ctx, o.b.c, o.b.clock, opSDKCleanup, map[string]any{}, decodeCount)
 }
 
 // WaitForUpdate sends sdk.wait with the time ctx has left as timeout_ms (at most 90%

@@ -52,20 +52,7 @@ func parseProfiles(m map[string]any, h *Hello) error {
 		return fmt.Errorf(`sdk: sessionless must be "isolated", "refused" or "unrestricted" and ttl_from "creation" or "completion", got %s and %s`,
 			jsonvalue.Describe(x["sessionless"]), jsonvalue.Describe(x["ttl_from"]))
 	}
-	flags := []struct {
-		key string
-		dst *bool
-	}{{"delete", &h.SDKSupport.Delete}, {"cleanup", &h.SDKSupport.Cleanup}, {"wait", &h.SDKSupport.Wait}, {"mutate", &h.SDKSupport.Mutate}}
-	for _, fl := range flags {
-		switch v := x[fl.key].(type) {
-		case nil:
-		case bool:
-			*fl.dst = v
-		default:
-			return fmt.Errorf("sdk.%s must be a boolean, got %s", fl.key, kindOf(v))
-		}
-	}
-	return nil
+	return decodeFlags(x, "sdk", []helloFlag{{"delete", &h.SDKSupport.Delete}, {"cleanup", &h.SDKSupport.Cleanup}, {"wait", &h.SDKSupport.Wait}, {"mutate", &h.SDKSupport.Mutate}})
 }
 
 // sdkHello is the "sdk" object of a hello answer.
@@ -263,12 +250,8 @@ func decodeSDKPage(raw json.RawMessage) (sdk.Page, error) {
 		}
 		p.Tasks = append(p.Tasks, t)
 	}
-	switch x := m["nextCursor"].(type) {
-	case nil:
-	case string:
-		p.NextCursor = x
-	default:
-		return sdk.Page{}, fmt.Errorf("page nextCursor must be a string, absent or null, got %s", kindOf(x))
+	if got, ok := optional(m["nextCursor"], &p.NextCursor); !ok {
+		return sdk.Page{}, fmt.Errorf("page nextCursor must be a string, absent or null, got %s", got)
 	}
 	return p, nil
 }

@@ -586,12 +586,8 @@ func (s *server) dispatch(ctx context.Context, op string, args map[string]any) (
 			return nil, errArgs(op, "%v", err)
 		}
 		o.Owner = scope
-		switch v := args["require_owner"].(type) {
-		case nil:
-		case bool:
-			o.RequireOwner = v
-		default:
-			return nil, errArgs(op, "require_owner must be a boolean, got %s", kindOf(v))
+		if got, ok := optional(args["require_owner"], &o.RequireOwner); !ok {
+			return nil, errArgs(op, "require_owner must be a boolean, got %s", got)
 		}
 		rows, err := s.legacy.List(ctx, o)
 		if rows == nil && err == nil {

@@ -1,17 +1,15 @@
 package wire_test
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/storecheck/storecheck/adapters/memharness"
 	"github.com/storecheck/storecheck/adapters/wire"
+	"github.com/storecheck/storecheck/adapters/wire/wiretest"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -23,26 +21,8 @@ import (
 // returns the answer line.
 func served(t *testing.T, h harness.Harness) func(line string) map[string]any {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
 	var log strings.Builder
-	done := make(chan error, 1)
-	go func() {
-		done <- wire.Serve(context.Background(), inR, outW, h, wire.ServeOptions{Log: &log})
-		outW.Close()
-	}()
-	t.Cleanup(func() {
-		inW.Close()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Serve returned %v", err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Error("Serve did not return after its input ended")
-		}
-	})
-	br := bufio.NewReader(outR)
+	inW, br := wiretest.Serve(t, h, wire.ServeOptions{Log: &log})
 	return func(line string) map[string]any {
 		t.Helper()
 		if _, err := io.WriteString(inW, line+"\n"); err != nil {

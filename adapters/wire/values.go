@@ -124,22 +124,25 @@ func integer(n json.Number) (int64, error) {
 	return r.Num().Int64(), nil
 }
 
-func kindOf(v any) string {
+// optional sets *dst to v when v is a T and leaves it as it is for null; for any other
+// value ok is false and got names what v is.
+func optional[T any](v any, dst *T) (got string, ok bool) {
 	switch x := v.(type) {
 	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case json.Number:
-		return "the number " + string(x)
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
+	case T:
+		*dst = x
+	default:
+		return kindOf(x), false
 	}
-	return fmt.Sprintf("%T", v)
+	return "", true
+}
+
+// kindOf is jsonvalue.Kind, but a number is named with its value.
+func kindOf(v any) string {
+	if n, ok := v.(json.Number); ok {
+		return "the number " + string(n)
+	}
+	return jsonvalue.Kind(v)
 }
 
 // callerArg is a caller's wire form.

@@ -201,6 +201,37 @@ func (e *Env) RaceRounds() int { return max(e.Opts.Budget.Histories*32, 1) }
 // processors, so that clients are preempted mid-call as well as run side by side.
 func defaultGoroutines() int { return max(8, runtime.GOMAXPROCS(0)+2) }
 
+// Round is one round of a race check: Clients clients released together, client c
+// making the calls of Client(c) (timed on the round's timeline), then Judge, which
+// records any fault and answers false to end the check.
+type Round struct {
+	Clients int
+	Client  func(c int)
+	Judge   func() bool
+}
+
+// Race runs the rounds of a race check, the loop every era's race specs share: base
+// rounds, more while the calls have not overlapped enough (OverlapMeter.Rounds), and
+// no round once the context has ended. round(r, tl) prepares round r (its fresh tasks)
+// and answers it; its clients time their calls on tl, which the meter takes before the
+// round is judged.
+func Race(e *Env, base int, round func(r int, tl *Timeline) Round) {
+	m := e.Meter()
+	defer m.Done()
+	for r := range m.Rounds(base) {
+		if e.Ctx.Err() != nil {
+			return
+		}
+		tl := NewTimeline()
+		rd := round(r, tl)
+		Together(rd.Clients, rd.Client)
+		m.Add(tl.Take())
+		if !rd.Judge() {
+			return
+		}
+	}
+}
+
 // CreateRounds runs the rounds of a create race (L-CREATE-2/3, M-CREATE-1): in each,
 // every client Creates the same two fresh ids, half of them in the other order, released
 // together, so that every round holds two contests. create makes client c's Create of
@@ -209,19 +240,12 @@ func defaultGoroutines() int { return max(8, runtime.GOMAXPROCS(0)+2) }
 // check by answering false.
 func CreateRounds[T any](e *Env, create func(c int, id string) (T, error), call func(c int, id string) string,
 	judge func(round int, id string, winners map[int]T, faults *FaultList) bool) {
-	clients, rounds := e.RaceClients(), e.RaceRounds()
-	m := e.Meter()
-	defer m.Done()
-	for r := range m.Rounds(rounds) {
-		if e.Ctx.Err() != nil {
-			return
-		}
+	Race(e, e.RaceRounds(), func(r int, tl *Timeline) Round {
 		ids := []string{e.ID("race-create"), e.ID("race-create")}
 		var mu sync.Mutex
 		winners := []map[int]T{{}, {}}
 		var faults FaultList
-		tl := NewTimeline()
-		Together(clients, func(c int) {
+		return Round{Clients: e.RaceClients(), Client: func(c int) {
 			for k := range ids {
 				j := (k + c) % len(ids)
 				id := ids[j]
@@ -237,14 +261,15 @@ func CreateRounds[T any](e *Env, create func(c int, id string) (T, error), call 
 					faults.Add("%s: %s", call(c, id), DescribeErr(err))
 				}
 			}
-		})
-		m.Add(tl.Take())
-		for j, id := range ids {
-			if !judge(r, id, winners[j], &faults) {
-				return
+		}, Judge: func() bool {
+			for j, id := range ids {
+				if !judge(r, id, winners[j], &faults) {
+					return false
+				}
 			}
-		}
-	}
+			return true
+		}}
+	})
 }
 
 func SortedKeys[V any](m map[int]V) []int {
@@ -277,17 +302,27 @@ func (e *Env) RunSeed() int64 {
 	return processSeed()
 }
 
-// FaultList collects faults from goroutines.
-type FaultList struct {
+// Lines collects formatted lines from goroutines.
+type Lines struct {
 	mu   sync.Mutex
 	msgs []string
 }
 
-func (f *FaultList) Add(format string, args ...any) {
-	f.mu.Lock()
-	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
-	f.mu.Unlock()
+func (l *Lines) Add(format string, args ...any) {
+	l.mu.Lock()
+	l.msgs = append(l.msgs, fmt.Sprintf(format, args...))
+	l.mu.Unlock()
 }
+
+// All is a copy of the lines collected so far.
+func (l *Lines) All() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.msgs...)
+}
+
+// FaultList collects faults from goroutines.
+type FaultList struct{ Lines }
 
 func (f *FaultList) Report(e *Env, input, want string) { f.Check(e, input, want) }
 

@@ -69,6 +69,16 @@ func (e *Env) Clock() reference.Clock {
 // HasClock reports whether the store obeys the battery's clock.
 func (e *Env) HasClock() bool { return e.Manual != nil }
 
+// Age lets time pass for a spec that needs a task to grow old: under clock control the
+// battery's clock moves on by d, else the spec sleeps for wait of real time.
+func (e *Env) Age(d, wait time.Duration) {
+	if e.HasClock() {
+		e.ManualClock().Advance(d)
+	} else {
+		time.Sleep(wait)
+	}
+}
+
 // ManualClock returns the battery's clock, and skips the spec with the reason
 // "no clock control" when the store does not obey it (docs/wire.md: such specs are never
 // reported as passed; their rule reads "partly verified").

@@ -192,7 +192,10 @@ func ListRows(e *Env, st legacy.Store, opts legacy.ListOptions) []legacy.Task {
 }
 
 // ShowOpts renders list options for input lines.
-func ShowOpts(o legacy.ListOptions) string {
+func ShowOpts(o legacy.ListOptions) string { return showOpts(o, o.Owner.String()) }
+
+// showOpts renders list options with owner for the scope.
+func showOpts(o legacy.ListOptions, owner string) string {
 	var parts []string
 	if o.Status != nil {
 		parts = append(parts, fmt.Sprintf("Status: %q", *o.Status))
@@ -200,7 +203,7 @@ func ShowOpts(o legacy.ListOptions) string {
 	if o.Limit != nil {
 		parts = append(parts, fmt.Sprintf("Limit: %d", *o.Limit))
 	}
-	parts = append(parts, "Owner: "+o.Owner.String())
+	parts = append(parts, "Owner: "+owner)
 	if o.RequireOwner {
 		parts = append(parts, "RequireOwner: true")
 	}
@@ -320,27 +323,26 @@ type PlainStore struct{ legacy.Store }
 // interface on the store under test, and skip the spec, naming the interface, when the
 // store does not implement it.
 func RequireCanceler(st legacy.Store) legacy.Canceler {
-	c, ok := st.(legacy.Canceler)
-	if !ok {
-		SkipOptional("legacy.Canceler")
-	}
-	return c
+	return RequireOptional[legacy.Canceler](st, "legacy.Canceler")
 }
 
 func RequireCleaner(st legacy.Store) legacy.Cleaner {
-	c, ok := st.(legacy.Cleaner)
-	if !ok {
-		SkipOptional("legacy.Cleaner")
-	}
-	return c
+	return RequireOptional[legacy.Cleaner](st, "legacy.Cleaner")
 }
 
 func RequireConditional(st legacy.Store) legacy.ConditionalUpdater {
-	c, ok := st.(legacy.ConditionalUpdater)
+	return RequireOptional[legacy.ConditionalUpdater](st, "legacy.ConditionalUpdater")
+}
+
+// RequireOptional finds the optional interface T on st, a store under test of any era,
+// and skips the spec (SkipOptional, naming the interface as iface) when st does not
+// implement it.
+func RequireOptional[T any](st any, iface string) T {
+	o, ok := st.(T)
 	if !ok {
-		SkipOptional("legacy.ConditionalUpdater")
+		SkipOptional(iface)
 	}
-	return c
+	return o
 }
 
 // SkipOptional skips a spec of an optional operation the store does not implement; the

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/storecheck/storecheck/conformance/model"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
@@ -204,7 +205,7 @@ func (j *ListJudge) Finish() {
 
 // notStringOwner marks a row whose owner is present but not a string: no principal
 // owns it (L-LIST-3), so no scope but any admits it.
-const notStringOwner = "\x00not a string"
+const notStringOwner = model.NotStringOwner
 
 // scopeOf is the battery's ScopeCase for a store scope.
 func scopeOf(s legacy.OwnerScope) ScopeCase {
@@ -227,20 +228,7 @@ func showScope(s legacy.OwnerScope) string {
 }
 
 // showOptsShort is ShowOpts with a long principal cut short.
-func showOptsShort(o legacy.ListOptions) string {
-	var parts []string
-	if o.Status != nil {
-		parts = append(parts, fmt.Sprintf("Status: %q", *o.Status))
-	}
-	if o.Limit != nil {
-		parts = append(parts, fmt.Sprintf("Limit: %d", *o.Limit))
-	}
-	parts = append(parts, "Owner: "+showScope(o.Owner))
-	if o.RequireOwner {
-		parts = append(parts, "RequireOwner: true")
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
-}
+func showOptsShort(o legacy.ListOptions) string { return showOpts(o, showScope(o.Owner)) }
 
 // ShowOwner quotes an owner; one longer than 40 bytes shows its start, its end and its
 // length, which is what tells two long owners apart.
@@ -338,15 +326,7 @@ func (o OwnedRows) admitted(c ScopeCase, requireOwner bool) IDSet {
 // RowOwner is the owner of a row as the battery reads it: "" when owner is absent or
 // null (L-LIST-3), the string otherwise, and a marker no principal matches for any other
 // value.
-func RowOwner(t legacy.Task) string {
-	switch o := t[legacy.KeyOwner].(type) {
-	case nil:
-		return ""
-	case string:
-		return o
-	}
-	return notStringOwner
-}
+func RowOwner(t legacy.Task) string { return model.LegacyOwner(t) }
 
 // Admits: any admits every row; anonymous admits unowned rows; principal X admits X's
 // rows and unowned ones; RequireOwner drops unowned rows from the last two.

@@ -235,14 +235,8 @@ func Legacy(s *battery.Suite) {
 			fac := legacy.New(w.store)
 			id := e.ID("fcancel")
 			battery.MustCreate(e, st, id, legacy.Task{"job": "queued"})
-			before, _ := battery.Stored(e, st, id)
 			input := fmt.Sprintf("facade Cancel(%s, system) over %s", battery.Q(id), w.name)
-			got, err := fac.Cancel(e.Ctx, id, reference.System())
-			want := legacy.Merge(before, legacy.Task{legacy.KeyStatus: "cancelled"})
-			if e.CheckErr(err, nil, input) {
-				battery.CheckTask(e, input+" returned", want, got)
-			}
-			battery.CheckStored(e, st, id, want, input)
+			checkCancel(e, st, fac, id, input)
 			e.Check(log.Has(fmt.Sprintf("Cancel(%q)", id)), input, "a call of the store's Cancel("+battery.Q(id)+")", fmt.Sprintf("store calls %q", log.All()))
 		}
 	})
@@ -254,21 +248,11 @@ func Legacy(s *battery.Suite) {
 		fac := legacy.New(recordingStore{st, log})
 		id := e.ID("fallback")
 		battery.MustCreate(e, st, id, legacy.Task{"job": "queued", "n": json.Number("1")})
-		before, _ := battery.Stored(e, st, id)
 		input := fmt.Sprintf("facade Cancel(%s, system) over the store without its optional interfaces", battery.Q(id))
-		got, err := fac.Cancel(e.Ctx, id, reference.System())
-		want := legacy.Merge(before, legacy.Task{legacy.KeyStatus: "cancelled"})
-		if e.CheckErr(err, nil, input) {
-			battery.CheckTask(e, input+" returned", want, got)
-		}
-		battery.CheckStored(e, st, id, want, input)
+		checkCancel(e, st, fac, id, input)
 		call := fmt.Sprintf("Update(%q, %s)", id, `{"status":"cancelled"}`)
 		e.Check(log.Has(call), input, "the store call "+call, fmt.Sprintf("store calls %q", log.All()))
-
-		missing := e.ID("missing")
-		_, err = fac.Cancel(e.Ctx, missing, reference.System())
-		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("facade Cancel(%s, system) of a missing id, without store Cancel", battery.Q(missing)))
-		battery.CheckGone(e, st, missing, "facade Cancel of a missing id")
+		checkCancelMissing(e, st, fac, "facade Cancel(%s, system) of a missing id, without store Cancel")
 	})
 
 	s.It("L-F-FIN-1", "facade refuses status changes of terminal tasks with ErrTerminal and unknown statuses with ErrInvalidTransition, writing nothing", func(e *battery.Env) {
@@ -484,11 +468,7 @@ func Legacy(s *battery.Suite) {
 		id := e.ID("fclean")
 		battery.MustCreate(e, st, id, legacy.Task{})
 		battery.MustStatus(e, st, id, "completed")
-		if e.HasClock() {
-			e.ManualClock().Advance(50 * time.Millisecond)
-		} else {
-			time.Sleep(50 * time.Millisecond)
-		}
+		e.Age(50*time.Millisecond, 50*time.Millisecond)
 		input := "facade Cleanup(10ms) over a store with Cleanup"
 		n, err := fac.Cleanup(e.Ctx, 10*time.Millisecond)
 		if e.CheckErr(err, nil, input) {
@@ -506,11 +486,7 @@ func Legacy(s *battery.Suite) {
 		id := e.ID("fclean")
 		battery.MustCreate(e, st, id, legacy.Task{})
 		want := battery.MustStatus(e, st, id, "completed")
-		if e.HasClock() {
-			e.ManualClock().Advance(time.Hour)
-		} else {
-			time.Sleep(10 * time.Millisecond)
-		}
+		e.Age(time.Hour, 10*time.Millisecond)
 		input := "facade Cleanup(1ms) over a store without Cleanup"
 		n, err := fac.Cleanup(e.Ctx, time.Millisecond)
 		if e.CheckErr(err, nil, input) {
@@ -522,22 +498,7 @@ func Legacy(s *battery.Suite) {
 
 // callLog records the calls a wrapper saw, for specs that check which store method the
 // facade used.
-type callLog struct {
-	mu    sync.Mutex
-	calls []string
-}
-
-func (l *callLog) add(format string, args ...any) {
-	l.mu.Lock()
-	l.calls = append(l.calls, fmt.Sprintf(format, args...))
-	l.mu.Unlock()
-}
-
-func (l *callLog) All() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.calls...)
-}
+type callLog struct{ battery.Lines }
 
 // Has reports whether a call starting with prefix was made.
 func (l *callLog) Has(prefix string) bool {
@@ -557,7 +518,7 @@ type recordingStore struct {
 }
 
 func (r recordingStore) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
-	r.log.add("Update(%q, %s)", id, battery.Show(changes))
+	r.log.Add("Update(%q, %s)", id, battery.Show(changes))
 	return r.Store.Update(ctx, id, changes)
 }
 
@@ -568,7 +529,7 @@ type cancelRecorder struct {
 }
 
 func (r cancelRecorder) Cancel(ctx context.Context, id string) (legacy.Task, error) {
-	r.log.add("Cancel(%q)", id)
+	r.log.Add("Cancel(%q)", id)
 	return r.c.Cancel(ctx, id)
 }
 
@@ -580,7 +541,7 @@ type cancelCondRecorder struct {
 }
 
 func (r cancelCondRecorder) UpdateIf(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
-	r.log.add("UpdateIf(%q, %v, %s)", id, allowed, battery.Show(changes))
+	r.log.Add("UpdateIf(%q, %v, %s)", id, allowed, battery.Show(changes))
 	return r.cu.UpdateIf(ctx, id, allowed, changes)
 }
 
@@ -593,6 +554,6 @@ type cleanRecorder struct {
 
 func (r cleanRecorder) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
 	n, err := r.c.Cleanup(ctx, ttl)
-	r.log.add("Cleanup(%v) = %d, %v", ttl, n, err)
+	r.log.Add("Cleanup(%v) = %d, %v", ttl, n, err)
 	return n, err
 }

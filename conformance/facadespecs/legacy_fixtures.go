@@ -118,18 +118,28 @@ func foreignFacadeCancel(e *battery.Env) {
 	fac := battery.LegacyFacade(e, st, false)
 	id := e.ID("fcancel")
 	battery.MustCreate(e, st, id, legacy.Task{"job": "queued"})
+	checkCancel(e, st, fac, id, fmt.Sprintf("the store's facade Cancel(%s, system)", battery.Q(id)))
+	checkCancelMissing(e, st, fac, "the store's facade Cancel(%s, system) of a missing id")
+}
+
+// checkCancel is L-F-CANCEL-1 on a stored task id: fac's Cancel(id, system), described
+// by input, sets status cancelled and nothing else, in its answer and in the store.
+func checkCancel(e *battery.Env, st legacy.Store, fac legacy.Facade, id, input string) {
 	before, _ := battery.Stored(e, st, id)
-	input := fmt.Sprintf("the store's facade Cancel(%s, system)", battery.Q(id))
 	got, err := fac.Cancel(e.Ctx, id, reference.System())
 	want := legacy.Merge(before, legacy.Task{legacy.KeyStatus: "cancelled"})
 	if e.CheckErr(err, nil, input) {
 		battery.CheckTask(e, input+" returned", want, got)
 	}
 	battery.CheckStored(e, st, id, want, input)
+}
 
+// checkCancelMissing is L-F-CANCEL-1 on a missing id: fac's Cancel answers ErrNotFound
+// and creates nothing. input is the call's description, with %s for the id.
+func checkCancelMissing(e *battery.Env, st legacy.Store, fac legacy.Facade, input string) {
 	missing := e.ID("missing")
-	_, err = fac.Cancel(e.Ctx, missing, reference.System())
-	e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("the store's facade Cancel(%s, system) of a missing id", battery.Q(missing)))
+	_, err := fac.Cancel(e.Ctx, missing, reference.System())
+	e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf(input, battery.Q(missing)))
 	battery.CheckGone(e, st, missing, "facade Cancel of a missing id")
 }
 
@@ -147,11 +157,7 @@ func foreignFacadeCleanup(e *battery.Env) {
 	oldTask := battery.MustStatus(e, st, old, "completed")
 	live := e.ID("fclean-live")
 	liveTask := battery.MustCreate(e, st, live, legacy.Task{})
-	if e.HasClock() {
-		e.ManualClock().Advance(50 * time.Millisecond)
-	} else {
-		time.Sleep(50 * time.Millisecond)
-	}
+	e.Age(50*time.Millisecond, 50*time.Millisecond)
 	input := "the store's facade Cleanup(10ms) after a task completed 50 ms ago"
 	n, err := fac.Cleanup(e.Ctx, 10*time.Millisecond)
 	if !e.CheckErr(err, nil, input) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/conformance/model"
 	"github.com/storecheck/storecheck/conformance/modernspecs"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -14,30 +15,26 @@ import (
 // keeps listening for settle to catch extra deliveries. A closed channel ends it.
 func drain(sub *modern.Subscription, want int, wait, settle time.Duration) []modern.Task {
 	var got []modern.Task
-	deadline := time.After(wait)
-	for len(got) < want {
-		select {
-		case t, ok := <-sub.C():
-			if !ok {
-				return got
+	// receive appends what arrives until enough holds; it answers false when stop fired
+	// or the channel closed first.
+	receive := func(stop <-chan time.Time, enough func() bool) bool {
+		for !enough() {
+			select {
+			case t, ok := <-sub.C():
+				if !ok {
+					return false
+				}
+				got = append(got, t)
+			case <-stop:
+				return false
 			}
-			got = append(got, t)
-		case <-deadline:
-			return got
 		}
+		return true
 	}
-	quiet := time.After(settle)
-	for {
-		select {
-		case t, ok := <-sub.C():
-			if !ok {
-				return got
-			}
-			got = append(got, t)
-		case <-quiet:
-			return got
-		}
+	if receive(time.After(wait), func() bool { return len(got) >= want }) {
+		receive(time.After(settle), func() bool { return false })
 	}
+	return got
 }
 
 func ModernListen(s *battery.Suite) {
@@ -80,7 +77,7 @@ func ModernListen(s *battery.Suite) {
 			}
 			for _, sb := range subs {
 				for _, w := range writes {
-					if mayListen(sb.caller, w.Owner, requireOwner) {
+					if model.Visible(w.Owner, sb.caller, requireOwner) { // a change reaches whoever may see the task
 						sb.want = append(sb.want, w)
 					}
 				}
@@ -168,19 +165,6 @@ func ModernListen(s *battery.Suite) {
 		got := drain(sub, 0, 0, 30*time.Millisecond)
 		e.Check(len(got) == 0, "a closed subscription, then a write", "no deliveries", versions(got))
 	})
-}
-
-// mayListen spells out the truth table for listen delivery: system sees all; an owned
-// task its owner only; an unowned one everybody unless require_owner.
-func mayListen(c reference.Caller, owner string, requireOwner bool) bool {
-	if c.IsSystem() {
-		return true
-	}
-	if owner == "" {
-		return !requireOwner
-	}
-	id, ok := c.PrincipalID()
-	return ok && id == owner
 }
 
 // versions renders deliveries as task@version for messages.

@@ -180,10 +180,8 @@ func write[T any](ctx context.Context, d *defect, ack T, fn func(ctx context.Con
 		d.q.push(bare)
 		return ack, nil
 	case "retry-after-error":
-		v, err := fn(ctx)
-		if err == nil {
-			d.okAt.Store(time.Now().UnixNano())
-		} else {
+		v, err := read(ctx, d, fn) // a success is recorded: the replay waits for one
+		if err != nil {
 			failedAt := time.Now().UnixNano()
 			// Like a client-side retry queue that replays failed writes a moment after
 			// the backend answers again: the caller has been told the write failed and
@@ -205,18 +203,9 @@ func write[T any](ctx context.Context, d *defect, ack T, fn func(ctx context.Con
 			}()
 		}
 		return v, err
-	case "hang-on-pause":
-		return fn(context.WithoutCancel(ctx))
-	case "no-reconnect":
-		if err := d.stuck(); err != nil {
-			var zero T
-			return zero, err
-		}
-		v, err := fn(ctx)
-		d.remember(err)
-		return v, err
 	}
-	return fn(ctx)
+	// Otherwise a write is struck as a read is.
+	return read(ctx, d, fn)
 }
 
 // read runs fn, a read of the store, under the defect d: the hanging client hangs on

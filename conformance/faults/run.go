@@ -225,21 +225,20 @@ func runFault(ctx context.Context, h harness.Harness, inj harness.FaultInjector,
 	cfg.Log("faults: %s: injecting %s", h.Name(), fault)
 	var injErr error
 	var downFrom, downTo time.Time
+	// bringDown takes the backend down, keeps it down for the outage and brings it back.
+	bringDown := func(down, up func(context.Context) error) {
+		if injErr = down(ctx); injErr == nil {
+			downFrom = c.markDown()
+			time.Sleep(cfg.Outage)
+			downTo = c.markUp()
+			injErr = up(context.WithoutCancel(ctx))
+		}
+	}
 	switch fault {
 	case Pause:
-		if injErr = inj.Pause(ctx); injErr == nil {
-			downFrom = c.markDown()
-			time.Sleep(cfg.Outage)
-			downTo = c.markUp()
-			injErr = inj.Unpause(context.WithoutCancel(ctx))
-		}
+		bringDown(inj.Pause, inj.Unpause)
 	case Kill:
-		if injErr = inj.Kill(ctx); injErr == nil {
-			downFrom = c.markDown()
-			time.Sleep(cfg.Outage)
-			downTo = c.markUp()
-			injErr = inj.Restart(context.WithoutCancel(ctx))
-		}
+		bringDown(inj.Kill, inj.Restart)
 	case Failover:
 		res.Node, injErr = failover.KillPrimary(ctx)
 	}

@@ -16,22 +16,10 @@ import (
 // storecheck's reference facades over its stores: for serving a Go store with a facade
 // over the wire protocol (`storecheck serve --facade`), and for checking the wire
 // protocol's facade layer against a facade known to be right.
-func WithReferenceFacades(h Harness) Harness { return referenceFacades{h} }
-
-type referenceFacades struct{ Harness }
-
-func (h referenceFacades) Capabilities() Capabilities {
-	c := h.Harness.Capabilities()
-	c.Facade = FacadeOwn
-	return c
-}
-
-func (h referenceFacades) Open(ctx context.Context, clock reference.Clock) (Namespace, error) {
-	ns, err := h.Harness.Open(ctx, clock)
-	if err != nil {
-		return nil, err
-	}
-	return &referenceNamespace{Namespace: ns, clock: clock}, nil
+func WithReferenceFacades(h Harness) Harness {
+	return extended{h, func(c *Capabilities) { c.Facade = FacadeOwn }, func(ns Namespace, clock reference.Clock) Namespace {
+		return &referenceNamespace{Namespace: ns, clock: clock}
+	}}
 }
 
 type referenceNamespace struct {
@@ -52,28 +40,35 @@ func (n *referenceNamespace) SDK(ctx context.Context) (sdk.Store, error) {
 func (n *referenceNamespace) LegacyFacade(ctx context.Context, cfg FacadeConfig) (legacy.Facade, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.legacy == nil {
-		st, err := n.Namespace.Legacy(ctx)
-		if err != nil {
-			return nil, err
-		}
-		n.legacy = st
+	st, err := openOnce(ctx, &n.legacy, n.Namespace.Legacy)
+	if err != nil {
+		return nil, err
 	}
-	return legacy.New(n.legacy, legacy.WithRequireOwner(cfg.RequireOwner)), nil
+	return legacy.New(st, legacy.WithRequireOwner(cfg.RequireOwner)), nil
 }
 
 func (n *referenceNamespace) ModernFacade(ctx context.Context, cfg FacadeConfig) (modern.Facade, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.modern == nil {
-		st, err := n.Namespace.Modern(ctx)
-		if err != nil {
-			return nil, err
-		}
-		n.modern = st
+	st, err := openOnce(ctx, &n.modern, n.Namespace.Modern)
+	if err != nil {
+		return nil, err
 	}
 	return modern.New(modern.Config{
-		Store: n.modern, Clock: n.clock, RequireOwner: cfg.RequireOwner, DefaultTTL: cfg.DefaultTTL, MaxTTL: cfg.MaxTTL,
+		Store: st, Clock: n.clock, RequireOwner: cfg.RequireOwner, DefaultTTL: cfg.DefaultTTL, MaxTTL: cfg.MaxTTL,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}), nil
+}
+
+// openOnce is *st, opened by open the first time it is asked for (the caller holds the
+// lock that guards st).
+func openOnce[S any](ctx context.Context, st *S, open func(context.Context) (S, error)) (S, error) {
+	if any(*st) == nil {
+		s, err := open(ctx)
+		if err != nil {
+			return s, err
+		}
+		*st = s
+	}
+	return *st, nil
 }

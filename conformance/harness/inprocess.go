@@ -51,27 +51,26 @@ type inProcessNamespace struct {
 }
 
 func (n *inProcessNamespace) Legacy(ctx context.Context) (legacy.Store, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	switch {
-	case n.closed:
-		return nil, ErrClosed
-	case n.legacy == nil:
-		return nil, fmt.Errorf("%s has no legacy era: %w", n.name, reference.ErrUnsupported)
-	}
-	return n.legacy, nil
+	return eraStore(&n.mu, &n.closed, &n.legacy, n.name, "legacy era")
 }
 
 func (n *inProcessNamespace) Modern(ctx context.Context) (modern.Store, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
+	return eraStore(&n.mu, &n.closed, &n.modern, n.name, "modern era")
+}
+
+// eraStore is a namespace's store *st of one era, read under mu: ErrClosed once the
+// namespace is closed, ErrUnsupported ("NAME has no WHAT") where it has none.
+func eraStore[S any](mu *sync.Mutex, closed *bool, st *S, name, what string) (S, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	var none S
 	switch {
-	case n.closed:
-		return nil, ErrClosed
-	case n.modern == nil:
-		return nil, fmt.Errorf("%s has no modern era: %w", n.name, reference.ErrUnsupported)
+	case *closed:
+		return none, ErrClosed
+	case any(*st) == nil:
+		return none, fmt.Errorf("%s has no %s: %w", name, what, reference.ErrUnsupported)
 	}
-	return n.modern, nil
+	return *st, nil
 }
 
 // Close drops the stores; their memory goes with the last reference.

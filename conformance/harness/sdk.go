@@ -15,25 +15,10 @@ type SDKFunc func(clock reference.Clock) sdk.Store
 // WithSDK adds the SDK task-store profile to h: h declares Capabilities.SDK, and every
 // namespace it opens also implements SDKNamespace with a fresh store from newSDK (one
 // instance per namespace, reading the namespace's clock).
-func WithSDK(h Harness, newSDK SDKFunc) Harness { return withSDK{Harness: h, newSDK: newSDK} }
-
-type withSDK struct {
-	Harness
-	newSDK SDKFunc
-}
-
-func (h withSDK) Capabilities() Capabilities {
-	c := h.Harness.Capabilities()
-	c.SDK = true
-	return c
-}
-
-func (h withSDK) Open(ctx context.Context, clock reference.Clock) (Namespace, error) {
-	ns, err := h.Harness.Open(ctx, clock)
-	if err != nil {
-		return nil, err
-	}
-	return &sdkNamespace{Namespace: ns, name: h.Name(), store: h.newSDK(clock)}, nil
+func WithSDK(h Harness, newSDK SDKFunc) Harness {
+	return extended{h, func(c *Capabilities) { c.SDK = true }, func(ns Namespace, clock reference.Clock) Namespace {
+		return &sdkNamespace{Namespace: ns, name: h.Name(), store: newSDK(clock)}
+	}}
 }
 
 type sdkNamespace struct {
@@ -45,15 +30,7 @@ type sdkNamespace struct {
 }
 
 func (n *sdkNamespace) SDK(ctx context.Context) (sdk.Store, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	switch {
-	case n.closed:
-		return nil, ErrClosed
-	case n.store == nil:
-		return nil, fmt.Errorf("%s has no SDK profile: %w", n.name, reference.ErrUnsupported)
-	}
-	return n.store, nil
+	return eraStore(&n.mu, &n.closed, &n.store, n.name, "SDK profile")
 }
 
 func (n *sdkNamespace) Close(ctx context.Context) error {

@@ -137,11 +137,7 @@ func Cleanup(s *battery.Suite) {
 		task("input", "input_required")
 		cleanupRun(e, st, cl, time.Hour, mine, battery.IDSet{}, "of tasks a moment old")
 		// Let time pass on whichever clock the store reads.
-		if e.HasClock() {
-			e.ManualClock().Advance(50 * time.Millisecond)
-		} else {
-			time.Sleep(50 * time.Millisecond)
-		}
+		e.Age(50*time.Millisecond, 50*time.Millisecond)
 		cleanupRun(e, st, cl, 10*time.Millisecond, mine, battery.SetOf(done, failed, cancelled), "50 ms later")
 	})
 

@@ -29,21 +29,15 @@ func Concurrency(s *battery.Suite) {
 		st := e.Legacy()
 		canc, _ := st.(legacy.Canceler)
 		cu, _ := st.(legacy.ConditionalUpdater)
-		clients, rounds := e.RaceClients(), e.RaceRounds()
-		m := e.Meter()
-		defer m.Done()
-		for r := range m.Rounds(rounds) {
-			if e.Ctx.Err() != nil {
-				return
-			}
+		clients := e.RaceClients()
+		battery.Race(e, e.RaceRounds(), func(r int, tl *battery.Timeline) battery.Round {
 			id := e.ID("resurrect")
 			battery.MustCreate(e, st, id, legacy.Task{"round": json.Number(fmt.Sprint(r))})
 			deleter := r % clients
 			var delErr error
 			var calls []string
 			var mu sync.Mutex
-			tl := battery.NewTimeline()
-			battery.Together(clients, func(c int) {
+			return battery.Round{Clients: clients, Client: func(c int) {
 				if c == deleter {
 					tl.Do(c, id, func() { delErr = st.Delete(e.Ctx, id) })
 					return
@@ -69,22 +63,23 @@ func Concurrency(s *battery.Suite) {
 					calls = append(calls, name+" -> "+battery.Outcome(err))
 					mu.Unlock()
 				}
-			})
-			m.Add(tl.Take())
-			in := fmt.Sprintf("round %d: Delete(%s) released together with %d clients each making two of Update, Cancel, UpdateIf on it", r, battery.Q(id), clients-1)
-			e.CheckErr(delErr, nil, in+": the Delete")
-			if got, ok := battery.Stored(e, st, id); ok {
-				sort.Strings(calls)
-				e.Check(false, "Get("+battery.Q(id)+") after "+in, "ErrNotFound: once Delete has returned, a racing write either ran before it or finds nothing",
-					fmt.Sprintf("the task is back: %s\n  the racing calls answered: %v\n  %s", battery.Show(got), calls, e.Rerun()))
-				return
-			}
-			rows, err := st.List(e.Ctx, legacy.ListOptions{})
-			if e.CheckErr(err, nil, "List({}) after "+in) && battery.RowIDs(rows, nil)[id] {
-				e.Check(false, "List({}) after "+in, "no row for the deleted task", "a row for it")
-				return
-			}
-		}
+			}, Judge: func() bool {
+				in := fmt.Sprintf("round %d: Delete(%s) released together with %d clients each making two of Update, Cancel, UpdateIf on it", r, battery.Q(id), clients-1)
+				e.CheckErr(delErr, nil, in+": the Delete")
+				if got, ok := battery.Stored(e, st, id); ok {
+					sort.Strings(calls)
+					e.Check(false, "Get("+battery.Q(id)+") after "+in, "ErrNotFound: once Delete has returned, a racing write either ran before it or finds nothing",
+						fmt.Sprintf("the task is back: %s\n  the racing calls answered: %v\n  %s", battery.Show(got), calls, e.Rerun()))
+					return false
+				}
+				rows, err := st.List(e.Ctx, legacy.ListOptions{})
+				if e.CheckErr(err, nil, "List({}) after "+in) && battery.RowIDs(rows, nil)[id] {
+					e.Check(false, "List({}) after "+in, "no row for the deleted task", "a row for it")
+					return false
+				}
+				return true
+			}}
+		})
 	})
 
 	s.It("L-CONC-1", "a Cancel racing Updates of other keys keeps every write: status cancelled and each key written", func(e *battery.Env) {
@@ -93,59 +88,54 @@ func Concurrency(s *battery.Suite) {
 		if !ok {
 			ginkgo.Skip("not applicable: the store does not implement legacy.Canceler (the facade's fallback is an Update, checked by the disjoint-keys spec)")
 		}
-		clients, rounds := e.RaceClients(), e.RaceRounds()
-		m := e.Meter()
-		defer m.Done()
-		for r := range m.Rounds(rounds) {
-			if e.Ctx.Err() != nil {
-				return
-			}
+		clients := e.RaceClients()
+		battery.Race(e, e.RaceRounds(), func(r int, tl *battery.Timeline) battery.Round {
 			id := e.ID("race-cancel")
 			battery.MustCreate(e, st, id, legacy.Task{})
 			cancelers := 1 + r%2
 			errs := make([]error, clients)
-			tl := battery.NewTimeline()
-			battery.Together(clients, func(c int) {
+			return battery.Round{Clients: clients, Client: func(c int) {
 				if c < cancelers {
 					tl.Do(c, id, func() { _, errs[c] = canc.Cancel(e.Ctx, id) })
 				} else {
 					tl.Do(c, id, func() { _, errs[c] = st.Update(e.Ctx, id, legacy.Task{fmt.Sprintf("p%d", c): json.Number("1")}) })
 				}
-			})
-			m.Add(tl.Take())
-			in := fmt.Sprintf("round %d: %d Cancel(%s) released together with %d Update(%s, {pN: 1}) of distinct keys", r, cancelers, battery.Q(id), clients-cancelers, battery.Q(id))
-			// A call that failed wrote nothing to lose: a refusal (ErrUnsupported) is the
-			// store declining the setup this check needs, any other error a fault of that
-			// call, neither a lost write.
-			failed := false
-			for c, err := range errs {
-				call := fmt.Sprintf("Update(%s, {p%d: 1})", battery.Q(id), c)
-				if c < cancelers {
-					call = fmt.Sprintf("Cancel(%s)", battery.Q(id))
+			}, Judge: func() bool {
+				in := fmt.Sprintf("round %d: %d Cancel(%s) released together with %d Update(%s, {pN: 1}) of distinct keys", r, cancelers, battery.Q(id), clients-cancelers, battery.Q(id))
+				// A call that failed wrote nothing to lose: a refusal (ErrUnsupported) is the
+				// store declining the setup this check needs, any other error a fault of that
+				// call, neither a lost write.
+				failed := false
+				for c, err := range errs {
+					call := fmt.Sprintf("Update(%s, {p%d: 1})", battery.Q(id), c)
+					if c < cancelers {
+						call = fmt.Sprintf("Cancel(%s)", battery.Q(id))
+					}
+					if errors.Is(err, reference.ErrUnsupported) {
+						e.RequireErr(err, nil, "setup: "+call+" in "+in)
+					}
+					failed = !e.CheckErr(err, nil, call+" in "+in) || failed
 				}
-				if errors.Is(err, reference.ErrUnsupported) {
-					e.RequireErr(err, nil, "setup: "+call+" in "+in)
+				if failed {
+					return false
 				}
-				failed = !e.CheckErr(err, nil, call+" in "+in) || failed
-			}
-			if failed {
-				return
-			}
-			got, _ := battery.Stored(e, st, id)
-			var lost []string
-			if battery.StatusOf(got) != "cancelled" {
-				lost = append(lost, "status "+battery.Show(got[legacy.KeyStatus]))
-			}
-			for c := cancelers; c < clients; c++ {
-				if got[fmt.Sprintf("p%d", c)] == nil {
-					lost = append(lost, fmt.Sprintf("p%d", c))
+				got, _ := battery.Stored(e, st, id)
+				var lost []string
+				if battery.StatusOf(got) != "cancelled" {
+					lost = append(lost, "status "+battery.Show(got[legacy.KeyStatus]))
 				}
-			}
-			if !e.Check(len(lost) == 0, "Get("+battery.Q(id)+") after "+in, "status cancelled and every pN = 1: no write lost",
-				fmt.Sprintf("lost %v in %s\n  %s", lost, battery.Show(got), e.Rerun())) {
-				return
-			}
-		}
+				for c := cancelers; c < clients; c++ {
+					if got[fmt.Sprintf("p%d", c)] == nil {
+						lost = append(lost, fmt.Sprintf("p%d", c))
+					}
+				}
+				if !e.Check(len(lost) == 0, "Get("+battery.Q(id)+") after "+in, "status cancelled and every pN = 1: no write lost",
+					fmt.Sprintf("lost %v in %s\n  %s", lost, battery.Show(got), e.Rerun())) {
+					return false
+				}
+				return true
+			}}
+		})
 	})
 
 	createRace := func(e *battery.Env, judge func(e *battery.Env, in string, id string, winners map[int]legacy.Task, final legacy.Task, found bool) bool) {
@@ -215,19 +205,13 @@ func createMeta(c int) legacy.Task {
 // its own key of one fresh task a few times; every key must end at its last value.
 func DisjointUpdates(e *battery.Env) {
 	st := e.Legacy()
-	writers, rounds := e.RaceClients(), e.RaceRounds()
+	writers := e.RaceClients()
 	const per = 3
-	m := e.Meter()
-	defer m.Done()
-	for r := range m.Rounds(rounds) {
-		if e.Ctx.Err() != nil {
-			return
-		}
+	battery.Race(e, e.RaceRounds(), func(r int, tl *battery.Timeline) battery.Round {
 		id := e.ID("conc")
 		battery.MustCreate(e, st, id, legacy.Task{"base": true})
 		var faults battery.FaultList
-		tl := battery.NewTimeline()
-		battery.Together(writers, func(w int) {
+		return battery.Round{Clients: writers, Client: func(w int) {
 			for n := range per {
 				changes := legacy.Task{fmt.Sprintf("k%d", w): json.Number(fmt.Sprint(n))}
 				var err error
@@ -237,27 +221,28 @@ func DisjointUpdates(e *battery.Env) {
 					return
 				}
 			}
-		})
-		m.Add(tl.Take())
-		in := fmt.Sprintf("round %d: %d clients released together, each Updating its own key of %s %d times", r, writers, battery.Q(id), per)
-		faults.Report(e, in, "every Update to succeed")
-		got, ok := battery.Stored(e, st, id)
-		if !e.Check(ok, "Get("+battery.Q(id)+") after "+in, "the task", "ErrNotFound") {
-			return
-		}
-		var lost []string
-		for w := range writers {
-			k := fmt.Sprintf("k%d", w)
-			if !legacy.Equal(legacy.Task{k: got[k]}, legacy.Task{k: json.Number(fmt.Sprint(per - 1))}) {
-				lost = append(lost, fmt.Sprintf("%s=%s", k, battery.Show(got[k])))
+		}, Judge: func() bool {
+			in := fmt.Sprintf("round %d: %d clients released together, each Updating its own key of %s %d times", r, writers, battery.Q(id), per)
+			faults.Report(e, in, "every Update to succeed")
+			got, ok := battery.Stored(e, st, id)
+			if !e.Check(ok, "Get("+battery.Q(id)+") after "+in, "the task", "ErrNotFound") {
+				return false
 			}
-		}
-		sort.Strings(lost)
-		if !e.Check(len(lost) == 0 && got["base"] == true, "Get("+battery.Q(id)+") after "+in,
-			fmt.Sprintf("base=true and every key k0..k%d at its last value %d", writers-1, per-1),
-			fmt.Sprintf("lost or stale: %v in %s\n  %s", lost, battery.Show(got), e.Rerun())) {
-			return
-		}
-		_ = st.Delete(e.Ctx, id)
-	}
+			var lost []string
+			for w := range writers {
+				k := fmt.Sprintf("k%d", w)
+				if !legacy.Equal(legacy.Task{k: got[k]}, legacy.Task{k: json.Number(fmt.Sprint(per - 1))}) {
+					lost = append(lost, fmt.Sprintf("%s=%s", k, battery.Show(got[k])))
+				}
+			}
+			sort.Strings(lost)
+			if !e.Check(len(lost) == 0 && got["base"] == true, "Get("+battery.Q(id)+") after "+in,
+				fmt.Sprintf("base=true and every key k0..k%d at its last value %d", writers-1, per-1),
+				fmt.Sprintf("lost or stale: %v in %s\n  %s", lost, battery.Show(got), e.Rerun())) {
+				return false
+			}
+			_ = st.Delete(e.Ctx, id)
+			return true
+		}}
+	})
 }

@@ -68,11 +68,7 @@ func Reach(s *battery.Suite) {
 			}
 		}
 		// Every task is older than 0 ms once the clock has moved.
-		if e.HasClock() {
-			e.ManualClock().Advance(time.Second)
-		} else {
-			time.Sleep(5 * time.Millisecond)
-		}
+		e.Age(time.Second, 5*time.Millisecond)
 		n, err := c.Cleanup(e.Ctx, 0)
 		if !e.CheckErr(err, nil, "Cleanup(0)") {
 			return

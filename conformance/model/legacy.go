@@ -90,7 +90,7 @@ func LegacyStatus(t legacy.Task) reference.Status {
 }
 
 // LegacyOwner is a task's owner: "" when absent or null (L-LIST-3); a non-string owner
-// is an owner no principal can present.
+// is NotStringOwner, an owner no principal can present.
 func LegacyOwner(t legacy.Task) string {
 	switch o := t[legacy.KeyOwner].(type) {
 	case nil:
@@ -98,8 +98,11 @@ func LegacyOwner(t legacy.Task) string {
 	case string:
 		return o
 	}
-	return "\x00not a string"
+	return NotStringOwner
 }
+
+// NotStringOwner stands for an owner that is present but not a string.
+const NotStringOwner = "\x00not a string"
 
 // Stamped is what Create stores (L-CREATE-1): meta with task_id, status working and
 // created_at overriding the same keys.
@@ -221,19 +224,7 @@ func statusMatches(opts legacy.ListOptions, t legacy.Task) bool {
 func (m *Legacy) CheckList(opts legacy.ListOptions, rows []legacy.Task, ours func(id string) bool) (string, error) {
 	seen := map[string]bool{}
 	foreign := false // a row of ours outside the owner scope
-	for _, r := range rows {
-		id, _ := r[legacy.KeyTaskID].(string)
-		if !ours(id) {
-			continue
-		}
-		if seen[id] {
-			return "L-LIST-1", fmt.Errorf("task %q returned twice", id)
-		}
-		seen[id] = true
-		want, ok := m.tasks[id]
-		if !ok {
-			return "L-LIST-1", fmt.Errorf("returned task %q, which does not exist", id)
-		}
+	if rule, err := m.eachRow(rows, ours, "L-LIST-1", seen, func(id string, r, want legacy.Task) (string, error) {
 		if !jsonvalue.Equal(map[string]any(want), map[string]any(r)) {
 			return "L-LIST-1", fmt.Errorf("returned task %q as %s, stored is %s", id, jsonvalue.Describe(map[string]any(r)), jsonvalue.Describe(map[string]any(want)))
 		}
@@ -243,6 +234,9 @@ func (m *Legacy) CheckList(opts legacy.ListOptions, rows []legacy.Task, ours fun
 		if !ScopeAdmits(opts.Owner, LegacyOwner(r), opts.RequireOwner) {
 			foreign = true
 		}
+		return "", nil
+	}); rule != "" {
+		return rule, err
 	}
 	var matching, admitted []string // ours, by status; and also in scope
 	for _, id := range m.IDs() {
@@ -369,6 +363,30 @@ func (m *Legacy) FCleanup(ttl time.Duration, now int64, hasCleaner bool) int {
 	return len(m.Cleanup(ttl, now))
 }
 
+// eachRow walks the rows of ours (a List's answer), marking each in seen, and judges
+// each with the stored task it should be: a row returned twice, or of a task that does
+// not exist, breaks rule; judge answers any other rule the row breaks, and why.
+func (m *Legacy) eachRow(rows []legacy.Task, ours func(id string) bool, rule string, seen map[string]bool, judge func(id string, r, want legacy.Task) (string, error)) (string, error) {
+	for _, r := range rows {
+		id, _ := r[legacy.KeyTaskID].(string)
+		if !ours(id) {
+			continue
+		}
+		if seen[id] {
+			return rule, fmt.Errorf("task %q returned twice", id)
+		}
+		seen[id] = true
+		want, ok := m.tasks[id]
+		if !ok {
+			return rule, fmt.Errorf("returned task %q, which does not exist", id)
+		}
+		if broken, err := judge(id, r, want); broken != "" {
+			return broken, err
+		}
+	}
+	return "", nil
+}
+
 // CheckFList judges the rows of the facade's List(opts, caller) (L-F-LIST-1): each row
 // once, visible to the caller (a leak breaks S-OWN-1), matching the status filter, equal
 // to the stored task; at most Limit rows (none for Limit <= 0); and, while under the
@@ -378,19 +396,8 @@ func (m *Legacy) CheckFList(opts legacy.ListOptions, c reference.Caller, require
 		return "L-F-LIST-1", fmt.Errorf("Limit %d exceeded: %d rows", *opts.Limit, len(rows))
 	}
 	seen := map[string]bool{}
-	for _, r := range rows {
-		id, _ := r[legacy.KeyTaskID].(string)
-		if !ours(id) {
-			continue
-		}
-		if seen[id] {
-			return "L-F-LIST-1", fmt.Errorf("task %q returned twice", id)
-		}
-		seen[id] = true
-		want, ok := m.tasks[id]
+	if rule, err := m.eachRow(rows, ours, "L-F-LIST-1", seen, func(id string, r, want legacy.Task) (string, error) {
 		switch {
-		case !ok:
-			return "L-F-LIST-1", fmt.Errorf("returned task %q, which does not exist", id)
 		case !Visible(LegacyOwner(want), c, requireOwner):
 			return "S-OWN-1", fmt.Errorf("task %q owned by %q leaked to %s (require_owner %v)", id, LegacyOwner(want), c, requireOwner)
 		case !statusMatches(opts, want):
@@ -398,6 +405,9 @@ func (m *Legacy) CheckFList(opts legacy.ListOptions, c reference.Caller, require
 		case !jsonvalue.Equal(map[string]any(want), map[string]any(r)):
 			return "L-F-LIST-1", fmt.Errorf("returned task %q as %s, stored is %s", id, jsonvalue.Describe(map[string]any(r)), jsonvalue.Describe(map[string]any(want)))
 		}
+		return "", nil
+	}); rule != "" {
+		return rule, err
 	}
 	if opts.Limit == nil || len(rows) < *opts.Limit {
 		for _, t := range m.FListVisible(opts, c, requireOwner) {

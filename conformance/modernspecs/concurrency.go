@@ -22,21 +22,15 @@ func Concurrency(s *battery.Suite) {
 
 	s.It("S-CONC-1", "a task deleted while CAS writers race it never comes back (an acknowledged Delete is not undone)", func(e *battery.Env) {
 		st := e.Modern()
-		clients, rounds := e.RaceClients(), e.RaceRounds()
-		m := e.Meter()
-		defer m.Done()
-		for r := range m.Rounds(rounds) {
-			if e.Ctx.Err() != nil {
-				return
-			}
+		clients := e.RaceClients()
+		battery.Race(e, e.RaceRounds(), func(r int, tl *battery.Timeline) battery.Round {
 			id := e.ID("resurrect")
 			CreateTask(e, st, task(e, id))
 			deleter := r % clients
 			var delErr error
 			var mu sync.Mutex
 			var calls []string
-			tl := battery.NewTimeline()
-			battery.Together(clients, func(c int) {
+			return battery.Round{Clients: clients, Client: func(c int) {
 				if c == deleter {
 					tl.Do(c, id, func() { delErr = st.Delete(e.Ctx, id) })
 					return
@@ -57,35 +51,30 @@ func Concurrency(s *battery.Suite) {
 					calls = append(calls, fmt.Sprintf("Swap(v%d) -> %s", cur.Version, battery.Outcome(err)))
 					mu.Unlock()
 				}
-			})
-			m.Add(tl.Take())
-			in := fmt.Sprintf("round %d: Delete(%s) released together with %d clients each making two CAS writes (Get, Swap) on it", r, battery.Q(id), clients-1)
-			e.CheckErr(delErr, nil, in+": the Delete")
-			if got, ok := Stored(e, st, id); ok {
-				sort.Strings(calls)
-				e.Check(false, "Get("+battery.Q(id)+", system) after "+in, "ErrNotFound: once Delete has returned, a racing Swap either ran before it or finds nothing",
-					fmt.Sprintf("the task is back: %s\n  the racing calls answered: %v\n  %s", battery.Show(got), calls, e.Rerun()))
-				return
-			}
-		}
+			}, Judge: func() bool {
+				in := fmt.Sprintf("round %d: Delete(%s) released together with %d clients each making two CAS writes (Get, Swap) on it", r, battery.Q(id), clients-1)
+				e.CheckErr(delErr, nil, in+": the Delete")
+				if got, ok := Stored(e, st, id); ok {
+					sort.Strings(calls)
+					e.Check(false, "Get("+battery.Q(id)+", system) after "+in, "ErrNotFound: once Delete has returned, a racing Swap either ran before it or finds nothing",
+						fmt.Sprintf("the task is back: %s\n  the racing calls answered: %v\n  %s", battery.Show(got), calls, e.Rerun()))
+					return false
+				}
+				return true
+			}}
+		})
 	})
 
 	s.It("S-CONC-1", "Swaps of several fields are atomic: concurrent Gets never see half of one", func(e *battery.Env) {
 		st := e.Modern()
-		clients, rounds := e.RaceClients(), e.RaceRounds()
+		clients := e.RaceClients()
 		writers := max(clients/4, 1)
 		const per = 4
-		m := e.Meter()
-		defer m.Done()
-		for r := range m.Rounds(rounds) {
-			if e.Ctx.Err() != nil {
-				return
-			}
+		battery.Race(e, e.RaceRounds(), func(r int, tl *battery.Timeline) battery.Round {
 			id := e.ID("torn")
 			CreateTask(e, st, stamped(task(e, id), "init"))
 			var faults battery.FaultList
-			tl := battery.NewTimeline()
-			battery.Together(clients, func(c int) {
+			return battery.Round{Clients: clients, Client: func(c int) {
 				for n := range per {
 					var cur modern.Task
 					var err error
@@ -106,14 +95,15 @@ func Concurrency(s *battery.Suite) {
 						faults.Add("%s: %s", SwapCall(reference.System(), cur.Version, next), battery.DescribeErr(err))
 					}
 				}
-			})
-			m.Add(tl.Take())
-			in := fmt.Sprintf("round %d: %d writers each making %d CAS writes (Get, Swap) of status_message, result, error and poll_interval of %s, released together with %d readers", r, writers, per, battery.Q(id), clients-writers)
-			if !faults.Check(e, in, "every read to see the four fields of one write (the same mark in each)") {
-				return
-			}
-			_ = st.Delete(e.Ctx, id)
-		}
+			}, Judge: func() bool {
+				in := fmt.Sprintf("round %d: %d writers each making %d CAS writes (Get, Swap) of status_message, result, error and poll_interval of %s, released together with %d readers", r, writers, per, battery.Q(id), clients-writers)
+				if !faults.Check(e, in, "every read to see the four fields of one write (the same mark in each)") {
+					return false
+				}
+				_ = st.Delete(e.Ctx, id)
+				return true
+			}}
+		})
 	})
 }
 

@@ -140,38 +140,31 @@ func Create(s *battery.Suite) {
 
 	s.It("M-CREATE-2", "a Get on the same instance succeeds as soon as Create has returned", func(e *battery.Env) {
 		st := e.Modern()
-		for i := range 20 {
-			in := Owned(e, e.ID("durable"), []string{"", "alice"}[i%2])
-			got, err := st.Create(e.Ctx, in)
-			call := "Create(" + battery.Q(in) + ")"
-			if !e.CheckErr(err, nil, call) {
-				continue
-			}
-			for _, c := range []reference.Caller{reference.System(), reference.Principal("alice")} {
-				r, err := st.Get(e.Ctx, in.TaskID, c)
-				input := fmt.Sprintf("Get(%s, %s) right after %s", battery.Q(in.TaskID), c, call)
-				if e.CheckErr(err, nil, input) {
-					CheckTask(e, input, got, r)
-				}
-			}
-		}
+		readAfterCreate(e, "durable", st, st, "", "", []reference.Caller{reference.System(), reference.Principal("alice")})
 	})
 
 	s.It("M-CREATE-2", "a Get on another instance of the namespace succeeds as soon as Create has returned", func(e *battery.Env) {
-		st := e.Modern()
-		other := e.OtherModern()
-		for i := range 20 {
-			in := Owned(e, e.ID("durable2"), []string{"", "alice"}[i%2])
-			got, err := st.Create(e.Ctx, in)
-			call := "Create(" + battery.Q(in) + ") on instance A"
-			if !e.CheckErr(err, nil, call) {
-				continue
-			}
-			r, err := other.Get(e.Ctx, in.TaskID, reference.System())
-			input := fmt.Sprintf("Get(%s, system) on instance B right after %s", battery.Q(in.TaskID), call)
+		readAfterCreate(e, "durable2", e.Modern(), e.OtherModern(), " on instance A", " on instance B", []reference.Caller{reference.System()})
+	})
+}
+
+// readAfterCreate is M-CREATE-2: twenty tasks, every other one owned by alice, each
+// Created on a and at once read by each caller on b (onA and onB name the instances in
+// messages, "" for one instance): each read finds the task the Create returned.
+func readAfterCreate(e *battery.Env, prefix string, a, b modern.Store, onA, onB string, callers []reference.Caller) {
+	for i := range 20 {
+		in := Owned(e, e.ID(prefix), []string{"", "alice"}[i%2])
+		got, err := a.Create(e.Ctx, in)
+		call := "Create(" + battery.Q(in) + ")" + onA
+		if !e.CheckErr(err, nil, call) {
+			continue
+		}
+		for _, c := range callers {
+			r, err := b.Get(e.Ctx, in.TaskID, c)
+			input := fmt.Sprintf("Get(%s, %s)%s right after %s", battery.Q(in.TaskID), c, onB, call)
 			if e.CheckErr(err, nil, input) {
 				CheckTask(e, input, got, r)
 			}
 		}
-	})
+	}
 }

@@ -243,6 +243,21 @@ func createOrRefused(e *battery.Env, st modern.Store, in modern.Task, call strin
 	}
 }
 
+// checkSwap makes Swap(c, cur.Version, next) and checks that it succeeds, answers next
+// at version cur.Version+1 and stores that; it returns the task now stored, and false
+// when the Swap failed.
+func checkSwap(e *battery.Env, st modern.Store, c reference.Caller, cur, next modern.Task) (modern.Task, bool) {
+	call := SwapCall(c, cur.Version, next)
+	got, err := st.Swap(e.Ctx, c, cur.Version, next)
+	if !e.CheckErr(err, nil, call) {
+		return cur, false
+	}
+	want := WithVersion(next, cur.Version+1)
+	CheckTask(e, call+" returned", want, got)
+	CheckStored(e, st, want, call)
+	return want, true
+}
+
 // swapOrRefused is createOrRefused for a Swap of cur to next as the system:
 // accepted, next is stored at cur.Version+1; refused, cur is untouched.
 func swapOrRefused(e *battery.Env, st modern.Store, cur, next modern.Task, call string, refusal error, want string) {

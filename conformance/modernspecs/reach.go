@@ -77,16 +77,18 @@ func Reach(s *battery.Suite) {
 		in := task(e, e.ID("swap-ttl"))
 		in.TTL = MS(1000)
 		cur := CreateTask(e, st, in)
+		// getAt is a system Get of id at created_at+ms, judged by wantErr.
+		getAt := func(ms int64, id string, wantErr error, input string) {
+			clock.SetMillis(base + ms)
+			_, err := st.Get(e.Ctx, id, reference.System())
+			e.CheckErr(err, wantErr, input)
+		}
 		clock.SetMillis(base + 600)
 		next := Next(cur, "halfway")
 		_, err := st.Swap(e.Ctx, reference.System(), cur.Version, next)
 		e.RequireErr(err, nil, "setup: "+SwapCall(reference.System(), cur.Version, next))
-		clock.SetMillis(base + 999)
-		_, err = st.Get(e.Ctx, in.TaskID, reference.System())
-		e.CheckErr(err, nil, "Get at created_at+999 of a task with ttl 1000, swapped at created_at+600")
-		clock.SetMillis(base + 1000)
-		_, err = st.Get(e.Ctx, in.TaskID, reference.System())
-		e.CheckErr(err, reference.ErrNotFound, "Get at created_at+1000 of a task with ttl 1000, swapped at created_at+600 (a Swap does not restart the ttl)")
+		getAt(999, in.TaskID, nil, "Get at created_at+999 of a task with ttl 1000, swapped at created_at+600")
+		getAt(1000, in.TaskID, reference.ErrNotFound, "Get at created_at+1000 of a task with ttl 1000, swapped at created_at+600 (a Swap does not restart the ttl)")
 
 		// A Swap that lengthens the ttl moves the expiry with it.
 		clock.SetMillis(base)
@@ -97,12 +99,8 @@ func Reach(s *battery.Suite) {
 		longer.TTL = MS(5000)
 		_, err = st.Swap(e.Ctx, reference.System(), cur2.Version, longer)
 		e.RequireErr(err, nil, "setup: "+SwapCall(reference.System(), cur2.Version, longer))
-		clock.SetMillis(base + 4999)
-		_, err = st.Get(e.Ctx, in2.TaskID, reference.System())
-		e.CheckErr(err, nil, "Get at created_at+4999 of a task whose ttl a Swap raised from 1000 to 5000")
-		clock.SetMillis(base + 5000)
-		_, err = st.Get(e.Ctx, in2.TaskID, reference.System())
-		e.CheckErr(err, reference.ErrNotFound, "Get at created_at+5000 of a task whose ttl a Swap raised to 5000")
+		getAt(4999, in2.TaskID, nil, "Get at created_at+4999 of a task whose ttl a Swap raised from 1000 to 5000")
+		getAt(5000, in2.TaskID, reference.ErrNotFound, "Get at created_at+5000 of a task whose ttl a Swap raised to 5000")
 		n, err := st.Sweep(e.Ctx)
 		if e.CheckErr(err, nil, "Sweep() at created_at+5000") {
 			e.Check(n == 2, "Sweep() at created_at+5000 after both tasks expired", "2 removed", n)

@@ -87,16 +87,9 @@ func Swap(s *battery.Suite) {
 		} {
 			cur := tc.cur
 			for _, c := range tc.callers {
-				next := Next(cur, "by "+c.String())
-				call := SwapCall(c, cur.Version, next)
-				got, err := st.Swap(e.Ctx, c, cur.Version, next)
-				if !e.CheckErr(err, nil, call) {
-					continue
+				if stored, ok := checkSwap(e, st, c, cur, Next(cur, "by "+c.String())); ok {
+					cur = stored
 				}
-				want := WithVersion(next, cur.Version+1)
-				CheckTask(e, call+" returned", want, got)
-				CheckStored(e, st, want, call)
-				cur = want
 			}
 		}
 	})
@@ -107,15 +100,11 @@ func Swap(s *battery.Suite) {
 		for _, v := range []int64{0, 99, 1} {
 			next := Next(cur, fmt.Sprintf("next.Version=%d", v))
 			next.Version = v
-			call := SwapCall(reference.System(), cur.Version, next)
-			got, err := st.Swap(e.Ctx, reference.System(), cur.Version, next)
-			if !e.CheckErr(err, nil, call) {
+			stored, ok := checkSwap(e, st, reference.System(), cur, next)
+			if !ok {
 				return
 			}
-			want := WithVersion(next, cur.Version+1)
-			CheckTask(e, call+" returned", want, got)
-			CheckStored(e, st, want, call)
-			cur = want
+			cur = stored
 		}
 	})
 

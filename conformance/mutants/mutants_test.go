@@ -23,14 +23,7 @@ func TestHonestStore(t *testing.T) {
 	// as alarms, Strict or not.
 	path := filepath.Join(t.TempDir(), "report.json")
 	conformance.Run(t, mutants.Honest(), conformance.Options{JSON: path})
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r conformance.Report
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readReport(t, path)
 	if a := r.Alarms(); len(a) > 0 {
 		t.Errorf("the honest store drew alarms (warnings count here): %v", a)
 	}
@@ -472,14 +465,7 @@ func TestPanickingStoreIsReported(t *testing.T) {
 	if !strings.Contains(out, "panic: client") || !strings.Contains(out, "mutant panics-in-race: Update of") {
 		t.Errorf("the summary does not quote the panic:\n%s", out)
 	}
-	data, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r conformance.Report
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readReport(t, js)
 	panicked := false
 	for _, s := range r.Specs {
 		if s.Outcome == conformance.Failed && strings.Contains(s.Message, "panics-in-race") {
@@ -565,4 +551,18 @@ func TestRejudgeCountsALaterKillOfANaturalRace(t *testing.T) {
 	if code := rejudgeNaturalRaces(t, bin, &other, 1, []string{"--declared"}); code != 1 || other.Verdicts[1].Killed {
 		t.Errorf("cleanup-ge (not a natural race) rejudged: exit %d, killed %v; want 1, false", code, other.Verdicts[1].Killed)
 	}
+}
+
+// readReport reads the JSON report at path; a report that cannot be read ends the test.
+func readReport(t *testing.T, path string) conformance.Report {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r conformance.Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

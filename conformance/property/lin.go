@@ -378,17 +378,10 @@ func legacyTaskModel(now int64) porcupine.Model {
 			case "Delete":
 				return out.ok(), legacyCell{}
 			}
-			if !model.SameKind(err, out.errKindOr()) {
-				return false, s
-			}
-			if err != nil {
-				return true, s
-			}
-			if !legacy.Equal(want, got) {
-				return false, s
-			}
-			t, _ := m.Task(in.ID)
-			return true, legacyCell{t}
+			return judgeStep(s, err, out.errKindOr(), want, got, legacy.Equal, func() any {
+				t, _ := m.Task(in.ID)
+				return legacyCell{t}
+			})
 		},
 		Equal: func(a, b any) bool {
 			x, y := a.(legacyCell), b.(legacyCell)
@@ -608,6 +601,22 @@ func LegacyCrossHistory(e *battery.Env, i int, seed uint64) History {
 	return History{model: legacyTaskModel(now()), ops: rec.ops, scripts: scripts}
 }
 
+// judgeStep is the end of a model step that called the model: the call is explained
+// when it answered the model's error kind and, on success, the model's task; state s
+// is unchanged by a refused call, and next is the cell after a successful one.
+func judgeStep[T any](s any, err, gotErr error, want, got T, equal func(a, b T) bool, next func() any) (bool, any) {
+	if !model.SameKind(err, gotErr) {
+		return false, s
+	}
+	if err != nil {
+		return true, s
+	}
+	if !equal(want, got) {
+		return false, s
+	}
+	return true, next()
+}
+
 // --- modern, per task ---
 
 type modernCell struct {
@@ -638,17 +647,10 @@ func modernTaskModel() porcupine.Model {
 			case "Delete":
 				return out.ok(), modernCell{}
 			}
-			if !model.SameKind(err, out.errKind) {
-				return false, s
-			}
-			if err != nil {
-				return true, s
-			}
-			if !modern.Equal(want, got) {
-				return false, s
-			}
-			t, ok := m.Task(in.ID)
-			return true, modernCell{t, ok}
+			return judgeStep(s, err, out.errKind, want, got, modern.Equal, func() any {
+				t, ok := m.Task(in.ID)
+				return modernCell{t, ok}
+			})
 		},
 		Equal: func(a, b any) bool {
 			x, y := a.(modernCell), b.(modernCell)

@@ -478,34 +478,35 @@ func (mm *modernMachine) fCancelled(t *rapid.T) {
 	}
 }
 
-// lifecycle runs one worker write and judges it; rule is the rule of a refusal on a
-// terminal task, and of the write itself.
-func (mm *modernMachine) lifecycle(t *rapid.T, rule, input, id string, want modern.Task, wantErr error, got modern.Task, err error) {
+// lifecycle makes one worker write of id through the facade (run, described by call)
+// and judges it against the model's twin (sim, at the time taken before the call);
+// rule is the rule of a refusal on a terminal task, and of the write itself.
+func (mm *modernMachine) lifecycle(t *rapid.T, rule, id, call string, run func() (modern.Task, error), sim func(now int64) (modern.Task, error)) {
+	now := mm.now()
+	got, err := run()
+	in := mm.step(t, rule, "%s -> %s", call, battery.Outcome(err))
+	want, wantErr := sim(now)
 	if errors.Is(wantErr, reference.ErrTerminal) {
 		rule = "M-F-FIN-1"
 	}
-	mm.judge(t, mm.missRule(id, rule, wantErr, reference.System(), false), input, id, want, wantErr, got, err)
-	mm.checkNotes(t, input)
+	mm.judge(t, mm.missRule(id, rule, wantErr, reference.System(), false), in, id, want, wantErr, got, err)
+	mm.checkNotes(t, in)
 }
 
 func (mm *modernMachine) fProgress(t *rapid.T) {
 	id := mm.drawID(t)
 	msg := rapid.SampledFrom(messages).Draw(t, "message")
-	now := mm.now()
-	got, err := mm.fac[0].Progress(mm.ctx, id, msg)
-	in := mm.step(t, "S-CONC-1", "Tasks.Progress(%s, %d-byte message) -> %s", mm.name(id), len(msg), battery.Outcome(err))
-	want, wantErr := mm.m.FProgress(mm.cfg[0], id, msg, now)
-	mm.lifecycle(t, "S-CONC-1", in, id, want, wantErr, got, err)
+	mm.lifecycle(t, "S-CONC-1", id, fmt.Sprintf("Tasks.Progress(%s, %d-byte message)", mm.name(id), len(msg)),
+		func() (modern.Task, error) { return mm.fac[0].Progress(mm.ctx, id, msg) },
+		func(now int64) (modern.Task, error) { return mm.m.FProgress(mm.cfg[0], id, msg, now) })
 }
 
 func (mm *modernMachine) fRequireInput(t *rapid.T) {
 	id := mm.drawID(t)
 	reqs := drawKeysObject(t, "requests", inputKeys, 0, 2)
-	now := mm.now()
-	got, err := mm.fac[0].RequireInput(mm.ctx, id, reqs)
-	in := mm.step(t, "M-F-INPUT-1", "Tasks.RequireInput(%s, %s) -> %s", mm.name(id), battery.Q(reqs), battery.Outcome(err))
-	want, wantErr := mm.m.FRequireInput(mm.cfg[0], id, reqs, now)
-	mm.lifecycle(t, "M-F-INPUT-1", in, id, want, wantErr, got, err)
+	mm.lifecycle(t, "M-F-INPUT-1", id, fmt.Sprintf("Tasks.RequireInput(%s, %s)", mm.name(id), battery.Q(reqs)),
+		func() (modern.Task, error) { return mm.fac[0].RequireInput(mm.ctx, id, reqs) },
+		func(now int64) (modern.Task, error) { return mm.m.FRequireInput(mm.cfg[0], id, reqs, now) })
 }
 
 func (mm *modernMachine) fUpdate(t *rapid.T) {
@@ -531,11 +532,9 @@ func (mm *modernMachine) fComplete(t *rapid.T) {
 	if rapid.IntRange(0, 3).Draw(t, "result?") < 3 {
 		result = drawObject(t, 0, 2)
 	}
-	now := mm.now()
-	got, err := mm.fac[0].Complete(mm.ctx, id, result)
-	in := mm.step(t, "M-F-FIN-1", "Tasks.Complete(%s, %s) -> %s", mm.name(id), battery.Q(result), battery.Outcome(err))
-	want, wantErr := mm.m.FComplete(mm.cfg[0], id, result, now)
-	mm.lifecycle(t, "M-F-FIN-1", in, id, want, wantErr, got, err)
+	mm.lifecycle(t, "M-F-FIN-1", id, fmt.Sprintf("Tasks.Complete(%s, %s)", mm.name(id), battery.Q(result)),
+		func() (modern.Task, error) { return mm.fac[0].Complete(mm.ctx, id, result) },
+		func(now int64) (modern.Task, error) { return mm.m.FComplete(mm.cfg[0], id, result, now) })
 }
 
 func (mm *modernMachine) fFail(t *rapid.T) {
@@ -544,11 +543,9 @@ func (mm *modernMachine) fFail(t *rapid.T) {
 	if rapid.IntRange(0, 4).Draw(t, "error object?") < 4 {
 		e = modern.RPCError(-32001, "worker failed", drawValue(t))
 	}
-	now := mm.now()
-	got, err := mm.fac[0].Fail(mm.ctx, id, e)
-	in := mm.step(t, "M-F-FIN-1", "Tasks.Fail(%s, %s) -> %s", mm.name(id), battery.Q(e), battery.Outcome(err))
-	want, wantErr := mm.m.FFail(mm.cfg[0], id, e, now)
-	mm.lifecycle(t, "M-F-FIN-1", in, id, want, wantErr, got, err)
+	mm.lifecycle(t, "M-F-FIN-1", id, fmt.Sprintf("Tasks.Fail(%s, %s)", mm.name(id), battery.Q(e)),
+		func() (modern.Task, error) { return mm.fac[0].Fail(mm.ctx, id, e) },
+		func(now int64) (modern.Task, error) { return mm.m.FFail(mm.cfg[0], id, e, now) })
 }
 
 func (mm *modernMachine) fCancel(t *rapid.T) {

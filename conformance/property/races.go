@@ -47,21 +47,6 @@ type RaceResult[T any] struct {
 	err  error
 }
 
-// race starts the calls together and returns their results in call order; tl, when
-// set, records each call's span as client i on task.
-func race[T any](ctx context.Context, calls []RaceCall[T], tl *battery.Timeline, tasks []string) []RaceResult[T] {
-	out := make([]RaceResult[T], len(calls))
-	battery.Together(len(calls), func(i int) {
-		run := func() { t, err := calls[i].run(ctx); out[i] = RaceResult[T]{t, err} }
-		if tl == nil {
-			run()
-			return
-		}
-		tl.Do(i, tasks[i], run)
-	})
-	return out
-}
-
 // permutations lists the orders of n calls (n <= 4).
 func permutations(n int) [][]int {
 	if n == 0 {
@@ -106,15 +91,7 @@ func ModernRaces(e *battery.Env) {
 	owner := reference.Principal("alice")
 	rounds := e.RaceRounds()
 	seed := subSeed(e.RunSeed(), "modern-races")
-	meter := e.Meter()
-	defer meter.Done()
-	type instance struct {
-		kind  modernRace
-		id    string
-		calls []RaceCall[modern.Task]
-		start *model.Modern
-		m     *model.Modern
-	}
+	type instance = raceInstance[modernRace, modern.Task, model.Modern]
 	// setup makes race number i of a round: a fresh task and the calls that contend
 	// for it, each with its model twin.
 	setup := func(i int) instance {
@@ -173,7 +150,7 @@ func ModernRaces(e *battery.Env) {
 		}
 		return instance{kind, id, calls, m.Clone(), m}
 	}
-	raceRounds(e, meter, rounds, setup, func(in instance) (string, []RaceCall[modern.Task]) { return in.id, in.calls },
+	raceRounds(e, rounds, setup,
 		func(in instance, mine []RaceResult[modern.Task]) bool {
 			final, ferr := st.Get(e.Ctx, in.id, reference.System())
 			if ferr != nil {
@@ -369,15 +346,7 @@ func LegacyRaces(e *battery.Env) {
 	}
 	seed := subSeed(e.RunSeed(), "legacy-races")
 	rounds := e.RaceRounds()
-	meter := e.Meter()
-	defer meter.Done()
-	type instance struct {
-		kind  legacyRace
-		id    string
-		calls []RaceCall[legacy.Task]
-		start *model.Legacy
-		m     *model.Legacy
-	}
+	type instance = raceInstance[legacyRace, legacy.Task, model.Legacy]
 	setup := func(i int) instance {
 		r := clientRand(seed, i, 0)
 		kind := legacyRaceKinds[r.IntN(len(legacyRaceKinds))]
@@ -409,7 +378,7 @@ func LegacyRaces(e *battery.Env) {
 		}
 		return instance{kind, id, calls, m.Clone(), m}
 	}
-	raceRounds(e, meter, rounds, setup, func(in instance) (string, []RaceCall[legacy.Task]) { return in.id, in.calls },
+	raceRounds(e, rounds, setup,
 		func(in instance, mine []RaceResult[legacy.Task]) bool {
 			final, ferr := st.Get(e.Ctx, in.id)
 			explained := false
@@ -441,44 +410,53 @@ func LegacyRaces(e *battery.Env) {
 		})
 }
 
+// raceInstance is one race of a round: its kind, the task contended for, the calls that
+// contend for it, and the model of the task before the race (start) and the one the
+// calls' sim functions run on (m).
+type raceInstance[K, T, M any] struct {
+	kind  K
+	id    string
+	calls []RaceCall[T]
+	start *M
+	m     *M
+}
+
 // raceRounds is the round loop of both eras' race checks: each round sets up races
 // (setup(n) makes the check's n-th: a fresh task and the calls that contend for it, its
 // kind and payload following from n and the seed) until there are RaceClients() clients
 // (more than processors), two or three on each task, runs all their calls at once, and
 // hands each race its answers to judge, which records a fault and returns false to end
 // the check.
-func raceRounds[T, I any](e *battery.Env, meter *battery.OverlapMeter, rounds int, setup func(n int) I, contenders func(I) (string, []RaceCall[T]), judge func(in I, got []RaceResult[T]) bool) {
-	count := func(in I) int { _, calls := contenders(in); return len(calls) }
+func raceRounds[K, T, M any](e *battery.Env, rounds int, setup func(n int) raceInstance[K, T, M], judge func(in raceInstance[K, T, M], got []RaceResult[T]) bool) {
 	next := 0
-	for range meter.Rounds(rounds) {
-		if e.Ctx.Err() != nil {
-			return
-		}
-		insts := []I{setup(next), setup(next + 1)}
+	battery.Race(e, rounds, func(_ int, tl *battery.Timeline) battery.Round {
+		insts := []raceInstance[K, T, M]{setup(next), setup(next + 1)}
 		next += 2
-		for clients := count(insts[0]) + count(insts[1]); clients < e.RaceClients(); next++ {
+		for clients := len(insts[0].calls) + len(insts[1].calls); clients < e.RaceClients(); next++ {
 			insts = append(insts, setup(next))
-			clients += count(insts[len(insts)-1])
+			clients += len(insts[len(insts)-1].calls)
 		}
 		var calls []RaceCall[T]
 		var tasks []string
 		for _, in := range insts {
-			id, cs := contenders(in)
-			calls = append(calls, cs...)
-			for range cs {
-				tasks = append(tasks, id)
+			calls = append(calls, in.calls...)
+			for range in.calls {
+				tasks = append(tasks, in.id)
 			}
 		}
-		tl := battery.NewTimeline()
-		got := race(e.Ctx, calls, tl, tasks)
-		meter.Add(tl.Take())
-		off := 0
-		for _, in := range insts {
-			n := count(in)
-			if !judge(in, got[off:off+n]) {
-				return
+		got := make([]RaceResult[T], len(calls))
+		return battery.Round{Clients: len(calls), Client: func(i int) {
+			tl.Do(i, tasks[i], func() { t, err := calls[i].run(e.Ctx); got[i] = RaceResult[T]{t, err} })
+		}, Judge: func() bool {
+			off := 0
+			for _, in := range insts {
+				n := len(in.calls)
+				if !judge(in, got[off:off+n]) {
+					return false
+				}
+				off += n
 			}
-			off += n
-		}
-	}
+			return true
+		}}
+	})
 }

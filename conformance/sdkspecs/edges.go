@@ -84,10 +84,7 @@ func Edges(s *battery.Suite) {
 
 	s.It("P-CLEAN-1", "Cleanup keeps a completed task with a ttl of 2^31 or 2^32+1 ms", func(e *battery.Env) {
 		st := e.SDK()
-		cl, ok := st.(sdk.Cleaner)
-		if !ok {
-			battery.SkipOptional("sdk.Cleaner")
-		}
+		cl := battery.RequireOptional[sdk.Cleaner](st, "sdk.Cleaner")
 		session := newSession(e, "clean-huge")
 		huge := completedHuge(e, st, session)
 		pass(e, 5)

@@ -119,10 +119,7 @@ func List(s *battery.Suite) {
 
 	s.It("P-LIST-2", "a cursor survives its task being deleted between pages", func(e *battery.Env) {
 		st := e.SDK()
-		del, ok := st.(sdk.Deleter)
-		if !ok {
-			battery.SkipOptional("sdk.Deleter (the cursor's task cannot be deleted; the expiry spec covers the rule)")
-		}
+		del := battery.RequireOptional[sdk.Deleter](st, "sdk.Deleter (the cursor's task cannot be deleted; the expiry spec covers the rule)")
 		session := newSession(e, "cursor-del")
 		ids, _, paged := paged(e, st, session, nil)
 		if !paged {

@@ -14,10 +14,7 @@ import (
 func Optional(s *battery.Suite) {
 	s.It("P-DELETE-1", "after DeleteTask the task is found by no call; deleting a missing task is ErrNotFound", func(e *battery.Env) {
 		st := e.SDK()
-		del, ok := st.(sdk.Deleter)
-		if !ok {
-			battery.SkipOptional("sdk.Deleter")
-		}
+		del := battery.RequireOptional[sdk.Deleter](st, "sdk.Deleter")
 		session := newSession(e, "delete")
 		keep := create(e, st, session, params(nil))
 		for _, end := range []reference.Status{reference.StatusWorking, reference.StatusCompleted} {
@@ -44,10 +41,7 @@ func Optional(s *battery.Suite) {
 
 	s.It("P-CLEAN-1", "Cleanup removes every expired task, and only those, and returns the count", func(e *battery.Env) {
 		st := e.SDK()
-		cl, ok := st.(sdk.Cleaner)
-		if !ok {
-			battery.SkipOptional("sdk.Cleaner")
-		}
+		cl := battery.RequireOptional[sdk.Cleaner](st, "sdk.Cleaner")
 		session := newSession(e, "cleanup")
 		ttl := ttl(e)
 		from := st.Policy().TTLFrom
@@ -99,10 +93,7 @@ func Optional(s *battery.Suite) {
 
 	s.It("P-WAIT-1", "WaitForUpdate returns after a status change, waits while none, and is ErrNotFound for a task it cannot see", func(e *battery.Env) {
 		st := e.SDK()
-		w, ok := st.(sdk.Waiter)
-		if !ok {
-			battery.SkipOptional("sdk.Waiter")
-		}
+		w := battery.RequireOptional[sdk.Waiter](st, "sdk.Waiter")
 		session := newSession(e, "wait")
 		t := create(e, st, session, params(nil))
 		done := make(chan error, 1)

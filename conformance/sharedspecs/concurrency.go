@@ -54,18 +54,13 @@ func LegacyConcurrency(s *battery.Suite) {
 
 	s.It("S-CONC-1", "multi-key Updates are atomic: concurrent Gets and Lists never see half of one", func(e *battery.Env) {
 		st := e.Legacy()
-		clients, rounds := e.RaceClients(), e.RaceRounds()
+		clients := e.RaceClients()
 		writers := max(clients/4, 1)
 		// Sixteen keys and eight calls a client: a write made key by key (one column
 		// or hash field per statement) is half done for longer, and read more often.
 		const per = 8
 		keys := strings.Split("abcdefghijklmnop", "")
-		m := e.Meter()
-		defer m.Done()
-		for r := range m.Rounds(rounds) {
-			if e.Ctx.Err() != nil {
-				return
-			}
+		battery.Race(e, e.RaceRounds(), func(r int, tl *battery.Timeline) battery.Round {
 			id := e.ID("torn")
 			battery.MustCreate(e, st, id, multiKey(keys, "0"))
 			var faults battery.FaultList
@@ -77,8 +72,7 @@ func LegacyConcurrency(s *battery.Suite) {
 					}
 				}
 			}
-			tl := battery.NewTimeline()
-			battery.Together(clients, func(c int) {
+			return battery.Round{Clients: clients, Client: func(c int) {
 				for n := range per {
 					switch {
 					case c < writers:
@@ -111,14 +105,15 @@ func LegacyConcurrency(s *battery.Suite) {
 						torn(t, "Get")
 					}
 				}
-			})
-			m.Add(tl.Take())
-			in := fmt.Sprintf("round %d: %d writers each Update(%s, {a: v, b: v, ..., p: v}) %d times, released together with %d clients reading it by Get and List", r, writers, battery.Q(id), per, clients-writers)
-			if !faults.Check(e, in, "every read to see a == b == ... == p (one whole Update or another)") {
-				return
-			}
-			_ = st.Delete(e.Ctx, id)
-		}
+			}, Judge: func() bool {
+				in := fmt.Sprintf("round %d: %d writers each Update(%s, {a: v, b: v, ..., p: v}) %d times, released together with %d clients reading it by Get and List", r, writers, battery.Q(id), per, clients-writers)
+				if !faults.Check(e, in, "every read to see a == b == ... == p (one whole Update or another)") {
+					return false
+				}
+				_ = st.Delete(e.Ctx, id)
+				return true
+			}}
+		})
 	})
 }
 

@@ -139,30 +139,12 @@ func LegacyValues(s *battery.Suite) {
 		}
 		for _, meta := range cases {
 			id := e.ID("nul")
-			input := fmt.Sprintf("Create(%s, %s)", battery.Q(id), battery.Q(meta))
-			got, err := st.Create(e.Ctx, id, meta)
-			switch {
-			case err == nil:
-				created, _ := got.CreatedAt()
-				battery.CheckStored(e, st, id, legacy.Stamp(id, meta, created), input)
-			case errors.Is(err, reference.ErrInvalid):
-				battery.CheckGone(e, st, id, input+" (refused: nothing stored)")
-			default:
-				e.Check(false, input, "success with the string intact, or an error wrapping ErrInvalid", err)
-			}
+			const want = "success with the string intact, or an error wrapping ErrInvalid"
+			createOrRefused(e, st, id, meta, fmt.Sprintf("Create(%s, %s)", battery.Q(id), battery.Q(meta)), reference.ErrInvalid, want)
 
 			id = e.ID("nul")
 			before := battery.MustCreate(e, st, id, legacy.Task{"s": "clean", "other": "kept"})
-			input = fmt.Sprintf("Update(%s, %s)", battery.Q(id), battery.Q(meta))
-			_, err = st.Update(e.Ctx, id, meta)
-			switch {
-			case err == nil:
-				battery.CheckStored(e, st, id, legacy.Merge(before, meta), input)
-			case errors.Is(err, reference.ErrInvalid):
-				battery.CheckStored(e, st, id, before, input+" (refused: nothing changed)")
-			default:
-				e.Check(false, input, "success with the string intact, or an error wrapping ErrInvalid", err)
-			}
+			updateOrRefused(e, st, id, before, meta, fmt.Sprintf("Update(%s, %s)", battery.Q(id), battery.Q(meta)), reference.ErrInvalid, want)
 		}
 	})
 
@@ -175,30 +157,12 @@ func LegacyValues(s *battery.Suite) {
 		}
 		for _, big := range []legacy.Task{{"blob": randomText(r, 1<<20)}, many} {
 			id := e.ID("big")
-			input := fmt.Sprintf("Create(%s, <%d keys, about 1 MiB>)", battery.Q(id), len(big))
-			got, err := st.Create(e.Ctx, id, big)
-			switch {
-			case err == nil:
-				created, _ := got.CreatedAt()
-				battery.CheckStored(e, st, id, legacy.Stamp(id, big, created), input)
-			case errors.Is(err, reference.ErrTooLarge):
-				battery.CheckGone(e, st, id, input+" (refused: nothing stored)")
-			default:
-				e.Check(false, input, "success, or an error wrapping ErrTooLarge", err)
-			}
+			const want = "success, or an error wrapping ErrTooLarge"
+			createOrRefused(e, st, id, big, fmt.Sprintf("Create(%s, <%d keys, about 1 MiB>)", battery.Q(id), len(big)), reference.ErrTooLarge, want)
 
 			id = e.ID("big")
 			before := battery.MustCreate(e, st, id, legacy.Task{"small": true})
-			input = fmt.Sprintf("Update(%s, <%d keys, about 1 MiB>)", battery.Q(id), len(big))
-			_, err = st.Update(e.Ctx, id, big)
-			switch {
-			case err == nil:
-				battery.CheckStored(e, st, id, legacy.Merge(before, big), input)
-			case errors.Is(err, reference.ErrTooLarge):
-				battery.CheckStored(e, st, id, before, input+" (refused: nothing changed)")
-			default:
-				e.Check(false, input, "success, or an error wrapping ErrTooLarge", err)
-			}
+			updateOrRefused(e, st, id, before, big, fmt.Sprintf("Update(%s, <%d keys, about 1 MiB>)", battery.Q(id), len(big)), reference.ErrTooLarge, want)
 		}
 	})
 
@@ -260,4 +224,34 @@ func LegacyValues(s *battery.Suite) {
 		scribble(ft)
 		battery.CheckStored(e, st, id, want, "mutating the task the facade's Get returned")
 	})
+}
+
+// createOrRefused judges a legacy Create(id, meta), described by input: accepted, the
+// store holds meta exactly; refused with refusal, it holds nothing; any other answer
+// fails with want.
+func createOrRefused(e *battery.Env, st legacy.Store, id string, meta legacy.Task, input string, refusal error, want string) {
+	got, err := st.Create(e.Ctx, id, meta)
+	switch {
+	case err == nil:
+		created, _ := got.CreatedAt()
+		battery.CheckStored(e, st, id, legacy.Stamp(id, meta, created), input)
+	case errors.Is(err, refusal):
+		battery.CheckGone(e, st, id, input+" (refused: nothing stored)")
+	default:
+		e.Check(false, input, want, err)
+	}
+}
+
+// updateOrRefused is createOrRefused for an Update(id, changes) of the stored task
+// before: accepted, the store holds the merge; refused, before is unchanged.
+func updateOrRefused(e *battery.Env, st legacy.Store, id string, before, changes legacy.Task, input string, refusal error, want string) {
+	_, err := st.Update(e.Ctx, id, changes)
+	switch {
+	case err == nil:
+		battery.CheckStored(e, st, id, legacy.Merge(before, changes), input)
+	case errors.Is(err, refusal):
+		battery.CheckStored(e, st, id, before, input+" (refused: nothing changed)")
+	default:
+		e.Check(false, input, want, err)
+	}
 }

@@ -300,11 +300,7 @@ func decode(raw []byte, depth int) (v any, ok bool) {
 			return out, true
 		}
 		for {
-			end := skipValue(raw, i, 0)
-			if end < 0 {
-				return nil, false
-			}
-			e, ok := decode(raw[i:end], depth+1)
+			e, end, ok := element(raw, i, depth)
 			if !ok {
 				return nil, false
 			}
@@ -333,11 +329,7 @@ func decode(raw []byte, depth int) (v any, ok bool) {
 			return nil, false
 		}
 		i = SkipWS(raw, SkipWS(raw, kend)+1)
-		end := skipValue(raw, i, 0)
-		if end < 0 {
-			return nil, false
-		}
-		e, ok := decode(raw[i:end], depth+1)
+		e, end, ok := element(raw, i, depth)
 		if !ok {
 			return nil, false
 		}
@@ -348,6 +340,17 @@ func decode(raw []byte, depth int) (v any, ok bool) {
 		}
 		i = SkipWS(raw, i+1)
 	}
+}
+
+// element decodes the member or item at raw[i] of a container at depth; end is where
+// the value stops.
+func element(raw []byte, i, depth int) (v any, end int, ok bool) {
+	end = skipValue(raw, i, 0)
+	if end < 0 {
+		return nil, end, false
+	}
+	v, ok = decode(raw[i:end], depth+1)
+	return v, end, ok
 }
 
 // PlainString is a validated JSON string without escapes, as its value.

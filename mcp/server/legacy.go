@@ -51,11 +51,7 @@ func (s *Server) handleLegacy(ctx context.Context, r *request) (any, *rpcError) 
 	case "tools/call":
 		return s.legacyCall(ctx, r)
 	case "tasks/get":
-		id, e := stringParam(r.params, "taskId")
-		if e != nil {
-			return nil, e
-		}
-		t, e := s.legacyGet(ctx, id, r.caller)
+		_, t, e := s.legacyNamed(ctx, r)
 		if e != nil {
 			return nil, e
 		}
@@ -76,15 +72,10 @@ func (s *Server) handleLegacy(ctx context.Context, r *request) (any, *rpcError) 
 
 // legacyCall runs a tool: as a task when the call asks for one, else at once.
 func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
-	name, e := stringParam(r.params, "name")
+	t, name, args, e := calledTool(r.params)
 	if e != nil {
 		return nil, e
 	}
-	t, ok := findTool(name)
-	if !ok {
-		return nil, errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
-	}
-	args, _ := r.params["arguments"].(map[string]any)
 	taskParams, asTask := r.params["task"].(map[string]any)
 	support := t.legacySupport()
 	switch {
@@ -199,6 +190,16 @@ func (w legacyWork) cancelled(ctx context.Context) bool {
 }
 
 // legacyGet reads a task the caller may see and that has not expired.
+// legacyNamed reads the task the request's params.taskId names, as its caller may see it.
+func (s *Server) legacyNamed(ctx context.Context, r *request) (string, legacy.Task, *rpcError) {
+	id, e := stringParam(r.params, "taskId")
+	if e != nil {
+		return "", nil, e
+	}
+	t, e := s.legacyGet(ctx, id, r.caller)
+	return id, t, e
+}
+
 func (s *Server) legacyGet(ctx context.Context, id string, caller reference.Caller) (legacy.Task, *rpcError) {
 	if s.cfg.Mutant == "foreign-sees-tasks" {
 		caller = reference.System()
@@ -259,11 +260,7 @@ func (s *Server) legacyChanged(t legacy.Task) {
 }
 
 func (s *Server) legacyCancel(ctx context.Context, r *request) (any, *rpcError) {
-	id, e := stringParam(r.params, "taskId")
-	if e != nil {
-		return nil, e
-	}
-	cur, e := s.legacyGet(ctx, id, r.caller)
+	id, cur, e := s.legacyNamed(ctx, r)
 	if e != nil {
 		return nil, e
 	}

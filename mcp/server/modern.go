@@ -52,15 +52,10 @@ func complete(m map[string]any) map[string]any {
 // modernCall runs a tool: as a task when the request declares the extension and the
 // tool supports tasks, else at once.
 func (s *Server) modernCall(ctx context.Context, r *request) (any, *rpcError) {
-	name, e := stringParam(r.params, "name")
+	t, _, args, e := calledTool(r.params)
 	if e != nil {
 		return nil, e
 	}
-	t, ok := findTool(name)
-	if !ok {
-		return nil, errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
-	}
-	args, _ := r.params["arguments"].(map[string]any)
 	asTask := r.declaresTasks() && t.support != supportForbidden
 	if !asTask {
 		if t.support == supportRequired || t.needsInput {

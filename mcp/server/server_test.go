@@ -374,17 +374,7 @@ func TestBadInputKeepsServing(t *testing.T) {
 }
 
 func TestStdio(t *testing.T) {
-	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
-	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = srv.ServeStdio(ctx, inR, outW, ""); outW.Close() }()
+	inW, outR, _ := serveStdio(t, server.Config{}, "")
 	lines := bufio.NewScanner(outR)
 	send := func(id int, method string, params map[string]any) map[string]any {
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
@@ -475,6 +465,13 @@ func TestNotificationsReachOnlyTheOwner(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	alice, bob := legacyClient(t, hs.URL, "token-a"), legacyClient(t, hs.URL, "token-b")
+	// streams opens the stream open makes for a and the one it makes for b.
+	streams := func(open func(*client) *http.Request, a, b *client) (chan string, chan string) {
+		al, bl := make(chan string, 16), make(chan string, 16)
+		sseLines(t, open(a), al)
+		sseLines(t, open(b), bl)
+		return al, bl
+	}
 	get := func(c *client) *http.Request {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL, nil)
 		req.Header.Set("Accept", "text/event-stream")
@@ -482,9 +479,7 @@ func TestNotificationsReachOnlyTheOwner(t *testing.T) {
 		req.Header.Set("Mcp-Session-Id", c.session)
 		return req
 	}
-	aliceLegacy, bobLegacy := make(chan string, 16), make(chan string, 16)
-	sseLines(t, get(alice), aliceLegacy)
-	sseLines(t, get(bob), bobLegacy)
+	aliceLegacy, bobLegacy := streams(get, alice, bob)
 	time.Sleep(50 * time.Millisecond) // the streams are registered
 	id := alice.ok("tools/call", map[string]any{"name": "slow_compute", "arguments": map[string]any{"seconds": 0}, "task": map[string]any{}})["task"].(map[string]any)["taskId"].(string)
 	waitLine(t, aliceLegacy, "notifications/tasks/status", id, "completed")
@@ -504,9 +499,7 @@ func TestNotificationsReachOnlyTheOwner(t *testing.T) {
 		req.Header.Set("MCP-Protocol-Version", server.VersionModern)
 		return req
 	}
-	aliceModern, bobModern := make(chan string, 16), make(chan string, 16)
-	sseLines(t, listen(am), aliceModern)
-	sseLines(t, listen(bm), bobModern)
+	aliceModern, bobModern := streams(listen, am, bm)
 	waitLine(t, aliceModern, "notifications/subscriptions/acknowledged")
 	waitLine(t, bobModern, "notifications/subscriptions/acknowledged")
 	waitStatus(am, mid, "input_required")

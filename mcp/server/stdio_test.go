@@ -16,21 +16,31 @@ import (
 	"github.com/storecheck/storecheck/reference/memstore"
 )
 
-// TestStdioBadInputKeepsServing: over stdio a line that is not JSON is -32700, a batch
-// and a line over MaxBody -32600, each with a null id, and the next line is still served.
-func TestStdioBadInputKeepsServing(t *testing.T) {
+// serveStdio serves cfg over a fresh memstore on a pair of pipes as principal: the test
+// writes lines to in and reads answers from out; done has ServeStdio's return once it
+// ends, and out is closed then. The server stops when the test ends.
+func serveStdio(t *testing.T, cfg server.Config, principal string) (in *io.PipeWriter, out *io.PipeReader, done <-chan error) {
+	t.Helper()
 	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
-	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), MaxBody: 4096})
+	cfg.Legacy, cfg.Modern = st.Legacy(), st.Modern()
+	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(func() { srv.Close() })
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- srv.ServeStdio(ctx, inR, outW, ""); outW.Close() }()
+	t.Cleanup(cancel)
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeStdio(ctx, inR, outW, principal); outW.Close() }()
+	return inW, outR, served
+}
+
+// TestStdioBadInputKeepsServing: over stdio a line that is not JSON is -32700, a batch
+// and a line over MaxBody -32600, each with a null id, and the next line is still served.
+func TestStdioBadInputKeepsServing(t *testing.T) {
+	inW, outR, done := serveStdio(t, server.Config{MaxBody: 4096}, "")
 	lines := bufio.NewScanner(outR)
 	next := func(line string) map[string]any {
 		t.Helper()
@@ -71,17 +81,7 @@ func TestStdioBadInputKeepsServing(t *testing.T) {
 // sends both on the tasks/result stream; the task waits until both are answered, then
 // its result carries both answers.
 func TestStdioLegacyMultiInput(t *testing.T) {
-	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
-	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = srv.ServeStdio(ctx, inR, outW, "alice"); outW.Close() }()
+	inW, outR, _ := serveStdio(t, server.Config{}, "alice")
 	msgs := make(chan map[string]any, 16)
 	go func() {
 		sc := bufio.NewScanner(outR)

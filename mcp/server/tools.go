@@ -73,6 +73,18 @@ func sleep(ctx context.Context, w work, d time.Duration) bool {
 	return true
 }
 
+// sleepThenAnswer is the run of tool name that works for its "seconds" argument (def when
+// absent) and then answers done with the seconds, or fails when stopped before its end.
+func sleepThenAnswer(name string, def float64, done string) func(context.Context, work, map[string]any) (map[string]any, *rpcError) {
+	return func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
+		d := seconds(args, "seconds", def)
+		if !sleep(ctx, w, d) {
+			return nil, errorf(jsonrpc.CodeInternal, "%s stopped before its end", name)
+		}
+		return text(fmt.Sprintf(done, d.Seconds())), nil
+	}
+}
+
 // tools are the tools the official conformance suite's tasks scenarios call (greet,
 // slow_compute, failing_job, protocol_error_job, confirm_delete) and the ones every task
 // path needs (long_job, to cancel).
@@ -85,13 +97,7 @@ var tools = []tool{
 		}},
 	{name: "slow_compute", description: "Works for `seconds` seconds, then answers.", support: supportOptional,
 		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
-		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
-			d := seconds(args, "seconds", 1)
-			if !sleep(ctx, w, d) {
-				return nil, errorf(jsonrpc.CodeInternal, "slow_compute stopped before its end")
-			}
-			return text(fmt.Sprintf("Computed in %v seconds", d.Seconds())), nil
-		}},
+		run:    sleepThenAnswer("slow_compute", 1, "Computed in %v seconds")},
 	{name: "failing_job", description: "Ends with a tool error (isError).", support: supportRequired,
 		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
 		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
@@ -139,13 +145,22 @@ var tools = []tool{
 		}},
 	{name: "long_job", description: "Works for `seconds` seconds (default 60) unless cancelled.", support: supportOptional,
 		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
-		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
-			d := seconds(args, "seconds", 60)
-			if !sleep(ctx, w, d) {
-				return nil, errorf(jsonrpc.CodeInternal, "long_job stopped before its end")
-			}
-			return text(fmt.Sprintf("Worked %v seconds", d.Seconds())), nil
-		}},
+		run:    sleepThenAnswer("long_job", 60, "Worked %v seconds")},
+}
+
+// calledTool reads a tools/call's params: the tool it names and its arguments (absent or
+// not an object: none). An unknown name is -32602.
+func calledTool(params map[string]any) (tool, string, map[string]any, *rpcError) {
+	name, e := stringParam(params, "name")
+	if e != nil {
+		return tool{}, "", nil, e
+	}
+	t, ok := findTool(name)
+	if !ok {
+		return tool{}, "", nil, errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
+	}
+	args, _ := params["arguments"].(map[string]any)
+	return t, name, args, nil
 }
 
 func findTool(name string) (tool, bool) {

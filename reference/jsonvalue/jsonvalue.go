@@ -56,7 +56,7 @@ func DecodeObject(data []byte) (map[string]any, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("jsonvalue: want a JSON object, got %s", kind(v))
+		return nil, fmt.Errorf("jsonvalue: want a JSON object, got %s", Kind(v))
 	}
 	return m, nil
 }
@@ -260,7 +260,9 @@ func Describe(v any) string {
 	return string(b)
 }
 
-func kind(v any) string {
+// Kind names the JSON kind of a canonical value for messages ("a string", "null"); a
+// value of no JSON kind is named by its Go type.
+func Kind(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
@@ -272,6 +274,8 @@ func kind(v any) string {
 		return "a number"
 	case []any:
 		return "an array"
+	case map[string]any:
+		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
 }

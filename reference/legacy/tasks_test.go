@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/internal/facadetest"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/memstore"
@@ -56,28 +57,7 @@ func variants(t *testing.T) map[string]legacy.Store {
 func q(v any) string { return jsonvalue.Describe(v) }
 
 // truthTable is the owner truth table of docs/spec.md section 0 plus the system caller.
-var truthTable = []struct {
-	owner        string
-	caller       reference.Caller
-	def, require bool
-}{
-	{"", reference.Anonymous(), true, false},
-	{"", reference.Principal("X"), true, false},
-	{"Y", reference.Anonymous(), false, false},
-	{"Y", reference.Principal("Y"), true, true},
-	{"Y", reference.Principal("X"), false, false},
-	{"Y", reference.Principal("y"), false, false},
-	{"Y", reference.Principal("Y "), false, false},
-	{"", reference.System(), true, true},
-	{"Y", reference.System(), true, true},
-}
-
-func allowed(row int, requireOwner bool) bool {
-	if requireOwner {
-		return truthTable[row].require
-	}
-	return truthTable[row].def
-}
+var truthTable = facadetest.Table(facadetest.Row{Owner: "Y", Caller: reference.Principal("Y ")})
 
 // mustGet reads through the store, unscoped.
 func mustGet(t *testing.T, st legacy.Store, id string) legacy.Task {
@@ -89,18 +69,6 @@ func mustGet(t *testing.T, st legacy.Store, id string) legacy.Task {
 	return task
 }
 
-// checkNotFound checks S-OWN-2: the denied error is the missing one, value and message.
-func checkNotFound(t *testing.T, rule, op string, err error, id string) {
-	t.Helper()
-	if !errors.Is(err, reference.ErrNotFound) {
-		t.Errorf("%s: %s: want ErrNotFound, got %v", rule, op, err)
-		return
-	}
-	if want := reference.NotFound(id).Error(); err.Error() != want {
-		t.Errorf("S-OWN-2: %s: a denied task must read like a missing one: want message %q, got %q", op, want, err.Error())
-	}
-}
-
 func TestGetTruthTable(t *testing.T) {
 	ctx := context.Background()
 	for _, req := range []bool{false, true} {
@@ -108,13 +76,13 @@ func TestGetTruthTable(t *testing.T) {
 		tasks := legacy.New(st, legacy.WithRequireOwner(req))
 		for i, row := range truthTable {
 			id := fmt.Sprintf("get-%d", i)
-			created, err := tasks.Create(ctx, id, legacy.Task{"k": "v"}, row.owner)
+			created, err := tasks.Create(ctx, id, legacy.Task{"k": "v"}, row.Owner)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := tasks.Get(ctx, id, row.caller)
-			op := fmt.Sprintf("Get(%q) of a task owned by %q as %s, require_owner=%v", id, row.owner, row.caller, req)
-			if allowed(i, req) {
+			got, err := tasks.Get(ctx, id, row.Caller)
+			op := fmt.Sprintf("Get(%q) of a task owned by %q as %s, require_owner=%v", id, row.Owner, row.Caller, req)
+			if row.Allowed(req) {
 				if err != nil || !legacy.Equal(got, created) {
 					t.Errorf("L-F-SCOPE-1: %s: want %s, got %s, %v", op, q(created), q(got), err)
 				}
@@ -123,10 +91,10 @@ func TestGetTruthTable(t *testing.T) {
 			if got != nil {
 				t.Errorf("L-F-SCOPE-1: %s: a denied Get returned a task: %s", op, q(got))
 			}
-			checkNotFound(t, "L-F-SCOPE-1", op, err, id)
+			facadetest.CheckNotFound(t, "L-F-SCOPE-1", op, err, id)
 		}
 		_, err := tasks.Get(ctx, "missing", reference.Principal("X"))
-		checkNotFound(t, "L-GET-1", "Get of a missing id", err, "missing")
+		facadetest.CheckNotFound(t, "L-GET-1", "Get of a missing id", err, "missing")
 	}
 }
 
@@ -137,26 +105,26 @@ func TestCancelTruthTable(t *testing.T) {
 			tasks := legacy.New(st, legacy.WithRequireOwner(req))
 			for i, row := range truthTable {
 				id := fmt.Sprintf("cancel-%v-%d", req, i)
-				before, err := tasks.Create(ctx, id, legacy.Task{"k": "v"}, row.owner)
+				before, err := tasks.Create(ctx, id, legacy.Task{"k": "v"}, row.Owner)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := tasks.Cancel(ctx, id, row.caller)
-				op := fmt.Sprintf("[%s] Cancel(%q) of a task owned by %q as %s, require_owner=%v", name, id, row.owner, row.caller, req)
+				got, err := tasks.Cancel(ctx, id, row.Caller)
+				op := fmt.Sprintf("[%s] Cancel(%q) of a task owned by %q as %s, require_owner=%v", name, id, row.Owner, row.Caller, req)
 				after := mustGet(t, st, id)
-				if allowed(i, req) {
+				if row.Allowed(req) {
 					if err != nil || got.Status() != reference.StatusCancelled || after.Status() != reference.StatusCancelled {
 						t.Errorf("L-F-SCOPE-1: %s: want the task cancelled, got %s, %v (stored %s)", op, q(got), err, q(after))
 					}
 					continue
 				}
-				checkNotFound(t, "L-F-SCOPE-1", op, err, id)
+				facadetest.CheckNotFound(t, "L-F-SCOPE-1", op, err, id)
 				if !legacy.Equal(after, before) {
 					t.Errorf("L-F-SCOPE-1: %s: a denied Cancel must write nothing: before %s, after %s", op, q(before), q(after))
 				}
 			}
 			_, err := tasks.Cancel(ctx, "missing", reference.System())
-			checkNotFound(t, "L-F-SCOPE-1", fmt.Sprintf("[%s] Cancel of a missing id", name), err, "missing")
+			facadetest.CheckNotFound(t, "L-F-SCOPE-1", fmt.Sprintf("[%s] Cancel of a missing id", name), err, "missing")
 		}
 	}
 }
@@ -173,16 +141,16 @@ func TestListTruthTable(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for i, row := range truthTable {
-			got, err := tasks.List(ctx, legacy.ListOptions{}, row.caller)
+		for _, row := range truthTable {
+			got, err := tasks.List(ctx, legacy.ListOptions{}, row.Caller)
 			if err != nil {
 				t.Fatal(err)
 			}
-			id := "owned-by-" + row.owner
+			id := "owned-by-" + row.Owner
 			present := slices.ContainsFunc(got, func(x legacy.Task) bool { return x.ID() == id })
-			if present != allowed(i, req) {
+			if present != row.Allowed(req) {
 				t.Errorf("L-F-SCOPE-1: List as %s, require_owner=%v: task owned by %q present=%v, want %v (got %s)",
-					row.caller, req, row.owner, present, allowed(i, req), q(got))
+					row.Caller, req, row.Owner, present, row.Allowed(req), q(got))
 			}
 		}
 	}
@@ -296,7 +264,7 @@ func TestTransitions(t *testing.T) {
 			}
 		}
 		_, err := tasks.Update(ctx, "missing", legacy.Task{"status": "completed"})
-		checkNotFound(t, "L-UPDATE-2", fmt.Sprintf("[%s] status Update of a missing id", name), err, "missing")
+		facadetest.CheckNotFound(t, "L-UPDATE-2", fmt.Sprintf("[%s] status Update of a missing id", name), err, "missing")
 	}
 }
 
@@ -633,7 +601,7 @@ func TestDeleteAndStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := tasks.Get(ctx, "d", reference.System())
-	checkNotFound(t, "L-DELETE-1", "Get after Delete", err, "d")
+	facadetest.CheckNotFound(t, "L-DELETE-1", "Get after Delete", err, "d")
 	if err := tasks.Delete(ctx, "d"); err != nil {
 		t.Errorf("L-DELETE-1: Delete of a missing id: want nil, got %v", err)
 	}
@@ -676,11 +644,11 @@ func TestNotFoundMessageFromStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, denied := tasks.Get(ctx, "owned", reference.Principal("X"))
-	checkNotFound(t, "S-OWN-2", "denied Get", denied, "owned")
+	facadetest.CheckNotFound(t, "S-OWN-2", "denied Get", denied, "owned")
 	_, missing := tasks.Get(ctx, "nope", reference.Principal("X"))
-	checkNotFound(t, "S-OWN-2", "Get of a missing id over a store with its own wording", missing, "nope")
+	facadetest.CheckNotFound(t, "S-OWN-2", "Get of a missing id over a store with its own wording", missing, "nope")
 	_, missing = tasks.Cancel(ctx, "nope", reference.Principal("X"))
-	checkNotFound(t, "S-OWN-2", "Cancel of a missing id over a store with its own wording", missing, "nope")
+	facadetest.CheckNotFound(t, "S-OWN-2", "Cancel of a missing id over a store with its own wording", missing, "nope")
 }
 
 // TestUpdateGoStatus checks that a status given as a Go value (reference.Status) is read
@@ -717,19 +685,8 @@ func (stuck) UpdateIf(context.Context, string, []reference.Status, legacy.Task) 
 
 // TestRetryHonoursContext checks S-CTX-1 for the facade's own retry loop.
 func TestRetryHonoursContext(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
+	facadetest.CheckRetryHonoursContext(t, "Update", func(ctx context.Context) error {
 		_, err := legacy.New(stuck{}).Update(ctx, "s", legacy.Task{"status": "completed"})
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("S-CTX-1: Update retrying against a store that always conflicts: want context.DeadlineExceeded, got %v", err)
-		}
-	case <-time.After(2 * time.Second):
-		t.Fatalf("S-CTX-1: Update retrying against a store that always conflicts ignored its context's 50 ms deadline")
-	}
+		return err
+	})
 }

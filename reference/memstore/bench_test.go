@@ -31,26 +31,23 @@ func benchStore(b *testing.B, n int, opts ...Option) (*Store, []string) {
 }
 
 func BenchmarkLegacyGetParallel(b *testing.B) {
-	for _, shards := range []int{1, DefaultShards} {
-		b.Run(fmt.Sprint("shards=", shards), func(b *testing.B) {
-			s, ids := benchStore(b, 1024, WithShards(shards))
-			var next atomic.Uint64
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				ctx := context.Background()
-				i := next.Add(1) * 7919
-				for pb.Next() {
-					i++
-					if _, err := s.Legacy().Get(ctx, ids[i%uint64(len(ids))]); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		})
-	}
+	shardedParallel(b, func(ctx context.Context, s *Store, id string, _ uint64) error {
+		_, err := s.Legacy().Get(ctx, id)
+		return err
+	})
 }
 
 func BenchmarkLegacyUpdateParallel(b *testing.B) {
+	shardedParallel(b, func(ctx context.Context, s *Store, id string, i uint64) error {
+		_, err := s.Legacy().Update(ctx, id, legacy.Task{"progress": int(i)})
+		return err
+	})
+}
+
+// shardedParallel runs op from parallel goroutines over the tasks of a benchStore, with
+// one shard and with the default number; i is the goroutine's running count, id the task
+// it picks (each goroutine starts at its own stride so that they do not move in step).
+func shardedParallel(b *testing.B, op func(ctx context.Context, s *Store, id string, i uint64) error) {
 	for _, shards := range []int{1, DefaultShards} {
 		b.Run(fmt.Sprint("shards=", shards), func(b *testing.B) {
 			s, ids := benchStore(b, 1024, WithShards(shards))
@@ -61,7 +58,7 @@ func BenchmarkLegacyUpdateParallel(b *testing.B) {
 				i := next.Add(1) * 7919
 				for pb.Next() {
 					i++
-					if _, err := s.Legacy().Update(ctx, ids[i%uint64(len(ids))], legacy.Task{"progress": int(i)}); err != nil {
+					if err := op(ctx, s, ids[i%uint64(len(ids))], i); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -114,6 +114,15 @@ func (s *SDK) Policy() sdk.Policy { return s.policy }
 
 func (s *SDK) now() int64 { return s.clock.Now().UnixMilli() }
 
+// admit is a session's call's first step: a done context or a session the store does not
+// take ends the call before anything is read.
+func (s *SDK) admit(ctx context.Context, session string) error {
+	if err := live(ctx); err != nil {
+		return err
+	}
+	return s.checkSession(session)
+}
+
 // checkSession refuses a sessionless call under SessionlessRefused.
 func (s *SDK) checkSession(session string) error {
 	if session == sdk.NoSession && s.policy.Sessionless == sdk.SessionlessRefused {
@@ -190,10 +199,7 @@ func (s *SDK) touch(e *sdkEntry, now int64) {
 }
 
 func (s *SDK) CreateTask(ctx context.Context, session string, params sdk.CreateParams) (sdk.Task, error) {
-	if err := live(ctx); err != nil {
-		return sdk.Task{}, err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return sdk.Task{}, err
 	}
 	if params.TTL != nil && *params.TTL < 0 {
@@ -226,10 +232,7 @@ func (s *SDK) CreateTask(ctx context.Context, session string, params sdk.CreateP
 }
 
 func (s *SDK) GetTask(ctx context.Context, session, taskID string) (sdk.Task, error) {
-	if err := live(ctx); err != nil {
-		return sdk.Task{}, err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return sdk.Task{}, err
 	}
 	s.mu.Lock()
@@ -242,10 +245,7 @@ func (s *SDK) GetTask(ctx context.Context, session, taskID string) (sdk.Task, er
 }
 
 func (s *SDK) StoreTaskResult(ctx context.Context, session, taskID string, status reference.Status, result sdk.Result) error {
-	if err := live(ctx); err != nil {
-		return err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return err
 	}
 	if status != reference.StatusCompleted && status != reference.StatusFailed {
@@ -262,27 +262,14 @@ func (s *SDK) StoreTaskResult(ctx context.Context, session, taskID string, statu
 	if !ok {
 		return fmt.Errorf("memstore: a result is a JSON object: %w", reference.ErrInvalid)
 	}
-	now := s.now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, err := s.lookup(session, taskID, now)
-	if err != nil {
-		return err
-	}
-	if e.task.Status.Terminal() {
-		return reference.ErrorFor(reference.ErrTerminal, taskID)
-	}
-	e.result = obj // Normalize built a fresh value: the caller's is not aliased
-	e.task.Status = status
-	s.touch(e, now)
-	return nil
+	return s.changeLive(session, taskID, func(e *sdkEntry) {
+		e.result = obj // Normalize built a fresh value: the caller's is not aliased
+		e.task.Status = status
+	})
 }
 
 func (s *SDK) GetTaskResult(ctx context.Context, session, taskID string) (sdk.Result, error) {
-	if err := live(ctx); err != nil {
-		return nil, err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -298,10 +285,7 @@ func (s *SDK) GetTaskResult(ctx context.Context, session, taskID string) (sdk.Re
 }
 
 func (s *SDK) UpdateTaskStatus(ctx context.Context, session, taskID string, status reference.Status, message string) error {
-	if err := live(ctx); err != nil {
-		return err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return err
 	}
 	switch {
@@ -312,6 +296,17 @@ func (s *SDK) UpdateTaskStatus(ctx context.Context, session, taskID string, stat
 		// GetTaskResult (P-RESULT-4): those go through StoreTaskResult.
 		return fmt.Errorf("memstore: status %q is set with its result by StoreTaskResult: %w", status, reference.ErrInvalid)
 	}
+	return s.changeLive(session, taskID, func(e *sdkEntry) {
+		e.task.Status = status
+		if message != "" {
+			e.task.StatusMessage = message
+		}
+	})
+}
+
+// changeLive applies change to the session's task under the lock and stamps the change,
+// unless the task is already terminal: a terminal task is never written again.
+func (s *SDK) changeLive(session, taskID string, change func(e *sdkEntry)) error {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -322,10 +317,7 @@ func (s *SDK) UpdateTaskStatus(ctx context.Context, session, taskID string, stat
 	if e.task.Status.Terminal() {
 		return reference.ErrorFor(reference.ErrTerminal, taskID)
 	}
-	e.task.Status = status
-	if message != "" {
-		e.task.StatusMessage = message
-	}
+	change(e)
 	s.touch(e, now)
 	return nil
 }
@@ -335,10 +327,7 @@ func (s *SDK) UpdateTaskStatus(ctx context.Context, session, taskID string, stat
 const cursorPrefix = "m"
 
 func (s *SDK) ListTasks(ctx context.Context, session, cursor string) (sdk.Page, error) {
-	if err := live(ctx); err != nil {
-		return sdk.Page{}, err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return sdk.Page{}, err
 	}
 	var after uint64
@@ -387,10 +376,7 @@ func (s *SDK) ListTasks(ctx context.Context, session, cursor string) (sdk.Page, 
 }
 
 func (s *SDK) DeleteTask(ctx context.Context, session, taskID string) error {
-	if err := live(ctx); err != nil {
-		return err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -423,10 +409,7 @@ func (s *SDK) Cleanup(ctx context.Context) (int, error) {
 }
 
 func (s *SDK) WaitForUpdate(ctx context.Context, session, taskID string) error {
-	if err := live(ctx); err != nil {
-		return err
-	}
-	if err := s.checkSession(session); err != nil {
+	if err := s.admit(ctx, session); err != nil {
 		return err
 	}
 	s.mu.Lock()

@@ -31,20 +31,20 @@ func TestHubTruthTable(t *testing.T) {
 		hub := modern.NewHub(modern.HubOptions{RequireOwner: req})
 		for i, row := range truthTable {
 			id := fmt.Sprintf("hub-%v-%d", req, i)
-			named := hub.Subscribe(row.caller, "other", id)
-			unnamed := hub.Subscribe(row.caller, "other")
-			hub.TaskChanged(modern.Task{TaskID: id, Owner: row.owner, Version: 1})
+			named := hub.Subscribe(row.Caller, "other", id)
+			unnamed := hub.Subscribe(row.Caller, "other")
+			hub.TaskChanged(modern.Task{TaskID: id, Owner: row.Owner, Version: 1})
 			got := drain(named)
 			want := 0
-			if allowed(i, req) {
+			if row.Allowed(req) {
 				want = 1
 			}
 			if len(got) != want || (want == 1 && got[0].TaskID != id) {
 				t.Errorf("M-F-LISTEN-1: change of %s owned by %q to a subscription of %s naming it, require_owner=%v: want %d deliveries, got %d",
-					id, row.owner, row.caller, req, want, len(got))
+					id, row.Owner, row.Caller, req, want, len(got))
 			}
 			if n := len(drain(unnamed)); n != 0 {
-				t.Errorf("M-F-LISTEN-1: a subscription of %s not naming %s got %d deliveries", row.caller, id, n)
+				t.Errorf("M-F-LISTEN-1: a subscription of %s not naming %s got %d deliveries", row.Caller, id, n)
 			}
 			named.Close()
 			unnamed.Close()

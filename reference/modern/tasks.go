@@ -330,13 +330,7 @@ func (t *Tasks) Complete(ctx context.Context, id string, result map[string]any) 
 	if err != nil {
 		return Task{}, err
 	}
-	return t.mutate(ctx, id, reference.System(), live(id, func(cur Task) (Task, bool, error) {
-		if err := moveTo(&cur, reference.StatusCompleted); err != nil {
-			return cur, false, err
-		}
-		cur.Result = res
-		return cur, true, nil
-	}))
+	return t.end(ctx, id, reference.System(), reference.StatusCompleted, func(cur *Task) { cur.Result = res })
 }
 
 // Fail fails a live task with a JSON-RPC error object {code, message, data?}.
@@ -348,22 +342,23 @@ func (t *Tasks) Fail(ctx context.Context, id string, rpcError map[string]any) (T
 	if err != nil {
 		return Task{}, err
 	}
-	return t.mutate(ctx, id, reference.System(), live(id, func(cur Task) (Task, bool, error) {
-		if err := moveTo(&cur, reference.StatusFailed); err != nil {
-			return cur, false, err
-		}
-		cur.Error = e
-		return cur, true, nil
-	}))
+	return t.end(ctx, id, reference.System(), reference.StatusFailed, func(cur *Task) { cur.Error = e })
 }
 
 // Cancel is the client's tasks/cancel, scoped by the truth table. A terminal task is
 // left as it is and returned with reference.ErrTerminal (the handler acks it).
 func (t *Tasks) Cancel(ctx context.Context, id string, caller reference.Caller) (Task, error) {
+	return t.end(ctx, id, caller, reference.StatusCancelled, func(*Task) {})
+}
+
+// end moves a live task to the terminal status to as caller, outcome writing what it
+// ends with.
+func (t *Tasks) end(ctx context.Context, id string, caller reference.Caller, to reference.Status, outcome func(cur *Task)) (Task, error) {
 	return t.mutate(ctx, id, caller, live(id, func(cur Task) (Task, bool, error) {
-		if err := moveTo(&cur, reference.StatusCancelled); err != nil {
+		if err := moveTo(&cur, to); err != nil {
 			return cur, false, err
 		}
+		outcome(&cur)
 		return cur, true, nil
 	}))
 }

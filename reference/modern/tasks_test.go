@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/internal/facadetest"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 	"github.com/storecheck/storecheck/reference/memstore"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -94,70 +95,38 @@ func describe(t modern.Task) string {
 	return string(b)
 }
 
-var truthTable = []struct {
-	owner        string
-	caller       reference.Caller
-	def, require bool
-}{
-	{"", reference.Anonymous(), true, false},
-	{"", reference.Principal("X"), true, false},
-	{"Y", reference.Anonymous(), false, false},
-	{"Y", reference.Principal("Y"), true, true},
-	{"Y", reference.Principal("X"), false, false},
-	{"Y", reference.Principal("y"), false, false},
-	{"caf\u00e9", reference.Principal("cafe\u0301"), false, false},
-	{"", reference.System(), true, true},
-	{"Y", reference.System(), true, true},
-}
-
-func allowed(row int, req bool) bool {
-	if req {
-		return truthTable[row].require
-	}
-	return truthTable[row].def
-}
-
-func checkNotFound(t *testing.T, rule, op string, err error, id string) {
-	t.Helper()
-	if !errors.Is(err, reference.ErrNotFound) {
-		t.Errorf("%s: %s: want ErrNotFound, got %v", rule, op, err)
-		return
-	}
-	if want := reference.NotFound(id).Error(); err.Error() != want {
-		t.Errorf("S-OWN-2: %s: a denied task must read like a missing one: want message %q, got %q", op, want, err.Error())
-	}
-}
+var truthTable = facadetest.Table(facadetest.Row{Owner: "caf\u00e9", Caller: reference.Principal("cafe\u0301")})
 
 // TestScopeTruthTable runs Get, Update and Cancel through every row in both settings.
 func TestScopeTruthTable(t *testing.T) {
 	ctx := context.Background()
 	for _, req := range []bool{false, true} {
 		f := newFixture(t, func(c *modern.Config) { c.RequireOwner = req })
-		for i, row := range truthTable {
-			task := f.create(t, modern.CreateOptions{Owner: row.owner})
+		for _, row := range truthTable {
+			task := f.create(t, modern.CreateOptions{Owner: row.Owner})
 			if _, err := f.tasks.RequireInput(ctx, task.TaskID, map[string]any{"k": "?"}); err != nil {
 				t.Fatal(err)
 			}
 			before := f.stored(t, task.TaskID)
-			where := fmt.Sprintf("task owned by %q as %s, require_owner=%v", row.owner, row.caller, req)
+			where := fmt.Sprintf("task owned by %q as %s, require_owner=%v", row.Owner, row.Caller, req)
 
-			got, err := f.tasks.Get(ctx, task.TaskID, row.caller)
-			if allowed(i, req) {
+			got, err := f.tasks.Get(ctx, task.TaskID, row.Caller)
+			if row.Allowed(req) {
 				if err != nil || !modern.Equal(got, before) {
 					t.Errorf("M-F-SCOPE-1: Get of a %s: want %s, got %s, %v", where, describe(before), describe(got), err)
 				}
 			} else {
-				checkNotFound(t, "M-F-SCOPE-1", "Get of a "+where, err, task.TaskID)
+				facadetest.CheckNotFound(t, "M-F-SCOPE-1", "Get of a "+where, err, task.TaskID)
 			}
 
 			notes := f.notes.count()
-			got, err = f.tasks.Update(ctx, task.TaskID, row.caller, map[string]any{"k": "answer"})
-			if allowed(i, req) {
+			got, err = f.tasks.Update(ctx, task.TaskID, row.Caller, map[string]any{"k": "answer"})
+			if row.Allowed(req) {
 				if err != nil || got.Status != reference.StatusWorking || !jsonvalue.Equal(got.InputResponses, map[string]any{"k": "answer"}) {
 					t.Errorf("M-F-SCOPE-1: Update of a %s: want the answer delivered, got %s, %v", where, describe(got), err)
 				}
 			} else {
-				checkNotFound(t, "M-F-SCOPE-1", "Update of a "+where, err, task.TaskID)
+				facadetest.CheckNotFound(t, "M-F-SCOPE-1", "Update of a "+where, err, task.TaskID)
 				if after := f.stored(t, task.TaskID); !modern.Equal(after, before) || f.notes.count() != notes {
 					t.Errorf("M-F-SCOPE-1: denied Update of a %s wrote or notified: before %s, after %s", where, describe(before), describe(after))
 				}
@@ -165,13 +134,13 @@ func TestScopeTruthTable(t *testing.T) {
 
 			before = f.stored(t, task.TaskID)
 			notes = f.notes.count()
-			got, err = f.tasks.Cancel(ctx, task.TaskID, row.caller)
-			if allowed(i, req) {
+			got, err = f.tasks.Cancel(ctx, task.TaskID, row.Caller)
+			if row.Allowed(req) {
 				if err != nil || got.Status != reference.StatusCancelled || f.stored(t, task.TaskID).Status != reference.StatusCancelled {
 					t.Errorf("M-F-SCOPE-1: Cancel of a %s: want cancelled, got %s, %v", where, describe(got), err)
 				}
 			} else {
-				checkNotFound(t, "M-F-SCOPE-1", "Cancel of a "+where, err, task.TaskID)
+				facadetest.CheckNotFound(t, "M-F-SCOPE-1", "Cancel of a "+where, err, task.TaskID)
 				if after := f.stored(t, task.TaskID); !modern.Equal(after, before) || f.notes.count() != notes {
 					t.Errorf("M-F-SCOPE-1: denied Cancel of a %s wrote or notified: before %s, after %s", where, describe(before), describe(after))
 				}
@@ -184,7 +153,7 @@ func TestScopeTruthTable(t *testing.T) {
 			func() (modern.Task, error) { return f.tasks.Complete(ctx, "missing", nil) },
 		} {
 			_, err := op()
-			checkNotFound(t, "M-F-SCOPE-1", "an operation on a missing id", err, "missing")
+			facadetest.CheckNotFound(t, "M-F-SCOPE-1", "an operation on a missing id", err, "missing")
 		}
 	}
 }
@@ -452,12 +421,12 @@ func TestExpiry(t *testing.T) {
 	for _, when := range []string{"before Sweep", "after Sweep"} {
 		for _, c := range []reference.Caller{reference.Principal("o"), reference.System(), reference.Anonymous()} {
 			_, err := f.tasks.Get(ctx, task.TaskID, c)
-			checkNotFound(t, "M-F-TTL-1", fmt.Sprintf("Get as %s at exactly created_at+ttl, %s", c, when), err, task.TaskID)
+			facadetest.CheckNotFound(t, "M-F-TTL-1", fmt.Sprintf("Get as %s at exactly created_at+ttl, %s", c, when), err, task.TaskID)
 		}
 		_, err := f.tasks.Status(ctx, task.TaskID)
-		checkNotFound(t, "M-F-TTL-1", "Status at exactly created_at+ttl, "+when, err, task.TaskID)
+		facadetest.CheckNotFound(t, "M-F-TTL-1", "Status at exactly created_at+ttl, "+when, err, task.TaskID)
 		_, err = f.tasks.Complete(ctx, task.TaskID, nil)
-		checkNotFound(t, "M-F-TTL-1", "Complete at exactly created_at+ttl, "+when, err, task.TaskID)
+		facadetest.CheckNotFound(t, "M-F-TTL-1", "Complete at exactly created_at+ttl, "+when, err, task.TaskID)
 		if _, err := f.store.Sweep(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -477,7 +446,7 @@ func TestExpiryFacadeClock(t *testing.T) {
 	}
 	facadeClock.Advance(time.Second)
 	_, err = tasks.Status(ctx, task.TaskID)
-	checkNotFound(t, "M-F-TTL-1", "Status at created_at+ttl by the facade's clock", err, task.TaskID)
+	facadetest.CheckNotFound(t, "M-F-TTL-1", "Status at created_at+ttl by the facade's clock", err, task.TaskID)
 }
 
 func TestLastUpdatedAt(t *testing.T) {
@@ -701,19 +670,8 @@ func (stuck) Swap(context.Context, reference.Caller, int64, modern.Task) (modern
 
 // TestRetryHonoursContext checks S-CTX-1 for the facade's own CAS loop.
 func TestRetryHonoursContext(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
+	facadetest.CheckRetryHonoursContext(t, "Progress", func(ctx context.Context) error {
 		_, err := modern.New(modern.Config{Store: stuck{}}).Progress(ctx, "s", "p")
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("S-CTX-1: Progress retrying against a store that always conflicts: want context.DeadlineExceeded, got %v", err)
-		}
-	case <-time.After(2 * time.Second):
-		t.Fatalf("S-CTX-1: Progress retrying against a store that always conflicts ignored its context's 50 ms deadline")
-	}
+		return err
+	})
 }

@@ -13,10 +13,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/storecheck/storecheck/adapters/memharness"
 	"github.com/storecheck/storecheck/adapters/wire"
+	"github.com/storecheck/storecheck/adapters/wire/wiretest"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -143,25 +143,8 @@ type starter func(t *testing.T) *child
 // goChild serves h with wire.Serve over pipes, as `storecheck serve` does.
 func goChild(h harness.Harness) starter {
 	return func(t *testing.T) *child {
-		inR, inW := io.Pipe()
-		outR, outW := io.Pipe()
-		done := make(chan error, 1)
-		go func() {
-			done <- wire.Serve(context.Background(), inR, outW, h, wire.ServeOptions{})
-			outW.Close()
-		}()
-		t.Cleanup(func() {
-			inW.Close()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("Serve: %v", err)
-				}
-			case <-time.After(5 * time.Second):
-				t.Error("Serve did not return after its input ended")
-			}
-		})
-		return &child{t: t, name: "go serve", w: inW, r: bufio.NewReader(outR)}
+		w, r := wiretest.Serve(t, h, wire.ServeOptions{})
+		return &child{t: t, name: "go serve", w: w, r: r}
 	}
 }
 
