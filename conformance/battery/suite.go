@@ -51,7 +51,7 @@ type Budget struct {
 	Histories  int // concurrent histories per linearizability check (default 8)
 	// RaceTime is how long a race check runs its rounds before it may stop early: past
 	// it, a check that has run MinRaceRounds rounds in which BudgetOverlapping calls
-	// overlapped stops (default 1s). A slow backend's rounds each overlap for
+	// overlapped stops (default 3s). A slow backend's rounds each overlap for
 	// milliseconds; a fast store's finish their base rounds well within it.
 	RaceTime time.Duration
 }
@@ -73,7 +73,7 @@ func (o Options) WithDefaults() Options {
 		o.Budget.Histories = 8
 	}
 	if o.Budget.RaceTime == 0 {
-		o.Budget.RaceTime = time.Second
+		o.Budget.RaceTime = 3 * time.Second
 	}
 	return o
 }
