@@ -365,8 +365,12 @@ func TestRoundsStopOnTheirTimeBudget(t *testing.T) {
 		{"overlapping late", 20 * time.Millisecond, 60, 67}, // seven rounds of 40 overlapping calls reach 256
 		{"no budget", 0, 0, base},
 		{"seldom overlapping", 20 * time.Millisecond, -1, base}, // 2 overlapping calls a round: conclusive, never 256
+		{"over the wire", 20 * time.Millisecond, 0, base},
 	} {
 		e := &battery.Env{Ctx: context.Background(), Opts: battery.Options{Budget: battery.Budget{RaceTime: tc.budget}}}
+		if tc.name == "over the wire" {
+			e.H = gauged{memharness.Harness()}
+		}
 		m := e.Meter()
 		n := 0
 		for r := range m.Rounds(base) {
@@ -391,3 +395,8 @@ func TestRoundsStopOnTheirTimeBudget(t *testing.T) {
 		}
 	}
 }
+
+// gauged is a harness that counts requests in flight, as the wire client does.
+type gauged struct{ harness.Harness }
+
+func (gauged) PeakInFlight() int { return 8 }
