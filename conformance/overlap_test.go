@@ -342,3 +342,61 @@ func TestRoundsYieldToTheSpecTimeout(t *testing.T) {
 		t.Errorf("no deadline: ran %d of 5 base rounds", n)
 	}
 }
+
+// TestRoundsStopOnTheirTimeBudget: past Budget.RaceTime a check stops once it has run
+// MinRaceRounds rounds with BudgetOverlapping overlapping calls, recording the rounds it
+// planned; one whose calls seldom meet runs every planned round, and so does every check
+// without a budget.
+func TestRoundsStopOnTheirTimeBudget(t *testing.T) {
+	serial := []battery.Span{{Client: 0, Task: "t", Call: 0, Ret: 10}, {Client: 1, Task: "t", Call: 20, Ret: 30}}
+	var together []battery.Span
+	for c := range 40 {
+		together = append(together, battery.Span{Client: c % 2, Task: "t", Call: 100, Ret: 200})
+	}
+	pair := []battery.Span{{Client: 0, Task: "t", Call: 0, Ret: 10}, {Client: 1, Task: "t", Call: 5, Ret: 15}}
+	const base = 100
+	for _, tc := range []struct {
+		name     string
+		budget   time.Duration
+		meetFrom int
+		want     int
+	}{
+		{"overlapping from the start", 20 * time.Millisecond, 0, battery.MinRaceRounds},
+		{"overlapping late", 20 * time.Millisecond, 60, 67}, // seven rounds of 40 overlapping calls reach 256
+		{"no budget", 0, 0, base},
+		{"seldom overlapping", 20 * time.Millisecond, -1, base}, // 2 overlapping calls a round: conclusive, never 256
+		{"over the wire", 20 * time.Millisecond, 0, base},
+	} {
+		e := &battery.Env{Ctx: context.Background(), Opts: battery.Options{Budget: battery.Budget{RaceTime: tc.budget}}}
+		if tc.name == "over the wire" {
+			e.H = gauged{memharness.Harness()}
+		}
+		m := e.Meter()
+		n := 0
+		for r := range m.Rounds(base) {
+			n++
+			time.Sleep(time.Millisecond)
+			switch {
+			case tc.meetFrom < 0:
+				m.Add(pair)
+			case r >= tc.meetFrom:
+				m.Add(together)
+			default:
+				m.Add(serial)
+			}
+		}
+		stats := m.Done()
+		wantPlanned := 0
+		if tc.want < base {
+			wantPlanned = base
+		}
+		if n != tc.want || !stats.Conclusive() || stats.PlannedRounds != wantPlanned {
+			t.Errorf("%s: %d rounds, conclusive %v, planned %d (%v); want %d rounds, conclusive, planned %d", tc.name, n, stats.Conclusive(), stats.PlannedRounds, stats, tc.want, wantPlanned)
+		}
+	}
+}
+
+// gauged is a harness that counts requests in flight, as the wire client does.
+type gauged struct{ harness.Harness }
+
+func (gauged) PeakInFlight() int { return 8 }

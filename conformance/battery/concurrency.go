@@ -73,6 +73,17 @@ func spinUntil(t time.Time) {
 	}
 }
 
+// YieldFor leaves the processor to other goroutines for d without sleeping: a
+// time.Sleep under a millisecond lasts about one (the runtime's timer granularity).
+// The barrier's settle does sleep: a process that slept is favoured by the kernel's
+// scheduler when it wakes, so on a loaded machine its released clients more often run
+// on every core at once (a yield there cost natural race mutants kills under load).
+func YieldFor(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		runtime.Gosched()
+	}
+}
+
 // Clients is a group of client goroutines of one check.
 type Clients struct {
 	wg    sync.WaitGroup

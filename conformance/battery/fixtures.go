@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/storecheck/storecheck/reference"
@@ -351,6 +352,43 @@ func SkipOptional(iface string) { skipActive("optional " + iface + " not impleme
 // BulkRows is more than the common page and batch sizes (100, 1000): a store that
 // lists, cleans or sweeps one page only falls short.
 const BulkRows = 1100
+
+// bulkClients is how many clients Each runs calls on at once.
+const bulkClients = 8
+
+// Bulk makes n fresh ids (e.ID(prefix), in order) and sets each up with Each.
+func Bulk(e *Env, prefix string, n int, setup func(i int, id string)) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = e.ID(prefix)
+	}
+	Each(e, n, func(i int) { setup(i, ids[i]) })
+	return ids
+}
+
+// Each runs call(0..n-1) on bulkClients clients at once, so that a spec of more rows
+// than a page pays for them in round trips per client, not per row. A call that stops
+// the spec (a Must* helper) stops the others and then the spec.
+func Each(e *Env, n int, call func(i int)) {
+	before := len(e.Faults())
+	var next atomic.Int64
+	var cs Clients
+	for c := range bulkClients {
+		cs.Run(c, func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || e.Ctx.Err() != nil || len(e.Faults()) > before {
+					return
+				}
+				call(i)
+			}
+		})
+	}
+	cs.Wait()
+	if len(e.Faults()) > before {
+		panic(ErrFatal)
+	}
+}
 
 // JSONValues is an object holding every kind of JSON value S-VAL-1 names, in canonical
 // form (numbers as json.Number).

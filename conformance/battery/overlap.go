@@ -159,6 +159,19 @@ func (m *OverlapMeter) Add(spans []Span) {
 	}
 }
 
+// MinRaceRounds is how many rounds a race check runs, and BudgetOverlapping how many
+// of its calls must have overlapped, before its time budget (Budget.RaceTime) may stop
+// it. A store whose calls rarely meet (in process, on a loaded machine) never reaches
+// BudgetOverlapping early and runs every planned round; one whose calls take long
+// (across a network) meets in most of them. A store over the wire protocol (a harness
+// with an InFlightGauge) has no budget: its calls overlap at the client while the
+// child may serve them one after another, so their count says nothing of the meetings
+// inside the store.
+const (
+	MinRaceRounds     = 32
+	BudgetOverlapping = 4 * MinOverlapping
+)
+
 const (
 	// ExtendRounds bounds how far rounds extends a check, as a multiple of its base, and
 	// extendAtLeast in rounds: on a loaded machine a fast store's calls of one round
@@ -179,6 +192,7 @@ const (
 func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 	return func(yield func(int) bool) {
 		var deadline time.Time
+		budget := time.Now().Add(m.E.Opts.Budget.RaceTime)
 		for r := 0; ; r++ {
 			// A slow backend on a loaded machine may need longer for the base rounds than
 			// the spec has: stop between rounds while a quarter of the spec's time is left,
@@ -186,6 +200,12 @@ func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 			// timing out mid-round and reading FAILED for a store that broke nothing.
 			if r > 0 && !m.E.Deadline.IsZero() && time.Until(m.E.Deadline) < m.E.Opts.SpecTimeout/4 {
 				return
+			}
+			if m.gauge == nil && r >= MinRaceRounds && r < base && m.E.Opts.Budget.RaceTime > 0 && time.Now().After(budget) {
+				if m.sample(); m.stats.Conclusive() && m.stats.OverlappingOps >= BudgetOverlapping {
+					m.stats.PlannedRounds = base
+					return
+				}
 			}
 			if r >= base {
 				if deadline.IsZero() {

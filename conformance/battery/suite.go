@@ -49,6 +49,11 @@ type Budget struct {
 	Goroutines int // concurrent clients per history and race round (default 8, or GOMAXPROCS+2 when more)
 	Ops        int // operations per history (default 200)
 	Histories  int // concurrent histories per linearizability check (default 8)
+	// RaceTime is how long a race check runs its rounds before it may stop early: past
+	// it, a check that has run MinRaceRounds rounds in which BudgetOverlapping calls
+	// overlapped stops (default 3s). A slow backend's rounds each overlap for
+	// milliseconds; a fast store's finish their base rounds well within it.
+	RaceTime time.Duration
 }
 
 func (o Options) WithDefaults() Options {
@@ -66,6 +71,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.Budget.Histories == 0 {
 		o.Budget.Histories = 8
+	}
+	if o.Budget.RaceTime == 0 {
+		o.Budget.RaceTime = 3 * time.Second
 	}
 	return o
 }

@@ -120,7 +120,7 @@ func FacadeFinRaces(e *battery.Env) {
 			// The store's own facade: the calls race over the pipelined wire, unslowed.
 			client, worker = battery.ModernFacade(e), battery.ModernFacade(e)
 		} else {
-			slow := slowReads{Store: st, delay: time.Millisecond}
+			slow := slowReads{Store: st, delay: 200 * time.Microsecond}
 			client = battery.ModernFacade(e, func(c *modern.Config) { c.Store = slow })
 			worker = battery.ModernFacade(e, func(c *modern.Config) { c.Store = slow })
 		}
@@ -250,6 +250,6 @@ type slowReads struct {
 
 func (s slowReads) Get(ctx context.Context, id string, caller reference.Caller) (modern.Task, error) {
 	t, err := s.Store.Get(ctx, id, caller)
-	time.Sleep(s.delay)
+	battery.YieldFor(s.delay)
 	return t, err
 }

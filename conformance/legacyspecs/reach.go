@@ -16,12 +16,15 @@ func Reach(s *battery.Suite) {
 		st := e.Legacy()
 		rows := battery.OwnedRows{}
 		j := battery.NewListJudge(e, "L-LIST-1", rows)
-		for i := range battery.BulkRows {
-			id := e.ID("bulk")
+		ids := battery.Bulk(e, "bulk", battery.BulkRows, func(i int, id string) {
 			battery.MustCreate(e, st, id, legacy.Task{"i": fmt.Sprint(i)})
-			rows[id] = ""
 			if i%3 == 0 {
 				battery.MustStatus(e, st, id, "completed")
+			}
+		})
+		for i, id := range ids {
+			rows[id] = ""
+			if i%3 == 0 {
 				j.Status[id] = "completed"
 			}
 		}
@@ -35,9 +38,10 @@ func Reach(s *battery.Suite) {
 		st := e.Legacy()
 		rows := battery.OwnedRows{}
 		j := battery.NewListJudge(e, "L-LIST-2", rows)
-		for range battery.BulkRows {
-			id := e.ID("bulk")
+		ids := battery.Bulk(e, "bulk", battery.BulkRows, func(_ int, id string) {
 			battery.MustCreate(e, st, id, legacy.Task{})
+		})
+		for _, id := range ids {
 			rows[id] = ""
 		}
 		j.List(st, legacy.ListOptions{Limit: new(1050)})
@@ -50,11 +54,14 @@ func Reach(s *battery.Suite) {
 		st := e.Legacy()
 		c := battery.RequireCleaner(st)
 		due, live := battery.IDSet{}, battery.IDSet{}
-		for i := range battery.BulkRows + 50 {
-			id := e.ID("bulk")
+		ids := battery.Bulk(e, "bulk", battery.BulkRows+50, func(i int, id string) {
 			battery.MustCreate(e, st, id, legacy.Task{})
 			if i < battery.BulkRows {
 				battery.MustStatus(e, st, id, []string{"completed", "failed", "cancelled"}[i%3])
+			}
+		})
+		for i, id := range ids {
+			if i < battery.BulkRows {
 				due[id] = true
 			} else {
 				live[id] = true

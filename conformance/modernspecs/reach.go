@@ -3,6 +3,7 @@ package modernspecs
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/storecheck/storecheck/conformance/battery"
 	"github.com/storecheck/storecheck/reference"
@@ -15,17 +16,16 @@ import (
 func Reach(s *battery.Suite) {
 	s.It("M-SWEEP-1", "sweeps every expired task of more than a batch (1100) and keeps the rest", func(e *battery.Env) {
 		st := e.Modern()
-		var expiring, kept []modern.Task
 		base := e.NowMillis()
-		for i := range battery.BulkRows + 20 {
-			t := task(e, e.ID("bulk"))
+		made := make([]modern.Task, battery.BulkRows+20)
+		battery.Bulk(e, "bulk", len(made), func(i int, id string) {
+			t := task(e, id)
 			if i < battery.BulkRows {
 				t.TTL = MS(ShortTTL)
-				expiring = append(expiring, CreateTask(e, st, t))
-			} else {
-				kept = append(kept, CreateTask(e, st, t))
 			}
-		}
+			made[i] = CreateTask(e, st, t)
+		})
+		expiring, kept := made[:battery.BulkRows], made[battery.BulkRows:]
 		TimeTo(e, base+ShortTTL+1)
 		n, err := st.Sweep(e.Ctx)
 		if !e.CheckErr(err, nil, "Sweep()") {
@@ -110,11 +110,11 @@ func Reach(s *battery.Suite) {
 
 // reachCount counts the tasks a system Get still finds.
 func reachCount(e *battery.Env, st modern.Store, ts []modern.Task) int {
-	n := 0
-	for _, t := range ts {
-		if _, ok := Stored(e, st, t.TaskID); ok {
-			n++
+	var n atomic.Int64
+	battery.Each(e, len(ts), func(i int) {
+		if _, ok := Stored(e, st, ts[i].TaskID); ok {
+			n.Add(1)
 		}
-	}
-	return n
+	})
+	return int(n.Load())
 }

@@ -132,3 +132,17 @@ func ruleFault(id, input string, want, got any) string {
 	}
 	return fmt.Sprintf("%s\n  input:    %s\n  expected: %s\n  got:      %s", text, input, battery.Show(want), battery.Show(got))
 }
+
+// readAll reads every id of a machine's state check at once and returns the answers in
+// the ids' order. Nothing else runs between two steps, so the reads see one state
+// whatever their order; at once, a store behind a network pays one round trip for them
+// instead of one each.
+func readAll[T any](ids []string, get func(id string) (T, error)) ([]T, []error) {
+	gots, errs := make([]T, len(ids)), make([]error, len(ids))
+	var cs battery.Clients // a panicking store panics in the case's goroutine, as when read in turn
+	for i, id := range ids {
+		cs.Run(i, func() { gots[i], errs[i] = get(id) })
+	}
+	cs.Wait()
+	return gots, errs
+}

@@ -502,8 +502,9 @@ func sortRows(rows []legacy.Task) {
 
 // check compares every valid id of the case with the model after each step.
 func (lm *legacyMachine) check(t *rapid.T) {
-	for _, id := range lm.ids {
-		got, err := lm.st.Get(lm.ctx, id)
+	gots, errs := readAll(lm.ids, func(id string) (legacy.Task, error) { return lm.st.Get(lm.ctx, id) })
+	for i, id := range lm.ids {
+		got, err := gots[i], errs[i]
 		want, wantErr := lm.m.Get(id)
 		if !model.SameKind(wantErr, err) || (err == nil && !legacy.Equal(want, got)) {
 			lm.fatal(t, lm.last, fmt.Sprintf("state after step %d: Get(%q)", lm.n, id), errWant(wantErr, want), errGot(err, got))

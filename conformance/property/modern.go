@@ -586,8 +586,10 @@ func (mm *modernMachine) checkNotes(t *rapid.T, in string) {
 // check compares every id of the case with the model after each step.
 func (mm *modernMachine) check(t *rapid.T) {
 	now := mm.now()
-	for _, id := range append(append([]string(nil), mm.ids...), mm.gen...) {
-		got, err := mm.st.Get(mm.ctx, id, reference.System())
+	ids := append(append([]string(nil), mm.ids...), mm.gen...)
+	gots, errs := readAll(ids, func(id string) (modern.Task, error) { return mm.st.Get(mm.ctx, id, reference.System()) })
+	for i, id := range ids {
+		got, err := gots[i], errs[i]
 		want, wantErr := mm.m.Get(id, reference.System(), now)
 		if !model.SameKind(wantErr, err) || !modern.Equal(want, got) {
 			mm.fatal(t, mm.last, fmt.Sprintf("state after step %d: Get(%s, system)", mm.n, mm.name(id)), errWant(wantErr, want), errGot(err, got))

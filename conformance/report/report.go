@@ -749,6 +749,9 @@ type OverlapStats struct {
 	// PeakInFlight, for the check to count: below either the check is inconclusive.
 	MinOverlapping int `json:"min_overlapping"`
 	MinInFlight    int `json:"min_in_flight"`
+	// PlannedRounds, when set, is how many rounds the check planned: its time budget
+	// (Budget.RaceTime) stopped it after Histories of them, conclusive.
+	PlannedRounds int `json:"planned_rounds,omitempty"`
 }
 
 // Conclusive reports whether the check overlapped enough to count: MinOverlapping
