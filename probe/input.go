@@ -59,17 +59,26 @@ func answerFor(req map[string]any) map[string]any {
 	return map[string]any{"action": "accept", "content": content}
 }
 
+// inputTask makes a task of the input tool as the owner; a server without one refuses
+// the setup.
+func (r *eraRun) inputTask(ctx context.Context) (*peer, string, error) {
+	if err := r.needTool(ctx, "a tool that asks the client for input", r.tools.Input); err != nil {
+		return nil, "", err
+	}
+	id, err := r.owner.create(ctx, r.tools.Input, r.tools.InputArgs)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %w", errSetup, err)
+	}
+	return r.owner, id, nil
+}
+
 // checkInputModern (V-INPUT-1): an input tool's task is input_required with its
 // inputRequests; tasks/update with a key never issued is acknowledged and changes
 // nothing; answering every key acknowledged, after which the task leaves input_required.
 func checkInputModern(ctx context.Context, r *eraRun) error {
-	if err := r.needTool(ctx, "a tool that asks the client for input", r.tools.Input); err != nil {
-		return err
-	}
-	p := r.owner
-	id, err := p.create(ctx, r.tools.Input, r.tools.InputArgs)
+	p, id, err := r.inputTask(ctx)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errSetup, err)
+		return err
 	}
 	t, err := awaitInput(ctx, p, id, r.tools.Input)
 	if err != nil {
@@ -146,13 +155,9 @@ func keys(m map[string]any) []string {
 // sends each outstanding request to the client once, with the related-task _meta; the
 // probe answers each, and tasks/result returns the tool's result.
 func checkInputLegacy(ctx context.Context, r *eraRun) error {
-	if err := r.needTool(ctx, "a tool that asks the client for input", r.tools.Input); err != nil {
-		return err
-	}
-	p := r.owner
-	id, err := p.create(ctx, r.tools.Input, r.tools.InputArgs)
+	p, id, err := r.inputTask(ctx)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errSetup, err)
+		return err
 	}
 	if _, err := awaitInput(ctx, p, id, r.tools.Input); err != nil {
 		return err

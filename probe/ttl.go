@@ -94,19 +94,9 @@ func checkTTL(ctx context.Context, r *eraRun) error {
 		return nil
 	}
 	// Past its ttl: found still (deleting is a MAY), or the missing-task answer.
-	if err := sleepUntil(ctx, answered.Add(kept+ttlSlack)); err != nil {
-		return err
-	}
-	_, rpcErr, err = p.task(ctx, id)
-	switch {
-	case err != nil:
-		return err
-	case rpcErr == nil:
-		r.note(fmt.Sprintf("the task was still there %v after its ttl ran out (receivers MAY delete it)", ttlSlack))
-	case rpcErr.Code != jsonrpc.CodeInvalidParams:
-		return faultf(fmt.Sprintf("tasks/get of %s after its ttl (%v) ran out", in, reported), "the task, or -32602 for a task no longer there", fmt.Sprintf("error %d %q", rpcErr.Code, rpcErr.Message))
-	}
-	return nil
+	return afterTTL(ctx, r, p, id, answered.Add(kept+ttlSlack),
+		fmt.Sprintf("the task was still there %v after its ttl ran out (receivers MAY delete it)", ttlSlack),
+		fmt.Sprintf("tasks/get of %s after its ttl (%v) ran out", in, reported), "the task, or -32602 for a task no longer there")
 }
 
 func sleepUntil(ctx context.Context, at time.Time) error {
@@ -222,17 +212,26 @@ func checkTTLModern(ctx context.Context, r *eraRun) error {
 	if kept > ttlWatch {
 		return nil
 	}
-	if err := sleepUntil(ctx, answered.Add(kept+ttlSlack)); err != nil {
+	return afterTTL(ctx, r, p, id, answered.Add(kept+ttlSlack),
+		fmt.Sprintf("the task was still there %v after its ttlMs ran out (the server may discard it)", ttlSlack),
+		fmt.Sprintf("tasks/get of %s after its ttlMs (%v) ran out", in, kept.Milliseconds()), "the task, or -32602 for a task no longer there (\"Task has expired\" is -32602)")
+}
+
+// afterTTL reads the task at past, once its ttl has run out: found still is noted
+// (deleting is allowed, not required), -32602 is the missing-task answer, any other
+// error a fault of the call input.
+func afterTTL(ctx context.Context, r *eraRun, p *peer, id string, past time.Time, still, input, want string) error {
+	if err := sleepUntil(ctx, past); err != nil {
 		return err
 	}
-	_, rpcErr, err = p.task(ctx, id)
+	_, rpcErr, err := p.task(ctx, id)
 	switch {
 	case err != nil:
 		return err
 	case rpcErr == nil:
-		r.note(fmt.Sprintf("the task was still there %v after its ttlMs ran out (the server may discard it)", ttlSlack))
+		r.note(still)
 	case rpcErr.Code != jsonrpc.CodeInvalidParams:
-		return faultf(fmt.Sprintf("tasks/get of %s after its ttlMs (%v) ran out", in, kept.Milliseconds()), "the task, or -32602 for a task no longer there (\"Task has expired\" is -32602)", fmt.Sprintf("error %d %q", rpcErr.Code, rpcErr.Message))
+		return faultf(input, want, fmt.Sprintf("error %d %q", rpcErr.Code, rpcErr.Message))
 	}
 	return nil
 }
