@@ -375,20 +375,47 @@ func TestBadInputKeepsServing(t *testing.T) {
 
 func TestStdio(t *testing.T) {
 	inW, outR, _ := serveStdio(t, server.Config{}, "")
-	lines := bufio.NewScanner(outR)
+	// Answers are read as they come: a notification the server writes while the test
+	// writes its next line must not leave both waiting on the pipes.
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	// next returns the next line that is not a notification.
+	next := func(what string) string {
+		t.Helper()
+		timeout := time.After(10 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("no answer to %s: the connection ended", what)
+				}
+				var m map[string]any
+				if json.Unmarshal([]byte(l), &m) == nil && m["method"] != nil && m["id"] == nil {
+					continue
+				}
+				return l
+			case <-timeout:
+				t.Fatalf("no answer to %s within 10 s", what)
+			}
+		}
+	}
 	send := func(id int, method string, params map[string]any) map[string]any {
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 		if _, err := inW.Write(append(b, '\n')); err != nil {
 			t.Fatal(err)
 		}
-		for lines.Scan() {
+		for {
 			var m map[string]any
-			if json.Unmarshal(lines.Bytes(), &m) == nil && m["id"] == float64(id) {
+			if json.Unmarshal([]byte(next(method)), &m) == nil && m["id"] == float64(id) {
 				return m
 			}
 		}
-		t.Fatalf("no answer to %s", method)
-		return nil
 	}
 	send(1, "initialize", map[string]any{"protocolVersion": server.VersionLegacy, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})
 	r := send(2, "tools/call", map[string]any{"name": "slow_compute", "arguments": map[string]any{"seconds": 0}, "task": map[string]any{}})
@@ -401,8 +428,8 @@ func TestStdio(t *testing.T) {
 	if _, err := inW.Write([]byte(`{"jsonrpc":"2.0","id":9,"method":` + "\n")); err != nil {
 		t.Fatal(err)
 	}
-	if !lines.Scan() || !strings.Contains(lines.Text(), `"code":-32700`) || !strings.Contains(lines.Text(), `"id":null`) {
-		t.Errorf("a malformed line: %q, want a -32700 answer with id null", lines.Text())
+	if l := next("a malformed line"); !strings.Contains(l, `"code":-32700`) || !strings.Contains(l, `"id":null`) {
+		t.Errorf("a malformed line: %q, want a -32700 answer with id null", l)
 	}
 	if r := send(4, "tools/list", nil); r["result"] == nil {
 		t.Errorf("after a malformed line: %v", r)
