@@ -17,25 +17,18 @@ const relatedTask = "io.modelcontextprotocol/related-task"
 // awaitInput polls the task until it asks for input; a task that ends or keeps working
 // without asking leaves the rule not exercised (the tool mapped asks nothing here).
 func awaitInput(ctx context.Context, p *peer, id, tool string) (map[string]any, error) {
-	deadline := time.Now().Add(p.wait)
-	for {
-		t, rpcErr, err := p.task(ctx, id)
-		switch {
-		case err != nil:
-			return nil, err
-		case rpcErr != nil:
-			return nil, fmt.Errorf("%w: tasks/get %s by its creator: %w", errSetup, id, rpcErr)
-		case t["status"] == "input_required":
-			return t, nil
-		case terminalStatus(t["status"]) || time.Now().After(deadline):
-			return nil, fmt.Errorf("%w: the task %s of the tool %s never asked for input (status %v)", errNone, id, tool, t["status"])
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(25 * time.Millisecond):
-		}
+	t, rpcErr, err := p.poll(ctx, id, func(t map[string]any, late bool) bool {
+		return t["status"] == "input_required" || terminalStatus(t["status"]) || late
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case rpcErr != nil:
+		return nil, fmt.Errorf("%w: tasks/get %s by its creator: %w", errSetup, id, rpcErr)
+	case t["status"] != "input_required":
+		return nil, fmt.Errorf("%w: the task %s of the tool %s never asked for input (status %v)", errNone, id, tool, t["status"])
 	}
+	return t, nil
 }
 
 // answerFor is an accepting answer to an input request: for a form elicitation, content

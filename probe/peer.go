@@ -230,22 +230,31 @@ func (p *peer) task(ctx context.Context, id string) (map[string]any, *client.Err
 
 // terminal polls a task until it is terminal and returns it.
 func (p *peer) terminal(ctx context.Context, id string) (map[string]any, error) {
+	t, rpcErr, err := p.poll(ctx, id, func(t map[string]any, late bool) bool { return terminalStatus(t["status"]) || late })
+	switch {
+	case err != nil:
+		return nil, err
+	case rpcErr != nil:
+		return nil, fmt.Errorf("tasks/get %s by its creator: %w", id, rpcErr)
+	case !terminalStatus(t["status"]):
+		return nil, fmt.Errorf("task %s still %v after %v", id, t["status"], p.wait)
+	}
+	return t, nil
+}
+
+// poll reads a task by its creator every 25 ms until stop says so, tasks/get answers an
+// error or ctx ends; stop sees the task and whether p.wait has passed since the first
+// read.
+func (p *peer) poll(ctx context.Context, id string, stop func(t map[string]any, late bool) bool) (map[string]any, *client.Error, error) {
 	deadline := time.Now().Add(p.wait)
 	for {
 		t, rpcErr, err := p.task(ctx, id)
-		switch {
-		case err != nil:
-			return nil, err
-		case rpcErr != nil:
-			return nil, fmt.Errorf("tasks/get %s by its creator: %w", id, rpcErr)
-		case terminalStatus(t["status"]):
-			return t, nil
-		case time.Now().After(deadline):
-			return nil, fmt.Errorf("task %s still %v after %v", id, t["status"], p.wait)
+		if err != nil || rpcErr != nil || stop(t, time.Now().After(deadline)) {
+			return t, rpcErr, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		case <-time.After(25 * time.Millisecond):
 		}
 	}
