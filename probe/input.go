@@ -31,6 +31,32 @@ func awaitInput(ctx context.Context, p *peer, id, tool string) (map[string]any, 
 	return t, nil
 }
 
+// requestLog is the requests a server sent a session, in the order they came.
+type requestLog struct {
+	mu   sync.Mutex
+	msgs []client.Message
+}
+
+// recordRequests answers each request the server sends p's session with answer and
+// logs it.
+func (p *peer) recordRequests(answer func(client.Message) (any, *client.Error)) *requestLog {
+	l := &requestLog{}
+	p.conn.OnRequest(func(m client.Message) (any, *client.Error) {
+		l.mu.Lock()
+		l.msgs = append(l.msgs, m)
+		l.mu.Unlock()
+		return answer(m)
+	})
+	return l
+}
+
+// all is a copy of the requests logged so far.
+func (l *requestLog) all() []client.Message {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]client.Message(nil), l.msgs...)
+}
+
 // answerFor is an accepting answer to an input request: for a form elicitation, content
 // that fills every property of its schema by type.
 func answerFor(req map[string]any) map[string]any {
@@ -155,12 +181,7 @@ func checkInputLegacy(ctx context.Context, r *eraRun) error {
 	if _, err := awaitInput(ctx, p, id, r.tools.Input); err != nil {
 		return err
 	}
-	var mu sync.Mutex
-	var asked []client.Message
-	p.conn.OnRequest(func(m client.Message) (any, *client.Error) {
-		mu.Lock()
-		asked = append(asked, m)
-		mu.Unlock()
+	asked := p.recordRequests(func(m client.Message) (any, *client.Error) {
 		var req map[string]any
 		_ = json.Unmarshal(m.Params, &req)
 		if m.Method != "elicitation/create" {
@@ -179,9 +200,7 @@ func checkInputLegacy(ctx context.Context, r *eraRun) error {
 		return err
 	}
 	in := fmt.Sprintf("tasks/result of the input_required task %s (tool %s), answering each request it sends", id, r.tools.Input)
-	mu.Lock()
-	got := append([]client.Message(nil), asked...)
-	mu.Unlock()
+	got := asked.all()
 	if len(got) == 0 {
 		return faultf(in, `the task's input requests, on the stream of tasks/result or the GET stream ("input_required: ... The requestor should call tasks/result to receive input requests")`, "none; then "+answer(res))
 	}
@@ -232,12 +251,7 @@ func checkUndeclared(ctx context.Context, r *eraRun) error {
 	if err != nil {
 		return fmt.Errorf("%w: a session of %s declaring no elicitation: %w", errSetup, r.owner.name, err)
 	}
-	var mu sync.Mutex
-	var asked []client.Message
-	p.conn.OnRequest(func(m client.Message) (any, *client.Error) {
-		mu.Lock()
-		asked = append(asked, m)
-		mu.Unlock()
+	asked := p.recordRequests(func(client.Message) (any, *client.Error) {
 		return nil, &client.Error{Code: jsonrpc.CodeMethodNotFound, Message: "this session declared no elicitation"}
 	})
 	id, res, err := p.createWith(ctx, r.tools.Input, r.tools.InputArgs, map[string]any{})
@@ -256,9 +270,7 @@ func checkUndeclared(ctx context.Context, r *eraRun) error {
 	cancel()
 	stop()
 	_, _ = p.call(ctx, "tasks/cancel", map[string]any{"taskId": id}, true) // it waits for an answer that will not come
-	mu.Lock()
-	defer mu.Unlock()
-	for _, m := range asked {
+	for _, m := range asked.all() {
 		if m.Method == "elicitation/create" {
 			return faultf(fmt.Sprintf("tasks/result of the task %s of %s, made by a session of %s whose initialize declared no elicitation", id, r.tools.Input, r.owner.name),
 				`no elicitation/create ("Servers MUST NOT send elicitation requests with modes that are not supported by the client")`, clip(string(m.Params), 300))
