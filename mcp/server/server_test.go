@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/mcp/server/servertest"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/memstore"
 )
@@ -26,13 +27,7 @@ func newServer(t *testing.T, cfg server.Config) *httptest.Server {
 	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
 	cfg.Legacy, cfg.Modern = st.Legacy(), st.Modern()
 	cfg.Principals = map[string]string{"token-a": "alice", "token-b": "bob"}
-	srv, err := server.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(func() { hs.Close(); srv.Close() })
-	return hs
+	return servertest.Start(t, cfg)
 }
 
 // client is one principal's connection: its token, and a session once initialized.
