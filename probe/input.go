@@ -59,12 +59,8 @@ func answerFor(req map[string]any) map[string]any {
 	return map[string]any{"action": "accept", "content": content}
 }
 
-// inputTask makes a task of the input tool as the owner; a server without one refuses
-// the setup.
+// inputTask makes a task of the input tool as the owner.
 func (r *eraRun) inputTask(ctx context.Context) (*peer, string, error) {
-	if err := r.needTool(ctx, "a tool that asks the client for input", r.tools.Input); err != nil {
-		return nil, "", err
-	}
 	id, err := r.owner.create(ctx, r.tools.Input, r.tools.InputArgs)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %w", errSetup, err)
