@@ -211,7 +211,7 @@ var roleUse = map[probe.Role]string{
 	probe.RoleRace:    ": V-RACE-1\ncancels it as it ends",
 	probe.RoleFailing: " (V-ERROR-1)",
 	probe.RoleErring:  " (V-ERROR-1)",
-	probe.RoleInput:   "\n(V-INPUT-1, V-INPUT-2)",
+	probe.RoleInput:   "\n(V-INPUT-1, V-INPUT-2, V-INPUT-3)",
 }
 
 // toolMapping is the probe's tools: each role's tool is its --ROLE-tool when given, else

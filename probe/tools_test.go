@@ -49,7 +49,7 @@ func TestMissingToolIsNeverPassed(t *testing.T) {
 		tool    string
 	}{
 		{"the reference's failing tool not listed", probe.Tools{}, []string{"V-ERROR-1"}, conformance.NotExercised, `"failing_job"`},
-		{"the reference's input tool not listed", probe.Tools{}, []string{"V-INPUT-1", "V-INPUT-2"}, conformance.NotExercised, `"confirm_delete"`},
+		{"the reference's input tool not listed", probe.Tools{}, []string{"V-INPUT-1", "V-INPUT-2", "V-INPUT-3"}, conformance.NotExercised, `"confirm_delete"`},
 		{"a quick tool mapped that is not listed", probe.Tools{Quick: "storecheck_no_such_tool"}, []string{"V-DENY-1", "V-FIN-1", "V-BAD-1"}, conformance.SetupRefused, `"storecheck_no_such_tool"`},
 		{"an erring tool mapped that is not listed", probe.Tools{Failing: "slow_compute", Erring: "storecheck_no_such_tool"}, []string{"V-ERROR-1"}, conformance.SetupRefused, `"storecheck_no_such_tool"`},
 	} {
