@@ -56,6 +56,13 @@ Examples:
   storecheck probe --principal alice=ta --principal bob=tb http://127.0.0.1:8080/mcp
   storecheck probe --exec storecheck serve --adapter memstore --mcp stdio
 
+Every task is made with a tool mapped to a role (quick, slow, race, failing, erring,
+input); the defaults are the reference server's tools. Name a server's own with
+--ROLE-tool and --ROLE-args, or all at once with --tools FILE (a JSON object:
+{"failing": {"tool": "divide", "args": {"by": 0}}, ...}; a flag given overrides the
+file). A rule whose tool the server does not list is never passed: not exercised for a
+default tool, setup refused for one named.
+
 A check that gets no usable answer (the server hangs past --timeout, answers something
 that is not JSON-RPC, refuses or drops the connection) is aborted, its cause named: it
 is never passed or failed, and it fails the run.

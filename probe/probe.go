@@ -41,7 +41,7 @@ type Config struct {
 	// Principals are at least two (with Exec, none given means two children without
 	// tokens).
 	Principals []Principal
-	Tools      Tools // zero: DefaultTools
+	Tools      Tools // a role without a tool: its DefaultTools entry
 	Eras       []conformance.Era
 	Rules      []string // nil: every rule
 	Strict     bool
