@@ -183,3 +183,11 @@ func skipActive(reason string) {
 	}
 	ginkgo.Skip(reason, 1)
 }
+
+// Note writes a line to the spec's output (shown verbose and beside a failure): what a
+// check did that its outcome does not say, such as a budget that shortened it.
+func (e *Env) Note(format string, args ...any) {
+	if e.InSpec {
+		fmt.Fprintf(ginkgo.GinkgoWriter, format+"\n", args...)
+	}
+}

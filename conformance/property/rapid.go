@@ -55,11 +55,12 @@ var RapidShrinkTime = 10 * time.Second
 // a *testing.T: rapid.Check takes any rapid.TB, and its seed and number of checks are
 // its -rapid.seed and -rapid.checks flags, set here for the duration of the run.
 //
-// With timed (a spec's Env), the run keeps inside the spec's time: until a case has
-// failed, once timed.TimeShort the remaining cases are skipped (rapid counts them
-// invalid, at no cost) and the run is judged on the cases that ran; the shrinking of a
-// failure stops before the spec's deadline, so that its replays never meet a context
-// the spec's timeout ended. rapid takes a time limit only from a *testing.T's deadline,
+// With timed (a spec's Env), the run keeps inside its time budget and the spec's time:
+// until a case has failed, once minMachineCases have run past Budget.MachineTime, or
+// once timed.TimeShort, the remaining cases are skipped (rapid counts them invalid, at
+// no cost) and the run is judged on the cases that ran; the shrinking of a failure
+// stops before the spec's deadline, so that its replays never meet a context the
+// spec's timeout ended. rapid takes a time limit only from a *testing.T's deadline,
 // which the battery's specs do not run under.
 func runRapid(name string, seed uint64, checks int, timed *battery.Env, prop func(*rapid.T)) RapidRun {
 	rapidMu.Lock()
@@ -83,8 +84,12 @@ func runRapid(name string, seed uint64, checks int, timed *battery.Env, prop fun
 	defer restore()
 	tb := &rapidTB{name: name}
 	ran, failedOnce, stopped := 0, false, false
+	var budget time.Time
+	if timed != nil {
+		budget = time.Now().Add(timed.Opts.Budget.MachineTime)
+	}
 	rapid.Check(tb, func(t *rapid.T) {
-		if timed != nil && !failedOnce && (stopped || timed.TimeShort()) {
+		if timed != nil && !failedOnce && (stopped || timed.TimeShort() || ran >= minMachineCases(checks) && time.Now().After(budget)) {
 			stopped = true
 			t.SkipNow()
 		}
@@ -278,6 +283,8 @@ func reportMachine(e *battery.Env, what string, run func(validOnly bool) RapidRu
 	case !r.Failed && r.Stopped && r.Ran < minMachineCases(e.Opts.Budget.Checks):
 		e.Inconclusive(fmt.Sprintf("%s: only %d of %d cases ran before the spec's time grew short (a slow store or a loaded machine); at least %d are needed to count; %s",
 			what, r.Ran, e.Opts.Budget.Checks, minMachineCases(e.Opts.Budget.Checks), e.Rerun()))
+	case !r.Failed && r.Stopped:
+		e.Note("%s: %d of %d cases ran within the machine's time budget (%v), none diverged", what, r.Ran, e.Opts.Budget.Checks, e.Opts.Budget.MachineTime)
 	case !r.Failed:
 	case rule == "" || rule == e.Rule.ID:
 		ReportRapid(e, what, r)

@@ -12,7 +12,7 @@ import (
 
 // specEnv is an Env whose spec has timeout total and ends after left.
 func specEnv(total, left time.Duration) *battery.Env {
-	return &battery.Env{Ctx: context.Background(), Opts: battery.Options{SpecTimeout: total}, Deadline: time.Now().Add(left)}
+	return &battery.Env{Ctx: context.Background(), Opts: battery.Options{SpecTimeout: total, Budget: battery.Budget{MachineTime: time.Hour}}, Deadline: time.Now().Add(left)}
 }
 
 // TestRapidStopsWhenTheSpecTimeIsShort: a machine run under a spec whose time grows
@@ -53,5 +53,27 @@ func TestRapidFailureSurvivesAShortSpecTime(t *testing.T) {
 	})
 	if !r.Failed || !strings.Contains(r.Message, "broken at 0") || strings.Contains(r.Message, rapidTooFew) {
 		t.Fatalf("a failing case under a spec time that grew short: want failed with its message shrunk to n = 0 (\"broken at 0\"), not rapid's count of skipped cases; got failed %v, message %q", r.Failed, r.Message)
+	}
+}
+
+// TestRapidStopsOnItsTimeBudget: past Budget.MachineTime a machine stops once a quarter
+// of its cases have run, not before.
+func TestRapidStopsOnItsTimeBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		budget   time.Duration
+		min, max int
+	}{
+		{"budget out at once: a quarter runs", time.Nanosecond, 10, 10},
+		{"budget out after about 100 ms of 5 ms cases", 100 * time.Millisecond, 15, 39},
+		{"budget never out", time.Hour, 40, 40},
+	} {
+		e := specEnv(time.Hour, time.Hour)
+		e.Opts.Budget.MachineTime = tc.budget
+		r := runRapid("budget-test", 1, 40, e, func(t *rapid.T) { time.Sleep(5 * time.Millisecond) })
+		if r.Failed || r.Ran < tc.min || r.Ran > tc.max || r.Stopped != (tc.max < 40) {
+			t.Errorf("%s: want %d to %d of 40 cases run, stopped %v; got failed %v (%q), ran %d, stopped %v",
+				tc.name, tc.min, tc.max, tc.max < 40, r.Failed, r.Message, r.Ran, r.Stopped)
+		}
 	}
 }
