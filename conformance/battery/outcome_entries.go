@@ -184,10 +184,10 @@ func skipActive(reason string) {
 	ginkgo.Skip(reason, 1)
 }
 
-// Note writes a line to the spec's output (shown verbose and beside a failure): what a
-// check did that its outcome does not say, such as a budget that shortened it.
+// Note adds a note to the spec's rule in the report: what a check did or measured that
+// its outcome does not say, such as a budget that shortened it.
 func (e *Env) Note(format string, args ...any) {
 	if e.InSpec {
-		fmt.Fprintf(ginkgo.GinkgoWriter, format+"\n", args...)
+		ginkgo.AddReportEntry("note", fmt.Sprintf(format, args...))
 	}
 }
