@@ -194,11 +194,8 @@ func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 		var deadline time.Time
 		budget := time.Now().Add(m.E.Opts.Budget.RaceTime)
 		for r := 0; ; r++ {
-			// A slow backend on a loaded machine may need longer for the base rounds than
-			// the spec has: stop between rounds while a quarter of the spec's time is left,
-			// so the rounds that ran are judged (conclusive or not) instead of the spec
-			// timing out mid-round and reading FAILED for a store that broke nothing.
-			if r > 0 && !m.E.Deadline.IsZero() && time.Until(m.E.Deadline) < m.E.Opts.SpecTimeout/4 {
+			// The rounds that ran are judged, conclusive or not (Env.TimeShort).
+			if r > 0 && m.E.TimeShort() {
 				return
 			}
 			if m.gauge == nil && r >= MinRaceRounds && r < base && m.E.Opts.Budget.RaceTime > 0 && time.Now().After(budget) {
