@@ -3,8 +3,10 @@ package cli
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -54,6 +56,13 @@ Examples:
   storecheck probe --principal alice=ta --principal bob=tb http://127.0.0.1:8080/mcp
   storecheck probe --exec storecheck serve --adapter memstore --mcp stdio
 
+Every task is made with a tool mapped to a role (quick, slow, race, failing, erring,
+input); the defaults are the reference server's tools. Name a server's own with
+--ROLE-tool and --ROLE-args, or all at once with --tools FILE (a JSON object:
+{"failing": {"tool": "divide", "args": {"by": 0}}, ...}; a flag given overrides the
+file). A rule whose tool the server does not list is never passed: not exercised for a
+default tool, setup refused for one named.
+
 A check that gets no usable answer (the server hangs past --timeout, answers something
 that is not JSON-RPC, refuses or drops the connection) is aborted, its cause named: it
 is never passed or failed, and it fails the run.
@@ -64,15 +73,13 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 `)
 	})
 	var (
-		principals          principalTokens
-		era, rules          string
-		jsonOut, junit      string
-		strict              bool
-		wait, timeout       time.Duration
-		quick, slow         string
-		quickArgs, slowArgs string
-		race, raceArgs      string
-		tokenEnv            string
+		principals     principalTokens
+		era, rules     string
+		jsonOut, junit string
+		strict         bool
+		wait, timeout  time.Duration
+		toolsFile      string
+		tokenEnv       string
 	)
 	fs.Var(&principals, "principal", "a credential `NAME=TOKEN` (a bearer token); give two or more")
 	fs.StringVar(&era, "era", "all", "era to probe: legacy (2025-11-25), modern (2026-07-28) or all")
@@ -84,12 +91,16 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 	fs.BoolVar(&strict, "strict", false, "partly verified and inconclusive rules fail the run")
 	fs.DurationVar(&wait, "wait", 10*time.Second, "how long a task may take to end")
 	fs.DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait for any one answer of the server (tasks/result: --wait more);\na check that gets none is aborted")
-	fs.StringVar(&quick, "quick-tool", probe.DefaultTools.Quick, "a tool that ends soon with a result, run as a task")
-	fs.StringVar(&quickArgs, "quick-args", `{"seconds":0}`, "its arguments, as JSON")
-	fs.StringVar(&slow, "slow-tool", probe.DefaultTools.Slow, "a tool that works about half a second, then ends with a result")
-	fs.StringVar(&slowArgs, "slow-args", `{"seconds":0.5}`, "its arguments, as JSON")
-	fs.StringVar(&race, "race-tool", probe.DefaultTools.Race, "a tool that ends on its own soon (about a tenth of a second) unless cancelled: V-RACE-1\ncancels it as it ends")
-	fs.StringVar(&raceArgs, "race-args", `{"seconds":0.15}`, "its arguments, as JSON")
+	toolFlags := map[probe.Role]*[2]string{}
+	for _, role := range probe.Roles {
+		name, args := probe.DefaultTools.Tool(role)
+		raw, _ := json.Marshal(args)
+		f := &[2]string{}
+		toolFlags[role] = f
+		fs.StringVar(&f[0], string(role)+"-tool", name, role.Kind()+roleUse[role])
+		fs.StringVar(&f[1], string(role)+"-args", string(raw), "its arguments, a JSON object ({} when another tool is named without them)")
+	}
+	fs.StringVar(&toolsFile, "tools", "", "the tool of every role in a JSON `FILE`: {\"quick\": {\"tool\": NAME, \"args\": {...}}, ...},\nroles quick, slow, race, failing, erring, input; a --ROLE-tool or --ROLE-args given overrides it")
 	// --exec takes the rest of the line: the server's command and its own flags.
 	var command []string
 	for i, a := range args {
@@ -127,17 +138,14 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		code, _ := c.usageError(fs, "--token-env goes with --exec")
 		return code
 	}
-	cfg := probe.Config{Exec: command, TokenEnv: tokenEnv, Principals: principals, Strict: strict, Wait: wait, Timeout: timeout,
-		Tools: probe.Tools{Quick: quick, Slow: slow, Race: race}}
-	for _, a := range []struct {
-		flag, raw string
-		dst       *map[string]any
-	}{{"quick-args", quickArgs, &cfg.Tools.QuickArgs}, {"slow-args", slowArgs, &cfg.Tools.SlowArgs}, {"race-args", raceArgs, &cfg.Tools.RaceArgs}} {
-		if err := jsonObject(a.raw, a.dst); err != nil {
-			code, _ := c.usageError(fs, fmt.Sprintf("--%s: %v", a.flag, err))
-			return code
-		}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	tools, err := toolMapping(toolsFile, toolFlags, given)
+	if err != nil {
+		code, _ := c.usageError(fs, err.Error())
+		return code
 	}
+	cfg := probe.Config{Exec: command, TokenEnv: tokenEnv, Principals: principals, Strict: strict, Wait: wait, Timeout: timeout, Tools: tools}
 	if len(urls) == 1 {
 		cfg.URL = urls[0]
 	}
@@ -203,10 +211,59 @@ func abortCauses(r *conformance.Report) []string {
 	return out
 }
 
-// jsonObject decodes a JSON object flag.
-func jsonObject(raw string, dst *map[string]any) error {
-	if err := json.Unmarshal([]byte(raw), dst); err != nil {
-		return fmt.Errorf("not a JSON object: %v", err)
+// roleUse says, after a role's kind in the help, which rules its tool serves.
+var roleUse = map[probe.Role]string{
+	probe.RoleQuick:   " (most rules), run as a task",
+	probe.RoleSlow:    " (V-RESULT-1, V-SHAPE-1, V-NOTIFY-1)",
+	probe.RoleRace:    ": V-RACE-1\ncancels it as it ends",
+	probe.RoleFailing: " (V-ERROR-1)",
+	probe.RoleErring:  " (V-ERROR-1)",
+	probe.RoleInput:   "\n(V-INPUT-1, V-INPUT-2, V-INPUT-3)",
+}
+
+// toolMapping is the probe's tools: each role's tool is its --ROLE-tool when given, else
+// the tools file's (--tools), else the reference server's; its arguments are its
+// --ROLE-args when given, else the file's, else the reference server's for the
+// reference server's tool and none for another.
+func toolMapping(file string, flags map[probe.Role]*[2]string, given map[string]bool) (probe.Tools, error) {
+	var specs map[probe.Role]probe.ToolSpec
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return probe.Tools{}, fmt.Errorf("--tools: %v", err)
+		}
+		if specs, err = probe.DecodeTools(data); err != nil {
+			return probe.Tools{}, fmt.Errorf("--tools %s: %v", file, strings.TrimPrefix(err.Error(), probe.ErrConfig.Error()+": "))
+		}
 	}
-	return nil
+	var tools probe.Tools
+	for _, role := range probe.Roles {
+		def, defArgs := probe.DefaultTools.Tool(role)
+		spec, f := specs[role], flags[role]
+		name := def
+		if spec.Tool != "" {
+			name = spec.Tool
+		}
+		if given[string(role)+"-tool"] {
+			if f[0] == "" {
+				return probe.Tools{}, fmt.Errorf("--%s-tool: an empty tool name", role)
+			}
+			name = f[0]
+		}
+		var args map[string]any
+		switch {
+		case given[string(role)+"-args"]:
+			a, err := probe.ArgsObject([]byte(f[1]))
+			if err != nil {
+				return probe.Tools{}, fmt.Errorf("--%s-args: %v", role, err)
+			}
+			args = a
+		case spec.Args != nil:
+			args = spec.Args
+		case name == def:
+			args = defArgs
+		}
+		tools.SetTool(role, name, args)
+	}
+	return tools, nil
 }

@@ -1,14 +1,22 @@
 package cli
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/probe"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/memstore"
 )
 
 // TestProbeSilentServerExits1: a server that never answers ends the probe within its
@@ -51,6 +59,140 @@ func TestProbeExec(t *testing.T) {
 	} {
 		if code, _, stderr := cliRun(t, args...); code != exitUsage {
 			t.Errorf("%q: exit %d, want %d: %s", args, code, exitUsage, stderr)
+		}
+	}
+}
+
+// TestProbeToolMapping: each role's tool and arguments come from its flags when given,
+// else from the tools file, else from the reference server's; a role mapped to another
+// tool without arguments gets none.
+func TestProbeToolMapping(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(file, []byte(`{"failing": {"tool": "file_fail", "args": {"a": 2}},
+		"input": {"tool": "file_ask"}, "quick": {"args": {"seconds": 0.1}}, "erring": {"tool": "protocol_error_job"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		name string
+		args string
+	}
+	for _, tc := range []struct {
+		name  string
+		file  string
+		flags map[string]string
+		want  map[probe.Role]want
+	}{
+		{"defaults", "", nil, map[probe.Role]want{
+			probe.RoleQuick: {"slow_compute", `{"seconds":0}`}, probe.RoleRace: {"slow_compute", `{"seconds":0.15}`},
+			probe.RoleFailing: {"failing_job", `{}`}, probe.RoleErring: {"protocol_error_job", `{"seconds":0}`},
+			probe.RoleInput: {"confirm_delete", `{"item":"storecheck-probe"}`}}},
+		{"flags", "", map[string]string{"failing-tool": "my_fail", "failing-args": `{"x":1}`, "input-tool": "ask", "slow-args": `{"seconds":2}`},
+			map[probe.Role]want{probe.RoleFailing: {"my_fail", `{"x":1}`}, probe.RoleInput: {"ask", `{}`},
+				probe.RoleSlow: {"slow_compute", `{"seconds":2}`}, probe.RoleErring: {"protocol_error_job", `{"seconds":0}`}}},
+		{"file", file, nil, map[probe.Role]want{probe.RoleFailing: {"file_fail", `{"a":2}`}, probe.RoleInput: {"file_ask", `{}`},
+			probe.RoleQuick: {"slow_compute", `{"seconds":0.1}`}, probe.RoleErring: {"protocol_error_job", `{"seconds":0}`},
+			probe.RoleSlow: {"slow_compute", `{"seconds":0.5}`}}},
+		{"flags over the file", file, map[string]string{"failing-tool": "flag_fail", "input-args": `{"q":"y"}`, "quick-tool": "flag_quick"},
+			map[probe.Role]want{probe.RoleFailing: {"flag_fail", `{"a":2}`}, probe.RoleInput: {"file_ask", `{"q":"y"}`},
+				probe.RoleQuick: {"flag_quick", `{"seconds":0.1}`}}},
+	} {
+		flags := map[probe.Role]*[2]string{}
+		given := map[string]bool{}
+		for _, role := range probe.Roles {
+			flags[role] = &[2]string{}
+		}
+		for k, v := range tc.flags {
+			role, part, _ := strings.Cut(k, "-")
+			i := map[string]int{"tool": 0, "args": 1}[part]
+			flags[probe.Role(role)][i] = v
+			given[k] = true
+		}
+		tools, err := toolMapping(tc.file, flags, given)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		for role, w := range tc.want {
+			name, args := tools.Tool(role)
+			raw, _ := json.Marshal(args)
+			if name != w.name || string(raw) != w.args {
+				t.Errorf("%s: %s tool %s %s, want %s %s", tc.name, role, name, raw, w.name, w.args)
+			}
+		}
+	}
+}
+
+// TestProbeBadToolsIsUsage: a tools file or an -args flag that is not what the help
+// says is a usage error (exit 2) naming the fault, before any server is called.
+func TestProbeBadToolsIsUsage(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, content, flag, want string
+	}{
+		{"unknown role", `{"fast": {"tool": "x"}}`, "", `unknown role "fast"`},
+		{"bad JSON", `{"quick": {"tool": "x"`, "", "not a JSON object"},
+		{"args not an object", `{"input": {"tool": "ask", "args": [1]}}`, "", `"input": args: not a JSON object`},
+		{"unknown field", `{"input": {"name": "ask"}}`, "", `unknown field "name"`},
+		{"tool not a string", `{"input": {"tool": 3}}`, "", `"input"`},
+		{"not an object", `[]`, "", "not a JSON object"},
+		{"no file", "", "", "no such file"},
+		{"args flag", "", "--erring-args=[1]", "--erring-args: not a JSON object"},
+		{"empty tool flag", "", "--race-tool=", "--race-tool: an empty tool name"},
+	} {
+		args := []string{"probe", "--principal", "a=ta", "--principal", "b=tb"}
+		if tc.flag != "" {
+			args = append(args, tc.flag)
+		} else {
+			file := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
+			if tc.content != "" {
+				if err := os.WriteFile(file, []byte(tc.content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args = append(args, "--tools", file)
+		}
+		code, _, stderr := cliRun(t, append(args, "http://127.0.0.1:1/mcp")...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, want %d naming %q:\n%s", tc.name, code, exitUsage, tc.want, stderr)
+		}
+	}
+}
+
+// TestProbeMissingToolNamed: a tools file mapping a role to a tool the server does not
+// list leaves the rules that need it setup refused, the tool named, never passed; the
+// run fails.
+func TestProbeMissingToolNamed(t *testing.T) {
+	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
+	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Principals: map[string]string{"ta": "alice", "tb": "bob"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer func() { hs.Close(); srv.Close() }()
+	dir := t.TempDir()
+	file, out := filepath.Join(dir, "tools.json"), filepath.Join(dir, "report.json")
+	if err := os.WriteFile(file, []byte(`{"failing": {"tool": "storecheck_no_such_tool"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cliRun(t, "probe", "--principal", "alice=ta", "--principal", "bob=tb", "--rules", "V-ERROR-1",
+		"--tools", file, "--json", out, hs.URL+"/mcp")
+	if code != exitFailed {
+		t.Errorf("exit %d, want %d\n%s\n%s", code, exitFailed, stdout, stderr)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report conformance.Report
+	if err := json.Unmarshal(raw, &report); err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Rules) != 2 {
+		t.Fatalf("%d rows, want V-ERROR-1 in both eras: %s", len(report.Rules), raw)
+	}
+	for _, rr := range report.Rules {
+		if rr.Outcome != conformance.SetupRefused || !strings.Contains(strings.Join(rr.Reasons, " "), `"storecheck_no_such_tool"`) {
+			t.Errorf("V-ERROR-1 %s: %s %q; want setup refused naming storecheck_no_such_tool", rr.Era, rr.Outcome, rr.Reasons)
 		}
 	}
 }

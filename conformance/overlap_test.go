@@ -400,3 +400,37 @@ func TestRoundsStopOnTheirTimeBudget(t *testing.T) {
 type gauged struct{ harness.Harness }
 
 func (gauged) PeakInFlight() int { return 8 }
+
+// TestRoundsStopEarlierWhenNearlyEveryCallMeets: a check whose calls overlap in
+// MeetingShare of them stops past a third of its budget; one whose calls meet in half of
+// them runs on to its whole budget (here: every planned round).
+func TestRoundsStopEarlierWhenNearlyEveryCallMeets(t *testing.T) {
+	var together, half []battery.Span
+	for c := range 40 {
+		together = append(together, battery.Span{Client: c % 2, Task: "t", Call: 100, Ret: 200})
+		half = append(half, battery.Span{Client: c % 2, Task: "t", Call: 100, Ret: 200},
+			battery.Span{Client: c % 2, Task: "t", Call: int64(1000 + 20*c), Ret: int64(1010 + 20*c)})
+	}
+	const base = 100
+	for _, tc := range []struct {
+		name     string
+		spans    []battery.Span
+		min, max int
+	}{
+		{"every call meets", together, battery.MinRaceRounds, base/2 + 10}, // a third of 150 ms, rounds of about 1 ms
+		{"half the calls meet", half, base, base},
+	} {
+		e := &battery.Env{Ctx: context.Background(), Opts: battery.Options{Budget: battery.Budget{RaceTime: 150 * time.Millisecond}}}
+		m := e.Meter()
+		n := 0
+		for range m.Rounds(base) {
+			n++
+			time.Sleep(time.Millisecond)
+			m.Add(tc.spans)
+		}
+		stats := m.Done()
+		if n < tc.min || n > tc.max || !stats.Conclusive() {
+			t.Errorf("%s (share %.2f): %d rounds, conclusive %v; want %d to %d rounds, conclusive", tc.name, stats.Share, n, stats.Conclusive(), tc.min, tc.max)
+		}
+	}
+}

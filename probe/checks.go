@@ -24,24 +24,25 @@ var errNone = errors.New("nothing to check")
 // checks is the probe's table of contents: every check, the rule it judges and the eras
 // it runs in.
 var checks = []check{
-	{"V-DENY-1", "another principal and a caller without credentials get exactly the missing-task answer for the first principal's task, and never list it", bothEras, checkDeny},
-	{"V-FIN-1", "a completed task stays completed through tasks/cancel", bothEras, checkFinal},
-	{"V-LIST-1", "tasks/list returns each of the caller's tasks once across pages; a forged cursor, or another principal's, is -32602", legacyEra, checkList},
-	{"V-RESULT-1", "tasks/result waits for a working task to end and returns its result with the related-task _meta", legacyEra, checkResult},
-	{"V-SESSION-1", "a session id never issued, or another principal's, is HTTP 404", legacyEra, checkSession},
-	{"V-SUPPORT-1", "a plain call of a tool whose taskSupport is required is -32601", legacyEra, checkSupport("required")},
-	{"V-SUPPORT-2", "a task for a tool whose taskSupport is forbidden or absent is -32601", legacyEra, checkSupport("forbidden")},
-	{"V-EXT-1", "without the tasks extension tasks/get is -32021; tasks/list and tasks/result are -32601", modernEra, checkExtension},
-	{"V-RACE-1", "tasks/cancel racing the task's own end: one terminal status, told alike by every later tasks/get and tasks/result", bothEras, checkRace},
-	{"V-SHAPE-1", "a task as tools/call, tasks/get (working and ended) and tasks/list show it: taskId, status, createdAt and lastUpdatedAt in ISO 8601, ttl, pollInterval", bothEras, checkShape},
-	{"V-TTL-1", "the ttl reported is the one kept: the task is found until it has run from the creation, and -32602 (or still found) after", bothEras, checkTTL},
-	{"V-NOTIFY-1", "status notifications about the first principal's task reach its streams and no other caller's, though the others listen and name its id", bothEras, checkNotify},
-	{"V-ERROR-1", "a task whose tool ends with isError true is failed in 2025-11-25 and completed in the extension; one whose tool ends with a JSON-RPC error is failed in both", bothEras, checkError},
-	{"V-ROUTE-1", "an Mcp-Name other than params.taskId, or an Mcp-Method other than the method, is -32020 and the task is untouched", modernEra, checkRoute},
-	{"V-INPUT-1", "an input tool's task shows its inputRequests; tasks/update acknowledges, ignores a key never issued, and answering every key ends input_required", modernEra, checkInputModern},
-	{"V-INPUT-2", "an input tool's task is input_required; tasks/result sends each request once with the related-task _meta, and returns the result once they are answered", legacyEra, checkInputLegacy},
-	{"V-AUTH-1", "a bearer token the server never issued is HTTP 401 when the server tells callers apart by token; what it binds tasks to is noted", bothEras, checkAuth},
-	{"V-BAD-1", "malformed JSON is -32700, an unknown method -32601, and the server keeps serving", bothEras, checkBad},
+	{"V-DENY-1", "another principal and a caller without credentials get exactly the missing-task answer for the first principal's task, and never list it", bothEras, roles(RoleQuick), checkDeny},
+	{"V-FIN-1", "a completed task stays completed through tasks/cancel", bothEras, roles(RoleQuick), checkFinal},
+	{"V-LIST-1", "tasks/list returns each of the caller's tasks once across pages; a forged cursor, or another principal's, is -32602", legacyEra, roles(RoleQuick), checkList},
+	{"V-RESULT-1", "tasks/result waits for a working task to end and returns its result with the related-task _meta", legacyEra, roles(RoleSlow), checkResult},
+	{"V-SESSION-1", "a session id never issued, or another principal's, is HTTP 404", legacyEra, nil, checkSession},
+	{"V-SUPPORT-1", "a plain call of a tool whose taskSupport is required is -32601", legacyEra, nil, checkSupport("required")},
+	{"V-SUPPORT-2", "a task for a tool whose taskSupport is forbidden or absent is -32601", legacyEra, nil, checkSupport("forbidden")},
+	{"V-EXT-1", "without the tasks extension tasks/get is -32021; tasks/list and tasks/result are -32601", modernEra, roles(RoleQuick), checkExtension},
+	{"V-RACE-1", "tasks/cancel racing the task's own end: one terminal status, told alike by every later tasks/get and tasks/result", bothEras, roles(RoleRace), checkRace},
+	{"V-SHAPE-1", "a task as tools/call, tasks/get (working and ended) and tasks/list show it: taskId, status, createdAt and lastUpdatedAt in ISO 8601, ttl, pollInterval", bothEras, roles(RoleSlow), checkShape},
+	{"V-TTL-1", "the ttl reported is the one kept: the task is found until it has run from the creation, and -32602 (or still found) after", bothEras, roles(RoleQuick), checkTTL},
+	{"V-NOTIFY-1", "status notifications about the first principal's task reach its streams and no other caller's, though the others listen and name its id", bothEras, roles(RoleSlow), checkNotify},
+	{"V-ERROR-1", "a task whose tool ends with isError true is failed in 2025-11-25 and completed in the extension; one whose tool ends with a JSON-RPC error is failed in both", bothEras, roles(RoleFailing, RoleErring), checkError},
+	{"V-ROUTE-1", "an Mcp-Name other than params.taskId, or an Mcp-Method other than the method, is -32020 and the task is untouched", modernEra, roles(RoleQuick), checkRoute},
+	{"V-INPUT-1", "an input tool's task shows its inputRequests; tasks/update acknowledges, ignores a key never issued, and answering every key ends input_required", modernEra, roles(RoleInput), checkInputModern},
+	{"V-INPUT-2", "an input tool's task is input_required; tasks/result sends each request once with the related-task _meta, and returns the result once they are answered", legacyEra, roles(RoleInput), checkInputLegacy},
+	{"V-INPUT-3", "another principal's answer to an input request of the first principal's task does not reach it: the task stays input_required, and its result does not carry that answer", bothEras, roles(RoleInput), checkInputForeign},
+	{"V-AUTH-1", "a bearer token the server never issued is HTTP 401 when the server tells callers apart by token; what it binds tasks to is noted", bothEras, roles(RoleQuick), checkAuth},
+	{"V-BAD-1", "malformed JSON is -32700, an unknown method -32601, and the server keeps serving", bothEras, roles(RoleQuick), checkBad},
 }
 
 var (
@@ -54,8 +55,13 @@ var (
 type check struct {
 	rule, name string
 	eras       []conformance.Era
-	run        func(ctx context.Context, r *eraRun) error // nil: passed; a *fault: failed
+	// uses are the roles of the tools it makes tasks with: a server that does not list
+	// one of them leaves the check unrun (needTools).
+	uses []Role
+	run  func(ctx context.Context, r *eraRun) error // nil: passed; a *fault: failed
 }
+
+func roles(r ...Role) []Role { return r }
 
 // eraRun is what a check works with in one era: the first principal, the others, and a
 // caller without credentials (nil when the server refuses one).

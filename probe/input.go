@@ -3,10 +3,13 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"github.com/storecheck/storecheck/probe/client"
 )
@@ -78,12 +81,8 @@ func answerFor(req map[string]any) map[string]any {
 	return map[string]any{"action": "accept", "content": content}
 }
 
-// inputTask makes a task of the input tool as the owner; a server without one refuses
-// the setup.
+// inputTask makes a task of the input tool as the owner.
 func (r *eraRun) inputTask(ctx context.Context) (*peer, string, error) {
-	if err := r.needTool(ctx, "a tool that asks the client for input", r.tools.Input); err != nil {
-		return nil, "", err
-	}
 	id, err := r.owner.create(ctx, r.tools.Input, r.tools.InputArgs)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %w", errSetup, err)
@@ -278,4 +277,226 @@ func checkUndeclared(ctx context.Context, r *eraRun) error {
 	}
 	r.note(fmt.Sprintf("a session declaring no elicitation got a task of %s, and no elicitation within %v of its tasks/result", r.tools.Input, undeclaredWait))
 	return nil
+}
+
+// foreignMark fills the string fields of another principal's answer, so that a result
+// that carries it shows it.
+const foreignMark = "storecheck-probe-answer-of-another-principal"
+
+// foreignWatch is how long the owner's task is watched after another principal answered
+// its input request: it must stay input_required.
+const foreignWatch = 500 * time.Millisecond
+
+// foreignAnswer is another principal's answer to an input request: accepting, every
+// property of its form filled otherwise than the owner's answer fills it.
+func foreignAnswer(req map[string]any) map[string]any {
+	params, _ := req["params"].(map[string]any)
+	schema, _ := params["requestedSchema"].(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	content := map[string]any{}
+	for k, v := range props {
+		prop, _ := v.(map[string]any)
+		switch prop["type"] {
+		case "boolean":
+			content[k] = false
+		case "number", "integer":
+			content[k] = 2
+		default:
+			content[k] = foreignMark
+		}
+	}
+	return map[string]any{"action": "accept", "content": content}
+}
+
+// checkInputForeign (V-INPUT-3): an input request of the first principal's task,
+// answered by another principal, does not reach the task: it stays input_required while
+// watched, and once its owner answers, its result does not carry the other's answer.
+// 2026-07-28: the other's tasks/update answers every key the task shows; 2025-11-25: the
+// other sends a response to the elicitation/create request that came on the owner's
+// tasks/result stream, its JSON-RPC id copied.
+func checkInputForeign(ctx context.Context, r *eraRun) error {
+	if r.stdio {
+		r.note("over stdio every principal is a child process of its own: children that share no store keep their tasks apart by construction")
+	}
+	p, id, err := r.inputTask(ctx)
+	if err != nil {
+		return err
+	}
+	// The task is cancelled when the check leaves it running.
+	defer func() {
+		if t, rpcErr, err := p.task(ctx, id); err == nil && rpcErr == nil && !terminalStatus(t["status"]) {
+			_, _ = p.call(ctx, "tasks/cancel", map[string]any{"taskId": id}, true)
+		}
+	}()
+	t, err := awaitInput(ctx, p, id, r.tools.Input)
+	if err != nil {
+		return err
+	}
+	if r.era == conformance.EraModern {
+		return foreignModern(ctx, r, p, id, t)
+	}
+	return foreignLegacy(ctx, r, p, id)
+}
+
+// Why another principal's answer must not reach a task, by era.
+const (
+	foreignWhyLegacy = `2025-11-25: "When an authorization context is provided, receivers MUST bind tasks to said context"; "any party that can guess or obtain a task ID could potentially ... manipulate tasks they did not create"`
+	foreignWhyModern = `the extension: "Servers MUST perform authentication and authorization checks on each task-related request to ensure that the client has permission to access a task"`
+)
+
+// stillAsking watches the owner's task for foreignWatch after what: it must stay
+// input_required, and (2026-07-28) keep asking every key of keys.
+func stillAsking(ctx context.Context, p *peer, id, what string, keys []string) error {
+	why := foreignWhyLegacy
+	if p.era == conformance.EraModern {
+		why = foreignWhyModern
+	}
+	deadline := time.Now().Add(foreignWatch)
+	for {
+		t, rpcErr, err := p.task(ctx, id)
+		switch {
+		case err != nil:
+			return err
+		case rpcErr != nil:
+			return fmt.Errorf("%w: tasks/get %s by its creator: %w", errSetup, id, rpcErr)
+		case t["status"] != "input_required":
+			return faultf(fmt.Sprintf("tasks/get of the task %s by its creator, after %s", id, what),
+				"still input_required: the answer is not its owner's ("+why+")",
+				fmt.Sprintf("status %v: %s", t["status"], clip(fmt.Sprint(t), 300)))
+		}
+		asked, _ := t["inputRequests"].(map[string]any)
+		for _, k := range keys {
+			if _, ok := asked[k]; !ok {
+				return faultf(fmt.Sprintf("tasks/get of the task %s by its creator, after %s", id, what),
+					fmt.Sprintf("the key %s still outstanding: the answer is not its owner's (%s)", k, why), clip(fmt.Sprint(t), 300))
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}
+
+// carriesForeign is a fault when the ended task's result carries the other's answer.
+func carriesForeign(id, what, result string) error {
+	if strings.Contains(result, foreignMark) {
+		return faultf(fmt.Sprintf("the result of the task %s, %s", id, what),
+			fmt.Sprintf("nothing of the other principal's answer (its text fields read %q): the task goes on with its owner's", foreignMark), clip(result, 300))
+	}
+	return nil
+}
+
+func foreignModern(ctx context.Context, r *eraRun, p *peer, id string, t map[string]any) error {
+	reqs, _ := t["inputRequests"].(map[string]any)
+	if len(reqs) == 0 {
+		return fmt.Errorf("%w: the input_required task %s shows no inputRequests: no key for another principal to answer (V-INPUT-1 judges that)", errNone, id)
+	}
+	other := r.others[0]
+	theirs, ours := map[string]any{}, map[string]any{}
+	for k, v := range reqs {
+		req, _ := v.(map[string]any)
+		theirs[k], ours[k] = foreignAnswer(req), answerFor(req)
+	}
+	res, err := other.call(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": theirs}, true)
+	if err != nil {
+		return err
+	}
+	what := fmt.Sprintf("%s's tasks/update answering its every key %v (answered: %s)", who(other.name), keys(reqs), answer(res))
+	if err := stillAsking(ctx, p, id, what, keys(reqs)); err != nil {
+		return err
+	}
+	if _, err := p.call(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": ours}, true); err != nil {
+		return err
+	}
+	end, err := p.terminal(ctx, id)
+	if err != nil {
+		r.note(fmt.Sprintf("the task %s did not end after its owner answered (V-INPUT-1 judges that): %v", id, err))
+		return nil
+	}
+	raw, _ := json.Marshal(end["result"])
+	return carriesForeign(id, fmt.Sprintf("answered by %s and then by its owner", who(other.name)), string(raw))
+}
+
+func foreignLegacy(ctx context.Context, r *eraRun, p *peer, id string) error {
+	other := r.others[0]
+	asked := make(chan client.Message, 16)
+	p.conn.OnRequest(func(m client.Message) (any, *client.Error) {
+		if m.Method != "elicitation/create" {
+			return nil, &client.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the probe answers elicitation/create only"}
+		}
+		select {
+		case asked <- m:
+		default:
+		}
+		return nil, client.Unanswered
+	})
+	defer p.conn.OnRequest(nil)
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	_ = p.conn.Listen(lctx)
+	type outcome struct {
+		res *client.Response
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := p.call(lctx, "tasks/result", map[string]any{"taskId": id}, true)
+		done <- outcome{res, err}
+	}()
+	var first client.Message
+	select {
+	case first = <-asked:
+	case o := <-done:
+		return fmt.Errorf("%w: tasks/result of the input_required task %s answered before any input request came (%s): nothing for another principal to answer (V-INPUT-2 judges that)", errNone, id, answerOr(o.res, o.err))
+	case <-time.After(p.timeout):
+		return fmt.Errorf("%w: no input request of the task %s came within %v of its tasks/result: nothing for another principal to answer (V-INPUT-2 judges that)", errNone, id, p.timeout)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	var params map[string]any
+	_ = json.Unmarshal(first.Params, &params)
+	req := map[string]any{"params": params}
+	err := other.conn.Respond(ctx, first.ID, foreignAnswer(req), nil)
+	var refused *client.HTTPError
+	if err != nil && !errors.As(err, &refused) {
+		return noAnswer(err, fmt.Sprintf("a response to the request %s as %s", first.ID, who(other.name)), p.timeout)
+	}
+	what := fmt.Sprintf("%s sent a response to the elicitation/create request %s that came on %s's tasks/result stream", who(other.name), first.ID, r.owner.name)
+	if err := stillAsking(ctx, p, id, what, nil); err != nil {
+		return err
+	}
+	// The owner answers the request, and any that follow, until tasks/result answers.
+	answerOwn := func(m client.Message) error {
+		var params map[string]any
+		_ = json.Unmarshal(m.Params, &params)
+		return noAnswer(p.conn.Respond(ctx, m.ID, answerFor(map[string]any{"params": params}), nil), "a response to the request "+string(m.ID), p.timeout)
+	}
+	if err := answerOwn(first); err != nil {
+		return err
+	}
+	for {
+		select {
+		case m := <-asked:
+			if err := answerOwn(m); err != nil {
+				return err
+			}
+		case o := <-done:
+			if o.err != nil {
+				r.note(fmt.Sprintf("tasks/result of the task %s after its owner answered: %v (V-INPUT-2 judges it)", id, o.err))
+				return nil
+			}
+			raw := string(o.res.Result)
+			if o.res.Error != nil {
+				raw = o.res.Error.Message
+			}
+			return carriesForeign(id, what+", then its owner answered", raw)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }

@@ -1,9 +1,12 @@
 package probe_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/storecheck/storecheck/conformance"
@@ -40,5 +43,67 @@ func TestInputShouldIsWarned(t *testing.T) {
 		if r.Rules[0].Outcome != want || !strings.Contains(strings.Join(r.Rules[0].Reasons, "\n"), "never issued") {
 			t.Errorf("strict %v: %+v; want V-INPUT-1 modern %s on the key never issued", strict, r.Rules, want)
 		}
+	}
+}
+
+// TestInputForeignAnswerInResult: a server that refuses another principal's tasks/update
+// but keeps its answers and hands them to the task once the owner answers (a proxy here,
+// before the honest reference server) fails V-INPUT-3 on the result, with an input tool
+// whose result echoes its answers (multi_input, mapped by name); the honest server
+// passes with the same mapping.
+func TestInputForeignAnswerInResult(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		kept  any
+		swaps int
+	)
+	keeping := wrapReferenceWith(t, `"method":"tasks/update"`, func(srv http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var msg map[string]any
+			if err := json.NewDecoder(r.Body).Decode(&msg); err != nil {
+				t.Errorf("tasks/update body: %v", err)
+				return
+			}
+			params, _ := msg["params"].(map[string]any)
+			mu.Lock()
+			defer mu.Unlock()
+			if r.Header.Get("Authorization") == "Bearer token-b" {
+				kept = params["inputResponses"]
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": msg["id"],
+					"error": map[string]any{"code": -32602, "message": "Failed to retrieve task: Task not found"}})
+				return
+			}
+			if kept != nil {
+				params["inputResponses"], kept = kept, nil
+				swaps++
+			}
+			body, _ := json.Marshal(msg)
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+			srv.ServeHTTP(w, r)
+		})
+	})
+	for _, tc := range []struct {
+		name, url string
+		want      conformance.Outcome
+	}{{"honest", serve(t, ""), conformance.Passed}, {"keeping the other's answer", keeping, conformance.Failed}} {
+		r, err := probe.Run(t.Context(), probe.Config{URL: tc.url, Strict: true, Rules: []string{"V-INPUT-3"}, Eras: []conformance.Era{conformance.EraModern},
+			Tools:      probe.Tools{Input: "multi_input"},
+			Principals: []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Rules) != 1 {
+			t.Fatalf("%s: %d rows; want V-INPUT-3 modern only", tc.name, len(r.Rules))
+		}
+		why := strings.Join(r.Rules[0].Reasons, "\n")
+		if r.Rules[0].Outcome != tc.want || tc.want == conformance.Failed && !strings.Contains(why, "nothing of the other principal's answer") {
+			t.Errorf("%s: V-INPUT-3 modern %s %q; want %s (on the result)", tc.name, r.Rules[0].Outcome, why, tc.want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if swaps != 1 {
+		t.Errorf("the proxy handed the other's answer to the task %d times, want 1", swaps)
 	}
 }

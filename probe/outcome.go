@@ -4,54 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/storecheck/storecheck/conformance"
 )
-
-// serves reports whether the server lists tool (tools/list, every page): a tool it does
-// not list leaves the checks that need it not exercised. A server whose tools/list does
-// not answer is given the benefit: the tool is tried.
-func (r *eraRun) serves(ctx context.Context, tool string) (bool, error) {
-	if r.toolNames == nil {
-		names := []string{}
-		params := map[string]any{}
-		for range 100 {
-			res, err := r.owner.call(ctx, "tools/list", params, true)
-			if err != nil {
-				return false, err
-			}
-			var out struct {
-				Tools      []struct{ Name string } `json:"tools"`
-				NextCursor string                  `json:"nextCursor"`
-			}
-			if res.Error != nil || json.Unmarshal(res.Result, &out) != nil {
-				return true, nil
-			}
-			for _, t := range out.Tools {
-				names = append(names, t.Name)
-			}
-			if out.NextCursor == "" {
-				break
-			}
-			params = map[string]any{"cursor": out.NextCursor}
-		}
-		r.toolNames = names
-	}
-	return slices.Contains(r.toolNames, tool), nil
-}
-
-// needTool is errNone when the server does not list tool.
-func (r *eraRun) needTool(ctx context.Context, kind, tool string) error {
-	ok, err := r.serves(ctx, tool)
-	switch {
-	case err != nil:
-		return err
-	case tool == "" || !ok:
-		return fmt.Errorf("%w: the server lists no tool %q (%s): name one that does", errNone, tool, kind)
-	}
-	return nil
-}
 
 // checkError (V-ERROR-1): a tool that ends with a result whose isError is true, and one
 // that ends with a JSON-RPC error, each run as a task; the status each task ends with is
@@ -69,9 +24,6 @@ func checkError(ctx context.Context, r *eraRun) error {
 		{"ends with a result whose isError is true", r.tools.Failing, r.tools.FailingArgs, true},
 		{"ends with a JSON-RPC error", r.tools.Erring, r.tools.ErringArgs, false},
 	} {
-		if err := r.needTool(ctx, "a tool that "+c.kind, c.tool); err != nil {
-			return err
-		}
 		id, err := r.owner.create(ctx, c.tool, c.args)
 		if err != nil {
 			return fmt.Errorf("%w: %w", errSetup, err)

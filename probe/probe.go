@@ -28,37 +28,6 @@ type Principal struct {
 	Token string // a bearer token
 }
 
-// Tools names the server's tools the probe makes tasks with.
-type Tools struct {
-	// Quick ends soon with a result; Slow works for a while (about half a second),
-	// then ends with a result.
-	Quick, Slow         string
-	QuickArgs, SlowArgs map[string]any
-	// Race ends on its own soon (about a tenth of a second) unless cancelled: the race
-	// check cancels it as it ends (zero: slow_compute for 0.15 s).
-	Race     string
-	RaceArgs map[string]any
-	// Failing ends with a result whose isError is true; Erring ends with a JSON-RPC
-	// error (zero: failing_job and protocol_error_job). A tool the server does not list
-	// leaves V-ERROR-1 not exercised.
-	Failing, Erring         string
-	FailingArgs, ErringArgs map[string]any
-	// Input asks the client for input by form elicitation once while its task runs
-	// (zero: confirm_delete). A tool the server does not list leaves V-INPUT-1 and
-	// V-INPUT-2 not exercised.
-	Input     string
-	InputArgs map[string]any
-}
-
-// DefaultTools are the tools of storecheck's reference server and of the official
-// suite's fixtures.
-var DefaultTools = Tools{Quick: "slow_compute", QuickArgs: map[string]any{"seconds": 0},
-	Slow: "slow_compute", SlowArgs: map[string]any{"seconds": 0.5},
-	Race: "slow_compute", RaceArgs: map[string]any{"seconds": 0.15},
-	Failing: "failing_job", FailingArgs: map[string]any{},
-	Erring: "protocol_error_job", ErringArgs: map[string]any{"seconds": 0},
-	Input: "confirm_delete", InputArgs: map[string]any{"item": "storecheck-probe"}}
-
 // Config is one probe run.
 type Config struct {
 	// URL is the server's Streamable HTTP endpoint; or
@@ -72,7 +41,7 @@ type Config struct {
 	// Principals are at least two (with Exec, none given means two children without
 	// tokens).
 	Principals []Principal
-	Tools      Tools // zero: DefaultTools
+	Tools      Tools // a role without a tool: its DefaultTools entry
 	Eras       []conformance.Era
 	Rules      []string // nil: every rule
 	Strict     bool
@@ -106,23 +75,12 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 	if len(cfg.Principals) < 2 {
 		return nil, fmt.Errorf("%w: give at least two principals (--principal NAME=TOKEN), to see whether one sees the other's tasks", ErrConfig)
 	}
-	if cfg.Tools.Quick == "" {
-		cfg.Tools.Quick, cfg.Tools.QuickArgs = DefaultTools.Quick, DefaultTools.QuickArgs
-	}
-	if cfg.Tools.Slow == "" {
-		cfg.Tools.Slow, cfg.Tools.SlowArgs = DefaultTools.Slow, DefaultTools.SlowArgs
-	}
-	if cfg.Tools.Race == "" {
-		cfg.Tools.Race, cfg.Tools.RaceArgs = DefaultTools.Race, DefaultTools.RaceArgs
-	}
-	if cfg.Tools.Failing == "" {
-		cfg.Tools.Failing, cfg.Tools.FailingArgs = DefaultTools.Failing, DefaultTools.FailingArgs
-	}
-	if cfg.Tools.Erring == "" {
-		cfg.Tools.Erring, cfg.Tools.ErringArgs = DefaultTools.Erring, DefaultTools.ErringArgs
-	}
-	if cfg.Tools.Input == "" {
-		cfg.Tools.Input, cfg.Tools.InputArgs = DefaultTools.Input, DefaultTools.InputArgs
+	for _, role := range Roles {
+		name, args := cfg.Tools.Tool(role)
+		if name == "" {
+			name, args = DefaultTools.Tool(role)
+		}
+		cfg.Tools.SetTool(role, name, args)
 	}
 	if cfg.Wait <= 0 {
 		cfg.Wait = 10 * time.Second
@@ -230,7 +188,10 @@ func refusedEntry(err error) (conformance.Outcome, []string) {
 
 // judge runs one check and says what it found.
 func judge(ctx context.Context, c check, er *eraRun, strict bool) (conformance.Outcome, []string) {
-	err := c.run(ctx, er)
+	err := er.needTools(ctx, c.uses)
+	if err == nil {
+		err = c.run(ctx, er)
+	}
 	var f *fault
 	rule, _ := conformance.RuleByID(c.rule)
 	switch {

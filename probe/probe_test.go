@@ -116,6 +116,10 @@ func TestReferenceServerPassesPostgres(t *testing.T) {
 	checkPasses(t, "the reference server over Postgres", run(t, serveStores(t, l, m, "")))
 }
 
+// hides are the rows a mutant leaves not exercised by hiding what their check needs:
+// with no inputRequests shown, another principal has no key to answer.
+var hides = map[string]string{"input-hidden": "V-INPUT-3 modern not exercised"}
+
 // TestServerMutantsAreKilled: each of the server's deliberate defects fails the rule it
 // breaks, and only that rule.
 func TestServerMutantsAreKilled(t *testing.T) {
@@ -128,7 +132,8 @@ func TestServerMutantsAreKilled(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rules := strings.Fields(server.Mutants[name])
 			r := run(t, serve(t, name))
-			checkKilled(t, name, rules, failed(r), nil)
+			got := slices.DeleteFunc(failed(r), func(row string) bool { return row == hides[name] })
+			checkKilled(t, name, rules, got, nil)
 			if !testing.Verbose() {
 				return
 			}

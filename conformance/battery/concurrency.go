@@ -51,7 +51,7 @@ func Together(n int, fn func(i int)) {
 	}
 	// The caller releases them (see barrier) and waits, leaving its processor to them.
 	ready.Wait()
-	time.Sleep(barrierSettle)
+	settle(barrierSettle)
 	at = time.Now().Add(releaseSpin)
 	close(start)
 	cs.Wait()
@@ -176,7 +176,7 @@ func (b *barrier) Wait() {
 	if ch, ok := b.lastLocked(); ok {
 		at := b.at
 		b.mu.Unlock()
-		time.Sleep(barrierSettle)
+		settle(barrierSettle)
 		close(ch)
 		spinUntil(at)
 		return

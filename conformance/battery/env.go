@@ -55,6 +55,14 @@ type Env struct {
 	Overlaps            []report.OverlapStats
 }
 
+// TimeShort reports whether less than a quarter of the spec's time is left: a check
+// that runs rounds or cases stops starting new ones then, so that what it ran is judged
+// instead of the spec timing out mid-call and reading FAILED for a store that broke
+// nothing (a slow backend on a loaded machine).
+func (e *Env) TimeShort() bool {
+	return !e.Deadline.IsZero() && time.Until(e.Deadline) < e.Opts.SpecTimeout/4
+}
+
 // ErrFatal stops a spec body after a fault it cannot go on from.
 var ErrFatal = errors.New("conformance: fatal fault")
 

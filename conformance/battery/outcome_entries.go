@@ -183,3 +183,11 @@ func skipActive(reason string) {
 	}
 	ginkgo.Skip(reason, 1)
 }
+
+// Note adds a note to the spec's rule in the report: what a check did or measured that
+// its outcome does not say, such as a budget that shortened it.
+func (e *Env) Note(format string, args ...any) {
+	if e.InSpec {
+		ginkgo.AddReportEntry("note", fmt.Sprintf(format, args...))
+	}
+}

@@ -192,20 +192,15 @@ const (
 func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 	return func(yield func(int) bool) {
 		var deadline time.Time
-		budget := time.Now().Add(m.E.Opts.Budget.RaceTime)
+		start, budget := time.Now(), m.E.Opts.Budget.RaceTime
 		for r := 0; ; r++ {
-			// A slow backend on a loaded machine may need longer for the base rounds than
-			// the spec has: stop between rounds while a quarter of the spec's time is left,
-			// so the rounds that ran are judged (conclusive or not) instead of the spec
-			// timing out mid-round and reading FAILED for a store that broke nothing.
-			if r > 0 && !m.E.Deadline.IsZero() && time.Until(m.E.Deadline) < m.E.Opts.SpecTimeout/4 {
+			// The rounds that ran are judged, conclusive or not (Env.TimeShort).
+			if r > 0 && m.E.TimeShort() {
 				return
 			}
-			if m.gauge == nil && r >= MinRaceRounds && r < base && m.E.Opts.Budget.RaceTime > 0 && time.Now().After(budget) {
-				if m.sample(); m.stats.Conclusive() && m.stats.OverlappingOps >= BudgetOverlapping {
-					m.stats.PlannedRounds = base
-					return
-				}
+			if m.gauge == nil && r >= MinRaceRounds && r < base && m.E.Opts.Budget.RaceTime > 0 && m.spent(start, budget) {
+				m.stats.PlannedRounds = base
+				return
 			}
 			if r >= base {
 				if deadline.IsZero() {
@@ -226,6 +221,26 @@ func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 }
 
 // sample folds the harness's count of requests in flight into the stats.
+// spent reports whether a check started at start has used its time budget: it has
+// seen BudgetOverlapping overlapping calls, enough to count, and has run for budget, or
+// for a third of it when nearly every call met another (MeetingShare: the calls of a
+// backend across a network, milliseconds long).
+func (m *OverlapMeter) spent(start time.Time, budget time.Duration) bool {
+	ran := time.Since(start)
+	if ran < budget/3 {
+		return false
+	}
+	m.sample()
+	if !m.stats.Conclusive() || m.stats.OverlappingOps < BudgetOverlapping {
+		return false
+	}
+	return ran >= budget || m.stats.Share >= MeetingShare
+}
+
+// MeetingShare is the share of overlapping calls from which a check's calls meet in
+// nearly every round: more rounds add time, and no meeting a race could need.
+const MeetingShare = 0.8
+
 func (m *OverlapMeter) sample() {
 	if m.gauge != nil {
 		m.stats.PeakInFlight = max(m.stats.PeakInFlight, m.gauge.PeakInFlight())

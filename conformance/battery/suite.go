@@ -51,9 +51,15 @@ type Budget struct {
 	Histories  int // concurrent histories per linearizability check (default 8)
 	// RaceTime is how long a race check runs its rounds before it may stop early: past
 	// it, a check that has run MinRaceRounds rounds in which BudgetOverlapping calls
-	// overlapped stops (default 3s). A slow backend's rounds each overlap for
-	// milliseconds; a fast store's finish their base rounds well within it.
+	// overlapped stops (default 3s); past a third of it, one whose calls overlapped in
+	// MeetingShare of them. A slow backend's rounds each overlap for milliseconds; a
+	// fast store's finish their base rounds well within it.
 	RaceTime time.Duration
+	// MachineTime is how long a state machine runs its cases before it may stop early:
+	// past it, a machine that has run a quarter of its Checks stops (default 4s). Its
+	// cases are sequential, one round trip a step: a fast store runs every case within
+	// it, a network store about a quarter to a half.
+	MachineTime time.Duration
 }
 
 func (o Options) WithDefaults() Options {
@@ -74,6 +80,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.Budget.RaceTime == 0 {
 		o.Budget.RaceTime = 3 * time.Second
+	}
+	if o.Budget.MachineTime == 0 {
+		o.Budget.MachineTime = 4 * time.Second
 	}
 	return o
 }

@@ -19,7 +19,7 @@ import (
 func LegacyStateMachine(s *battery.Suite) {
 	s.It("S-CONC-1", "legacy store and facade agree with the sequential model over random operation sequences (rapid state machine)", func(e *battery.Env) {
 		reportMachine(e, "the legacy store (through its contract and the reference facade)", func(validOnly bool) RapidRun {
-			return newLegacyMachine(e, e.Opts.Budget.Checks, nil, validOnly)
+			return newLegacyMachine(e, e.Opts.Budget.Checks, nil, validOnly, true)
 		})
 	})
 }
@@ -47,18 +47,19 @@ type legacyMachine struct {
 // RunLegacyMachine runs the legacy state machine for checks cases. trace, when set,
 // receives every step of every case with the id prefix scrubbed (B-REPRO-1).
 func RunLegacyMachine(e *battery.Env, checks int, trace func(string)) RapidRun {
-	return newLegacyMachine(e, checks, trace, false)
+	return newLegacyMachine(e, checks, trace, false, false)
 }
 
-// newLegacyMachine is RunLegacyMachine; with validOnly its cases never draw an invalid id.
-func newLegacyMachine(e *battery.Env, checks int, trace func(string), validOnly bool) RapidRun {
+// newLegacyMachine is RunLegacyMachine; with validOnly its cases never draw an invalid id, and
+// timed keeps it inside the spec's time (runRapid).
+func newLegacyMachine(e *battery.Env, checks int, trace func(string), validOnly, timed bool) RapidRun {
 	st := e.Legacy()
 	var clock *reference.ManualClock
 	if e.HasClock() {
 		clock = e.ManualClock()
 	}
 	seed := subSeed(e.RunSeed(), "legacy-machine")
-	return runRapid("storecheck-legacy-machine", seed, checks, func(t *rapid.T) {
+	return runRapid("storecheck-legacy-machine", seed, checks, specTime(e, timed), func(t *rapid.T) {
 		if clock != nil {
 			// Every case starts at Epoch, so that a replay (while shrinking, or under
 			// B-REPRO-1) sees the same times.

@@ -22,7 +22,7 @@ import (
 func ModernStateMachine(s *battery.Suite) {
 	s.It("S-CONC-1", "modern store and facade agree with the sequential model over random operation sequences (rapid state machine)", func(e *battery.Env) {
 		reportMachine(e, "the modern store (through its contract and the reference facade)", func(validOnly bool) RapidRun {
-			return newModernMachine(e, e.Opts.Budget.Checks, nil, validOnly)
+			return newModernMachine(e, e.Opts.Budget.Checks, nil, validOnly, true)
 		})
 	})
 }
@@ -51,16 +51,17 @@ type modernMachine struct {
 }
 
 func RunModernMachine(e *battery.Env, checks int, trace func(string)) RapidRun {
-	return newModernMachine(e, checks, trace, false)
+	return newModernMachine(e, checks, trace, false, false)
 }
 
-// newModernMachine is RunModernMachine; with validOnly its cases never draw an invalid id.
-func newModernMachine(e *battery.Env, checks int, trace func(string), validOnly bool) RapidRun {
+// newModernMachine is RunModernMachine; with validOnly its cases never draw an invalid id, and
+// timed keeps it inside the spec's time (runRapid).
+func newModernMachine(e *battery.Env, checks int, trace func(string), validOnly, timed bool) RapidRun {
 	st := e.Modern()
 	clock, controlled := clockOrFrozen(e)
 	seed := subSeed(e.RunSeed(), "modern-machine")
 	cases := 0
-	return runRapid("storecheck-modern-machine", seed, checks, func(t *rapid.T) {
+	return runRapid("storecheck-modern-machine", seed, checks, specTime(e, timed), func(t *rapid.T) {
 		cases++
 		caseNo := cases
 		if controlled {

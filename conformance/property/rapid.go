@@ -1,6 +1,7 @@
 package property
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -41,6 +42,10 @@ type RapidRun struct {
 	// Flaky: the minimal sequence did not fail when replayed; Message is the original
 	// failure.
 	Flaky bool
+	// Ran is how many cases ran to their end; Stopped, that the run stopped before its
+	// planned cases because the spec's time was short (see runRapid).
+	Ran     int
+	Stopped bool
 }
 
 // RapidShrinkTime bounds the minimisation of a failing sequence.
@@ -49,25 +54,59 @@ var RapidShrinkTime = 10 * time.Second
 // runRapid runs prop for checks cases from seed, with rapid's usual shrinking, outside
 // a *testing.T: rapid.Check takes any rapid.TB, and its seed and number of checks are
 // its -rapid.seed and -rapid.checks flags, set here for the duration of the run.
-func runRapid(name string, seed uint64, checks int, prop func(*rapid.T)) RapidRun {
+//
+// With timed (a spec's Env), the run keeps inside its time budget and the spec's time:
+// until a case has failed, once minMachineCases have run past Budget.MachineTime, or
+// once timed.TimeShort, the remaining cases are skipped (rapid counts them invalid, at
+// no cost) and the run is judged on the cases that ran; the shrinking of a failure
+// stops before the spec's deadline, so that its replays never meet a context the
+// spec's timeout ended. rapid takes a time limit only from a *testing.T's deadline,
+// which the battery's specs do not run under.
+func runRapid(name string, seed uint64, checks int, timed *battery.Env, prop func(*rapid.T)) RapidRun {
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
 	ensureTestingFlags()
+	shrink := RapidShrinkTime
+	if timed != nil && !timed.Deadline.IsZero() {
+		shrink = max(min(shrink, time.Until(timed.Deadline)-timed.Opts.SpecTimeout/8), time.Millisecond)
+	}
 	restore := setFlags(map[string]string{
 		"rapid.seed":       strconv.FormatUint(seed, 10),
 		"rapid.checks":     strconv.Itoa(checks),
 		"rapid.steps":      "50",
 		"rapid.nofailfile": "true",
 		"rapid.failfile":   "",
-		"rapid.shrinktime": RapidShrinkTime.String(),
+		"rapid.shrinktime": shrink.String(),
 		"rapid.v":          "false",
 		"rapid.log":        "false",
 		"rapid.debug":      "false",
 	})
 	defer restore()
 	tb := &rapidTB{name: name}
-	rapid.Check(tb, prop)
-	return tb.result()
+	ran, failedOnce, stopped := 0, false, false
+	var budget time.Time
+	if timed != nil {
+		budget = time.Now().Add(timed.Opts.Budget.MachineTime)
+	}
+	rapid.Check(tb, func(t *rapid.T) {
+		if timed != nil && !failedOnce && (stopped || timed.TimeShort() || ran >= minMachineCases(checks) && time.Now().After(budget)) {
+			stopped = true
+			t.SkipNow()
+		}
+		ended := false
+		defer func() {
+			if ended {
+				ran++
+			} else {
+				failedOnce = true // a fault or a panic: its shrinking replays must run
+			}
+		}()
+		prop(t)
+		ended = true
+	})
+	r := tb.result(stopped)
+	r.Ran, r.Stopped = ran, stopped
+	return r
 }
 
 func setFlags(values map[string]string) (restore func()) {
@@ -155,12 +194,27 @@ func (t *rapidTB) Failed() bool {
 // picked out of rapid's own log.
 const stepPrefix = "step "
 
-func (t *rapidTB) result() RapidRun {
+// specTime is the Env whose spec time runRapid keeps inside: e when timed, else none.
+func specTime(e *battery.Env, timed bool) *battery.Env {
+	if timed {
+		return e
+	}
+	return nil
+}
+
+// rapidTooFew starts rapid's complaint that too many cases were skipped, which a run
+// stopped for time (runRapid's stop) makes on purpose.
+const rapidTooFew = "[rapid] only generated "
+
+func (t *rapidTB) result(stopped bool) RapidRun {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := RapidRun{Failed: t.failed}
 	var msgs []string
 	for _, e := range t.errs {
+		if stopped && strings.HasPrefix(e, rapidTooFew) {
+			continue
+		}
 		if strings.HasPrefix(e, "[rapid] flaky test") {
 			// The minimal case did not fail again (the store changed under it, or it
 			// is racy): the failure is the original one.
@@ -181,6 +235,9 @@ func (t *rapidTB) result() RapidRun {
 		msgs = append(msgs, strings.TrimSpace(e))
 	}
 	r.Message = strings.Join(msgs, "\n")
+	if stopped && len(msgs) == 0 {
+		r.Failed = false
+	}
 	// rapid replays the minimal case last, logging through this TB: keep that replay's
 	// steps (a step numbered 1 starts a new case).
 	for _, l := range t.logs {
@@ -218,6 +275,16 @@ func reportMachine(e *battery.Env, what string, run func(validOnly bool) RapidRu
 		rule = machineRule(r)
 	}
 	switch {
+	case r.Failed && e.Ctx.Err() != nil && (strings.Contains(r.Message, context.Canceled.Error()) || strings.Contains(r.Message, context.DeadlineExceeded.Error())):
+		// The spec's own context ended under a call (its time ran out): the call's
+		// error is the battery's doing, not the store's.
+		e.Inconclusive(fmt.Sprintf("%s: the spec's time ran out during case %d of %d, and the call it cut off failed with its context's error; %s",
+			what, r.Ran+1, e.Opts.Budget.Checks, e.Rerun()))
+	case !r.Failed && r.Stopped && r.Ran < minMachineCases(e.Opts.Budget.Checks):
+		e.Inconclusive(fmt.Sprintf("%s: only %d of %d cases ran before the spec's time grew short (a slow store or a loaded machine); at least %d are needed to count; %s",
+			what, r.Ran, e.Opts.Budget.Checks, minMachineCases(e.Opts.Budget.Checks), e.Rerun()))
+	case !r.Failed && r.Stopped:
+		e.Note("%s: %d of %d cases ran within the machine's time budget (%v), none diverged", what, r.Ran, e.Opts.Budget.Checks, e.Opts.Budget.MachineTime)
 	case !r.Failed:
 	case rule == "" || rule == e.Rule.ID:
 		ReportRapid(e, what, r)
@@ -228,6 +295,10 @@ func reportMachine(e *battery.Env, what string, run func(validOnly bool) RapidRu
 			what, rule, rule, first, len(r.Steps), e.Rerun()))
 	}
 }
+
+// minMachineCases is how many of its planned cases a machine stopped for time must have
+// run for its run to count: a quarter, and at least one.
+func minMachineCases(planned int) int { return max(planned/4, 1) }
 
 // machineRule is the rule a failed machine run's fault names, "" when it names none.
 func machineRule(r RapidRun) string {

@@ -42,7 +42,7 @@ func Create(s *battery.Suite) {
 			case t.TTL != nil && *t.TTL < 0:
 				e.Check(false, in+": ttl", "the ttl requested, another the store keeps, or null", fmt.Sprint(*t.TTL))
 			case ttl != nil && (t.TTL == nil || *t.TTL != *ttl):
-				NoteSDK(e, fmt.Sprintf("%s: the store keeps ttl %s instead of the %d requested", in, show(t.TTL), *ttl))
+				e.Note("%s: the store keeps ttl %s instead of the %d requested", in, show(t.TTL), *ttl)
 			}
 			if got, err := st.GetTask(e.Ctx, session, t.TaskID); e.CheckErr(err, nil, fmt.Sprintf("GetTask(%s, %s) after %s", whoOf(session), battery.Q(t.TaskID), in)) {
 				checkTask(e, fmt.Sprintf("GetTask(%s, %s) after %s", whoOf(session), battery.Q(t.TaskID), in), t, got)

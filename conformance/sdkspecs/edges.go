@@ -189,7 +189,7 @@ func completedHuge(e *battery.Env, st sdk.Store, session string) []sdk.Task {
 		p := params(i64(ttl))
 		t := create(e, st, session, p)
 		if t.TTL == nil || *t.TTL < 1<<31 {
-			NoteSDK(e, fmt.Sprintf("%s: the store keeps ttl %s: not past 32 bits", createCall(session, p), show(t.TTL)))
+			e.Note("%s: the store keeps ttl %s: not past 32 bits", createCall(session, p), show(t.TTL))
 			continue
 		}
 		complete(e, st, session, t.TaskID, sampleResult("huge ttl"))

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/onsi/ginkgo/v2"
 	"github.com/storecheck/storecheck/conformance/battery"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
@@ -196,12 +195,4 @@ func millis(e *battery.Env, input, field, s string) (int64, bool) {
 		return 0, false
 	}
 	return ms, true
-}
-
-// NoteSDK attaches a remark to the spec's report ("note" entry): something the store
-// did within its freedom that a reader of the report may want to know.
-func NoteSDK(e *battery.Env, msg string) {
-	if e.InSpec {
-		ginkgo.AddReportEntry("note", msg)
-	}
 }

@@ -195,13 +195,27 @@ func List(s *battery.Suite) {
 			}
 			create(e, st, session, sdk.CreateParams{})
 		}
-		t2 := pageTime(e, st, session)
 		if t1 <= 0 {
 			t1 = time.Nanosecond
 		}
+		// A page that costs O(tasks) is 32 times slower in every round; one that costs
+		// O(page) on a loaded machine may be slow in seven rounds running: measure the
+		// large store again, a little apart, before judging it slow.
+		t2 := pageTime(e, st, session)
+		for try := 1; float64(t2)/float64(t1) > 4 && try < 5 && e.Ctx.Err() == nil; try++ {
+			time.Sleep(50 * time.Millisecond)
+			t2 = min(t2, pageTime(e, st, session))
+		}
 		ratio := float64(t2) / float64(t1)
-		NoteSDK(e, fmt.Sprintf("page time %v at %d tasks, %v at %d: %.1f times", t1, small, t2, large, ratio))
-		e.Check(ratio <= 4, fmt.Sprintf("time of a page of ListTasks(%s) (the first ten pages, fastest of seven rounds): %d vs %d tasks", whoOf(session), small, large),
+		e.Note("page time %v at %d tasks, %v at %d: %.1f times", t1, small, t2, large, ratio)
+		if ratio > 4 && ratio < 8 {
+			// Neither O(page) nor O(tasks): a loaded machine whose caches hold a small
+			// store and not a large one makes an honest store's pages this much slower.
+			e.Inconclusive(fmt.Sprintf("a page of ListTasks(%s) took %v at %d tasks and %v at %d, %.1f times: more than O(page)'s 4, less than O(tasks)' 32 by a factor of 4; measured again on a quiet machine it tells",
+				whoOf(session), t1, small, t2, large, ratio))
+			return
+		}
+		e.Check(ratio <= 4, fmt.Sprintf("time of a page of ListTasks(%s) (the first ten pages, fastest of seven rounds, up to five times at the larger size): %d vs %d tasks", whoOf(session), small, large),
 			"at most 4 times as long at 32 000 (O(page); O(tasks) per page is 32 times)",
 			fmt.Sprintf("%v vs %v: %.1f times", t1, t2, ratio))
 	})

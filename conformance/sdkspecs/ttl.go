@@ -26,7 +26,7 @@ func keptTTL(e *battery.Env, st sdk.Store, session string, ttl int64) (sdk.Task,
 	case *t.TTL != ttl && !e.HasClock() && *t.TTL > maxRealTTL:
 		partlyStop(e, fmt.Sprintf("no clock control: the store keeps ttl %d ms when %d ms is requested, too long to wait for (over %d ms)", *t.TTL, ttl, maxRealTTL))
 	case *t.TTL != ttl:
-		NoteSDK(e, fmt.Sprintf("the store keeps ttl %d ms when %d ms is requested: the spec counts the kept one", *t.TTL, ttl))
+		e.Note("the store keeps ttl %d ms when %d ms is requested: the spec counts the kept one", *t.TTL, ttl)
 	}
 	return t, *t.TTL
 }
@@ -137,13 +137,13 @@ func TTL(s *battery.Suite) {
 			e.Inconclusive("the task created with ttl 0 was removed while still working (P-TTL-1 judges that): whether ttl 0 is kept once terminal could not be seen")
 		case !e.CheckErr(zeroErr, nil, fmt.Sprintf("setup: StoreTaskResult(%s, %s, completed) of the ttl 0 task", whoOf(session), battery.Q(zero.TaskID))):
 		case zero.TTL == nil:
-			NoteSDK(e, "a requested ttl of 0 is kept as null (unlimited)")
+			e.Note("a requested ttl of 0 is kept as null (unlimited)")
 		case *zero.TTL == 0:
 			pass(e, 1)
 			checkGone(e, st, session, zero.TaskID, "it reported ttl 0 and then completed")
 		}
 		if none.TTL != nil {
-			NoteSDK(e, fmt.Sprintf("a task created without a ttl keeps ttl %d", *none.TTL))
+			e.Note("a task created without a ttl keeps ttl %d", *none.TTL)
 		} else {
 			long := int64(10 * 365 * 24 * 3600 * 1000)
 			if !e.HasClock() {

@@ -52,6 +52,8 @@ var probePins = map[string]struct {
 	// server.mjs lists no tool that asks for input.
 	"V-INPUT-2 legacy": {outcome: conformance.NotExercised},
 	"V-INPUT-1 modern": {outcome: conformance.NotExercised},
+	"V-INPUT-3 legacy": {outcome: conformance.NotExercised},
+	"V-INPUT-3 modern": {outcome: conformance.NotExercised},
 	"V-TTL-1 modern":   {outcome: conformance.NotExercised},
 	// server.mjs takes any bearer token and binds tasks to the session (a new session
 	// with alice's token reads none of hers): no token to refuse.

@@ -160,6 +160,9 @@ func (s *Server) answerInput(ctx context.Context, principal string, msg message)
 	}
 	s.inputMu.Lock()
 	p, ok := s.inputs[id]
+	if s.cfg.Mutant == "input-any-principal" {
+		principal = p.principal
+	}
 	if ok && p.principal == principal {
 		delete(s.inputs, id)
 	}

@@ -189,7 +189,13 @@ func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
 		if !ok {
 			return nil, errorf(jsonrpc.CodeInvalidParams, "params.inputResponses must be an object")
 		}
-		if _, err := s.modern.Update(ctx, id, r.caller, resp); err != nil && !errors.Is(err, reference.ErrTerminal) {
+		caller := r.caller
+		if s.cfg.Mutant == "input-any-principal" {
+			if t, err := s.modern.Status(ctx, id); err == nil && t.Status == reference.StatusInputRequired {
+				caller = reference.System() // the outstanding keys are found by task id alone
+			}
+		}
+		if _, err := s.modern.Update(ctx, id, caller, resp); err != nil && !errors.Is(err, reference.ErrTerminal) {
 			return nil, modernErr(id, err)
 		}
 		return complete(map[string]any{}), nil

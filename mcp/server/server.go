@@ -100,6 +100,9 @@ var Mutants = map[string]string{
 	"unknown-token-anonymous": "V-AUTH-1",
 	// A session that declared no elicitation is given an input task and sent its form.
 	"elicit-undeclared": "V-INPUT-2",
+	// Input answers are matched to the outstanding request by task and key (2026-07-28
+	// tasks/update) or by JSON-RPC id (2025-11-25) alone: another principal's are taken.
+	"input-any-principal": "V-INPUT-3",
 }
 
 // Server serves MCP with tasks. It is safe for concurrent use.

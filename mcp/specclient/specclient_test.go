@@ -291,6 +291,7 @@ var killedBy = map[string]struct{ era, check string }{
 	"input-unrelated":     {"legacy", "legacy.input.related-task"},
 	"input-hidden":        {"modern", "ext.input.requests"},
 	"elicit-undeclared":   {"legacy", "legacy.input.undeclared"},
+	"input-any-principal": {"modern", "ext.input.isolation.bob"},
 }
 
 // notCaught are the defects the client does not look for, and why: storecheck probe

@@ -23,8 +23,12 @@ type Inbound struct {
 }
 
 // RequestHandler answers a request the server sends (elicitation, sampling). It returns
-// the result, or a JSON-RPC error.
+// the result, or a JSON-RPC error, or Unanswered.
 type RequestHandler func(Message) (any, *Error)
+
+// Unanswered, returned by a RequestHandler as its error, sends no response for now: the
+// request is answered later with Respond, from this connection or another.
+var Unanswered = &Error{Message: "the probe answers this request later"}
 
 // transport carries one message to the server and brings back the answer to id (nil for
 // a notification or a response, which have none).
@@ -138,7 +142,15 @@ func (c *Conn) deliver(m Message, via string) (reply []byte) {
 	} else {
 		rpcErr = &Error{Code: jsonrpc.CodeMethodNotFound, Message: "the probe does not serve " + m.Method}
 	}
-	out := Message{JSONRPC: "2.0", ID: m.ID, Error: rpcErr}
+	if rpcErr == Unanswered {
+		return nil
+	}
+	return response(m.ID, result, rpcErr)
+}
+
+// response encodes a response to the server's request id.
+func response(id json.RawMessage, result any, rpcErr *Error) []byte {
+	out := Message{JSONRPC: "2.0", ID: id, Error: rpcErr}
 	if rpcErr == nil {
 		raw, err := json.Marshal(result)
 		if err != nil {
@@ -149,6 +161,14 @@ func (c *Conn) deliver(m Message, via string) (reply []byte) {
 	}
 	b, _ := json.Marshal(out)
 	return b
+}
+
+// Respond sends, on this connection, a response to the server's request id: result, or
+// rpcErr when it is not nil. The request may have come to another connection: that is
+// how the probe answers one principal's request as another.
+func (c *Conn) Respond(ctx context.Context, id json.RawMessage, result any, rpcErr *Error) error {
+	_, err := c.t.roundTrip(ctx, nil, response(id, result, rpcErr), nil)
+	return err
 }
 
 func encode(id json.RawMessage, method string, params any) ([]byte, error) {

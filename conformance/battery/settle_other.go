@@ -1,0 +1,8 @@
+//go:build !unix
+
+package battery
+
+import "time"
+
+// settle sleeps d (see settle_unix.go).
+func settle(d time.Duration) { time.Sleep(d) }
