@@ -20,18 +20,20 @@ const relatedTask = "io.modelcontextprotocol/related-task"
 // awaitInput polls the task until it asks for input; a task that ends or keeps working
 // without asking leaves the rule not exercised (the tool mapped asks nothing here).
 func awaitInput(ctx context.Context, p *peer, id, tool string) (map[string]any, error) {
-	t, rpcErr, err := p.poll(ctx, id, func(t map[string]any, late bool) bool {
-		return t["status"] == "input_required" || terminalStatus(t["status"]) || late
+	var asking map[string]any
+	err := p.poll(ctx, id, p.wait, func(t map[string]any, rpcErr *client.Error, late bool) (bool, error) {
+		switch {
+		case rpcErr != nil:
+			return true, fmt.Errorf("%w: tasks/get %s by its creator: %w", errSetup, id, rpcErr)
+		case t["status"] == "input_required":
+			asking = t
+			return true, nil
+		case terminalStatus(t["status"]) || late:
+			return true, fmt.Errorf("%w: the task %s of the tool %s never asked for input (status %v)", errNone, id, tool, t["status"])
+		}
+		return false, nil
 	})
-	switch {
-	case err != nil:
-		return nil, err
-	case rpcErr != nil:
-		return nil, fmt.Errorf("%w: tasks/get %s by its creator: %w", errSetup, id, rpcErr)
-	case t["status"] != "input_required":
-		return nil, fmt.Errorf("%w: the task %s of the tool %s never asked for input (status %v)", errNone, id, tool, t["status"])
-	}
-	return t, nil
+	return asking, err
 }
 
 // requestLog is the requests a server sent a session, in the order they came.
@@ -139,26 +141,18 @@ func checkInputModern(ctx context.Context, r *eraRun) error {
 	if err := update(answers, "answering every key it asked", faultf); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(p.wait)
-	for {
-		t, rpcErr, err := p.task(ctx, id)
+	return p.poll(ctx, id, p.wait, func(t map[string]any, rpcErr *client.Error, late bool) (bool, error) {
 		switch {
-		case err != nil:
-			return err
 		case rpcErr != nil:
-			return faultf(fmt.Sprintf("tasks/get of the task %s after its every input request was answered", id), "the task", rpcErr)
+			return true, faultf(fmt.Sprintf("tasks/get of the task %s after its every input request was answered", id), "the task", rpcErr)
 		case t["status"] != "input_required":
-			return nil
-		case time.Now().After(deadline):
-			return shouldf(fmt.Sprintf("tasks/get of the task %s %v after tasks/update answered every key of %v", id, p.wait, keys(reqs)),
+			return true, nil
+		case late:
+			return true, shouldf(fmt.Sprintf("tasks/get of the task %s %v after tasks/update answered every key of %v", id, p.wait, keys(reqs)),
 				"the task working again or ended (every outstanding request answered; the server \"MAY accept a partial set of responses ... in that case the task remains in input_required until the remaining responses arrive\")", "still input_required: "+clip(fmt.Sprint(t), 200))
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(25 * time.Millisecond):
-		}
-	}
+		return false, nil
+	})
 }
 
 func keys(m map[string]any) []string {
@@ -351,35 +345,24 @@ func stillAsking(ctx context.Context, p *peer, id, what string, keys []string) e
 	if p.era == conformance.EraModern {
 		why = foreignWhyModern
 	}
-	deadline := time.Now().Add(foreignWatch)
-	for {
-		t, rpcErr, err := p.task(ctx, id)
+	return p.poll(ctx, id, foreignWatch, func(t map[string]any, rpcErr *client.Error, late bool) (bool, error) {
 		switch {
-		case err != nil:
-			return err
 		case rpcErr != nil:
-			return fmt.Errorf("%w: tasks/get %s by its creator: %w", errSetup, id, rpcErr)
+			return true, fmt.Errorf("%w: tasks/get %s by its creator: %w", errSetup, id, rpcErr)
 		case t["status"] != "input_required":
-			return faultf(fmt.Sprintf("tasks/get of the task %s by its creator, after %s", id, what),
+			return true, faultf(fmt.Sprintf("tasks/get of the task %s by its creator, after %s", id, what),
 				"still input_required: the answer is not its owner's ("+why+")",
 				fmt.Sprintf("status %v: %s", t["status"], clip(fmt.Sprint(t), 300)))
 		}
 		asked, _ := t["inputRequests"].(map[string]any)
 		for _, k := range keys {
 			if _, ok := asked[k]; !ok {
-				return faultf(fmt.Sprintf("tasks/get of the task %s by its creator, after %s", id, what),
+				return true, faultf(fmt.Sprintf("tasks/get of the task %s by its creator, after %s", id, what),
 					fmt.Sprintf("the key %s still outstanding: the answer is not its owner's (%s)", k, why), clip(fmt.Sprint(t), 300))
 			}
 		}
-		if time.Now().After(deadline) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(25 * time.Millisecond):
-		}
-	}
+		return late, nil
+	})
 }
 
 // carriesForeign is a fault when the ended task's result carries the other's answer.
