@@ -175,16 +175,12 @@ func TestProbeMissingToolNamed(t *testing.T) {
 	if code != exitFailed {
 		t.Errorf("exit %d, want %d\n%s\n%s", code, exitFailed, stdout, stderr)
 	}
-	raw, err := os.ReadFile(out)
+	report, err := readReport(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var report conformance.Report
-	if err := json.Unmarshal(raw, &report); err != nil {
-		t.Fatal(err)
-	}
 	if len(report.Rules) != 2 {
-		t.Fatalf("%d rows, want V-ERROR-1 in both eras: %s", len(report.Rules), raw)
+		t.Fatalf("%d rows, want V-ERROR-1 in both eras: %+v", len(report.Rules), report.Rules)
 	}
 	for _, rr := range report.Rules {
 		if rr.Outcome != conformance.SetupRefused || !strings.Contains(strings.Join(rr.Reasons, " "), `"storecheck_no_such_tool"`) {
