@@ -65,6 +65,19 @@ func (l *requestLog) all() []client.Message {
 // answerFor is an accepting answer to an input request: for a form elicitation, content
 // that fills every property of its schema by type.
 func answerFor(req map[string]any) map[string]any {
+	return formFill{true, 1, "storecheck-probe"}.accept(req)
+}
+
+// formFill is what an accepting answer puts in a form's properties, by their type.
+type formFill struct {
+	boolean bool
+	number  int
+	text    string
+}
+
+// accept is an accepting answer to req whose content fills every property of its
+// form's schema with f.
+func (f formFill) accept(req map[string]any) map[string]any {
 	params, _ := req["params"].(map[string]any)
 	schema, _ := params["requestedSchema"].(map[string]any)
 	props, _ := schema["properties"].(map[string]any)
@@ -73,11 +86,11 @@ func answerFor(req map[string]any) map[string]any {
 		prop, _ := v.(map[string]any)
 		switch prop["type"] {
 		case "boolean":
-			content[k] = true
+			content[k] = f.boolean
 		case "number", "integer":
-			content[k] = 1
+			content[k] = f.number
 		default:
-			content[k] = "storecheck-probe"
+			content[k] = f.text
 		}
 	}
 	return map[string]any{"action": "accept", "content": content}
@@ -284,22 +297,7 @@ const foreignWatch = 500 * time.Millisecond
 // foreignAnswer is another principal's answer to an input request: accepting, every
 // property of its form filled otherwise than the owner's answer fills it.
 func foreignAnswer(req map[string]any) map[string]any {
-	params, _ := req["params"].(map[string]any)
-	schema, _ := params["requestedSchema"].(map[string]any)
-	props, _ := schema["properties"].(map[string]any)
-	content := map[string]any{}
-	for k, v := range props {
-		prop, _ := v.(map[string]any)
-		switch prop["type"] {
-		case "boolean":
-			content[k] = false
-		case "number", "integer":
-			content[k] = 2
-		default:
-			content[k] = foreignMark
-		}
-	}
-	return map[string]any{"action": "accept", "content": content}
+	return formFill{false, 2, foreignMark}.accept(req)
 }
 
 // checkInputForeign (V-INPUT-3): an input request of the first principal's task,
