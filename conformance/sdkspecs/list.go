@@ -208,9 +208,11 @@ func List(s *battery.Suite) {
 		}
 		ratio := float64(t2) / float64(t1)
 		e.Note("page time %v at %d tasks, %v at %d: %.1f times", t1, small, t2, large, ratio)
-		if ratio > 4 && ratio < 8 {
+		if ratio > 4 && ratio < 8 && !e.Caps.Remote {
 			// Neither O(page) nor O(tasks): a loaded machine whose caches hold a small
 			// store and not a large one makes an honest store's pages this much slower.
+			// Over the wire every page pays a round trip, which shrinks the ratio of a
+			// store whose pages cost O(tasks) into this band (the TypeScript SDK's: 5.4).
 			e.Inconclusive(fmt.Sprintf("a page of ListTasks(%s) took %v at %d tasks and %v at %d, %.1f times: more than O(page)'s 4, less than O(tasks)' 32 by a factor of 4; measured again on a quiet machine it tells",
 				whoOf(session), t1, small, t2, large, ratio))
 			return
