@@ -12,9 +12,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/conformance/mutants"
@@ -151,24 +152,21 @@ and the honest store passes; 1 otherwise; 2 for a usage error.
 	for i := range runs {
 		runs[i] = make([]mutantRun, f.runs)
 	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, f.parallel)
+	var g errgroup.Group
+	g.SetLimit(f.parallel)
 	for k := range f.runs {
 		for i, m := range all {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
+			g.Go(func() error {
 				r := runMutant(c.ctx, self, dir, m, f, k)
 				runs[i][k] = r
 				if c.progress {
 					fmt.Fprintf(c.stderr, "  %-26s run %d/%d: %s\n", m.Name, k+1, f.runs, verdictWord(m, r))
 				}
-			}()
+				return nil
+			})
 		}
 	}
-	wg.Wait()
+	_ = g.Wait() // every run records its own failure
 	return reportMutants(c, all, runs, f.json)
 }
 

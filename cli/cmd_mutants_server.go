@@ -7,9 +7,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/mcp/server"
@@ -53,21 +54,18 @@ func runServerMutants(c *app, only string, parallel int, list bool) int {
 		return exitOK
 	}
 	runs := make([]serverMutantRun, len(names))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(parallel, 1))
+	var g errgroup.Group
+	g.SetLimit(max(parallel, 1))
 	for i, name := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		g.Go(func() error {
 			runs[i] = probeMutant(c.ctx, name)
 			if c.progress {
 				fmt.Fprintf(c.stderr, "  %-24s %s\n", runs[i].name, serverVerdict(runs[i]))
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait() // every run records its own failure
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER MUTANT\tBREAKS\tVERDICT\tTOOK")
 	code, killed := exitOK, 0

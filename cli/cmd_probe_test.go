@@ -14,6 +14,7 @@ import (
 
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/mcp/server/servertest"
 	"github.com/storecheck/storecheck/probe"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/memstore"
@@ -163,12 +164,7 @@ func TestProbeBadToolsIsUsage(t *testing.T) {
 // run fails.
 func TestProbeMissingToolNamed(t *testing.T) {
 	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
-	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Principals: map[string]string{"ta": "alice", "tb": "bob"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	defer func() { hs.Close(); srv.Close() }()
+	hs := servertest.Start(t, server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Principals: map[string]string{"ta": "alice", "tb": "bob"}})
 	dir := t.TempDir()
 	file, out := filepath.Join(dir, "tools.json"), filepath.Join(dir, "report.json")
 	if err := os.WriteFile(file, []byte(`{"failing": {"tool": "storecheck_no_such_tool"}}`), 0o644); err != nil {
@@ -179,16 +175,12 @@ func TestProbeMissingToolNamed(t *testing.T) {
 	if code != exitFailed {
 		t.Errorf("exit %d, want %d\n%s\n%s", code, exitFailed, stdout, stderr)
 	}
-	raw, err := os.ReadFile(out)
+	report, err := readReport(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var report conformance.Report
-	if err := json.Unmarshal(raw, &report); err != nil {
-		t.Fatal(err)
-	}
 	if len(report.Rules) != 2 {
-		t.Fatalf("%d rows, want V-ERROR-1 in both eras: %s", len(report.Rules), raw)
+		t.Fatalf("%d rows, want V-ERROR-1 in both eras: %+v", len(report.Rules), report.Rules)
 	}
 	for _, rr := range report.Rules {
 		if rr.Outcome != conformance.SetupRefused || !strings.Contains(strings.Join(rr.Reasons, " "), `"storecheck_no_such_tool"`) {

@@ -193,13 +193,9 @@ func TestRunMemstoreWritesReports(t *testing.T) {
 		t.Errorf("stderr is not a terminal, yet storecheck wrote to it: %q", errOut)
 	}
 
-	data, err := os.ReadFile(jsonPath)
+	report, err := readReport(jsonPath)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var report conformance.Report
-	if err := json.Unmarshal(data, &report); err != nil {
-		t.Fatalf("JSON report does not decode: %v\n%s", err, data)
+		t.Fatalf("JSON report: %v", err)
 	}
 	rr, ok := report.Rule("L-LIST-2", conformance.EraLegacy)
 	if !ok || rr.Outcome != conformance.Passed || len(rr.Specs) == 0 || report.Seed != 42 || report.Store != "memstore" {
@@ -209,7 +205,7 @@ func TestRunMemstoreWritesReports(t *testing.T) {
 		t.Errorf("JSON report has %d rule results, want only L-LIST-2: %+v", len(report.Rules), report.Rules)
 	}
 
-	data, err = os.ReadFile(junitPath)
+	data, err := os.ReadFile(junitPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,23 +97,32 @@ func Diff(spec string, catalogue []string) (onlyInCatalogue, onlyInSpec []string
 	if err != nil {
 		return nil, nil, err
 	}
-	inSpec := map[string]bool{}
-	for _, r := range rules {
-		inSpec[r.ID] = true
+	ids := make([]string, len(rules))
+	for i, r := range rules {
+		ids[i] = r.ID
 	}
-	inCat := map[string]bool{}
-	for _, id := range catalogue {
-		inCat[id] = true
-		if !inSpec[id] {
-			onlyInCatalogue = append(onlyInCatalogue, id)
-		}
-	}
-	for _, r := range rules {
-		if !inCat[r.ID] {
-			onlyInSpec = append(onlyInSpec, r.ID)
-		}
-	}
-	sort.Strings(onlyInCatalogue)
-	sort.Strings(onlyInSpec)
+	onlyInCatalogue, onlyInSpec = apart(catalogue, ids)
 	return onlyInCatalogue, onlyInSpec, nil
+}
+
+// apart returns the names only a has and those only b has, each sorted.
+func apart(a, b []string) (onlyA, onlyB []string) {
+	inA, inB := map[string]bool{}, map[string]bool{}
+	for _, s := range b {
+		inB[s] = true
+	}
+	for _, s := range a {
+		inA[s] = true
+		if !inB[s] {
+			onlyA = append(onlyA, s)
+		}
+	}
+	for _, s := range b {
+		if !inA[s] {
+			onlyB = append(onlyB, s)
+		}
+	}
+	sort.Strings(onlyA)
+	sort.Strings(onlyB)
+	return onlyA, onlyB
 }

@@ -18,6 +18,18 @@ func catalogueIDs() []string {
 	return ids
 }
 
+// wantNoneApart fails the test for every name (rules, ops) only the code or only the
+// document has.
+func wantNoneApart(t *testing.T, names, code, doc string, onlyCode, onlyDoc []string) {
+	t.Helper()
+	if len(onlyCode) > 0 {
+		t.Errorf("%s in %s but not defined in %s: %v", names, code, doc, onlyCode)
+	}
+	if len(onlyDoc) > 0 {
+		t.Errorf("%s defined in %s but not in %s: %v", names, doc, code, onlyDoc)
+	}
+}
+
 // TestSpecMatchesCatalogue is the sync check: every rule the battery knows is defined in
 // docs/spec.md, at the same level, and every rule docs/spec.md defines is in the catalogue.
 func TestSpecMatchesCatalogue(t *testing.T) {
@@ -25,12 +37,7 @@ func TestSpecMatchesCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(onlyCat) > 0 {
-		t.Errorf("rules in conformance/rules/rules.go but not defined in docs/spec.md: %v", onlyCat)
-	}
-	if len(onlySpec) > 0 {
-		t.Errorf("rules defined in docs/spec.md but not in conformance/rules/rules.go: %v", onlySpec)
-	}
+	wantNoneApart(t, "rules", "conformance/rules/rules.go", "docs/spec.md", onlyCat, onlySpec)
 	for _, r := range conformance.Rules() {
 		text, err := docs.Rule(r.ID)
 		if err != nil {

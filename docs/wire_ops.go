@@ -3,7 +3,6 @@ package docs
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -53,23 +52,6 @@ func DiffOps(wire string, code []string) (onlyInCode, onlyInDoc []string, err er
 	if err != nil {
 		return nil, nil, err
 	}
-	inDoc := map[string]bool{}
-	for _, op := range doc {
-		inDoc[op] = true
-	}
-	inCode := map[string]bool{}
-	for _, op := range code {
-		inCode[op] = true
-		if !inDoc[op] {
-			onlyInCode = append(onlyInCode, op)
-		}
-	}
-	for _, op := range doc {
-		if !inCode[op] {
-			onlyInDoc = append(onlyInDoc, op)
-		}
-	}
-	sort.Strings(onlyInCode)
-	sort.Strings(onlyInDoc)
+	onlyInCode, onlyInDoc = apart(code, doc)
 	return onlyInCode, onlyInDoc, nil
 }

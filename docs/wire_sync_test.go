@@ -72,12 +72,7 @@ func TestWireMatchesOps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(onlyCode) > 0 {
-		t.Errorf("ops in adapters/wire but not defined in docs/wire.md: %v", onlyCode)
-	}
-	if len(onlyDoc) > 0 {
-		t.Errorf("ops defined in docs/wire.md but not in adapters/wire: %v", onlyDoc)
-	}
+	wantNoneApart(t, "ops", "adapters/wire", "docs/wire.md", onlyCode, onlyDoc)
 }
 
 // TestDiffOpsCatchesRemovals proves the wire sync check can fail: it removes one op from

@@ -20,30 +20,64 @@ const relatedTask = "io.modelcontextprotocol/related-task"
 // awaitInput polls the task until it asks for input; a task that ends or keeps working
 // without asking leaves the rule not exercised (the tool mapped asks nothing here).
 func awaitInput(ctx context.Context, p *peer, id, tool string) (map[string]any, error) {
-	deadline := time.Now().Add(p.wait)
-	for {
-		t, rpcErr, err := p.task(ctx, id)
+	var asking map[string]any
+	err := p.poll(ctx, id, p.wait, func(t map[string]any, rpcErr *client.Error, late bool) (bool, error) {
 		switch {
-		case err != nil:
-			return nil, err
 		case rpcErr != nil:
-			return nil, fmt.Errorf("%w: tasks/get %s by its creator: %w", errSetup, id, rpcErr)
+			return true, fmt.Errorf("%w: tasks/get %s by its creator: %w", errSetup, id, rpcErr)
 		case t["status"] == "input_required":
-			return t, nil
-		case terminalStatus(t["status"]) || time.Now().After(deadline):
-			return nil, fmt.Errorf("%w: the task %s of the tool %s never asked for input (status %v)", errNone, id, tool, t["status"])
+			asking = t
+			return true, nil
+		case terminalStatus(t["status"]) || late:
+			return true, fmt.Errorf("%w: the task %s of the tool %s never asked for input (status %v)", errNone, id, tool, t["status"])
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(25 * time.Millisecond):
-		}
-	}
+		return false, nil
+	})
+	return asking, err
+}
+
+// requestLog is the requests a server sent a session, in the order they came.
+type requestLog struct {
+	mu   sync.Mutex
+	msgs []client.Message
+}
+
+// recordRequests answers each request the server sends p's session with answer and
+// logs it.
+func (p *peer) recordRequests(answer func(client.Message) (any, *client.Error)) *requestLog {
+	l := &requestLog{}
+	p.conn.OnRequest(func(m client.Message) (any, *client.Error) {
+		l.mu.Lock()
+		l.msgs = append(l.msgs, m)
+		l.mu.Unlock()
+		return answer(m)
+	})
+	return l
+}
+
+// all is a copy of the requests logged so far.
+func (l *requestLog) all() []client.Message {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]client.Message(nil), l.msgs...)
 }
 
 // answerFor is an accepting answer to an input request: for a form elicitation, content
 // that fills every property of its schema by type.
 func answerFor(req map[string]any) map[string]any {
+	return formFill{true, 1, "storecheck-probe"}.accept(req)
+}
+
+// formFill is what an accepting answer puts in a form's properties, by their type.
+type formFill struct {
+	boolean bool
+	number  int
+	text    string
+}
+
+// accept is an accepting answer to req whose content fills every property of its
+// form's schema with f.
+func (f formFill) accept(req map[string]any) map[string]any {
 	params, _ := req["params"].(map[string]any)
 	schema, _ := params["requestedSchema"].(map[string]any)
 	props, _ := schema["properties"].(map[string]any)
@@ -52,11 +86,11 @@ func answerFor(req map[string]any) map[string]any {
 		prop, _ := v.(map[string]any)
 		switch prop["type"] {
 		case "boolean":
-			content[k] = true
+			content[k] = f.boolean
 		case "number", "integer":
-			content[k] = 1
+			content[k] = f.number
 		default:
-			content[k] = "storecheck-probe"
+			content[k] = f.text
 		}
 	}
 	return map[string]any{"action": "accept", "content": content}
@@ -120,26 +154,18 @@ func checkInputModern(ctx context.Context, r *eraRun) error {
 	if err := update(answers, "answering every key it asked", faultf); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(p.wait)
-	for {
-		t, rpcErr, err := p.task(ctx, id)
+	return p.poll(ctx, id, p.wait, func(t map[string]any, rpcErr *client.Error, late bool) (bool, error) {
 		switch {
-		case err != nil:
-			return err
 		case rpcErr != nil:
-			return faultf(fmt.Sprintf("tasks/get of the task %s after its every input request was answered", id), "the task", rpcErr)
+			return true, faultf(fmt.Sprintf("tasks/get of the task %s after its every input request was answered", id), "the task", rpcErr)
 		case t["status"] != "input_required":
-			return nil
-		case time.Now().After(deadline):
-			return shouldf(fmt.Sprintf("tasks/get of the task %s %v after tasks/update answered every key of %v", id, p.wait, keys(reqs)),
+			return true, nil
+		case late:
+			return true, shouldf(fmt.Sprintf("tasks/get of the task %s %v after tasks/update answered every key of %v", id, p.wait, keys(reqs)),
 				"the task working again or ended (every outstanding request answered; the server \"MAY accept a partial set of responses ... in that case the task remains in input_required until the remaining responses arrive\")", "still input_required: "+clip(fmt.Sprint(t), 200))
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(25 * time.Millisecond):
-		}
-	}
+		return false, nil
+	})
 }
 
 func keys(m map[string]any) []string {
@@ -161,12 +187,7 @@ func checkInputLegacy(ctx context.Context, r *eraRun) error {
 	if _, err := awaitInput(ctx, p, id, r.tools.Input); err != nil {
 		return err
 	}
-	var mu sync.Mutex
-	var asked []client.Message
-	p.conn.OnRequest(func(m client.Message) (any, *client.Error) {
-		mu.Lock()
-		asked = append(asked, m)
-		mu.Unlock()
+	asked := p.recordRequests(func(m client.Message) (any, *client.Error) {
 		var req map[string]any
 		_ = json.Unmarshal(m.Params, &req)
 		if m.Method != "elicitation/create" {
@@ -185,9 +206,7 @@ func checkInputLegacy(ctx context.Context, r *eraRun) error {
 		return err
 	}
 	in := fmt.Sprintf("tasks/result of the input_required task %s (tool %s), answering each request it sends", id, r.tools.Input)
-	mu.Lock()
-	got := append([]client.Message(nil), asked...)
-	mu.Unlock()
+	got := asked.all()
 	if len(got) == 0 {
 		return faultf(in, `the task's input requests, on the stream of tasks/result or the GET stream ("input_required: ... The requestor should call tasks/result to receive input requests")`, "none; then "+answer(res))
 	}
@@ -238,12 +257,7 @@ func checkUndeclared(ctx context.Context, r *eraRun) error {
 	if err != nil {
 		return fmt.Errorf("%w: a session of %s declaring no elicitation: %w", errSetup, r.owner.name, err)
 	}
-	var mu sync.Mutex
-	var asked []client.Message
-	p.conn.OnRequest(func(m client.Message) (any, *client.Error) {
-		mu.Lock()
-		asked = append(asked, m)
-		mu.Unlock()
+	asked := p.recordRequests(func(client.Message) (any, *client.Error) {
 		return nil, &client.Error{Code: jsonrpc.CodeMethodNotFound, Message: "this session declared no elicitation"}
 	})
 	id, res, err := p.createWith(ctx, r.tools.Input, r.tools.InputArgs, map[string]any{})
@@ -262,9 +276,7 @@ func checkUndeclared(ctx context.Context, r *eraRun) error {
 	cancel()
 	stop()
 	_, _ = p.call(ctx, "tasks/cancel", map[string]any{"taskId": id}, true) // it waits for an answer that will not come
-	mu.Lock()
-	defer mu.Unlock()
-	for _, m := range asked {
+	for _, m := range asked.all() {
 		if m.Method == "elicitation/create" {
 			return faultf(fmt.Sprintf("tasks/result of the task %s of %s, made by a session of %s whose initialize declared no elicitation", id, r.tools.Input, r.owner.name),
 				`no elicitation/create ("Servers MUST NOT send elicitation requests with modes that are not supported by the client")`, clip(string(m.Params), 300))
@@ -285,22 +297,7 @@ const foreignWatch = 500 * time.Millisecond
 // foreignAnswer is another principal's answer to an input request: accepting, every
 // property of its form filled otherwise than the owner's answer fills it.
 func foreignAnswer(req map[string]any) map[string]any {
-	params, _ := req["params"].(map[string]any)
-	schema, _ := params["requestedSchema"].(map[string]any)
-	props, _ := schema["properties"].(map[string]any)
-	content := map[string]any{}
-	for k, v := range props {
-		prop, _ := v.(map[string]any)
-		switch prop["type"] {
-		case "boolean":
-			content[k] = false
-		case "number", "integer":
-			content[k] = 2
-		default:
-			content[k] = foreignMark
-		}
-	}
-	return map[string]any{"action": "accept", "content": content}
+	return formFill{false, 2, foreignMark}.accept(req)
 }
 
 // checkInputForeign (V-INPUT-3): an input request of the first principal's task,
@@ -346,35 +343,24 @@ func stillAsking(ctx context.Context, p *peer, id, what string, keys []string) e
 	if p.era == conformance.EraModern {
 		why = foreignWhyModern
 	}
-	deadline := time.Now().Add(foreignWatch)
-	for {
-		t, rpcErr, err := p.task(ctx, id)
+	return p.poll(ctx, id, foreignWatch, func(t map[string]any, rpcErr *client.Error, late bool) (bool, error) {
 		switch {
-		case err != nil:
-			return err
 		case rpcErr != nil:
-			return fmt.Errorf("%w: tasks/get %s by its creator: %w", errSetup, id, rpcErr)
+			return true, fmt.Errorf("%w: tasks/get %s by its creator: %w", errSetup, id, rpcErr)
 		case t["status"] != "input_required":
-			return faultf(fmt.Sprintf("tasks/get of the task %s by its creator, after %s", id, what),
+			return true, faultf(fmt.Sprintf("tasks/get of the task %s by its creator, after %s", id, what),
 				"still input_required: the answer is not its owner's ("+why+")",
 				fmt.Sprintf("status %v: %s", t["status"], clip(fmt.Sprint(t), 300)))
 		}
 		asked, _ := t["inputRequests"].(map[string]any)
 		for _, k := range keys {
 			if _, ok := asked[k]; !ok {
-				return faultf(fmt.Sprintf("tasks/get of the task %s by its creator, after %s", id, what),
+				return true, faultf(fmt.Sprintf("tasks/get of the task %s by its creator, after %s", id, what),
 					fmt.Sprintf("the key %s still outstanding: the answer is not its owner's (%s)", k, why), clip(fmt.Sprint(t), 300))
 			}
 		}
-		if time.Now().After(deadline) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(25 * time.Millisecond):
-		}
-	}
+		return late, nil
+	})
 }
 
 // carriesForeign is a fault when the ended task's result carries the other's answer.

@@ -230,22 +230,38 @@ func (p *peer) task(ctx context.Context, id string) (map[string]any, *client.Err
 
 // terminal polls a task until it is terminal and returns it.
 func (p *peer) terminal(ctx context.Context, id string) (map[string]any, error) {
-	deadline := time.Now().Add(p.wait)
+	var end map[string]any
+	err := p.poll(ctx, id, p.wait, func(t map[string]any, rpcErr *client.Error, late bool) (bool, error) {
+		switch {
+		case rpcErr != nil:
+			return true, fmt.Errorf("tasks/get %s by its creator: %w", id, rpcErr)
+		case terminalStatus(t["status"]):
+			end = t
+			return true, nil
+		case late:
+			return true, fmt.Errorf("task %s still %v after %v", id, t["status"], p.wait)
+		}
+		return false, nil
+	})
+	return end, err
+}
+
+// poll reads a task by its creator every 25 ms and gives each answer to judge, until
+// judge says it is done (its error is poll's), a read fails or ctx ends. judge sees the
+// task or tasks/get's error answer, and whether within has passed since the first read.
+func (p *peer) poll(ctx context.Context, id string, within time.Duration, judge func(t map[string]any, rpcErr *client.Error, late bool) (bool, error)) error {
+	deadline := time.Now().Add(within)
 	for {
 		t, rpcErr, err := p.task(ctx, id)
-		switch {
-		case err != nil:
-			return nil, err
-		case rpcErr != nil:
-			return nil, fmt.Errorf("tasks/get %s by its creator: %w", id, rpcErr)
-		case terminalStatus(t["status"]):
-			return t, nil
-		case time.Now().After(deadline):
-			return nil, fmt.Errorf("task %s still %v after %v", id, t["status"], p.wait)
+		if err != nil {
+			return err
+		}
+		if done, err := judge(t, rpcErr, time.Now().After(deadline)); done {
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(25 * time.Millisecond):
 		}
 	}

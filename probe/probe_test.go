@@ -1,7 +1,6 @@
 package probe_test
 
 import (
-	"net/http/httptest"
 	"slices"
 	"sort"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/storecheck/storecheck/adapters/postgres/pgtest"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/mcp/server/servertest"
 	"github.com/storecheck/storecheck/probe"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -35,13 +35,7 @@ func serveStores(t *testing.T, l legacy.Store, m modern.Store, mutant string) st
 func serveConfig(t *testing.T, cfg server.Config) string {
 	t.Helper()
 	cfg.Principals = map[string]string{"token-a": "alice", "token-b": "bob"}
-	srv, err := server.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(func() { hs.Close(); srv.Close() })
-	return hs.URL + "/mcp"
+	return servertest.Start(t, cfg).URL + "/mcp"
 }
 
 func run(t *testing.T, url string) *conformance.Report {

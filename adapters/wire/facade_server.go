@@ -2,7 +2,6 @@ package wire
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -171,16 +170,12 @@ func (a facadeArgs) legacy(ctx context.Context, f legacy.Facade) (any, error) {
 		default:
 			return nil, errArgs(a.op, "status must be a string or null, got %s", kindOf(v))
 		}
-		switch v := a.args["limit"].(type) {
-		case nil:
-		case json.Number:
-			n, err := integer(v)
-			if err != nil {
-				return nil, errArgs(a.op, "limit: %v", err)
-			}
-			opts.Limit = new(int(n))
-		default:
-			return nil, errArgs(a.op, "limit must be an integer or null, got %s", kindOf(v))
+		n, err := optionalInteger(a.args["limit"], "limit")
+		if err != nil {
+			return nil, errArgs(a.op, "%v", err)
+		}
+		if n != nil {
+			opts.Limit = new(int(*n))
 		}
 		if v, ok := a.args["owner"]; ok && v != nil {
 			if opts.Owner, err = decodeScope(v); err != nil {

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -120,19 +119,12 @@ func decodeConfig(args map[string]any) (harness.FacadeConfig, error) {
 }
 
 func decodeOptionalMillis(args map[string]any, key string) (*time.Duration, error) {
-	switch v := args[key].(type) {
-	case nil:
-		return nil, nil
-	case json.Number:
-		ms, err := integer(v)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", key, err)
-		}
-		d := time.Duration(ms) * time.Millisecond
-		return &d, nil
-	default:
-		return nil, fmt.Errorf("%s must be an integer or null, got %s", key, kindOf(v))
+	ms, err := optionalInteger(args[key], key)
+	if ms == nil || err != nil {
+		return nil, err
 	}
+	d := time.Duration(*ms) * time.Millisecond
+	return &d, nil
 }
 
 // createOptionsArg is modern.tasks.create's options object; owner "" travels as ""

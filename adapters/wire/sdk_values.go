@@ -130,19 +130,7 @@ func decodeParams(v any) (sdk.CreateParams, error) {
 	if !ok {
 		return p, fmt.Errorf("params must be an object, got %s", kindOf(v))
 	}
-	ms := func(key string) (*int64, error) {
-		switch x := m[key].(type) {
-		case nil:
-			return nil, nil
-		case json.Number:
-			i, err := integer(x)
-			if err != nil {
-				return nil, fmt.Errorf("params.%s: %v", key, err)
-			}
-			return &i, nil
-		}
-		return nil, fmt.Errorf("params.%s must be an integer or null, got %s", key, kindOf(m[key]))
-	}
+	ms := func(key string) (*int64, error) { return optionalInteger(m[key], "params."+key) }
 	var err error
 	if p.TTL, err = ms("ttl"); err != nil {
 		return p, err
@@ -203,20 +191,10 @@ func sdkTaskFromObject(m map[string]any) (sdk.Task, error) {
 	t.Status = reference.Status(status)
 	ms := func(key string, required bool) (*int64, error) {
 		v, present := m[key]
-		switch x := v.(type) {
-		case nil:
-			if !present && required {
-				return nil, fmt.Errorf("task %s is missing (MCP: a number, or null for unlimited)", key)
-			}
-			return nil, nil
-		case json.Number:
-			i, err := integer(x)
-			if err != nil {
-				return nil, fmt.Errorf("task %s: %v", key, err)
-			}
-			return &i, nil
+		if !present && required {
+			return nil, fmt.Errorf("task %s is missing (MCP: a number, or null for unlimited)", key)
 		}
-		return nil, fmt.Errorf("task %s must be a number or null, got %s", key, kindOf(v))
+		return optionalInteger(v, "task "+key)
 	}
 	var err error
 	if t.TTL, err = ms("ttl", true); err != nil {

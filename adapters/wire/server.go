@@ -413,18 +413,11 @@ func (s *server) session(ctx context.Context, op string, args map[string]any) (a
 	if !s.caps.Clock {
 		return nil, fmt.Errorf("%w: %s does not obey a clock", reference.ErrUnsupported, s.name)
 	}
-	switch v := args["now_ms"].(type) {
-	case nil:
-		s.clock.ms.Store(nil)
-	case json.Number:
-		ms, err := integer(v)
-		if err != nil {
-			return nil, fmt.Errorf("%w: now_ms: %v", reference.ErrInvalid, err)
-		}
-		s.clock.ms.Store(&ms)
-	default:
-		return nil, fmt.Errorf("%w: now_ms must be an integer or null", reference.ErrInvalid)
+	ms, err := optionalInteger(args["now_ms"], "now_ms")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", reference.ErrInvalid, err)
 	}
+	s.clock.ms.Store(ms) // nil: the system clock again
 	return nil, nil
 }
 

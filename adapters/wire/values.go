@@ -124,6 +124,21 @@ func integer(n json.Number) (int64, error) {
 	return r.Num().Int64(), nil
 }
 
+// optionalInteger is v read as a 64-bit integer, nil for null; an error names v key.
+func optionalInteger(v any, key string) (*int64, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case json.Number:
+		i, err := integer(x)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", key, err)
+		}
+		return &i, nil
+	}
+	return nil, fmt.Errorf("%s must be an integer or null, got %s", key, kindOf(v))
+}
+
 // optional sets *dst to v when v is a T and leaves it as it is for null; for any other
 // value ok is false and got names what v is.
 func optional[T any](v any, dst *T) (got string, ok bool) {

@@ -6,17 +6,15 @@ import (
 	"testing"
 )
 
-// TestFaultsNeedAFaultableAdapter: --faults refuses a store whose backend storecheck
-// cannot take away, and the fault flags without --faults, as usage errors.
-func TestFaultsNeedAFaultableAdapter(t *testing.T) {
+// TestFaultFlagsOnADatabaseAdapter: on an adapter that can take faults, a fault it does
+// not know and a battery-only flag are usage errors. The cases of adapters that cannot
+// take faults, and of fault flags without --faults, are cli's
+// TestFaultsNeedAFaultableAdapter.
+func TestFaultFlagsOnADatabaseAdapter(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--faults"}, "cannot take faults"},
-		{[]string{"run", "--faults", "--adapter", "mutant:honest"}, "cannot take faults"},
-		{[]string{"run", "--fault", "kill"}, "need --faults"},
-		{[]string{"run", "--fault-mutant", "async-write"}, "need --faults"},
 		{[]string{"run", "--faults", "--adapter", "postgres", "--fault", "reboot"}, `--fault "reboot"`},
 		{[]string{"run", "--faults", "--adapter", "postgres", "--junit", "x.xml"}, "--junit is for the battery"},
 	} {

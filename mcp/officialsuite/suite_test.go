@@ -3,7 +3,6 @@ package officialsuite_test
 import (
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/storecheck/storecheck/adapters/postgres/pgtest"
 	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/mcp/server/servertest"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/memstore"
@@ -130,13 +130,7 @@ func judge(t *testing.T, subject, scenario string, checks []check) {
 // serve starts the reference server over a pair of stores.
 func serve(t *testing.T, l legacy.Store, m modern.Store) string {
 	t.Helper()
-	srv, err := server.New(server.Config{Legacy: l, Modern: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(func() { hs.Close(); srv.Close() })
-	return hs.URL + "/mcp"
+	return servertest.Start(t, server.Config{Legacy: l, Modern: m}).URL + "/mcp"
 }
 
 // TestOfficialTasksScenarios runs every tasks scenario of the pinned official suite

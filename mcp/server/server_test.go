@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/mcp/server/servertest"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/memstore"
 )
@@ -26,13 +27,7 @@ func newServer(t *testing.T, cfg server.Config) *httptest.Server {
 	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
 	cfg.Legacy, cfg.Modern = st.Legacy(), st.Modern()
 	cfg.Principals = map[string]string{"token-a": "alice", "token-b": "bob"}
-	srv, err := server.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(func() { hs.Close(); srv.Close() })
-	return hs
+	return servertest.Start(t, cfg)
 }
 
 // client is one principal's connection: its token, and a session once initialized.
@@ -388,22 +383,10 @@ func TestStdio(t *testing.T) {
 	// next returns the next line that is not a notification.
 	next := func(what string) string {
 		t.Helper()
-		timeout := time.After(10 * time.Second)
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("no answer to %s: the connection ended", what)
-				}
-				var m map[string]any
-				if json.Unmarshal([]byte(l), &m) == nil && m["method"] != nil && m["id"] == nil {
-					continue
-				}
-				return l
-			case <-timeout:
-				t.Fatalf("no answer to %s within 10 s", what)
-			}
-		}
+		return receive(t, lines, 10*time.Second, "an answer to "+what, func(l string) bool {
+			var m map[string]any
+			return json.Unmarshal([]byte(l), &m) != nil || m["method"] == nil || m["id"] != nil
+		})
 	}
 	send := func(id int, method string, params map[string]any) map[string]any {
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
@@ -464,22 +447,32 @@ func sseLines(t *testing.T, req *http.Request, ch chan<- string) {
 // waitLine waits for a line containing all of want, failing after 5 s.
 func waitLine(t *testing.T, ch <-chan string, want ...string) string {
 	t.Helper()
-	timeout := time.After(5 * time.Second)
+	return receive(t, ch, 5*time.Second, fmt.Sprintf("a line with %q", want), func(l string) bool {
+		for _, w := range want {
+			if !strings.Contains(l, w) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// receive returns the first value from ch for which keep holds, failing the test when ch
+// closes or within passes first; what names the value awaited.
+func receive[T any](t *testing.T, ch <-chan T, within time.Duration, what string, keep func(T) bool) T {
+	t.Helper()
+	timeout := time.After(within)
 	for {
 		select {
-		case l, ok := <-ch:
+		case v, ok := <-ch:
 			if !ok {
-				t.Fatalf("the stream ended before a line with %q", want)
+				t.Fatalf("waiting for %s: the stream ended", what)
 			}
-			all := true
-			for _, w := range want {
-				all = all && strings.Contains(l, w)
-			}
-			if all {
-				return l
+			if keep(v) {
+				return v
 			}
 		case <-timeout:
-			t.Fatalf("no line with %q within 5 s", want)
+			t.Fatalf("waiting for %s: nothing within %v", what, within)
 		}
 	}
 }

@@ -102,20 +102,7 @@ func TestStdioLegacyMultiInput(t *testing.T) {
 	// wait returns the next message for which keep holds (notifications are skipped).
 	wait := func(keep func(map[string]any) bool) map[string]any {
 		t.Helper()
-		timeout := time.After(5 * time.Second)
-		for {
-			select {
-			case m, ok := <-msgs:
-				if !ok {
-					t.Fatal("the connection ended")
-				}
-				if keep(m) {
-					return m
-				}
-			case <-timeout:
-				t.Fatal("nothing within 5 s")
-			}
-		}
+		return receive(t, msgs, 5*time.Second, "the message awaited", keep)
 	}
 	answerTo := func(id float64) func(map[string]any) bool {
 		return func(m map[string]any) bool { return m["id"] == id && m["method"] == nil }

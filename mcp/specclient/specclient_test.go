@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/mcp/server/servertest"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/memstore"
 )
@@ -319,12 +319,7 @@ func TestSpecClientCatchesMutants(t *testing.T) {
 	for m, want := range killedBy {
 		t.Run(m, func(t *testing.T) {
 			st := memstore.New(memstore.WithClock(reference.SystemClock{}))
-			srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Principals: principals, Mutant: m, PollInterval: pollFast})
-			if err != nil {
-				t.Fatal(err)
-			}
-			hs := httptest.NewServer(srv)
-			t.Cleanup(func() { hs.Close(); _ = srv.Close() })
+			hs := servertest.Start(t, server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Principals: principals, Mutant: m, PollInterval: pollFast})
 			out, code := run(t, append([]string{"--http", hs.URL + "/mcp", "--era", want.era}, tokenArgs...))
 			if code != 1 {
 				t.Fatalf("mutant %s: the client exited %d, want 1 (a failed check):\n%s", m, code, out)

@@ -217,8 +217,8 @@ func (s *SDK) CreateTask(ctx context.Context, session string, params sdk.CreateP
 	e := &sdkEntry{
 		task: sdk.Task{
 			TaskID: id, Status: reference.StatusWorking, CreatedAt: at, LastUpdatedAt: at,
-			TTL: clonePtr(params.TTL), PollInterval: clonePtr(params.PollInterval),
-		},
+			TTL: params.TTL, PollInterval: params.PollInterval,
+		}.Clone(), // the task keeps no pointer of the caller's
 		session: session, seq: s.seq, createdMs: now, wake: make(chan struct{}),
 	}
 	s.tasks[id] = e
@@ -428,12 +428,4 @@ func (s *SDK) WaitForUpdate(ctx context.Context, session, taskID string) error {
 	case <-ctx.Done():
 		return fmt.Errorf("memstore: %w", ctx.Err())
 	}
-}
-
-func clonePtr(p *int64) *int64 {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
 }
