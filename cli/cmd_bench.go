@@ -274,6 +274,11 @@ func (c *app) benchBattery(fs *flag.FlagSet, spec string, count int, out string,
 		}
 		r.Duration = wall
 		fmt.Fprintf(c.stderr, "battery run %d against %s: %s, %d specs, ok %v\n", i+1, spec, wall.Round(time.Millisecond), r.Totals.Specs, r.OK())
+		if !r.OK() {
+			// The run's own output is not shown: name what failed it, so that a timing
+			// table never hides a failing run.
+			fmt.Fprintf(c.stderr, "battery run %d against %s failed: %s\n", i+1, spec, strings.Join(r.Alarms(), ", "))
+		}
 		fmt.Fprintf(&lines, "BenchmarkBattery/adapter=%s 1 %d ns/op\n", name, wall.Nanoseconds())
 		for _, t := range r.AreaTimes() {
 			fmt.Fprintf(&lines, "BenchmarkBattery/adapter=%s/area=%s 1 %d ns/op\n", name, benchName(t.Area), t.Duration.Nanoseconds())
