@@ -202,6 +202,13 @@ func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
 			return nil, errorf(jsonrpc.CodeInvalidParams, "params.inputResponses must be an object")
 		}
 		caller := r.caller
+		if s.cfg.Mutant == "input-foreign-kept" {
+			_, err := s.modern.Get(ctx, id, caller)
+			t, serr := s.modern.Status(ctx, id)
+			if serr == nil && t.Status == reference.StatusInputRequired {
+				resp = s.keepForeign(id, errors.Is(err, reference.ErrNotFound), resp)
+			}
+		}
 		if s.cfg.Mutant == "input-any-principal" {
 			if t, err := s.modern.Status(ctx, id); err == nil && t.Status == reference.StatusInputRequired {
 				caller = reference.System() // the outstanding keys are found by task id alone

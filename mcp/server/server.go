@@ -108,6 +108,11 @@ var Mutants = map[string]string{
 	// Input answers are matched to the outstanding request by task and key (2026-07-28
 	// tasks/update) or by JSON-RPC id (2025-11-25) alone: another principal's are taken.
 	"input-any-principal": "V-INPUT-3",
+	// Another principal's input answers are refused (tasks/update: not found) or ignored
+	// (a response), but kept aside: once the owner answers, a kept answer takes the
+	// owner's place. The task stays input_required until then, so only its result
+	// tells.
+	"input-foreign-kept": "V-INPUT-3",
 	// The task limit counts every principal's running tasks together: one principal at
 	// its limit refuses another's work.
 	"limit-shared": "V-LIMIT-1",
@@ -130,6 +135,9 @@ type Server struct {
 
 	inputMu sync.Mutex
 	inputs  map[string]pendingInput // 2025-11-25 input requests sent, by JSON-RPC id
+
+	keptMu sync.Mutex
+	kept   map[string]any // the input-foreign-kept defect's answers kept aside, by task and key
 
 	limitMu sync.Mutex
 	running map[string]int    // tasks counted against the limit, by owner ("" for anonymous)
@@ -187,7 +195,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 1 << 20
 	}
-	s := &Server{cfg: cfg, sessions: map[string]*session{}, inputs: map[string]pendingInput{}, running: map[string]int{}, holding: map[string]string{}}
+	s := &Server{cfg: cfg, sessions: map[string]*session{}, inputs: map[string]pendingInput{}, running: map[string]int{}, holding: map[string]string{}, kept: map[string]any{}}
 	if _, err := rand.Read(s.secret[:]); err != nil {
 		return nil, err
 	}
