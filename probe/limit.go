@@ -52,21 +52,27 @@ func checkLimit(ctx context.Context, r *eraRun) error {
 		}
 		made[a] = append(made[a], id)
 	}
-	if refused == "" {
-		return fmt.Errorf("%w: no limit met in %d tasks of %s made by %s", errNone, len(made[a]), tool, a.name)
+	// Every task the server answered for must be there, refused or not: a task dropped
+	// (never made, or cancelled or failed to make room) is work refused in silence.
+	after := "none refused"
+	if refused != "" {
+		after = fmt.Sprintf("its task %d refused (%s)", len(made[a])+1, clip(refused, 160))
 	}
-	r.note(fmt.Sprintf("%s was refused its task %d of %s: %s", a.name, len(made[a])+1, tool, clip(refused, 160)))
 	for i, id := range made[a] {
 		t, rpcErr, err := a.task(ctx, id)
 		if err != nil {
 			return err
 		}
-		if rpcErr != nil || terminalStatus(t["status"]) && t["status"] != "completed" {
-			return faultf(fmt.Sprintf("tasks/get of %s's task %d of %s (%s), after its task %d was refused (%s)", a.name, i+1, tool, id, len(made[a])+1, refused),
-				"the task still there, working or ended on its own: a limit refuses new work, it does not drop work it took",
+		if rpcErr != nil || t["status"] == "cancelled" || t["status"] == "failed" {
+			return faultf(fmt.Sprintf("tasks/get of %s's task %d of %s (%s), after it made %d, %s", a.name, i+1, tool, id, len(made[a]), after),
+				"the task still there, neither cancelled nor failed: a limit refuses new work with an error, it does not drop work it took",
 				fmt.Sprint(t["status"], " ", rpcErr))
 		}
 	}
+	if refused == "" {
+		return fmt.Errorf("%w: no limit met in %d tasks of %s made by %s", errNone, len(made[a]), tool, a.name)
+	}
+	r.note(fmt.Sprintf("%s was refused its task %d of %s: %s", a.name, len(made[a])+1, tool, clip(refused, 160)))
 	res, err := b.call(ctx, "tools/call", params(b), true)
 	if err != nil {
 		return err
