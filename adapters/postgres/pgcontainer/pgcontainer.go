@@ -84,6 +84,12 @@ func start(ctx context.Context, faultable bool) (*Server, error) {
 	var extra []testcontainers.ContainerCustomizer
 	if faultable {
 		extra = append(extra, containers.PinPorts("5432/tcp"))
+	} else if img.Local {
+		// The battery's server keeps its data in memory: every commit still waits for
+		// its flush (fsync and synchronous_commit stay on, as the store relies on), and
+		// the flush costs no disk. Only the fault checks, which kill the server and
+		// restart it on what it flushed, need a disk.
+		extra = append(extra, testcontainers.WithTmpfs(map[string]string{localDataDir: "rw"}))
 	}
 	var (
 		ctr testcontainers.Container
@@ -143,7 +149,7 @@ func runOfficial(ctx context.Context, image string, extra ...testcontainers.Cont
 // started again after a kill (the fault checks) finds its data directory initialised
 // and runs crash recovery on it instead.
 const localScript = `set -eu
-D=/var/lib/postgresql/storecheck
+D=` + localDataDir + `
 if [ ! -s "$D/PG_VERSION" ]; then
 mkdir -p "$D"
 chown postgres:postgres "$D"
@@ -160,6 +166,9 @@ exec setpriv --reuid=postgres --regid=postgres --init-groups \
   postgres -D "$D" -c listen_addresses='*' -c port=5432 -c fsync=on -c synchronous_commit=on \
   -c max_connections=` + maxConnections + ` -c unix_socket_directories=` + socketDir + `,/tmp
 `
+
+// localDataDir is the local image's data directory.
+const localDataDir = "/var/lib/postgresql/storecheck"
 
 // socketDir is where the local image's server also puts its Unix socket: a host
 // directory bind-mounted into the container.
