@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -52,6 +53,11 @@ type adapter struct {
 	// still wins): a store behind a process boundary answers each call in a round trip,
 	// so its race checks take far longer than an in-process store's.
 	specTimeout time.Duration
+	// parallel, when set, is how many `storecheck run` processes may check the store at
+	// once with profit, each bringing it up as this one does (its own container or
+	// in-process store, or namespaces of its own on a shared server): run then checks
+	// its eras in up to that many processes. Nil or below 2: one process.
+	parallel func() int
 }
 
 // Adapter is a store the command line brings up by name (--adapter NAME), with flags of
@@ -74,6 +80,12 @@ type Adapter struct {
 	OpenFaults func(ctx context.Context) (h harness.Harness, cleanup func(), err error)
 	// SpecTimeout, when set, replaces the battery's default bound on one spec.
 	SpecTimeout time.Duration
+	// Parallel, when set, is how many storecheck processes may check the store at once
+	// with profit, each bringing it up with Open (its own container, or namespaces of
+	// its own on a shared server); run then checks its eras in up to that many
+	// processes. Leave it nil when a harness.Blocker holds a whole shared server (a
+	// pause), which would hold the other processes' calls too.
+	Parallel func() int
 }
 
 // WithAdapters adds adapters as built-in ones: listed by `storecheck help`, chosen with
@@ -82,7 +94,7 @@ func WithAdapters(as ...Adapter) Option {
 	return func(c *app) {
 		for _, a := range as {
 			in := adapter{name: a.Name, summary: a.Summary, flags: a.Flags, validate: a.Validate, specTimeout: a.SpecTimeout,
-				open: func(ctx context.Context, _ string) (harness.Harness, func(), error) { return a.Open(ctx) }}
+				parallel: a.Parallel, open: func(ctx context.Context, _ string) (harness.Harness, func(), error) { return a.Open(ctx) }}
 			if a.OpenFaults != nil {
 				in.openFaults = func(ctx context.Context, _ string) (harness.Harness, func(), error) { return a.OpenFaults(ctx) }
 			}
@@ -172,3 +184,7 @@ func (c *app) bringUp(cmd, spec string, open func(ctx context.Context, arg strin
 	}
 	return h, cleanup, true
 }
+
+// perProcessor is the parallel of an adapter whose processes share nothing and whose
+// store runs inside them: one process per processor.
+func perProcessor() int { return runtime.GOMAXPROCS(0) }

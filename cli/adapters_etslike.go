@@ -12,8 +12,9 @@ import (
 func init() {
 	var maxRows int
 	addAdapter(adapter{
-		name:    "ets-like",
-		summary: "the Go twin of ConduitMCP's ETS table: one table, compiled list predicate, a row cap (--ets-max-rows)",
+		name:     "ets-like",
+		summary:  "the Go twin of ConduitMCP's ETS table: one table, compiled list predicate, a row cap (--ets-max-rows)",
+		parallel: perProcessor,
 		flags: func(fs *flag.FlagSet) {
 			fs.IntVar(&maxRows, "ets-max-rows", etslike.DefaultMaxRows, "ets-like: the row cap (both eras, terminal rows included)")
 		},

@@ -9,8 +9,9 @@ import (
 
 func init() {
 	addAdapter(adapter{
-		name:    "memstore",
-		summary: "the embedded sharded in-memory store, both eras",
+		name:     "memstore",
+		summary:  "the embedded sharded in-memory store, both eras",
+		parallel: perProcessor,
 		open: func(context.Context, string) (harness.Harness, func(), error) {
 			return memharness.Harness(), nil, nil
 		},

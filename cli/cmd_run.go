@@ -26,6 +26,7 @@ type runFlags struct {
 	junit, json, artifacts            string
 	seed                              int64
 	checks, goroutines, ops, hists    int
+	procs                             int
 	timeout, runTimeout               time.Duration
 	faults                            bool
 	faultList, faultMutant            string
@@ -50,7 +51,7 @@ skipped rules never fail a run; none of these count as passed.
 `)
 	})
 	fs.StringVar(&f.adapter, "adapter", c.defaultAdapter, "the store to check: NAME or NAME:ARG (storecheck help lists them)")
-	fs.StringVar(&f.era, "era", "all", "era to run: legacy, modern, sdk (the SDK task-store profile) or all (all = every era the store implements)")
+	fs.StringVar(&f.era, "era", "all", "eras to run, comma-separated: legacy, modern, sdk (the SDK task-store profile), or all (every era the store implements)")
 	fs.StringVar(&f.rules, "rules", "", "run only these rules: comma-separated IDs (storecheck list prints them)")
 	fs.StringVar(&f.label, "label", "", "run only specs matching this Ginkgo label expression over the labels\nRULE-ID, must|should, legacy|modern, area:NAME, e.g. 'S-OWN-1 || area:list'")
 	fs.StringVar(&f.focus, "focus", "", "run only specs whose text matches this regular expression")
@@ -64,6 +65,7 @@ skipped rules never fail a run; none of these count as passed.
 	fs.IntVar(&f.goroutines, "goroutines", 0, "concurrent clients per race round and history (0 = 8, or GOMAXPROCS+2 when more)")
 	fs.IntVar(&f.ops, "ops", 0, "operations per race history (0 = 200)")
 	fs.IntVar(&f.hists, "histories", 0, "concurrent histories per linearizability check (0 = 8)")
+	fs.IntVar(&f.procs, "procs", 0, "processes checking the eras at once, each a group of eras: 0 = as many as pay for the whole\nbattery (memstore, ets-like, redis on its own container: one per processor; postgres: one per\ntwo processors; other adapters: one); 1 = this process only")
 	fs.DurationVar(&f.timeout, "timeout", 0, "bound on one spec; a store call that hangs fails its spec (0 = 30s, 5m for --exec)")
 	fs.DurationVar(&f.runTimeout, "run-timeout", 0, "bound on the whole run (0 = 1h)")
 	fs.BoolVar(&f.faults, "faults", false, "run the fault checks (F-* rules) instead of the battery: pause, kill and restart the\nbackend while clients write (postgres, redis, redis-cluster on containers it starts)")
@@ -116,6 +118,11 @@ func runBattery(c *app, args []string) int {
 			return code
 		}
 	}
+	procs, err := procsFor(f, a, cfg)
+	if err != nil {
+		code, _ := c.usageError(fs, err.Error())
+		return code
+	}
 	// Reports are opened first: a path that cannot be written should not cost a run.
 	outputs, err := openOutputs(f.json, f.junit)
 	if err != nil {
@@ -137,6 +144,13 @@ func runBattery(c *app, args []string) int {
 		outputs.discard()
 		return exitUsage
 	}
+	started := time.Now()
+	others, err := c.startOtherEras(args, h, &cfg, procs)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
+		outputs.discard()
+		return exitUsage
+	}
 	var prog *progress
 	if c.progress {
 		prog = &progress{w: c.stderr}
@@ -144,6 +158,11 @@ func runBattery(c *app, args []string) int {
 	}
 	report, err := conformance.Execute(h, cfg)
 	prog.done()
+	if err != nil {
+		others.stop()
+	} else if others != nil {
+		report = others.merge(report, started)
+	}
 	runFailed = err != nil || !report.OK()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
@@ -194,12 +213,15 @@ func (f runFlags) execConfig() (conformance.ExecConfig, error) {
 			},
 		},
 	}
-	switch f.era {
-	case "all", "":
-	case string(conformance.EraLegacy), string(conformance.EraModern), string(conformance.EraSDK):
-		cfg.Eras = []conformance.Era{conformance.Era(f.era)}
-	default:
-		return cfg, fmt.Errorf("--era %q: want legacy, modern, sdk or all", f.era)
+	if era := strings.TrimSpace(f.era); era != "all" && era != "" {
+		for _, e := range strings.Split(era, ",") {
+			switch e = strings.TrimSpace(e); e {
+			case string(conformance.EraLegacy), string(conformance.EraModern), string(conformance.EraSDK):
+				cfg.Eras = append(cfg.Eras, conformance.Era(e))
+			default:
+				return cfg, fmt.Errorf("--era %q: want legacy, modern, sdk (comma-separated) or all", f.era)
+			}
+		}
 	}
 	for _, id := range strings.Split(f.rules, ",") {
 		if id = strings.TrimSpace(id); id != "" {

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/conformance/report"
 	"github.com/storecheck/storecheck/conformance/rules"
 )
@@ -75,3 +76,14 @@ func RuleByID(id string) (Rule, bool) { return rules.ByID(id) }
 
 // NewReport builds a report from rule results judged elsewhere (storecheck probe).
 func NewReport(meta Report, results []RuleResult) *Report { return report.NewReport(meta, results) }
+
+// MergeReports joins the reports of one run whose eras were checked in separate
+// processes (storecheck run --procs) into the report of the whole run.
+func MergeReports(meta Report, parts ...*Report) *Report { return report.Merge(meta, parts...) }
+
+// Eras returns the eras a run of h covers: asked, checked against what h declares, or
+// every era h declares when asked is empty; in the order runs take them.
+func Eras(h harness.Harness, asked []Era) ([]Era, error) { return selectEras(h, asked) }
+
+// NewSeed picks a seed for a run (Options.Seed 0 picks one the same way).
+func NewSeed() int64 { return battery.NewSeed() }

@@ -201,8 +201,11 @@ func DeletePrefix(ctx context.Context, c redis.UniversalClient, prefix string) (
 var _ harness.Blocker = (*namespace)(nil)
 
 // pauseReads is how long a CLIENT PAUSE ALL of Block lasts: every client waits, the
-// one that would unpause too, so the pause ends by itself and Release waits for it.
-const pauseReads = 1500 * time.Millisecond
+// one that would unpause too, so the pause ends by itself and Release waits for it. It
+// must outlast the held call's context (100 ms after the call starts, S-CTX-1) with room
+// for a loaded machine's scheduling; a call the pause did not hold reads inconclusive,
+// never passed.
+const pauseReads = 600 * time.Millisecond
 
 // Block pauses the server (CLIENT PAUSE on every primary, from the harness's own
 // client): WRITE holds back the store's writes (and its scripts) until Release unpauses;

@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"runtime"
 
 	"github.com/redis/go-redis/v9"
 
@@ -41,6 +43,14 @@ func redisAdapters() (as []cli.Adapter) {
 	as = append(as, cli.Adapter{
 		Name:    "redis",
 		Summary: "Redis, one node, both eras: a container it starts itself, or --redis-url (each spec on its own key prefix, deleted after)",
+		// Each process its own container; never a shared server, which S-CTX-1's
+		// CLIENT PAUSE holds for every client.
+		Parallel: func() int {
+			if url != "" || os.Getenv(rediscontainer.EnvURL) != "" {
+				return 1
+			}
+			return runtime.NumCPU()
+		},
 		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&url, "redis-url", "", "redis: URL of an existing server, redis://host:port/db (default: $"+
 				rediscontainer.EnvURL+", else a container from $"+rediscontainer.EnvImage+" or "+rediscontainer.DefaultImage+")")

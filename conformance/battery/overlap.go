@@ -220,27 +220,33 @@ func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 	}
 }
 
-// sample folds the harness's count of requests in flight into the stats.
 // spent reports whether a check started at start has used its time budget: it has
-// seen BudgetOverlapping overlapping calls, enough to count, and has run for budget, or
-// for a third of it when nearly every call met another (MeetingShare: the calls of a
-// backend across a network, milliseconds long).
+// seen BudgetOverlapping overlapping calls, enough to count, and has run for budget; or
+// its calls met in nearly every round (MeetingShare: the calls of a backend across a
+// network, milliseconds long) and MeetingOverlapping of them overlapped. The second is a
+// count, not a time: a slow backend's rounds each race every client against the others,
+// so what a check needs of it is meetings, which a loaded machine does not make rarer,
+// while seconds of them only repeat races that already met.
 func (m *OverlapMeter) spent(start time.Time, budget time.Duration) bool {
-	ran := time.Since(start)
-	if ran < budget/3 {
-		return false
-	}
 	m.sample()
 	if !m.stats.Conclusive() || m.stats.OverlappingOps < BudgetOverlapping {
 		return false
 	}
-	return ran >= budget || m.stats.Share >= MeetingShare
+	if m.stats.Share >= MeetingShare && m.stats.OverlappingOps >= MeetingOverlapping {
+		return true
+	}
+	return time.Since(start) >= budget
 }
 
 // MeetingShare is the share of overlapping calls from which a check's calls meet in
-// nearly every round: more rounds add time, and no meeting a race could need.
-const MeetingShare = 0.8
+// nearly every round, and MeetingOverlapping how many such calls end it: with eight
+// clients, 128 rounds in which every client raced the others.
+const (
+	MeetingShare       = 0.8
+	MeetingOverlapping = 4 * BudgetOverlapping
+)
 
+// sample folds the harness's count of requests in flight into the stats.
 func (m *OverlapMeter) sample() {
 	if m.gauge != nil {
 		m.stats.PeakInFlight = max(m.stats.PeakInFlight, m.gauge.PeakInFlight())

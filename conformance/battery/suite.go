@@ -51,9 +51,9 @@ type Budget struct {
 	Histories  int // concurrent histories per linearizability check (default 8)
 	// RaceTime is how long a race check runs its rounds before it may stop early: past
 	// it, a check that has run MinRaceRounds rounds in which BudgetOverlapping calls
-	// overlapped stops (default 3s); past a third of it, one whose calls overlapped in
-	// MeetingShare of them. A slow backend's rounds each overlap for milliseconds; a
-	// fast store's finish their base rounds well within it.
+	// overlapped stops (default 3s). One whose calls meet in MeetingShare of them stops
+	// sooner, once MeetingOverlapping calls overlapped: a slow backend's rounds each
+	// overlap for milliseconds; a fast store's finish their base rounds well within it.
 	RaceTime time.Duration
 	// MachineTime is how long a state machine runs its cases before it may stop early:
 	// past it, a machine that has run a quarter of its Checks stops (default 4s). Its

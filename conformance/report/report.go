@@ -813,3 +813,33 @@ type Overlap struct {
 	// Conclusive: every check measured overlapped enough to count.
 	Conclusive bool `json:"conclusive"`
 }
+
+// Merge joins the reports of one run whose eras were checked in separate processes
+// into the report of the whole run: meta carries the run's identity (store, every era,
+// seed, strictness, wall time); the parts' rules and specs are put in the order of
+// meta.Eras, each era's in the order its process took them; suite failures follow one
+// another (meta's own last: a part that could not run); and the totals are counted
+// again, as one process would have counted them.
+func Merge(meta Report, parts ...*Report) *Report {
+	r := meta
+	r.Rules, r.Specs, r.SuiteFailures = nil, nil, nil
+	for _, p := range parts {
+		r.Rules = append(r.Rules, p.Rules...)
+		r.Specs = append(r.Specs, p.Specs...)
+		r.SuiteFailures = append(r.SuiteFailures, p.SuiteFailures...)
+	}
+	r.SuiteFailures = append(r.SuiteFailures, meta.SuiteFailures...)
+	place := func(e harness.Era) int {
+		if i := slices.Index(meta.Eras, e); i >= 0 {
+			return i
+		}
+		return len(meta.Eras)
+	}
+	slices.SortStableFunc(r.Rules, func(a, b RuleResult) int { return place(a.Era) - place(b.Era) })
+	slices.SortStableFunc(r.Specs, func(a, b SpecResult) int { return place(a.Era) - place(b.Era) })
+	r.Totals = Totals{Specs: len(r.Specs)}
+	for _, rr := range r.Rules {
+		r.Totals.Add(rr.Outcome, rr.Subject)
+	}
+	return &r
+}

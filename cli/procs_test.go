@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/storecheck/storecheck/conformance"
+)
+
+func TestEraGroupsBalanceAndKeepOrder(t *testing.T) {
+	all := []conformance.Era{conformance.EraLegacy, conformance.EraModern, conformance.EraSDK}
+	for _, tc := range []struct {
+		eras []conformance.Era
+		n    int
+		want [][]conformance.Era
+	}{
+		{all, 2, [][]conformance.Era{{conformance.EraModern}, {conformance.EraLegacy, conformance.EraSDK}}},
+		{all, 3, [][]conformance.Era{{conformance.EraModern}, {conformance.EraLegacy}, {conformance.EraSDK}}},
+		{all, 8, [][]conformance.Era{{conformance.EraModern}, {conformance.EraLegacy}, {conformance.EraSDK}}},
+		{all, 1, [][]conformance.Era{all}},
+		{all[:2], 2, [][]conformance.Era{{conformance.EraModern}, {conformance.EraLegacy}}},
+		{all[:1], 4, [][]conformance.Era{{conformance.EraLegacy}}},
+	} {
+		if got := eraGroups(tc.eras, tc.n); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("eraGroups(%v, %d) = %v, want %v", tc.eras, tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestRunInSeveralProcessesMatchesOne: the eras checked in two processes give the
+// report one process gives for the same seed: the same rules, eras and outcomes in
+// the same order, the same specs, one seed.
+func TestRunInSeveralProcessesMatchesOne(t *testing.T) {
+	dir := t.TempDir()
+	rows := func(procs string) (*conformance.Report, []string) {
+		path := filepath.Join(dir, procs+".json")
+		code, out, errOut := cliProcess(t, "run", "--era", "legacy,sdk", "--seed", "7", "--procs", procs, "--json", path)
+		if code != exitOK {
+			t.Fatalf("storecheck run --procs %s: exit %d\nstdout:\n%s\nstderr:\n%s", procs, code, out, errOut)
+		}
+		r, err := readReport(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, rr := range r.Rules {
+			got = append(got, rr.ID+" "+string(rr.Era)+" "+string(rr.Outcome))
+		}
+		for _, s := range r.Specs {
+			got = append(got, s.Name)
+		}
+		return r, got
+	}
+	one, oneRows := rows("1")
+	two, twoRows := rows("2")
+	if !reflect.DeepEqual(oneRows, twoRows) {
+		t.Errorf("two processes reported\n  %s\none process\n  %s", strings.Join(twoRows, "\n  "), strings.Join(oneRows, "\n  "))
+	}
+	if two.Seed != 7 || !reflect.DeepEqual(two.Eras, one.Eras) || two.Totals.Specs != one.Totals.Specs || two.Totals.Passed != one.Totals.Passed {
+		t.Errorf("two processes: seed %d, eras %v, totals %+v; one process: eras %v, totals %+v", two.Seed, two.Eras, two.Totals, one.Eras, one.Totals)
+	}
+}
+
+// TestEraProcessWithoutReportIsAFailure: a process that wrote no report fails the run,
+// named with its eras and its output.
+func TestEraProcessWithoutReportIsAFailure(t *testing.T) {
+	p := &eraProcess{eras: []conformance.Era{conformance.EraSDK}, report: filepath.Join(t.TempDir(), "none.json"), done: make(chan error, 1)}
+	p.out.WriteString("panic: the store blew up\n")
+	p.done <- os.ErrProcessDone
+	own := &conformance.Report{Store: "memstore", Eras: []conformance.Era{conformance.EraModern}}
+	o := &otherEras{procs: []*eraProcess{p}, eras: []conformance.Era{conformance.EraModern, conformance.EraSDK}, dir: t.TempDir(), cancel: func() {}}
+	got := o.merge(own, own.Started)
+	if got.OK() || len(got.SuiteFailures) != 1 || !strings.Contains(got.SuiteFailures[0], "eras sdk") || !strings.Contains(got.SuiteFailures[0], "the store blew up") {
+		t.Errorf("merged report: OK %v, suite failures %q; want not OK, one failure naming eras sdk and its output", got.OK(), got.SuiteFailures)
+	}
+}
+
+func TestProcsFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--procs", "-1"}, "--procs -1"},
+		{[]string{"run", "--procs", "2", "--rules", "L-GET-1"}, "whole battery only"},
+		{[]string{"run", "--adapter", "exec", "--exec", "/nonexistent/store", "--procs", "2"}, "cannot be checked by several processes"},
+	} {
+		code, _, errOut := cliRun(t, tc.args...)
+		if code != exitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("storecheck %q: exit %d, stderr %q; want exit %d naming %q", tc.args, code, errOut, exitUsage, tc.want)
+		}
+	}
+}
