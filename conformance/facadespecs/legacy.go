@@ -136,7 +136,7 @@ func Legacy(s *battery.Suite) {
 		}
 	})
 
-	s.It("L-F-SCOPE-1", "facade Cancel of a completed, failed or cancelled task applies the truth table before finality: denied answers as for a missing id, allowed ErrTerminal, and neither writes", func(e *battery.Env) {
+	s.It("L-F-SCOPE-1", "facade Cancel of a completed, failed or cancelled task applies the truth table before finality: a denied caller gets the answer for a missing id and writes nothing, an admitted one gets past the owner check", func(e *battery.Env) {
 		for _, st := range facadeStores(e) {
 			for _, ro := range []bool{false, true} {
 				legacyFinishedScope(e, st, ro)

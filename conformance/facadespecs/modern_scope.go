@@ -71,7 +71,7 @@ func ModernScope(s *battery.Suite) {
 		}
 	})
 
-	s.It("M-F-SCOPE-1", "facade Get, Update and Cancel of a completed, failed or cancelled task follow the truth table before finality in both settings: denied reads as missing, allowed gets ErrTerminal for the writes", func(e *battery.Env) {
+	s.It("M-F-SCOPE-1", "facade Get, Update and Cancel of a completed, failed or cancelled task follow the truth table before finality in both settings: denied reads as missing and writes nothing, an admitted caller reads the task and its writes get past the owner check", func(e *battery.Env) {
 		for _, requireOwner := range []bool{false, true} {
 			modernFinishedScope(e, requireOwner)
 		}

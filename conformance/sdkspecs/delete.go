@@ -92,11 +92,32 @@ func deleteEdges(s *battery.Suite) {
 		case sdk.SessionlessRefused:
 			callers[sdk.NoSession] = reference.ErrInvalid
 		}
+		// A delete that removed the task reached another session's task: that is the
+		// sessions' rule's (P-SESS-1, or P-SESS-2 for a caller without a session). A
+		// success that left it in place is this rule's: the answer for a missing task.
+		reached := map[string]bool{}
 		for caller, want := range callers {
 			for _, t := range []sdk.Task{sc.working, sc.done} {
+				if reached[t.TaskID] {
+					continue
+				}
 				in := deleteCall(caller, t.TaskID, fmt.Sprintf("%s's %s task (sessionless callers %q)", whoOf(owner), t.Status, p.Sessionless))
-				e.CheckErr(del.DeleteTask(e.Ctx, caller, t.TaskID), want, in)
-				sc.checkUntouched(e, st, in)
+				err := del.DeleteTask(e.Ctx, caller, t.TaskID)
+				if _, still := stored(e, st, owner, t.TaskID); !still {
+					reached[t.TaskID] = true
+					rule := "P-SESS-1"
+					if caller == sdk.NoSession {
+						rule = "P-SESS-2"
+					}
+					e.FaultOf(rule, fmt.Sprintf("%s\n  expected: %s, nothing deleted\n  got: %s, and the task is gone", in, battery.DescribeErr(want), battery.DescribeErr(err)))
+					continue
+				}
+				if err == nil {
+					e.Check(false, in, battery.DescribeErr(want)+" (the answer for a task the caller cannot reach)", "success, the task left in place")
+				} else {
+					e.CheckErr(err, want, in)
+				}
+				checkUnchanged(e, st, owner, t, in)
 			}
 		}
 		if p.Sessionless == sdk.SessionlessIsolated {
@@ -104,12 +125,20 @@ func deleteEdges(s *battery.Suite) {
 			u, err := st.CreateTask(e.Ctx, sdk.NoSession, params(nil))
 			if e.CheckErr(err, nil, "setup: CreateTask(no session) (sessionless callers \"isolated\")") {
 				in := deleteCall(owner, u.TaskID, "a task created without a session (sessionless callers \"isolated\")")
-				e.CheckErr(del.DeleteTask(e.Ctx, owner, u.TaskID), reference.ErrNotFound, in)
-				checkUnchanged(e, st, sdk.NoSession, u, in)
+				err := del.DeleteTask(e.Ctx, owner, u.TaskID)
+				if _, still := stored(e, st, sdk.NoSession, u.TaskID); !still {
+					e.FaultOf("P-SESS-2", fmt.Sprintf("%s\n  expected: ErrNotFound, nothing deleted\n  got: %s, and the task is gone", in, battery.DescribeErr(err)))
+				} else {
+					e.CheckErr(err, reference.ErrNotFound, in)
+					checkUnchanged(e, st, sdk.NoSession, u, in)
+				}
 			}
 		}
 		// The refusals left the tasks the owner's to delete.
 		for _, t := range []sdk.Task{sc.working, sc.done} {
+			if reached[t.TaskID] {
+				continue
+			}
 			in := deleteCall(owner, t.TaskID, "its own task after the refused deletes of others")
 			if e.CheckErr(del.DeleteTask(e.Ctx, owner, t.TaskID), nil, in) {
 				checkGone(e, st, owner, t.TaskID, in)
@@ -177,8 +206,10 @@ func deleteEdges(s *battery.Suite) {
 			e.Check(got.Status == reference.StatusWorking && got.StatusMessage == "", "GetTask after "+in,
 				"a fresh task: working, no status message", show(got))
 			checkTask(e, "GetTask after "+in+" (as CreateTask returned it)", t, got)
-			_, err = st.GetTaskResult(e.Ctx, session, t.TaskID)
-			e.CheckErr(err, reference.ErrNoResult, fmt.Sprintf("GetTaskResult(%s, %s) of the new working task", whoOf(session), battery.Q(t.TaskID)))
+			// Which error a working task's result answers is P-RESULT-2's; here only that
+			// there is none.
+			res, err := st.GetTaskResult(e.Ctx, session, t.TaskID)
+			e.Check(err != nil, fmt.Sprintf("GetTaskResult(%s, %s) of the new working task", whoOf(session), battery.Q(t.TaskID)), "no result", battery.Q(res))
 		}
 		for id, was := range gone {
 			_, err := st.GetTask(e.Ctx, owner, id)
