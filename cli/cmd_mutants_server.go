@@ -105,8 +105,10 @@ func probeMutant(ctx context.Context, mutant string) (out serverMutantRun) {
 	started := time.Now()
 	defer func() { out.took = time.Since(started) }()
 	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
+	// A task limit per principal, so that V-LIMIT-1 meets one: far above what any other
+	// check keeps running at once.
 	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Mutant: mutant,
-		Principals: map[string]string{"storecheck-a": "alice", "storecheck-b": "bob"}})
+		Principals: map[string]string{"storecheck-a": "alice", "storecheck-b": "bob"}, MaxTasksPerPrincipal: 16})
 	if err != nil {
 		out.why = err.Error()
 		return out

@@ -57,7 +57,7 @@ Examples:
   storecheck probe --exec storecheck serve --adapter memstore --mcp stdio
 
 Every task is made with a tool mapped to a role (quick, slow, race, failing, erring,
-input); the defaults are the reference server's tools. Name a server's own with
+input, long); the defaults are the reference server's tools. Name a server's own with
 --ROLE-tool and --ROLE-args, or all at once with --tools FILE (a JSON object:
 {"failing": {"tool": "divide", "args": {"by": 0}}, ...}; a flag given overrides the
 file). A rule whose tool the server does not list is never passed: not exercised for a
@@ -80,6 +80,7 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		wait, timeout  time.Duration
 		toolsFile      string
 		tokenEnv       string
+		limitTasks     int
 	)
 	fs.Var(&principals, "principal", "a credential `NAME=TOKEN` (a bearer token); give two or more")
 	fs.StringVar(&era, "era", "all", "era to probe: legacy (2025-11-25), modern (2026-07-28) or all")
@@ -91,6 +92,7 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 	fs.BoolVar(&strict, "strict", false, "partly verified and inconclusive rules fail the run")
 	fs.DurationVar(&wait, "wait", 10*time.Second, "how long a task may take to end")
 	fs.DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait for any one answer of the server (tasks/result: --wait more);\na check that gets none is aborted")
+	fs.IntVar(&limitTasks, "limit-tasks", 64, "V-LIMIT-1: how many tasks of the long tool the first principal makes, looking for\nthe server's limit, before the rule reads not exercised")
 	toolFlags := map[probe.Role]*[2]string{}
 	for _, role := range probe.Roles {
 		name, args := probe.DefaultTools.Tool(role)
@@ -100,7 +102,7 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		fs.StringVar(&f[0], string(role)+"-tool", name, role.Kind()+roleUse[role])
 		fs.StringVar(&f[1], string(role)+"-args", string(raw), "its arguments, a JSON object ({} when another tool is named without them)")
 	}
-	fs.StringVar(&toolsFile, "tools", "", "the tool of every role in a JSON `FILE`: {\"quick\": {\"tool\": NAME, \"args\": {...}}, ...},\nroles quick, slow, race, failing, erring, input; a --ROLE-tool or --ROLE-args given overrides it")
+	fs.StringVar(&toolsFile, "tools", "", "the tool of every role in a JSON `FILE`: {\"quick\": {\"tool\": NAME, \"args\": {...}}, ...},\nroles quick, slow, race, failing, erring, input, long; a --ROLE-tool or --ROLE-args given overrides it")
 	// --exec takes the rest of the line: the server's command and its own flags.
 	var command []string
 	for i, a := range args {
@@ -138,6 +140,10 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		code, _ := c.usageError(fs, "--token-env goes with --exec")
 		return code
 	}
+	if limitTasks < 1 {
+		code, _ := c.usageError(fs, fmt.Sprintf("--limit-tasks %d: give at least 1", limitTasks))
+		return code
+	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	tools, err := toolMapping(toolsFile, toolFlags, given)
@@ -145,7 +151,8 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		code, _ := c.usageError(fs, err.Error())
 		return code
 	}
-	cfg := probe.Config{Exec: command, TokenEnv: tokenEnv, Principals: principals, Strict: strict, Wait: wait, Timeout: timeout, Tools: tools}
+	cfg := probe.Config{Exec: command, TokenEnv: tokenEnv, Principals: principals, Strict: strict, Wait: wait, Timeout: timeout, Tools: tools,
+		LimitTasks: limitTasks}
 	if len(urls) == 1 {
 		cfg.URL = urls[0]
 	}
@@ -219,6 +226,7 @@ var roleUse = map[probe.Role]string{
 	probe.RoleFailing: " (V-ERROR-1)",
 	probe.RoleErring:  " (V-ERROR-1)",
 	probe.RoleInput:   "\n(V-INPUT-1, V-INPUT-2, V-INPUT-3)",
+	probe.RoleLong:    " (V-LIMIT-1)",
 }
 
 // toolMapping is the probe's tools: each role's tool is its --ROLE-tool when given, else

@@ -65,7 +65,7 @@ skipped rules never fail a run; none of these count as passed.
 	fs.IntVar(&f.goroutines, "goroutines", 0, "concurrent clients per race round and history (0 = 8, or GOMAXPROCS+2 when more)")
 	fs.IntVar(&f.ops, "ops", 0, "operations per race history (0 = 200)")
 	fs.IntVar(&f.hists, "histories", 0, "concurrent histories per linearizability check (0 = 8)")
-	fs.IntVar(&f.procs, "procs", 0, "processes checking the eras at once, each a group of eras: 0 = as many as pay for the whole\nbattery (memstore, ets-like, redis on its own container: one per processor; postgres: one per\ntwo processors; other adapters: one); 1 = this process only")
+	fs.IntVar(&f.procs, "procs", 0, "processes checking the eras at once, each a group of eras: 0 = for the whole battery, one per\nprocessor for memstore, ets-like, postgres and redis on its own container, else one; 1 = this\nprocess only")
 	fs.DurationVar(&f.timeout, "timeout", 0, "bound on one spec; a store call that hangs fails its spec (0 = 30s, 5m for --exec)")
 	fs.DurationVar(&f.runTimeout, "run-timeout", 0, "bound on the whole run (0 = 1h)")
 	fs.BoolVar(&f.faults, "faults", false, "run the fault checks (F-* rules) instead of the battery: pause, kill and restart the\nbackend while clients write (postgres, redis, redis-cluster on containers it starts)")

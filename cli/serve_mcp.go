@@ -23,6 +23,7 @@ type mcpFlags struct {
 	ttl, maxTTL  time.Duration
 	requireOwner bool
 	tokenEnv     string
+	maxTasks     int
 }
 
 // principalFlag collects --principal TOKEN=NAME.
@@ -46,6 +47,7 @@ func (f *mcpFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.ttl, "ttl", 0, "with --mcp: the ttl of a task whose client asks none (0: none)")
 	fs.DurationVar(&f.maxTTL, "max-ttl", 0, "with --mcp: the longest ttl a task gets (0: no cap)")
 	fs.BoolVar(&f.requireOwner, "require-owner", false, "with --mcp: tasks without an owner (made anonymously) are denied to every caller")
+	fs.IntVar(&f.maxTasks, "max-tasks-per-principal", 0, "with --mcp: the most tasks a principal has running at once; one more is refused\nwith -32603 (0: no bound; callers without credentials share one count)")
 	fs.StringVar(&f.tokenEnv, "token-env", "", "with --mcp stdio: the environment `VAR` holding the client's token, mapped by --principal\n(stdio carries no credentials; unset or empty: anonymous)")
 }
 
@@ -77,7 +79,8 @@ func (c *app) serveMCP(h harness.Harness, f mcpFlags) int {
 		return exitUsage
 	}
 	defer ns.Close(context.WithoutCancel(c.ctx))
-	cfg := server.Config{Principals: f.principals, DefaultTTL: f.ttl, MaxTTL: f.maxTTL, RequireOwner: f.requireOwner}
+	cfg := server.Config{Principals: f.principals, DefaultTTL: f.ttl, MaxTTL: f.maxTTL, RequireOwner: f.requireOwner,
+		MaxTasksPerPrincipal: f.maxTasks}
 	if st, err := ns.Legacy(c.ctx); err == nil {
 		cfg.Legacy = st
 	} else if !errors.Is(err, reference.ErrUnsupported) {

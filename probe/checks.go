@@ -42,6 +42,7 @@ var checks = []check{
 	{"V-INPUT-2", "an input tool's task is input_required; tasks/result sends each request once with the related-task _meta, and returns the result once they are answered", legacyEra, roles(RoleInput), checkInputLegacy},
 	{"V-INPUT-3", "another principal's answer to an input request of the first principal's task does not reach it: the task stays input_required, and its result does not carry that answer", bothEras, roles(RoleInput), checkInputForeign},
 	{"V-AUTH-1", "a bearer token the server never issued is HTTP 401 when the server tells callers apart by token; what it binds tasks to is noted", bothEras, roles(RoleQuick), checkAuth},
+	{"V-LIMIT-1", "the first principal makes tasks until the server refuses one: the refusal is a JSON-RPC error, its tasks are all still there, and another principal's task is made", bothEras, roles(RoleLong), checkLimit},
 	{"V-BAD-1", "malformed JSON is -32700, an unknown method -32601, and the server keeps serving", bothEras, roles(RoleQuick), checkBad},
 }
 

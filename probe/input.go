@@ -324,10 +324,140 @@ func checkInputForeign(ctx context.Context, r *eraRun) error {
 	if err != nil {
 		return err
 	}
+	var end ended
 	if r.era == conformance.EraModern {
-		return foreignModern(ctx, r, p, id, t)
+		end, err = foreignModern(ctx, r, p, id, t)
+	} else {
+		end, err = foreignLegacy(ctx, r, p, id)
 	}
-	return foreignLegacy(ctx, r, p, id)
+	if err != nil || end.result == "" {
+		return err
+	}
+	if err := carriesForeign(id, end.what, end.result); err != nil {
+		return err
+	}
+	return r.comparedResult(ctx, id, end)
+}
+
+// ended is how the owner's input task ended after another principal had answered its
+// request: what happened, and its result (or error) as the owner read it, normalized.
+type ended struct {
+	what, result string
+}
+
+// comparedResult judges the result of the task another principal answered against two
+// tasks of the same tool the owner answers alone: one with the owner's answer, one with
+// the other's. When those two results differ, the tool tells the answers apart, and the
+// task must end as the owner's answer makes it, not as the other's would (a server that
+// keeps the other's answer and applies it once the owner answers, whose result need
+// not echo any text of it). When they do not differ, or the task ends as neither, the
+// mark alone judges it (carriesForeign), and the row says so.
+func (r *eraRun) comparedResult(ctx context.Context, id string, end ended) error {
+	own, err := r.ownerRun(ctx, answerFor)
+	if err != nil {
+		r.note(fmt.Sprintf("the result was looked at for the other's text only: a task of %s answered by its owner alone did not end: %v", r.tools.Input, err))
+		return nil
+	}
+	theirs, err := r.ownerRun(ctx, foreignAnswer)
+	if err != nil {
+		r.note(fmt.Sprintf("the result was looked at for the other's text only: a task of %s answered by its owner with the other's answer did not end: %v", r.tools.Input, err))
+		return nil
+	}
+	switch {
+	case own == theirs:
+		r.note(fmt.Sprintf("the result of %s is the same whichever answer it takes (%s): it was looked at for the other's text only", r.tools.Input, clip(own, 120)))
+	case end.result == theirs:
+		return faultf(fmt.Sprintf("the result of the task %s, %s", id, end.what),
+			fmt.Sprintf("the result its owner's answer gives (%s, as a task answered by its owner alone ends): the task goes on with its owner's answer, never the other's", clip(own, 200)),
+			fmt.Sprintf("the result the other principal's answer gives (%s, as a task its owner answers with the other's answer ends)", clip(end.result, 200)))
+	case end.result != own:
+		r.note(fmt.Sprintf("the result matches neither task of %s answered by its owner alone (the tool's result varies): it was looked at for the other's text only", r.tools.Input))
+	}
+	return nil
+}
+
+// ownerRun makes a task of the input tool as the owner, answers every request it makes
+// with fill, and returns how it ended (its result or error, normalized).
+func (r *eraRun) ownerRun(ctx context.Context, fill func(map[string]any) map[string]any) (string, error) {
+	p, id, err := r.inputTask(ctx)
+	if err != nil {
+		return "", err
+	}
+	if _, err := awaitInput(ctx, p, id, r.tools.Input); err != nil {
+		return "", err
+	}
+	if r.era == conformance.EraModern {
+		var end map[string]any
+		err := p.poll(ctx, id, p.wait, func(t map[string]any, rpcErr *client.Error, late bool) (bool, error) {
+			switch {
+			case rpcErr != nil:
+				return true, fmt.Errorf("tasks/get %s: %w", id, rpcErr)
+			case terminalStatus(t["status"]):
+				end = t
+				return true, nil
+			case late:
+				return true, fmt.Errorf("task %s still %v after %v", id, t["status"], p.wait)
+			case t["status"] == "input_required":
+				reqs, _ := t["inputRequests"].(map[string]any)
+				answers := map[string]any{}
+				for k, v := range reqs {
+					req, _ := v.(map[string]any)
+					answers[k] = fill(req)
+				}
+				if _, err := p.call(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": answers}, true); err != nil {
+					return true, err
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			return "", err
+		}
+		out := end["result"]
+		if out == nil {
+			out = end["error"]
+		}
+		raw, _ := json.Marshal(out)
+		return normalized(string(raw), id), nil
+	}
+	p.recordRequests(func(m client.Message) (any, *client.Error) {
+		var req map[string]any
+		_ = json.Unmarshal(m.Params, &req)
+		if m.Method != "elicitation/create" {
+			return nil, &client.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the probe answers elicitation/create only"}
+		}
+		return fill(map[string]any{"params": req}), nil
+	})
+	defer p.conn.OnRequest(nil)
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	_ = p.conn.Listen(lctx)
+	res, err := p.call(ctx, "tasks/result", map[string]any{"taskId": id}, true)
+	if err != nil {
+		return "", err
+	}
+	return legacyEnd(res, id), nil
+}
+
+// legacyEnd is what a 2025-11-25 tasks/result answered, normalized: the result, or the
+// error's message.
+func legacyEnd(res *client.Response, id string) string {
+	if res.Error != nil {
+		return normalized(res.Error.Message, id)
+	}
+	return normalized(string(res.Result), id)
+}
+
+// normalized is an ended task's result with its own id put aside (2025-11-25's carries
+// it in the related-task _meta), so that two tasks' results compare: JSON re-encoded
+// with its keys sorted.
+func normalized(raw, id string) string {
+	var v any
+	if json.Unmarshal([]byte(raw), &v) == nil {
+		b, _ := json.Marshal(v)
+		raw = string(b)
+	}
+	return strings.ReplaceAll(raw, id, "TASK")
 }
 
 // Why another principal's answer must not reach a task, by era.
@@ -372,10 +502,10 @@ func carriesForeign(id, what, result string) error {
 	return nil
 }
 
-func foreignModern(ctx context.Context, r *eraRun, p *peer, id string, t map[string]any) error {
+func foreignModern(ctx context.Context, r *eraRun, p *peer, id string, t map[string]any) (ended, error) {
 	reqs, _ := t["inputRequests"].(map[string]any)
 	if len(reqs) == 0 {
-		return fmt.Errorf("%w: the input_required task %s shows no inputRequests: no key for another principal to answer (V-INPUT-1 judges that)", errNone, id)
+		return ended{}, fmt.Errorf("%w: the input_required task %s shows no inputRequests: no key for another principal to answer (V-INPUT-1 judges that)", errNone, id)
 	}
 	other := r.others[0]
 	theirs, ours := map[string]any{}, map[string]any{}
@@ -385,25 +515,29 @@ func foreignModern(ctx context.Context, r *eraRun, p *peer, id string, t map[str
 	}
 	res, err := other.call(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": theirs}, true)
 	if err != nil {
-		return err
+		return ended{}, err
 	}
 	what := fmt.Sprintf("%s's tasks/update answering its every key %v (answered: %s)", who(other.name), keys(reqs), answer(res))
 	if err := stillAsking(ctx, p, id, what, keys(reqs)); err != nil {
-		return err
+		return ended{}, err
 	}
 	if _, err := p.call(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": ours}, true); err != nil {
-		return err
+		return ended{}, err
 	}
 	end, err := p.terminal(ctx, id)
 	if err != nil {
 		r.note(fmt.Sprintf("the task %s did not end after its owner answered (V-INPUT-1 judges that): %v", id, err))
-		return nil
+		return ended{}, nil
 	}
-	raw, _ := json.Marshal(end["result"])
-	return carriesForeign(id, fmt.Sprintf("answered by %s and then by its owner", who(other.name)), string(raw))
+	out := end["result"]
+	if out == nil {
+		out = end["error"]
+	}
+	raw, _ := json.Marshal(out)
+	return ended{fmt.Sprintf("answered by %s and then by its owner", who(other.name)), normalized(string(raw), id)}, nil
 }
 
-func foreignLegacy(ctx context.Context, r *eraRun, p *peer, id string) error {
+func foreignLegacy(ctx context.Context, r *eraRun, p *peer, id string) (ended, error) {
 	other := r.others[0]
 	asked := make(chan client.Message, 16)
 	p.conn.OnRequest(func(m client.Message) (any, *client.Error) {
@@ -433,11 +567,11 @@ func foreignLegacy(ctx context.Context, r *eraRun, p *peer, id string) error {
 	select {
 	case first = <-asked:
 	case o := <-done:
-		return fmt.Errorf("%w: tasks/result of the input_required task %s answered before any input request came (%s): nothing for another principal to answer (V-INPUT-2 judges that)", errNone, id, answerOr(o.res, o.err))
+		return ended{}, fmt.Errorf("%w: tasks/result of the input_required task %s answered before any input request came (%s): nothing for another principal to answer (V-INPUT-2 judges that)", errNone, id, answerOr(o.res, o.err))
 	case <-time.After(p.timeout):
-		return fmt.Errorf("%w: no input request of the task %s came within %v of its tasks/result: nothing for another principal to answer (V-INPUT-2 judges that)", errNone, id, p.timeout)
+		return ended{}, fmt.Errorf("%w: no input request of the task %s came within %v of its tasks/result: nothing for another principal to answer (V-INPUT-2 judges that)", errNone, id, p.timeout)
 	case <-ctx.Done():
-		return ctx.Err()
+		return ended{}, ctx.Err()
 	}
 	var params map[string]any
 	_ = json.Unmarshal(first.Params, &params)
@@ -445,11 +579,11 @@ func foreignLegacy(ctx context.Context, r *eraRun, p *peer, id string) error {
 	err := other.conn.Respond(ctx, first.ID, foreignAnswer(req), nil)
 	var refused *client.HTTPError
 	if err != nil && !errors.As(err, &refused) {
-		return noAnswer(err, fmt.Sprintf("a response to the request %s as %s", first.ID, who(other.name)), p.timeout)
+		return ended{}, noAnswer(err, fmt.Sprintf("a response to the request %s as %s", first.ID, who(other.name)), p.timeout)
 	}
 	what := fmt.Sprintf("%s sent a response to the elicitation/create request %s that came on %s's tasks/result stream", who(other.name), first.ID, r.owner.name)
 	if err := stillAsking(ctx, p, id, what, nil); err != nil {
-		return err
+		return ended{}, err
 	}
 	// The owner answers the request, and any that follow, until tasks/result answers.
 	answerOwn := func(m client.Message) error {
@@ -458,26 +592,22 @@ func foreignLegacy(ctx context.Context, r *eraRun, p *peer, id string) error {
 		return noAnswer(p.conn.Respond(ctx, m.ID, answerFor(map[string]any{"params": params}), nil), "a response to the request "+string(m.ID), p.timeout)
 	}
 	if err := answerOwn(first); err != nil {
-		return err
+		return ended{}, err
 	}
 	for {
 		select {
 		case m := <-asked:
 			if err := answerOwn(m); err != nil {
-				return err
+				return ended{}, err
 			}
 		case o := <-done:
 			if o.err != nil {
 				r.note(fmt.Sprintf("tasks/result of the task %s after its owner answered: %v (V-INPUT-2 judges it)", id, o.err))
-				return nil
+				return ended{}, nil
 			}
-			raw := string(o.res.Result)
-			if o.res.Error != nil {
-				raw = o.res.Error.Message
-			}
-			return carriesForeign(id, what+", then its owner answered", raw)
+			return ended{what + ", then its owner answered", legacyEnd(o.res, id)}, nil
 		case <-ctx.Done():
-			return ctx.Err()
+			return ended{}, ctx.Err()
 		}
 	}
 }

@@ -107,3 +107,26 @@ func TestInputForeignAnswerInResult(t *testing.T) {
 		t.Errorf("the proxy handed the other's answer to the task %d times, want 1", swaps)
 	}
 }
+
+// TestInputForeignKeptIsKilled: a server that refuses (2026-07-28) or ignores
+// (2025-11-25) another principal's input answer but keeps it, and hands it to the task
+// in place of the owner's once the owner answers (input-foreign-kept), leaves the task
+// input_required while watched and its result without any text of the other's answer
+// (confirm_delete's says only "Deleted" or "Kept"): V-INPUT-3 fails it in both eras on
+// the result, against a task of the same tool its owner answered alone.
+func TestInputForeignKeptIsKilled(t *testing.T) {
+	r, err := probe.Run(t.Context(), probe.Config{URL: serve(t, "input-foreign-kept"), Strict: true, Rules: []string{"V-INPUT-3"},
+		Principals: []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rules) != 2 {
+		t.Fatalf("%d rows; want V-INPUT-3 in both eras", len(r.Rules))
+	}
+	for _, rr := range r.Rules {
+		why := strings.Join(rr.Reasons, "\n")
+		if rr.Outcome != conformance.Failed || !strings.Contains(why, "the result the other principal's answer gives") || !strings.Contains(why, `Kept`) {
+			t.Errorf("V-INPUT-3 %s: %s %q; want failed on the result (Kept, where its owner's answer gives Deleted)", rr.Era, rr.Outcome, why)
+		}
+	}
+}

@@ -50,6 +50,9 @@ type Config struct {
 	// Timeout bounds the wait for any one answer of the server (0: 10 s); tasks/result,
 	// which blocks until its task ends, gets Wait more.
 	Timeout time.Duration
+	// LimitTasks bounds the tasks the limit check (V-LIMIT-1) makes as the first
+	// principal before it calls the server's limit not met (0: 64).
+	LimitTasks int
 	// Progress, when set, gets a line per check.
 	Progress io.Writer
 
@@ -87,6 +90,9 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Second
+	}
+	if cfg.LimitTasks <= 0 {
+		cfg.LimitTasks = 64
 	}
 	if len(cfg.Eras) == 0 {
 		cfg.Eras = bothEras

@@ -31,10 +31,18 @@ func serveStores(t *testing.T, l legacy.Store, m modern.Store, mutant string) st
 	return serveConfig(t, server.Config{Legacy: l, Modern: m, Mutant: mutant})
 }
 
-// serveConfig starts the reference server as cfg says, with alice's and bob's tokens.
+// testLimit is the task limit per principal the probe's tests serve with, so that
+// V-LIMIT-1 meets one: far above what any other check keeps running at once.
+const testLimit = 16
+
+// serveConfig starts the reference server as cfg says, with alice's and bob's tokens
+// (and testLimit when cfg sets no limit).
 func serveConfig(t *testing.T, cfg server.Config) string {
 	t.Helper()
 	cfg.Principals = map[string]string{"token-a": "alice", "token-b": "bob"}
+	if cfg.MaxTasksPerPrincipal == 0 {
+		cfg.MaxTasksPerPrincipal = testLimit
+	}
 	return servertest.Start(t, cfg).URL + "/mcp"
 }
 

@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 
 func serveMutantStdio(name string) int {
 	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
-	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Mutant: name})
+	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Mutant: name, MaxTasksPerPrincipal: testLimit})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -56,7 +56,7 @@ func serveMutantStdio(name string) int {
 func TestStdioReferenceServerPasses(t *testing.T) {
 	t.Setenv(asCLI, "1")
 	r, err := probe.Run(t.Context(), probe.Config{Strict: true,
-		Exec: []string{os.Args[0], "serve", "--adapter", "memstore", "--mcp", "stdio"}})
+		Exec: []string{os.Args[0], "serve", "--adapter", "memstore", "--mcp", "stdio", "--max-tasks-per-principal", fmt.Sprint(testLimit)}})
 	if err != nil {
 		t.Fatal(err)
 	}

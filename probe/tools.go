@@ -23,10 +23,11 @@ const (
 	RoleFailing Role = "failing" // ends with a result whose isError is true
 	RoleErring  Role = "erring"  // ends with a JSON-RPC error
 	RoleInput   Role = "input"   // asks the client for input (form elicitation) once while its task runs
+	RoleLong    Role = "long"    // works for a minute or more unless cancelled
 )
 
 // Roles are every role, in the order the help lists them.
-var Roles = []Role{RoleQuick, RoleSlow, RoleRace, RoleFailing, RoleErring, RoleInput}
+var Roles = []Role{RoleQuick, RoleSlow, RoleRace, RoleFailing, RoleErring, RoleInput, RoleLong}
 
 // Kind says what the tool of the role must do.
 func (r Role) Kind() string {
@@ -43,6 +44,8 @@ func (r Role) Kind() string {
 		return "a tool that ends with a JSON-RPC error"
 	case RoleInput:
 		return "a tool that asks the client for input (form elicitation) once while its task runs"
+	case RoleLong:
+		return "a tool that works for a minute or more unless cancelled"
 	}
 	return "no role"
 }
@@ -66,6 +69,10 @@ type Tools struct {
 	// (V-INPUT-*).
 	Input     string
 	InputArgs map[string]any
+	// Long works for a minute or more unless cancelled: the limit check keeps many
+	// running at once (V-LIMIT-1).
+	Long     string
+	LongArgs map[string]any
 }
 
 // DefaultTools are the tools of storecheck's reference server and of the official
@@ -75,7 +82,8 @@ var DefaultTools = Tools{Quick: "slow_compute", QuickArgs: map[string]any{"secon
 	Race: "slow_compute", RaceArgs: map[string]any{"seconds": 0.15},
 	Failing: "failing_job", FailingArgs: map[string]any{},
 	Erring: "protocol_error_job", ErringArgs: map[string]any{"seconds": 0},
-	Input: "confirm_delete", InputArgs: map[string]any{"item": "storecheck-probe"}}
+	Input: "confirm_delete", InputArgs: map[string]any{"item": "storecheck-probe"},
+	Long: "long_job", LongArgs: map[string]any{"seconds": 120}}
 
 // fields are the name and arguments of role.
 func (t *Tools) fields(role Role) (*string, *map[string]any) {
@@ -92,6 +100,8 @@ func (t *Tools) fields(role Role) (*string, *map[string]any) {
 		return &t.Erring, &t.ErringArgs
 	case RoleInput:
 		return &t.Input, &t.InputArgs
+	case RoleLong:
+		return &t.Long, &t.LongArgs
 	}
 	return new(string), new(map[string]any)
 }

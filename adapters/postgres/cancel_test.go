@@ -27,7 +27,7 @@ import (
 func TestHeldWriteEndsOnTheServer(t *testing.T) {
 	f := newFixture(t)
 	ctx := t.Context()
-	watcher, err := pgx.Connect(ctx, server(t))
+	watcher, err := pgx.Connect(ctx, srv.Get(t))
 	if err != nil {
 		t.Fatal(err)
 	}

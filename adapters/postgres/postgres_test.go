@@ -23,7 +23,7 @@ import (
 // TestBattery runs the whole conformance battery, both eras, against Postgres in a
 // container (or STORECHECK_POSTGRES_URL). Every MUST must pass.
 func TestBattery(t *testing.T) {
-	h := postgres.NewHarness(server(t))
+	h := postgres.NewHarness(srv.Get(t))
 	t.Cleanup(h.Close)
 	// Every store call is a round trip to a server that fsyncs each commit; under -race
 	// on a shared 2-core CI machine the state machines need more than the default 30 s
@@ -148,7 +148,7 @@ func TestInvalidUTF8IsRefusedNotAltered(t *testing.T) {
 // TestMigrateConcurrently runs Migrate from several clients at once on one empty schema
 // (several nodes starting together), then again on the migrated one.
 func TestMigrateConcurrently(t *testing.T) {
-	dsn := server(t)
+	dsn := srv.Get(t)
 	ctx := t.Context()
 	admin, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -195,7 +195,7 @@ func TestMigrateConcurrently(t *testing.T) {
 }
 
 func TestMigrateWithoutSchemaSaysWhy(t *testing.T) {
-	dsn := server(t)
+	dsn := srv.Get(t)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +215,7 @@ func TestMigrateWithoutSchemaSaysWhy(t *testing.T) {
 // TestServerIsDurable checks what the bring-up promises: fsync on, a data directory on
 // disk, synchronous commit.
 func TestServerIsDurable(t *testing.T) {
-	conn, err := pgx.Connect(t.Context(), server(t))
+	conn, err := pgx.Connect(t.Context(), srv.Get(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,14 +13,11 @@ import (
 )
 
 // srv is one server for the whole test binary: started by the first test that needs it,
-// stopped by TestMain.
+// stopped by TestMain. srv.Get(t) is its DSN, or skips the test when Docker is absent
+// outside CI and fails it otherwise (containers.SkipOrFail).
 var srv = containers.NewShared("postgres", pgcontainer.Start)
 
 func TestMain(m *testing.M) { srv.Main(m) }
-
-// server returns the DSN of the shared server, skipping the test when Docker is absent
-// outside CI and failing it otherwise (containers.SkipOrFail).
-func server(t *testing.T) string { return srv.Get(t) }
 
 // fixture is a fresh namespace on the shared server with both stores, closed with the test.
 type fixture struct {
@@ -33,7 +30,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	dsn := server(t)
+	dsn := srv.Get(t)
 	ctx := t.Context()
 	f := &fixture{h: postgres.NewHarness(dsn), clock: reference.NewManualClock(time.UnixMilli(1_764_400_000_000))}
 	ns, err := f.h.Open(ctx, f.clock)

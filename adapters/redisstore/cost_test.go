@@ -56,7 +56,7 @@ func TestCostDoesNotGrowWithTasks(t *testing.T) {
 	f := newFixture(t) // 4 buckets
 	ctx := t.Context()
 	rt := &roundTrips{}
-	opts := *server(t)
+	opts := *srv.Get(t)
 	c := redis.NewClient(&opts)
 	defer c.Close()
 	c.AddHook(rt)

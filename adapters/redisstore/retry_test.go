@@ -75,7 +75,7 @@ func newSlowReplyProxy(t *testing.T, addr string, hold time.Duration) *slowReply
 // most once: the call fails with the timeout (its outcome unknown), or succeeds, but
 // never reports the second run.
 func TestScriptsRunOnceAfterAReadTimeout(t *testing.T) {
-	opts := server(t)
+	opts := srv.Get(t)
 	ctx := t.Context()
 	proxy := newSlowReplyProxy(t, opts.Addr, 400*time.Millisecond)
 	po := *opts

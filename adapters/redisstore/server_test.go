@@ -15,17 +15,14 @@ import (
 )
 
 // srv is one server for the whole test binary: started by the first test that needs it,
-// stopped by TestMain.
+// stopped by TestMain. srv.Get(t) is its options, or skips the test when Docker is absent
+// outside CI and fails it otherwise (containers.SkipOrFail).
 var srv = containers.NewShared("redis", rediscontainer.Start)
 
 func TestMain(m *testing.M) { srv.Main(m) }
 
-// server returns the options of the shared server, skipping the test when Docker is
-// absent outside CI and failing it otherwise (containers.SkipOrFail).
-func server(t *testing.T) *redis.Options { return srv.Get(t) }
-
 // newClientFunc makes a new client on the shared server per call.
-func newClientFunc(t *testing.T) func() redis.UniversalClient { return redisstore.Clients(server(t)) }
+func newClientFunc(t *testing.T) func() redis.UniversalClient { return redisstore.Clients(srv.Get(t)) }
 
 // fixture is a fresh prefix on the shared server with both stores, deleted with the test.
 type fixture struct {

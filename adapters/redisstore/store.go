@@ -216,8 +216,11 @@ func dbError(ctx context.Context, op string, err error) error {
 // ErrUnknownOutcome marks a write whose answer never came (a read timeout, a lost
 // connection, a context that ended while the server held the reply back): the server may
 // have applied it, whole, or not at all. The store never sends it a second time
-// (onceCmd); a caller that must know reads the task. It comes with reference.ErrInternal,
-// or with the context's error when the context ended the wait.
+// (onceCmd); a caller that must know reads the task, bearing in mind that a read at once
+// may come before the write lands: a command still on its way (through a proxy, or
+// behind the read on another connection) is applied when the server gets it. It comes
+// with reference.ErrInternal, or with the context's error when the context ended the
+// wait.
 var ErrUnknownOutcome = errors.New("no answer came: the write may or may not have been applied")
 
 // writeError is dbError for a write script's failure: an error that is not the server's

@@ -18,10 +18,8 @@ func postgresAdapters() (as []cli.Adapter) {
 		Name:    "postgres",
 		Summary: "PostgreSQL, both eras: a container it starts itself, or --dsn (each spec in its own schema, dropped after)",
 		// Each process its own container, or its own schemas on the server of --dsn
-		// (S-CTX-1's holds lock a schema's table, not the server). The server works as
-		// hard as the client for every call: on the same machine, a process per two
-		// processors (on two, two processes took longer than one).
-		Parallel: func() int { return runtime.NumCPU() / 2 },
+		// (S-CTX-1's holds lock a schema's table, not the server): one per processor.
+		Parallel: func() int { return runtime.NumCPU() },
 		Flags: func(fs *flag.FlagSet) {
 			dsnFlag(fs, &dsn, "dsn", "postgres")
 		},

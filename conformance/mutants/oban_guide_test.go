@@ -56,21 +56,16 @@ func TestObanGuideMutantsFailExactlyTheirRules(t *testing.T) {
 	bin := buildCLI(t)
 	for _, g := range guideVerdicts {
 		t.Run(g.mutant, func(t *testing.T) {
-			report := filepath.Join(dir, g.mutant+".json")
-			out, err := exec.Command(bin, "run", "--adapter", "mutant:"+g.mutant, "--era", g.era, "--strict", "--json", report).CombinedOutput()
-			if code := exitCode(err); code != 1 {
-				t.Fatalf("storecheck run: exit %d (%v), want 1 (rules failed)\n%s", code, err, out)
+			r, err := runReport(bin, filepath.Join(dir, g.mutant+".json"), "--adapter", "mutant:"+g.mutant, "--era", g.era, "--strict")
+			if err != nil {
+				t.Fatal(err)
 			}
-			rules, rerr, derr := readRules(report)
-			if rerr != nil {
-				t.Fatal(rerr)
-			}
-			if derr != nil {
-				t.Fatal(derr)
+			if code := exitCode(r.err); code != 1 {
+				t.Fatalf("storecheck run: exit %d (%v), want 1 (rules failed)\n%s", code, r.err, r.out)
 			}
 			// outcome of every rule that neither passed nor was skipped
 			outcome := map[string]string{}
-			for _, rule := range rules {
+			for _, rule := range r.rules {
 				if rule.Outcome != "passed" && rule.Outcome != "skipped" {
 					outcome[rule.ID] = rule.Outcome
 				}
@@ -108,7 +103,7 @@ func TestObanGuideMutantsFailExactlyTheirRules(t *testing.T) {
 			}
 			sort.Strings(unrelated)
 			if len(unrelated) > 0 {
-				t.Errorf("%s: rules unrelated to the guide's defects did not pass: %v\n%s", g.mutant, unrelated, out)
+				t.Errorf("%s: rules unrelated to the guide's defects did not pass: %v\n%s", g.mutant, unrelated, r.out)
 			}
 		})
 	}

@@ -158,18 +158,6 @@ func (s *Server) answerInput(ctx context.Context, principal string, msg message)
 	if json.Unmarshal(msg.ID, &id) != nil {
 		return
 	}
-	s.inputMu.Lock()
-	p, ok := s.inputs[id]
-	if s.cfg.Mutant == "input-any-principal" {
-		principal = p.principal
-	}
-	if ok && p.principal == principal {
-		delete(s.inputs, id)
-	}
-	s.inputMu.Unlock()
-	if !ok || p.principal != principal {
-		return
-	}
 	var answer any
 	if msg.Error != nil {
 		var e any
@@ -181,6 +169,21 @@ func (s *Server) answerInput(ctx context.Context, principal string, msg message)
 			return
 		}
 		answer = r
+	}
+	s.inputMu.Lock()
+	p, ok := s.inputs[id]
+	if s.cfg.Mutant == "input-any-principal" {
+		principal = p.principal
+	}
+	if ok && p.principal == principal {
+		delete(s.inputs, id)
+	}
+	s.inputMu.Unlock()
+	if ok && s.cfg.Mutant == "input-foreign-kept" {
+		answer = s.keepForeign(p.task, principal != p.principal, map[string]any{p.key: answer})[p.key]
+	}
+	if !ok || p.principal != principal {
+		return
 	}
 	// Answers are merged into one map of the task: one writer at a time.
 	s.inputMu.Lock()
@@ -200,4 +203,28 @@ func (s *Server) answerInput(ctx context.Context, principal string, msg message)
 	}
 	got[p.key] = answer
 	_, _ = s.legacy.Store().Update(ctx, p.task, legacy.Task{keyInputResponses: got})
+}
+
+// keepForeign is the input-foreign-kept defect: answers of a caller that is not the
+// task's owner (foreign) are kept aside, and once the owner answers a key, a kept answer
+// to it takes the owner's place. It returns the answers to apply.
+func (s *Server) keepForeign(task string, foreign bool, answers map[string]any) map[string]any {
+	s.keptMu.Lock()
+	defer s.keptMu.Unlock()
+	out := map[string]any{}
+	for k, v := range answers {
+		slot := task + "\x00" + k
+		if foreign {
+			if _, ok := s.kept[slot]; !ok {
+				s.kept[slot] = v
+			}
+			continue
+		}
+		if kept, ok := s.kept[slot]; ok {
+			v = kept
+			delete(s.kept, slot)
+		}
+		out[k] = v
+	}
+	return out
 }

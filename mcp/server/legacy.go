@@ -110,14 +110,20 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 	if r.session != nil {
 		meta[keySession] = r.session.id
 	}
+	if e := s.admit(r.owner); e != nil {
+		return nil, e
+	}
 	id := reference.GenerateID()
 	task, err := s.legacy.Create(ctx, id, meta, r.owner)
 	if err != nil {
+		s.unreserve(r.owner)
 		return nil, errorf(jsonrpc.CodeInternal, "create the task: %v", err)
 	}
+	s.hold(r.owner, id)
 	s.work.Add(1)
 	go func() {
 		defer s.work.Done()
+		defer s.release(id)
 		res, rpcErr := t.run(s.ctx, legacyWork{s, id}, args)
 		changes := legacy.Task{keyUpdatedAt: reference.NowMillis(s.cfg.Clock)}
 		switch {
@@ -283,6 +289,7 @@ func (s *Server) legacyCancel(ctx context.Context, r *request) (any, *rpcError) 
 	case err != nil:
 		return nil, errorf(jsonrpc.CodeInternal, "cancel the task: %v", err)
 	}
+	s.release(id)
 	t, err = s.legacy.Store().Update(ctx, id, legacy.Task{keyUpdatedAt: reference.NowMillis(s.cfg.Clock), keyMessage: "The task was cancelled by request."})
 	if err != nil {
 		return nil, errorf(jsonrpc.CodeInternal, "cancel the task: %v", err)

@@ -68,13 +68,25 @@ func (s *Server) modernCall(ctx context.Context, r *request) (any, *rpcError) {
 		}
 		return complete(res), nil
 	}
+	if e := s.admit(r.owner); e != nil {
+		return nil, e
+	}
 	poll := s.cfg.PollInterval
+	started := false
 	task, err := s.modern.Create(ctx, modern.CreateOptions{Owner: r.owner, PollInterval: &poll, StatusMessage: "The operation is in progress."},
 		func(_ context.Context, id string) error {
+			started = true
+			s.hold(r.owner, id)
 			s.work.Add(1)
-			go s.modernRun(t, id, args)
+			go func() {
+				defer s.release(id)
+				s.modernRun(t, id, args)
+			}()
 			return nil
 		})
+	if !started {
+		s.unreserve(r.owner)
+	}
 	if err != nil {
 		return nil, errorf(jsonrpc.CodeInternal, "create the task: %v", err)
 	}
@@ -190,6 +202,13 @@ func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
 			return nil, errorf(jsonrpc.CodeInvalidParams, "params.inputResponses must be an object")
 		}
 		caller := r.caller
+		if s.cfg.Mutant == "input-foreign-kept" {
+			_, err := s.modern.Get(ctx, id, caller)
+			t, serr := s.modern.Status(ctx, id)
+			if serr == nil && t.Status == reference.StatusInputRequired {
+				resp = s.keepForeign(id, errors.Is(err, reference.ErrNotFound), resp)
+			}
+		}
 		if s.cfg.Mutant == "input-any-principal" {
 			if t, err := s.modern.Status(ctx, id); err == nil && t.Status == reference.StatusInputRequired {
 				caller = reference.System() // the outstanding keys are found by task id alone
@@ -200,8 +219,12 @@ func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
 		}
 		return complete(map[string]any{}), nil
 	default: // tasks/cancel: an acknowledgement; a terminal task stays as it is
-		if _, err := s.modern.Cancel(ctx, id, r.caller); err != nil && !errors.Is(err, reference.ErrTerminal) {
+		_, err := s.modern.Cancel(ctx, id, r.caller)
+		if err != nil && !errors.Is(err, reference.ErrTerminal) {
 			return nil, modernErr(id, err)
+		}
+		if err == nil {
+			s.release(id) // cancelled: no longer counted against its owner's limit
 		}
 		return complete(map[string]any{}), nil
 	}

@@ -60,6 +60,11 @@ type Config struct {
 	PageSize int
 	// MaxBody bounds a request body (0: 1 MiB).
 	MaxBody int64
+	// MaxTasksPerPrincipal bounds the tasks a principal has running at once, in both
+	// eras together (0: no bound); a task counts until it is cancelled or its tool's run
+	// ends. A task asked for past it is refused with -32603. Callers without credentials
+	// cannot be told apart, so they share one count.
+	MaxTasksPerPrincipal int
 	// Mutant switches on one deliberate defect (Mutants lists them), for the probe's
 	// own power check; "" is the honest server.
 	Mutant string
@@ -103,6 +108,14 @@ var Mutants = map[string]string{
 	// Input answers are matched to the outstanding request by task and key (2026-07-28
 	// tasks/update) or by JSON-RPC id (2025-11-25) alone: another principal's are taken.
 	"input-any-principal": "V-INPUT-3",
+	// Another principal's input answers are refused (tasks/update: not found) or ignored
+	// (a response), but kept aside: once the owner answers, a kept answer takes the
+	// owner's place. The task stays input_required until then, so only its result
+	// tells.
+	"input-foreign-kept": "V-INPUT-3",
+	// The task limit counts every principal's running tasks together: one principal at
+	// its limit refuses another's work.
+	"limit-shared": "V-LIMIT-1",
 }
 
 // Server serves MCP with tasks. It is safe for concurrent use.
@@ -122,6 +135,13 @@ type Server struct {
 
 	inputMu sync.Mutex
 	inputs  map[string]pendingInput // 2025-11-25 input requests sent, by JSON-RPC id
+
+	keptMu sync.Mutex
+	kept   map[string]any // the input-foreign-kept defect's answers kept aside, by task and key
+
+	limitMu sync.Mutex
+	running map[string]int    // tasks counted against the limit, by owner ("" for anonymous)
+	holding map[string]string // the owner each counted task is counted for, by task id
 }
 
 // session is one 2025-11-25 client: made by initialize, named by Mcp-Session-Id (on stdio,
@@ -175,7 +195,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 1 << 20
 	}
-	s := &Server{cfg: cfg, sessions: map[string]*session{}, inputs: map[string]pendingInput{}}
+	s := &Server{cfg: cfg, sessions: map[string]*session{}, inputs: map[string]pendingInput{}, running: map[string]int{}, holding: map[string]string{}, kept: map[string]any{}}
 	if _, err := rand.Read(s.secret[:]); err != nil {
 		return nil, err
 	}
@@ -300,6 +320,72 @@ func callerOf(principal string) reference.Caller {
 		return reference.Anonymous()
 	}
 	return reference.Principal(principal)
+}
+
+// admit reserves a place for a task about to be made for owner, or refuses it when
+// owner is at MaxTasksPerPrincipal: the answer is -32603 with the bound in its data
+// (2025-11-25 asks receivers to "Document maximum concurrent tasks per requestor"). The
+// place is the task's once bound to its id (hold), until it is cancelled or its tool's
+// run ends (release); a task never made gives it back (unreserve).
+func (s *Server) admit(owner string) *rpcError {
+	if s.cfg.MaxTasksPerPrincipal <= 0 {
+		return nil
+	}
+	key := s.limitKey(owner)
+	s.limitMu.Lock()
+	defer s.limitMu.Unlock()
+	if s.running[key] >= s.cfg.MaxTasksPerPrincipal {
+		return &rpcError{Code: jsonrpc.CodeInternal,
+			Message: fmt.Sprintf("Task limit reached: at most %d tasks run at once per requestor; wait for one to end or cancel one", s.cfg.MaxTasksPerPrincipal),
+			Data:    map[string]any{"maxConcurrentTasks": s.cfg.MaxTasksPerPrincipal}}
+	}
+	s.running[key]++
+	return nil
+}
+
+// hold binds the place admit reserved for owner to task id.
+func (s *Server) hold(owner, id string) {
+	if s.cfg.MaxTasksPerPrincipal <= 0 {
+		return
+	}
+	s.limitMu.Lock()
+	defer s.limitMu.Unlock()
+	s.holding[id] = s.limitKey(owner)
+}
+
+// unreserve gives back a place admit reserved for a task that was not made.
+func (s *Server) unreserve(owner string) {
+	if s.cfg.MaxTasksPerPrincipal <= 0 {
+		return
+	}
+	s.limitMu.Lock()
+	defer s.limitMu.Unlock()
+	s.free(s.limitKey(owner))
+}
+
+// release gives back task id's place, once: a cancel and the end of its tool's run
+// both release it.
+func (s *Server) release(id string) {
+	s.limitMu.Lock()
+	defer s.limitMu.Unlock()
+	if key, ok := s.holding[id]; ok {
+		delete(s.holding, id)
+		s.free(key)
+	}
+}
+
+func (s *Server) free(key string) {
+	if s.running[key]--; s.running[key] <= 0 {
+		delete(s.running, key)
+	}
+}
+
+// limitKey is whose count a task of owner falls in.
+func (s *Server) limitKey(owner string) string {
+	if s.cfg.Mutant == "limit-shared" {
+		return "" // everybody's
+	}
+	return owner
 }
 
 // taskNotFound is the answer for a task that is missing, expired or another's: one

@@ -538,3 +538,41 @@ func TestNotificationsReachOnlyTheOwner(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskLimitPerPrincipal: with MaxTasksPerPrincipal 2, a principal's third running
+// task is refused with -32603 naming the bound, another principal's is made, and a
+// cancel gives the place back, in both eras; the limit-shared defect refuses the other
+// principal too.
+func TestTaskLimitPerPrincipal(t *testing.T) {
+	for _, mutant := range []string{"", "limit-shared"} {
+		for _, modernEra := range []bool{false, true} {
+			hs := newServer(t, server.Config{MaxTasksPerPrincipal: 2, Mutant: mutant})
+			alice, bob := legacyClient(t, hs.URL, "token-a"), legacyClient(t, hs.URL, "token-b")
+			task := map[string]any{"name": "long_job", "arguments": map[string]any{"seconds": 30}, "task": map[string]any{}}
+			id := func(r map[string]any) string {
+				if modernEra {
+					return r["taskId"].(string)
+				}
+				return r["task"].(map[string]any)["taskId"].(string)
+			}
+			if modernEra {
+				alice, bob = modernClient(t, hs.URL, "token-a"), modernClient(t, hs.URL, "token-b")
+				delete(task, "task")
+			}
+			first := id(alice.ok("tools/call", task))
+			alice.ok("tools/call", task)
+			a := alice.call("tools/call", task)
+			if a.Error == nil || a.Error.Code != -32603 || !strings.Contains(a.Error.Message, "at most 2 tasks") {
+				t.Errorf("mutant %q modern %v: alice's third task: want -32603 naming the bound, got %+v %v", mutant, modernEra, a.Error, a.Result)
+			}
+			b := bob.call("tools/call", task)
+			if shared := mutant != ""; (b.Error != nil) != shared {
+				t.Errorf("mutant %q modern %v: bob's task while alice is at her limit: error %+v result %v", mutant, modernEra, b.Error, b.Result)
+			}
+			alice.ok("tasks/cancel", map[string]any{"taskId": first})
+			if mutant == "" {
+				alice.ok("tools/call", task) // the cancelled task's place is free again
+			}
+		}
+	}
+}

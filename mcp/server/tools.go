@@ -124,8 +124,11 @@ var tools = []tool{
 			if err != nil {
 				return nil, errorf(jsonrpc.CodeInternal, "confirm_delete: %v", err)
 			}
+			// Deleted only when accepted with the form's confirm checked: an accepted form
+			// that says no keeps the item.
 			answer, _ := answers["confirm"].(map[string]any)
-			if action, _ := answer["action"].(string); action == "accept" {
+			content, _ := answer["content"].(map[string]any)
+			if action, _ := answer["action"].(string); action == "accept" && content["confirm"] == true {
 				return text(fmt.Sprintf("Deleted %q", item)), nil
 			}
 			return text(fmt.Sprintf("Kept %q", item)), nil

@@ -292,6 +292,9 @@ var killedBy = map[string]struct{ era, check string }{
 	"input-hidden":        {"modern", "ext.input.requests"},
 	"elicit-undeclared":   {"legacy", "legacy.input.undeclared"},
 	"input-any-principal": {"modern", "ext.input.isolation.bob"},
+	// bob's declining answer, kept aside and applied once alice answers: the task ends
+	// Kept, not Deleted.
+	"input-foreign-kept": {"modern", "ext.input.completed"},
 }
 
 // notCaught are the defects the client does not look for, and why: storecheck probe
@@ -304,6 +307,7 @@ var notCaught = map[string]string{
 	"route-unchecked":         "routing headers that disagree with the body: the client sends only matching ones",
 	"list-offset-global":      "a listing shifted by tasks made between its pages: the client creates none while it pages",
 	"unknown-token-anonymous": "a token never issued served as anonymous: the client calls with the tokens it is given",
+	"limit-shared":            "a task limit counting every principal's tasks: the client serves with no limit and makes few tasks",
 }
 
 // TestSpecClientCatchesMutants: against each defective server the client fails, on the
