@@ -136,6 +136,14 @@ func Legacy(s *battery.Suite) {
 		}
 	})
 
+	s.It("L-F-SCOPE-1", "facade Cancel of a completed, failed or cancelled task applies the truth table before finality: a denied caller gets the answer for a missing id and writes nothing, an admitted one gets past the owner check", func(e *battery.Env) {
+		for _, st := range facadeStores(e) {
+			for _, ro := range []bool{false, true} {
+				legacyFinishedScope(e, st, ro)
+			}
+		}
+	})
+
 	s.It("L-F-LIST-1", "facade List re-checks every row and applies Limit itself over stores that ignore or leak the scope", func(e *battery.Env) {
 		if e.ForeignFacade() {
 			foreignFacadeList(e)
@@ -162,48 +170,49 @@ func Legacy(s *battery.Suite) {
 				for _, c := range callers {
 					for _, status := range []*string{nil, new("working"), new("completed")} {
 						for _, limit := range limits {
-							// opts.Owner names someone else: the facade must scope by the caller.
-							opts := legacy.ListOptions{Status: status, Limit: limit, Owner: legacy.PrincipalOwner(q)}
-							input := fmt.Sprintf("facade List(%s, %s) with %s over %s", battery.ShowOpts(opts), c, battery.SettingName(ro), w.name)
-							rec.set(nil)
-							got, err := fac.List(e.Ctx, opts, c)
-							if !e.CheckErr(err, nil, input) {
-								continue
-							}
-							// The facade's answer: the store's rows the caller may see and
-							// that match Status, in the store's order, cut at Limit.
-							var want []string
-							for _, r := range rec.get() {
-								if limit != nil && len(want) >= *limit {
-									break
+							for _, filter := range ownerFilters(c, q) {
+								opts := legacy.ListOptions{Status: status, Limit: limit, Owner: filter}
+								input := fmt.Sprintf("facade List(%s, %s) with %s over %s", battery.ShowOpts(opts), c, battery.SettingName(ro), w.name)
+								rec.set(nil)
+								got, err := fac.List(e.Ctx, opts, c)
+								if !e.CheckErr(err, nil, input) {
+									continue
 								}
-								if (status == nil || battery.StatusOf(r) == *status) && sharedspecs.CallerAdmits(c, battery.RowOwner(r), ro) {
-									want = append(want, r.ID())
+								// The facade's answer: the store's rows the caller may see and
+								// that match Status, in the store's order, cut at Limit.
+								var want []string
+								for _, r := range rec.get() {
+									if limit != nil && len(want) >= *limit {
+										break
+									}
+									if (status == nil || battery.StatusOf(r) == *status) && sharedspecs.CallerAdmits(c, battery.RowOwner(r), ro) {
+										want = append(want, r.ID())
+									}
 								}
-							}
-							if limit != nil && *limit <= 0 {
-								want = nil
-							}
-							var gotIDs []string
-							for _, r := range got {
-								gotIDs = append(gotIDs, r.ID())
-							}
-							if strings.Join(gotIDs, "\x00") != strings.Join(want, "\x00") {
-								e.Check(false, input, fmt.Sprintf("the store's rows the caller may see, in the store's order, at most the limit: %q", want), fmt.Sprintf("%q", gotIDs))
-								continue
-							}
-							// And against this spec's own rows: nothing foreign, nothing starved.
-							visible := 0
-							for id, owner := range rows {
-								if (status == nil || statuses[id] == *status) && sharedspecs.CallerAdmits(c, owner, ro) {
-									visible++
+								if limit != nil && *limit <= 0 {
+									want = nil
 								}
-							}
-							n := len(battery.RowIDs(got, mine))
-							if limit == nil {
-								e.Check(n == visible, input, fmt.Sprintf("all %d of this spec's tasks the caller may see", visible), fmt.Sprintf("%d", n))
-							} else if *limit > 0 {
-								e.Check(len(got) >= min(*limit, visible), input, fmt.Sprintf("at least %d rows", min(*limit, visible)), fmt.Sprintf("%d", len(got)))
+								var gotIDs []string
+								for _, r := range got {
+									gotIDs = append(gotIDs, r.ID())
+								}
+								if strings.Join(gotIDs, "\x00") != strings.Join(want, "\x00") {
+									e.Check(false, input, fmt.Sprintf("the store's rows the caller may see, in the store's order, at most the limit: %q", want), fmt.Sprintf("%q", gotIDs))
+									continue
+								}
+								// And against this spec's own rows: nothing foreign, nothing starved.
+								visible := 0
+								for id, owner := range rows {
+									if (status == nil || statuses[id] == *status) && sharedspecs.CallerAdmits(c, owner, ro) {
+										visible++
+									}
+								}
+								n := len(battery.RowIDs(got, mine))
+								if limit == nil {
+									e.Check(n == visible, input, fmt.Sprintf("all %d of this spec's tasks the caller may see", visible), fmt.Sprintf("%d", n))
+								} else if *limit > 0 {
+									e.Check(len(got) >= min(*limit, visible), input, fmt.Sprintf("at least %d rows", min(*limit, visible)), fmt.Sprintf("%d", len(got)))
+								}
 							}
 						}
 					}

@@ -41,33 +41,34 @@ func foreignFacadeList(e *battery.Env) {
 		for _, c := range callers {
 			for _, status := range []*string{nil, new("working"), new("completed")} {
 				for _, limit := range limits {
-					// opts.Owner names someone else: the facade must scope by the caller.
-					opts := legacy.ListOptions{Status: status, Limit: limit, Owner: legacy.PrincipalOwner(q)}
-					input := fmt.Sprintf("the store's facade List(%s, %s) with %s", battery.ShowOpts(opts), c, battery.SettingName(ro))
-					got, err := fac.List(e.Ctx, opts, c)
-					if !e.CheckErr(err, nil, input) {
-						continue
-					}
-					for _, r := range got {
-						if (status != nil && battery.StatusOf(r) != *status) || !sharedspecs.CallerAdmits(c, battery.RowOwner(r), ro) {
-							e.Check(false, input, "only rows the caller may see and that match Status", "row "+battery.Show(r))
+					for _, filter := range ownerFilters(c, q) {
+						opts := legacy.ListOptions{Status: status, Limit: limit, Owner: filter}
+						input := fmt.Sprintf("the store's facade List(%s, %s) with %s", battery.ShowOpts(opts), c, battery.SettingName(ro))
+						got, err := fac.List(e.Ctx, opts, c)
+						if !e.CheckErr(err, nil, input) {
+							continue
 						}
-					}
-					visible := 0
-					for id, owner := range rows {
-						if (status == nil || statuses[id] == *status) && sharedspecs.CallerAdmits(c, owner, ro) {
-							visible++
+						for _, r := range got {
+							if (status != nil && battery.StatusOf(r) != *status) || !sharedspecs.CallerAdmits(c, battery.RowOwner(r), ro) {
+								e.Check(false, input, "only rows the caller may see and that match Status", "row "+battery.Show(r))
+							}
 						}
-					}
-					n := len(battery.RowIDs(got, mine))
-					switch {
-					case limit == nil:
-						e.Check(n == visible, input, fmt.Sprintf("all %d of this spec's tasks the caller may see", visible), fmt.Sprint(n))
-					case *limit <= 0:
-						e.Check(len(got) == 0, input, "no rows", fmt.Sprint(len(got)))
-					default:
-						e.Check(len(got) <= *limit && len(got) >= min(*limit, visible), input,
-							fmt.Sprintf("between %d and %d rows", min(*limit, visible), *limit), fmt.Sprint(len(got)))
+						visible := 0
+						for id, owner := range rows {
+							if (status == nil || statuses[id] == *status) && sharedspecs.CallerAdmits(c, owner, ro) {
+								visible++
+							}
+						}
+						n := len(battery.RowIDs(got, mine))
+						switch {
+						case limit == nil:
+							e.Check(n == visible, input, fmt.Sprintf("all %d of this spec's tasks the caller may see", visible), fmt.Sprint(n))
+						case *limit <= 0:
+							e.Check(len(got) == 0, input, "no rows", fmt.Sprint(len(got)))
+						default:
+							e.Check(len(got) <= *limit && len(got) >= min(*limit, visible), input,
+								fmt.Sprintf("between %d and %d rows", min(*limit, visible), *limit), fmt.Sprint(len(got)))
+						}
 					}
 				}
 			}
@@ -75,25 +76,32 @@ func foreignFacadeList(e *battery.Env) {
 	}
 }
 
-// facadeListRows creates L-F-LIST-1's tasks: three of flist-p, three of flist-q and six
+// ownerFilters are the owner filters L-F-LIST-1 sends caller c, which the facade must
+// all ignore: none (scope any), anonymous, another principal's (q) and c's own scope.
+func ownerFilters(c reference.Caller, q string) []legacy.OwnerScope {
+	return []legacy.OwnerScope{legacy.AnyOwner(), legacy.AnonymousOwner(), legacy.PrincipalOwner(q), legacy.ScopeOf(c)}
+}
+
+// facadeListRows creates L-F-LIST-1's tasks: three of flist-p, three of flist-q and nine
 // without an owner (the owner key absent, null, "" in the metadata, and a task created
-// through fac with owner ""), every third one completed. It returns each task's owner
-// ("" for none) and status.
+// through fac with owner ""), three of them before the owned ones and six after (a
+// store that lists in creation order shows either first), every third one completed.
+// It returns each task's owner ("" for none) and status.
 func facadeListRows(e *battery.Env, st legacy.Store, fac legacy.Facade) (battery.OwnedRows, map[string]string) {
 	rows := battery.OwnedRows{}
 	statuses := map[string]string{}
-	for i, owner := range []string{"flist-p", "flist-p", "flist-p", "flist-q", "flist-q", "flist-q", "", "", "", "", "", ""} {
+	for i, owner := range []string{"", "", "", "flist-p", "flist-p", "flist-p", "flist-q", "flist-q", "flist-q", "", "", "", "", "", ""} {
 		id := e.ID("flist")
 		meta := legacy.Task{}
 		switch {
 		case owner != "":
 			meta[legacy.KeyOwner] = owner
-		case i == 9:
+		case i == 12:
 			meta[legacy.KeyOwner] = nil
-		case i == 10:
+		case i == 13:
 			meta[legacy.KeyOwner] = ""
 		}
-		if i == 11 {
+		if i == 14 {
 			if _, err := fac.Create(e.Ctx, id, meta, ""); err != nil {
 				e.Fatalf("setup: facade Create(%s, {}, owner \"\"): %s", battery.Q(id), battery.DescribeErr(err))
 			}

@@ -71,6 +71,12 @@ func ModernScope(s *battery.Suite) {
 		}
 	})
 
+	s.It("M-F-SCOPE-1", "facade Get, Update and Cancel of a completed, failed or cancelled task follow the truth table before finality in both settings: denied reads as missing and writes nothing, an admitted caller reads the task and its writes get past the owner check", func(e *battery.Env) {
+		for _, requireOwner := range []bool{false, true} {
+			modernFinishedScope(e, requireOwner)
+		}
+	})
+
 	s.It("M-F-SCOPE-1", "the facade compares owners byte for byte", func(e *battery.Env) {
 		st := e.Modern()
 		f := battery.ModernFacade(e)

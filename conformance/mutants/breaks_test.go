@@ -146,13 +146,14 @@ func TestFacadeMutantsFailExactlyTheirRulesOverTheWire(t *testing.T) {
 
 // pythonFacadeMutants are the facade mutants that also exist as variants of the Python
 // example's facade (adapters/wire/selftest/python/testdata/variants.py, same names).
-var pythonFacadeMutants = []string{"facade-owner-empty-denied", "facade-owner-empty-as-principal"}
+var pythonFacadeMutants = []string{"facade-owner-empty-denied", "facade-owner-empty-as-principal",
+	"facade-cancel-terminal-first", "facade-update-terminal-first"}
 
-// TestPythonFacadeMutants runs the rules the owner-"" facade mutants break (--strict)
-// over the wire against the Python example with the same defect in its facade
-// (facade.py, a foreign facade: the verdicts are about its code), and against the
-// honest example: each variant fails exactly the rules its Go twin declares, the honest
-// example none. Owner "" must reach the child as "" for this to hold.
+// TestPythonFacadeMutants runs the rules these facade mutants break (--strict) over the
+// wire against the Python example with the same defect in its facade (facade.py, a
+// foreign facade: the verdicts are about its code), and against the honest example:
+// each variant fails exactly the rules its Go twin declares, the honest example none.
+// For the owner-"" variants, owner "" must reach the child as "".
 func TestPythonFacadeMutants(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds storecheck and runs part of the battery over the wire; skipped with -short")

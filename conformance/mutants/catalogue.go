@@ -116,6 +116,9 @@ const (
 	sdkSessionPrefix255
 	sdkSessionNormalized
 	sdkResultWrittenApart
+	sdkDeleteForeignSucceeds
+	sdkDeleteExpiredSucceeds
+	sdkDeleteRecyclesID
 
 	diesMidRunDefect
 	tornUpdate
@@ -243,6 +246,9 @@ var catalogue = []Mutant{
 	{"sdk-session-prefix-255", []string{"P-SESS-1"}, "sessions are compared on their first 255 bytes (a VARCHAR(255) column): two sessions that differ after that share their tasks", sdkOnly, sdkSessionPrefix255},
 	{"sdk-session-normalized", []string{"P-SESS-1"}, "sessions are compared after Unicode normalisation: \"café\" composed and decomposed are one session", sdkOnly, sdkSessionNormalized},
 	{"sdk-result-written-apart", []string{"P-RESULT-1"}, "StoreTaskResult writes the status, then the result in a second write: a reader between them sees a completed task with no result (natural race)", sdkOnly, sdkResultWrittenApart},
+	{"sdk-delete-foreign-succeeds", []string{"P-DELETE-1"}, "DeleteTask looks the id up without the session, then deletes by id and session: another session's task answers success and is left in place", sdkOnly, sdkDeleteForeignSucceeds},
+	{"sdk-delete-expired-succeeds", []string{"P-DELETE-1"}, "DeleteTask finds a task whose ttl has passed but that no read or sweep has dropped yet, and answers success (a DELETE whose WHERE has no expiry)", sdkOnly, sdkDeleteExpiredSucceeds},
+	{"sdk-delete-recycles-id", []string{"P-DELETE-1"}, "DeleteTask hands the deleted id back to a pool CreateTask draws from first: a later task takes the deleted one's id (a slot allocator)", sdkOnly, sdkDeleteRecyclesID},
 	{"sdk-ttl-timer-overflow", []string{"P-TTL-2", "P-CLEAN-1"}, "(TS) a ttl past 2^31-1 ms expires 1 ms after the task ends (Node's setTimeout runs a longer delay at once), so a Cleanup sweeps it too", sdkOnly, sdkTTLTimerOverflow},
 	// Stores that declare truthfully what docs/wire.md tells them to, and still break a rule.
 	{"sdk-ttl-restarts-declared", []string{"P-TTL-4"}, "the ttl counts from creation and starts again when the task becomes terminal, declared as ttl_from completion (P-TTL-2 holds; MCP's creation does not)", sdkOnly, sdkTTLRestartsDeclared},

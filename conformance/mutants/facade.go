@@ -25,6 +25,8 @@ const (
 	facadeOwnerEmptyDenied
 	facadeOwnerEmptyPrincipal
 	facadeCleanupZero
+	facadeCancelTerminalFirst
+	facadeUpdateTerminalFirst
 )
 
 func init() {
@@ -34,6 +36,8 @@ func init() {
 		Mutant{"facade-update-accepts-unissued", []string{"M-F-INPUT-2"}, "the facade's tasks/update stages answers for input keys never issued", modernOnly, facadeUpdateUnissued},
 		Mutant{"facade-owner-empty-denied", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "S-OWN-2", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner that no caller has: it stamps it, and shows such a task to the system caller only`, both, facadeOwnerEmptyDenied},
 		Mutant{"facade-owner-empty-as-principal", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "S-OWN-2", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner and shows such a task only to a caller whose principal id is "" (the anonymous caller, whatever require_owner says) and to the system caller`, both, facadeOwnerEmptyPrincipal},
+		Mutant{"facade-cancel-terminal-first", []string{"L-F-SCOPE-1"}, "the facade's Cancel answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", legacyOnly, facadeCancelTerminalFirst},
+		Mutant{"facade-update-terminal-first", []string{"M-F-SCOPE-1"}, "the facade's tasks/update answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", modernOnly, facadeUpdateTerminalFirst},
 		Mutant{"facade-cleanup-answers-zero", []string{"L-F-CLEAN-1"}, "the facade's Cleanup answers 0 and removes nothing although its store has Cleanup (the reference facade's answer for a store without one)", legacyOnly, facadeCleanupZero},
 	)
 }
@@ -61,6 +65,8 @@ func (n *namespace) LegacyFacade(ctx context.Context, cfg harness.FacadeConfig) 
 		return legacyOwnerEmpty{ref, emptyOwnerSeer(n.d == facadeOwnerEmptyPrincipal)}, nil
 	case facadeCleanupZero:
 		return legacyCleanupZero{ref}, nil
+	case facadeCancelTerminalFirst:
+		return legacyTerminalFirst{ref}, nil
 	}
 	return ref, nil
 }
@@ -77,6 +83,8 @@ func (n *namespace) ModernFacade(ctx context.Context, cfg harness.FacadeConfig) 
 		m.cancelOverwrites = true
 	case facadeUpdateUnissued:
 		m.updateUnissued = true
+	case facadeUpdateTerminalFirst:
+		m.terminalFirst = true
 	case facadeOwnerEmptyDenied, facadeOwnerEmptyPrincipal:
 		m.emptyOwner = emptyOwnerSeer(n.d == facadeOwnerEmptyPrincipal)
 	default:
@@ -96,6 +104,18 @@ func (f legacyCancelOverwrites) Cancel(ctx context.Context, id string, caller re
 		return nil, err
 	}
 	return f.st.Update(ctx, id, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
+}
+
+// legacyTerminalFirst answers a finished task's Cancel with ErrTerminal before it asks
+// whether the caller may see the task.
+type legacyTerminalFirst struct{ *legacy.Tasks }
+
+func (f legacyTerminalFirst) Cancel(ctx context.Context, id string, caller reference.Caller) (legacy.Task, error) {
+	t, err := f.Tasks.Get(ctx, id, reference.System())
+	if err == nil && t.Status().Terminal() {
+		return nil, reference.ErrorFor(reference.ErrTerminal, id)
+	}
+	return f.Tasks.Cancel(ctx, id, caller)
 }
 
 // legacyCleanupZero answers Cleanup as if its store had none.
@@ -123,7 +143,7 @@ type modernBroken struct {
 	st    modern.Store
 	clock reference.Clock
 
-	cancelOverwrites, updateUnissued bool
+	cancelOverwrites, updateUnissued, terminalFirst bool
 	// emptyOwner, when set, decides who sees a task whose owner is "".
 	emptyOwner func(reference.Caller) bool
 }
@@ -182,6 +202,16 @@ func (f modernBroken) Get(ctx context.Context, id string, caller reference.Calle
 	return f.Tasks.Get(ctx, id, c)
 }
 
+// finished is the update-terminal-first mutant's early answer: a finished task, read as
+// the system, whatever the caller.
+func (f modernBroken) finished(ctx context.Context, id string) (modern.Task, bool) {
+	if !f.terminalFirst {
+		return modern.Task{}, false
+	}
+	cur, err := f.Tasks.Get(ctx, id, reference.System())
+	return cur, err == nil && cur.Status.Terminal()
+}
+
 func (f modernBroken) Cancel(ctx context.Context, id string, caller reference.Caller) (modern.Task, error) {
 	if f.emptyOwner != nil {
 		c, err := f.scoped(ctx, id, caller)
@@ -200,6 +230,9 @@ func (f modernBroken) Cancel(ctx context.Context, id string, caller reference.Ca
 }
 
 func (f modernBroken) Update(ctx context.Context, id string, caller reference.Caller, responses map[string]any) (modern.Task, error) {
+	if cur, done := f.finished(ctx, id); done {
+		return cur, reference.ErrorFor(reference.ErrTerminal, id) // as the reference facade answers its owner
+	}
 	if f.emptyOwner != nil {
 		c, err := f.scoped(ctx, id, caller)
 		if err != nil {

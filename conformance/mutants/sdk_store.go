@@ -28,7 +28,8 @@ type sdkBackend struct {
 	clock   reference.Clock
 	seq     uint64
 	counter int
-	nextID  string // the racy-ids mutant's next id
+	nextID  string   // the racy-ids mutant's next id
+	freed   []string // the recycles-id mutant's ids of deleted tasks
 	tasks   map[string]*sdkRow
 	order   []*sdkRow // creation order; rows removed since stay in place, marked gone
 }
@@ -170,6 +171,10 @@ func (s sdkStore) CreateTask(ctx context.Context, session string, p sdk.CreatePa
 	case sdkSequentialIDs:
 		s.b.counter++
 		id = "task-" + strconv.Itoa(s.b.counter)
+	case sdkDeleteRecyclesID:
+		if n := len(s.b.freed); n > 0 {
+			id, s.b.freed = s.b.freed[n-1], s.b.freed[:n-1]
+		}
 	case sdkRacyIDs:
 		// The next id is drawn ahead and handed out on a read; it is replaced only
 		// once the task is in: two creates between those moments share it.
@@ -424,6 +429,13 @@ func (s sdkStore) DeleteTask(ctx context.Context, session, id string) error {
 	}
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
+	switch r, ok := s.b.tasks[id]; {
+	case s.d == sdkDeleteForeignSucceeds && ok && !s.visible(r, session):
+		return nil // found by id, deleted by id and session: no row goes
+	case s.d == sdkDeleteExpiredSucceeds && ok && s.visible(r, session):
+		s.remove(r) // found by id and session, expired or not
+		return nil
+	}
 	r, err := s.lookup(session, id, s.now())
 	if err != nil {
 		if s.d == sdkDeleteMissingSucceeds {
@@ -432,6 +444,9 @@ func (s sdkStore) DeleteTask(ctx context.Context, session, id string) error {
 		return err
 	}
 	s.remove(r)
+	if s.d == sdkDeleteRecyclesID {
+		s.b.freed = append(s.b.freed, id)
+	}
 	return nil
 }
 

@@ -178,6 +178,7 @@ func Edges(s *battery.Suite) {
 			}
 		}
 	})
+	deleteEdges(s)
 }
 
 // completedHuge creates and completes a task for each ttl of hugeTTLs and returns those

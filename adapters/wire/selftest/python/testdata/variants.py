@@ -6,6 +6,10 @@ for storecheck's own tests:
   has: it stamps it, and shows such a task to the system caller only.
 - facade-owner-empty-as-principal: the same, but such a task is shown to a caller whose
   principal id reads as "" (the anonymous caller, whatever require_owner says).
+- facade-cancel-terminal-first: the legacy facade's Cancel answers a finished task with
+  terminal before its owner check.
+- facade-update-terminal-first: the modern facade's tasks/update answers a finished task
+  with terminal before its owner check.
 - legacy-only: the store serves the legacy era alone (its facade then declares
   require_owner only).
 - backend-error: legacy.get fails the way a database driver does (an exception that is
@@ -40,6 +44,23 @@ class OwnerEmptyAsPrincipal(OwnerEmptyDenied):
         return caller["scope"] == "system" or caller.get("id", "") == ""
 
 
+class CancelTerminalFirst(facade.Facade):
+    def legacy_cancel(self, a):
+        tid = self.store.legacy_find(a)
+        task = self.store.legacy.get(tid)
+        if task is not None and self.store.status_of(task) in facade.TERMINAL:
+            raise self.terminal(tid)  # finality answered before the caller is checked
+        return super().legacy_cancel(a)
+
+
+class UpdateTerminalFirst(facade.Facade):
+    def modern_update(self, a):
+        t = self.modern_load(a, facade.SYSTEM)
+        if t["status"] in facade.TERMINAL:
+            raise self.terminal(t["task_id"])  # finality answered before the caller is checked
+        return super().modern_update(a)
+
+
 class LegacyOnly(store.Store):
     ERAS = ("legacy",)
 
@@ -52,6 +73,8 @@ class BackendError(store.Store):
 VARIANTS = {
     "facade-owner-empty-denied": {"facade_class": OwnerEmptyDenied},
     "facade-owner-empty-as-principal": {"facade_class": OwnerEmptyAsPrincipal},
+    "facade-cancel-terminal-first": {"facade_class": CancelTerminalFirst},
+    "facade-update-terminal-first": {"facade_class": UpdateTerminalFirst},
     "legacy-only": {"store_class": LegacyOnly},
     "backend-error": {"store_class": BackendError},
 }
