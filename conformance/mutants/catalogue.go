@@ -325,6 +325,15 @@ var naturalRaces = map[defect]bool{
 	sdkResultWrittenApart: true,
 }
 
+// measured are the defects only a timing measurement shows: P-LIST-3's ratio of page
+// costs, which a loaded machine, or a round trip across a process boundary (over the
+// wire it is most of a page's cost at 1 000 tasks), can bring under its bound in one run.
+var measured = map[defect]bool{sdkQuadraticPaging: true}
+
+// Measured reports whether the defect is shown only by a timing measurement, which a
+// run may miss: like a natural race, one survival is not yet a verdict; k of N runs is.
+func (m Mutant) Measured() bool { return measured[m.d] }
+
 // NaturalRace reports whether the defect is a natural race: a run kills it only when
 // the battery's racers happen to land in its window, so one survival is not yet a
 // verdict on the battery's power; k of N runs is.

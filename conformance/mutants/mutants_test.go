@@ -202,7 +202,8 @@ func runMutants(t *testing.T, bin string, flags ...string) (int, verdicts, strin
 	return code, got, string(out)
 }
 
-// rejudgeRuns is how many more runs a natural race mutant that survived gets.
+// rejudgeRuns is how many more runs a natural race or measured mutant that survived
+// gets.
 const rejudgeRuns = 4
 
 func judgeCatalogue(t *testing.T, want int, flags ...string) []verdict {
@@ -238,7 +239,9 @@ func judgeCatalogue(t *testing.T, want int, flags ...string) []verdict {
 
 // rejudgeNaturalRaces runs each natural race mutant that survived rejudgeRuns more
 // times, each with its own seed: a run kills such a mutant only when its racers land in
-// the defect's window, which a loaded machine makes rarer. A kill in any run is a true
+// the defect's window, which a loaded machine makes rarer. So does a measured one
+// (Mutant.Measured), whose defect shows only in a timing that load or a round trip can
+// bring under its bound. A kill in any run is a true
 // failure of a rule the mutant breaks, so it counts; surviving every run still fails
 // the test. How often one run kills each is what `make mutants` measures (--runs 20).
 func rejudgeNaturalRaces(t *testing.T, bin string, got *verdicts, code int, flags []string) int {
@@ -247,7 +250,7 @@ func rejudgeNaturalRaces(t *testing.T, bin string, got *verdicts, code int, flag
 	var names, breaks []string
 	for _, v := range got.Verdicts {
 		m, ok := mutants.Lookup(v.Mutant)
-		if ok && m.NaturalRace() && !v.Killed && v.Error == "" && v.Aborted == "" {
+		if ok && (m.NaturalRace() || m.Measured()) && !v.Killed && v.Error == "" && v.Aborted == "" {
 			survived[v.Mutant] = true
 			names = append(names, v.Mutant)
 			breaks = append(breaks, m.Breaks...)
@@ -270,7 +273,7 @@ func rejudgeNaturalRaces(t *testing.T, bin string, got *verdicts, code int, flag
 			if v.Mutant != a.Mutant {
 				continue
 			}
-			t.Logf("natural race mutant %s survived its first run; killed in %d of %d more", a.Mutant, a.Kills, rejudgeRuns)
+			t.Logf("mutant %s (a natural race or a measured defect) survived its first run; killed in %d of %d more", a.Mutant, a.Kills, rejudgeRuns)
 			if a.Kills > 0 {
 				got.Verdicts[i].Killed = true
 				got.Verdicts[i].KillingRules = a.KillingRules
