@@ -41,7 +41,7 @@ func procsFor(f runFlags, a adapter, cfg conformance.ExecConfig) (int, error) {
 		return 0, fmt.Errorf("%w %d: want 0 (as many as the adapter allows), 1 or more", errProcs, f.procs)
 	case f.procs == 1:
 		return 1, nil
-	case f.procs > 1 && a.parallel == nil:
+	case f.procs > 1 && most < 2:
 		return 0, fmt.Errorf("%w %d: adapter %s cannot be checked by several processes at once (a shared backend, or a child process that may share one)", errProcs, f.procs, a.name)
 	case f.procs > 1 && !whole:
 		return 0, fmt.Errorf("%w %d: several processes check the whole battery only (no --rules, --label or --focus)", errProcs, f.procs)

@@ -55,6 +55,19 @@ func (p *peer) recordRequests(answer func(client.Message) (any, *client.Error)) 
 	return l
 }
 
+// elicitationsWith answers each elicitation/create request with fill's answer to it, and
+// any other request with method not found.
+func elicitationsWith(fill func(map[string]any) map[string]any) func(client.Message) (any, *client.Error) {
+	return func(m client.Message) (any, *client.Error) {
+		var req map[string]any
+		_ = json.Unmarshal(m.Params, &req)
+		if m.Method != "elicitation/create" {
+			return nil, &client.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the probe answers elicitation/create only"}
+		}
+		return fill(map[string]any{"params": req}), nil
+	}
+}
+
 // all is a copy of the requests logged so far.
 func (l *requestLog) all() []client.Message {
 	l.mu.Lock()
@@ -187,14 +200,7 @@ func checkInputLegacy(ctx context.Context, r *eraRun) error {
 	if _, err := awaitInput(ctx, p, id, r.tools.Input); err != nil {
 		return err
 	}
-	asked := p.recordRequests(func(m client.Message) (any, *client.Error) {
-		var req map[string]any
-		_ = json.Unmarshal(m.Params, &req)
-		if m.Method != "elicitation/create" {
-			return nil, &client.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the probe answers elicitation/create only"}
-		}
-		return answerFor(map[string]any{"params": req}), nil
-	})
+	asked := p.recordRequests(elicitationsWith(answerFor))
 	defer p.conn.OnRequest(nil)
 	// "clients SHOULD expect messages to be delivered on any SSE stream, including the
 	// HTTP GET stream": the requests are taken from either.
@@ -420,14 +426,7 @@ func (r *eraRun) ownerRun(ctx context.Context, fill func(map[string]any) map[str
 		raw, _ := json.Marshal(out)
 		return normalized(string(raw), id), nil
 	}
-	p.recordRequests(func(m client.Message) (any, *client.Error) {
-		var req map[string]any
-		_ = json.Unmarshal(m.Params, &req)
-		if m.Method != "elicitation/create" {
-			return nil, &client.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the probe answers elicitation/create only"}
-		}
-		return fill(map[string]any{"params": req}), nil
-	})
+	p.recordRequests(elicitationsWith(fill))
 	defer p.conn.OnRequest(nil)
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
