@@ -308,6 +308,24 @@ func partitionByID(ops []porcupine.Operation) [][]porcupine.Operation {
 	return out
 }
 
+// perTaskModel is the porcupine model of one era's per-task histories: partitioned by
+// task id, its state a cell C (the zero C: absent), step judging each call with the
+// task T the call returned (nil or zero when it returned none).
+func perTaskModel[C, T any](step func(s C, in linIn, out linOut, got T) (bool, any), equal func(x, y C) bool, describe func(C) string) porcupine.Model {
+	return porcupine.Model{
+		Partition: partitionByID,
+		Init:      func() any { var absent C; return absent },
+		Step: func(state, input, output any) (bool, any) {
+			out := output.(linOut)
+			got, _ := out.Task.(T)
+			return step(state.(C), input.(linIn), out, got)
+		},
+		Equal:             func(a, b any) bool { return equal(a.(C), b.(C)) },
+		DescribeOperation: describeLin,
+		DescribeState:     func(s any) string { return describe(s.(C)) },
+	}
+}
+
 // --- legacy, per task ---
 
 // legacyCell is the state of one legacy task in a history: absent, or the task.
@@ -320,12 +338,8 @@ type legacyCell struct {
 // history to be linearizable, not a List to be a snapshot of all tasks at one instant.
 // now is the store's (frozen) time for Cleanup.
 func legacyTaskModel(now int64) porcupine.Model {
-	return porcupine.Model{
-		Partition: partitionByID,
-		Init:      func() any { return legacyCell{} },
-		Step: func(state, input, output any) (bool, any) {
-			s, in, out := state.(legacyCell), input.(linIn), output.(linOut)
-			got, _ := out.Task.(legacy.Task)
+	return perTaskModel(
+		func(s legacyCell, in linIn, out linOut, got legacy.Task) (bool, any) {
 			m := model.NewLegacy()
 			if s.task != nil {
 				m.Put(in.ID, s.task)
@@ -383,18 +397,16 @@ func legacyTaskModel(now int64) porcupine.Model {
 				return legacyCell{t}
 			})
 		},
-		Equal: func(a, b any) bool {
-			x, y := a.(legacyCell), b.(legacyCell)
+		func(x, y legacyCell) bool {
 			return (x.task == nil) == (y.task == nil) && (x.task == nil || legacy.Equal(x.task, y.task))
 		},
-		DescribeOperation: describeLin,
-		DescribeState: func(s any) string {
-			if t := s.(legacyCell).task; t != nil {
-				return jsonvalue.Describe(map[string]any(t))
+		func(c legacyCell) string {
+			if c.task != nil {
+				return jsonvalue.Describe(map[string]any(c.task))
 			}
 			return "(absent)"
 		},
-	}
+	)
 }
 
 // errKindOr returns an error of the recorded kind, for SameKind.
@@ -625,12 +637,8 @@ type modernCell struct {
 }
 
 func modernTaskModel() porcupine.Model {
-	return porcupine.Model{
-		Partition: partitionByID,
-		Init:      func() any { return modernCell{} },
-		Step: func(state, input, output any) (bool, any) {
-			s, in, out := state.(modernCell), input.(linIn), output.(linOut)
-			got, _ := out.Task.(modern.Task)
+	return perTaskModel(
+		func(s modernCell, in linIn, out linOut, got modern.Task) (bool, any) {
 			m := model.NewModern()
 			if s.ok {
 				m.Put(s.task)
@@ -652,19 +660,16 @@ func modernTaskModel() porcupine.Model {
 				return modernCell{t, ok}
 			})
 		},
-		Equal: func(a, b any) bool {
-			x, y := a.(modernCell), b.(modernCell)
+		func(x, y modernCell) bool {
 			return x.ok == y.ok && (!x.ok || modern.Equal(x.task, y.task))
 		},
-		DescribeOperation: describeLin,
-		DescribeState: func(s any) string {
-			c := s.(modernCell)
+		func(c modernCell) string {
 			if !c.ok {
 				return "(absent)"
 			}
 			return fmt.Sprintf("v%d {msg %q, result %s}", c.task.Version, c.task.StatusMessage, jsonvalue.Describe(c.task.Result))
 		},
-	}
+	)
 }
 
 // ModernTaskHistory: clients run CAS increment loops (Get, then Swap with the version
