@@ -27,6 +27,7 @@ type runFlags struct {
 	seed                              int64
 	checks, goroutines, ops, hists    int
 	procs                             int
+	eraPart                           string
 	timeout, runTimeout               time.Duration
 	faults                            bool
 	faultList, faultMutant            string
@@ -66,6 +67,7 @@ skipped rules never fail a run; none of these count as passed.
 	fs.IntVar(&f.ops, "ops", 0, "operations per race history (0 = 200)")
 	fs.IntVar(&f.hists, "histories", 0, "concurrent histories per linearizability check (0 = 8)")
 	fs.IntVar(&f.procs, "procs", 0, "processes checking the eras at once, each a group of eras: 0 = for the whole battery, one per\nprocessor for memstore, ets-like, postgres and redis on its own container, else one; 1 = this\nprocess only")
+	fs.StringVar(&f.eraPart, "era-part", "", "check only the Ith of N groups of the eras selected, `I/N` (how --procs splits a run;\nthe groups are about equal in cost, the same in every process)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "bound on one spec; a store call that hangs fails its spec (0 = 30s, 5m for --exec)")
 	fs.DurationVar(&f.runTimeout, "run-timeout", 0, "bound on the whole run (0 = 1h)")
 	fs.BoolVar(&f.faults, "faults", false, "run the fault checks (F-* rules) instead of the battery: pause, kill and restart the\nbackend while clients write (postgres, redis, redis-cluster on containers it starts)")
@@ -123,6 +125,16 @@ func runBattery(c *app, args []string) int {
 		code, _ := c.usageError(fs, err.Error())
 		return code
 	}
+	part := eraPart{0, 1}
+	if f.eraPart != "" {
+		if part, err = parseEraPart(f.eraPart); err == nil && procs > 1 {
+			err = fmt.Errorf("--era-part %s checks one group in this process: not with --procs %d", f.eraPart, procs)
+		}
+		if err != nil {
+			code, _ := c.usageError(fs, err.Error())
+			return code
+		}
+	}
 	// Reports are opened first: a path that cannot be written should not cost a run.
 	outputs, err := openOutputs(f.json, f.junit)
 	if err != nil {
@@ -131,25 +143,47 @@ func runBattery(c *app, args []string) int {
 	}
 	defer outputs.close()
 
-	h, cleanup, ok := c.bringUp("storecheck run", spec, a.open, arg)
-	if !ok {
+	others, err := c.startOtherEras(args, &cfg, procs)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
 		outputs.discard()
 		return exitUsage
+	}
+	fail := func(err error) int {
+		if err != nil {
+			fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
+		}
+		others.stop()
+		outputs.discard()
+		return exitUsage
+	}
+	h, cleanup, ok := c.bringUp("storecheck run", spec, a.open, arg)
+	if !ok {
+		return fail(nil)
 	}
 	defer cleanup()
 	cfg.Context = c.ctx
 	detected, err := conformance.Detect(c.ctx, h)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
-		outputs.discard()
-		return exitUsage
+		return fail(err)
 	}
 	started := time.Now()
-	others, err := c.startOtherEras(args, h, &cfg, procs)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
-		outputs.discard()
-		return exitUsage
+	if err := others.narrow(c, h, &cfg); err != nil {
+		return fail(err)
+	}
+	if part.n > 1 {
+		_, ok, err := part.narrow(h, &cfg)
+		if err != nil {
+			return fail(err)
+		}
+		if !ok { // fewer groups than parts: an empty report, merged as nothing
+			empty := &conformance.Report{Store: detected.Store, Seed: cfg.Options.Seed, Strict: cfg.Options.Strict, Started: started}
+			if err := outputs.write(empty); err != nil {
+				fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
+				return exitUsage
+			}
+			return exitOK
+		}
 	}
 	var prog *progress
 	if c.progress {

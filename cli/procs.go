@@ -77,13 +77,19 @@ func eraGroups(eras []conformance.Era, n int) [][]conformance.Era {
 
 // eraProcess is one group of eras checked by another storecheck process.
 type eraProcess struct {
-	eras   []conformance.Era
+	part   eraPart
+	eras   []conformance.Era // its group's eras, once this process has brought the store up
 	report string
 	out    bytes.Buffer // its stdout and stderr, shown when it fails
 	done   chan error
 }
 
-func (p *eraProcess) name() string { return joinEras(p.eras) }
+func (p *eraProcess) name() string {
+	if len(p.eras) == 0 {
+		return "of group " + p.part.String()
+	}
+	return joinEras(p.eras)
+}
 
 func joinEras(eras []conformance.Era) string {
 	var s []string
@@ -93,23 +99,55 @@ func joinEras(eras []conformance.Era) string {
 	return strings.Join(s, ",")
 }
 
-// startEraProcesses starts a `storecheck run` for each group, with the run's own
-// arguments (args), its seed and a report file under dir.
-func startEraProcesses(ctx context.Context, args []string, groups [][]conformance.Era, seed int64, dir string) ([]*eraProcess, error) {
+// eraPart is which group of eras one process of a run checks: part of n (run
+// --era-part part+1/n).
+type eraPart struct{ part, n int }
+
+func (p eraPart) String() string { return fmt.Sprintf("%d/%d", p.part+1, p.n) }
+
+func parseEraPart(s string) (eraPart, error) {
+	var p eraPart
+	if _, err := fmt.Sscanf(s, "%d/%d", &p.part, &p.n); err != nil || p.part < 1 || p.part > p.n || fmt.Sprintf("%d/%d", p.part, p.n) != s {
+		return eraPart{}, fmt.Errorf("--era-part %q: want I/N, 1 <= I <= N (the Ith of N groups of eras)", s)
+	}
+	p.part--
+	return p, nil
+}
+
+// narrow sets cfg's eras to the part's group of the eras h has among those asked, and
+// returns all of them. ok is false when there are fewer groups than the part's index:
+// the process has nothing to check. Every process of a run computes the same groups
+// from the same store, so each learns its own after bringing the store up.
+func (p eraPart) narrow(h harness.Harness, cfg *conformance.ExecConfig) (all []conformance.Era, ok bool, err error) {
+	all, err = conformance.Eras(h, cfg.Eras)
+	if err != nil {
+		return nil, false, err
+	}
+	groups := eraGroups(all, p.n)
+	if p.part >= len(groups) {
+		return all, false, nil
+	}
+	cfg.Eras = groups[p.part]
+	return all, true, nil
+}
+
+// startEraProcesses starts a `storecheck run` for each group but the first, with the
+// run's own arguments (args), its seed and a report file under dir.
+func startEraProcesses(ctx context.Context, args []string, n int, seed int64, dir string) ([]*eraProcess, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("%w: finding this program to run the other eras: %w", errProcs, err)
 	}
 	var ps []*eraProcess
-	for i, g := range groups {
-		p := &eraProcess{eras: g, report: filepath.Join(dir, fmt.Sprintf("eras-%d.json", i)), done: make(chan error, 1)}
+	for i := 1; i < n; i++ {
+		p := &eraProcess{part: eraPart{i, n}, report: filepath.Join(dir, fmt.Sprintf("eras-%d.json", i)), done: make(chan error, 1)}
 		// Later flags win: the run's own, then what makes this process one part of it.
 		childArgs := append(append([]string{"run"}, args...),
-			"--era", p.name(), "--seed", strconv.FormatInt(seed, 10), "--json", p.report, "--junit=", "--procs", "1", "--times=false")
+			"--era-part", p.part.String(), "--seed", strconv.FormatInt(seed, 10), "--json", p.report, "--junit=", "--procs", "1", "--times=false")
 		cmd := exec.CommandContext(ctx, self, childArgs...)
 		cmd.Stdout, cmd.Stderr = &p.out, &p.out
 		if err := cmd.Start(); err != nil {
-			return ps, fmt.Errorf("%w: starting the process of eras %s: %w", errProcs, p.name(), err)
+			return ps, fmt.Errorf("%w: starting the process of group %d of eras: %w", errProcs, i+1, err)
 		}
 		go func() { p.done <- cmd.Wait() }()
 		ps = append(ps, p)
@@ -128,31 +166,29 @@ func (p *eraProcess) collect() (*conformance.Report, error) {
 			return &r, nil
 		}
 	}
-	return nil, fmt.Errorf("the process checking eras %s (storecheck run --era %s) wrote no report (%v; exit: %v); its output: %s",
-		p.name(), p.name(), err, waitErr, lastLines(p.out.String(), 20))
+	return nil, fmt.Errorf("the process checking eras %s (storecheck run --era-part %s) wrote no report (%v; exit: %v); its output: %s",
+		p.name(), p.part, err, waitErr, lastLines(p.out.String(), 20))
 }
 
 // otherEras are the processes checking the eras this one does not.
 type otherEras struct {
 	procs  []*eraProcess
-	eras   []conformance.Era // the whole run's
+	n      int               // groups of eras, this process's included
+	eras   []conformance.Era // the whole run's, once narrowed
 	dir    string
 	cancel context.CancelFunc
 }
 
-// startOtherEras starts the processes that check all but the first group of eras when
-// procs > 1, and narrows cfg to that first group, which this process checks. With one
-// process it returns nil.
-func (c *app) startOtherEras(args []string, h harness.Harness, cfg *conformance.ExecConfig, procs int) (*otherEras, error) {
-	if procs <= 1 {
-		return nil, nil
+// startOtherEras starts, when procs > 1, the processes that check all but the first
+// group of eras. They start before this process brings its store up, so that no
+// process waits for another's bring-up (a container's start is seconds); each learns
+// its group from its own store (eraPart.narrow). With one process it returns nil.
+func (c *app) startOtherEras(args []string, cfg *conformance.ExecConfig, procs int) (*otherEras, error) {
+	n := procs
+	if len(cfg.Eras) > 0 {
+		n = min(n, len(cfg.Eras))
 	}
-	eras, err := conformance.Eras(h, cfg.Eras)
-	if err != nil {
-		return nil, err
-	}
-	groups := eraGroups(eras, procs)
-	if len(groups) <= 1 {
+	if n <= 1 {
 		return nil, nil
 	}
 	if cfg.Options.Seed == 0 {
@@ -163,21 +199,42 @@ func (c *app) startOtherEras(args []string, h harness.Harness, cfg *conformance.
 		return nil, fmt.Errorf("%w: %w", errProcs, err)
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
-	o := &otherEras{eras: eras, dir: dir, cancel: cancel}
-	o.procs, err = startEraProcesses(ctx, args, groups[1:], cfg.Options.Seed, dir)
+	o := &otherEras{n: n, dir: dir, cancel: cancel}
+	o.procs, err = startEraProcesses(ctx, args, n, cfg.Options.Seed, dir)
 	if err != nil {
 		o.stop()
 		return nil, err
 	}
-	cfg.Eras = groups[0]
+	return o, nil
+}
+
+// narrow sets cfg to the first group of eras, which this process checks, and names
+// the other processes' groups.
+func (o *otherEras) narrow(c *app, h harness.Harness, cfg *conformance.ExecConfig) error {
+	if o == nil {
+		return nil
+	}
+	all, _, err := eraPart{0, o.n}.narrow(h, cfg)
+	if err != nil {
+		return err
+	}
+	o.eras = all
+	groups := eraGroups(all, o.n)
+	for _, p := range o.procs {
+		if p.part.part < len(groups) {
+			p.eras = groups[p.part.part]
+		}
+	}
 	if c.progress {
 		var names []string
 		for _, p := range o.procs {
-			names = append(names, p.name())
+			if len(p.eras) > 0 {
+				names = append(names, p.name())
+			}
 		}
-		fmt.Fprintf(c.stderr, "eras %s checked here, %s in %d more process(es) at once (--procs 1: all here)\n\n", joinEras(groups[0]), strings.Join(names, "; "), len(o.procs))
+		fmt.Fprintf(c.stderr, "eras %s checked here, %s in %d more process(es) at once (--procs 1: all here)\n\n", joinEras(cfg.Eras), strings.Join(names, "; "), len(names))
 	}
-	return o, nil
+	return nil
 }
 
 // stop ends the processes (a run that could not go on) and removes their reports.

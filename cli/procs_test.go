@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,6 +79,36 @@ func TestEraProcessWithoutReportIsAFailure(t *testing.T) {
 	}
 }
 
+// TestEraPartBeyondTheGroupsChecksNothing: a process whose part has no group (fewer
+// eras than parts) writes a report with no rules, which a merge leaves out; a part
+// that has one checks just its group's eras.
+func TestEraPartBeyondTheGroupsChecksNothing(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		part string
+		want []conformance.Era
+	}{{"2/2", nil}, {"1/2", []conformance.Era{conformance.EraLegacy}}} {
+		path := filepath.Join(dir, strings.ReplaceAll(tc.part, "/", "-")+".json")
+		code, out, errOut := cliRun(t, "run", "--era", "legacy", "--rules", "L-GET-1", "--era-part", tc.part, "--json", path)
+		if code != exitOK {
+			t.Fatalf("storecheck run --era-part %s: exit %d\nstdout:\n%s\nstderr:\n%s", tc.part, code, out, errOut)
+		}
+		r, err := readReport(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var eras []conformance.Era
+		for _, rr := range r.Rules {
+			if !slices.Contains(eras, rr.Era) {
+				eras = append(eras, rr.Era)
+			}
+		}
+		if !reflect.DeepEqual(eras, tc.want) {
+			t.Errorf("storecheck run --era legacy --era-part %s: rules of eras %v, want %v", tc.part, eras, tc.want)
+		}
+	}
+}
+
 func TestProcsFlag(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -86,6 +117,10 @@ func TestProcsFlag(t *testing.T) {
 		{[]string{"run", "--procs", "-1"}, "--procs -1"},
 		{[]string{"run", "--procs", "2", "--rules", "L-GET-1"}, "whole battery only"},
 		{[]string{"run", "--adapter", "exec", "--exec", "/nonexistent/store", "--procs", "2"}, "cannot be checked by several processes"},
+		{[]string{"run", "--era-part", "0/2"}, "--era-part \"0/2\""},
+		{[]string{"run", "--era-part", "3/2"}, "--era-part \"3/2\""},
+		{[]string{"run", "--era-part", "1/2x"}, "--era-part \"1/2x\""},
+		{[]string{"run", "--era-part", "1/2", "--procs", "2"}, "not with --procs 2"},
 	} {
 		code, _, errOut := cliRun(t, tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) {

@@ -20,14 +20,16 @@ import (
 // Harness puts the store under the battery on the server at a DSN. Every namespace is a
 // fresh schema with a random name, migrated on Open and dropped (CASCADE) on Close, so
 // specs never see each other's rows and the server keeps nothing afterwards (B-ISO-1).
-// Each Legacy or Modern call on a namespace opens a new pool on the schema, so the
-// battery's second instance (S-SHARE-1, M-CREATE-2) is a distinct client.
+// Each Legacy or Modern call on a namespace gets a pool of its own on the schema, so the
+// battery's second instance (S-SHARE-1, M-CREATE-2) is a distinct client; the pools of
+// a closed namespace serve the next ones (pools.go).
 type Harness struct {
 	dsn      string
 	maxConns int32
 
 	admin pgschema.Admin
 	ahead ahead
+	pools pools
 }
 
 var _ harness.Harness = (*Harness)(nil)
@@ -48,6 +50,7 @@ func (h *Harness) Capabilities() harness.Capabilities {
 // administrative pool. Namespaces still open keep their own pools.
 func (h *Harness) Close() {
 	h.ahead.stop(func(schema string) { _ = h.admin.DropSchema(context.Background(), schema) })
+	h.pools.close()
 	h.admin.Close()
 }
 
@@ -110,7 +113,7 @@ type namespace struct {
 	schema string
 	clock  reference.Clock
 
-	pools opened.Set[*pgxpool.Pool]
+	pools opened.Set[*schemaPool]
 	mu    sync.Mutex
 	holds []*pgx.Conn // connections of Block, closed by Close if still open
 }
@@ -126,19 +129,13 @@ func (n *namespace) poolConfig() (*pgxpool.Config, error) {
 	return cfg, nil
 }
 
-// newPool opens a new pool on the namespace's schema.
+// newPool returns a pool of the namespace's own, on its schema (pools.take).
 func (n *namespace) newPool(ctx context.Context) (*pgxpool.Pool, error) {
-	return n.pools.Add(func() (*pgxpool.Pool, error) {
-		cfg, err := n.poolConfig()
-		if err != nil {
-			return nil, err
-		}
-		pool, err := pgxpool.NewWithConfig(ctx, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("postgres harness: %w", err)
-		}
-		return pool, nil
-	}, errClosed)
+	sp, err := n.pools.Add(func() (*schemaPool, error) { return n.h.pools.take(ctx, n.schema, n.poolConfig) }, errClosed)
+	if err != nil {
+		return nil, err
+	}
+	return sp.pool, nil
 }
 
 func (n *namespace) Legacy(ctx context.Context) (legacy.Store, error) {
@@ -167,9 +164,7 @@ func (n *namespace) Close(ctx context.Context) error {
 	for _, c := range holds {
 		c.Close(context.WithoutCancel(ctx)) // a no-op for a released hold
 	}
-	for _, p := range pools {
-		p.Close()
-	}
+	n.h.pools.give(pools)
 	return n.drop(ctx)
 }
 

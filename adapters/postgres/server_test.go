@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
 )
 
 // srv is one server for the whole test binary: started by the first test that needs it,
@@ -54,4 +56,50 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f.legacy, f.modern = ls.(*postgres.Legacy), ms.(*postgres.Modern)
 	return f
+}
+
+// TestClosedNamespacesPoolsServeTheNextOnItsSchema: the pools of a closed namespace are
+// kept for the next namespaces, and a kept pool's connections reach the new schema
+// only: a task of the old one is not found, a task made in the new one is listed alone.
+func TestClosedNamespacesPoolsServeTheNextOnItsSchema(t *testing.T) {
+	ctx := t.Context()
+	h := postgres.NewHarness(srv.Get(t))
+	t.Cleanup(h.Close)
+	open := func() (harness.Namespace, legacy.Store) {
+		t.Helper()
+		ns, err := h.Open(ctx, reference.SystemClock{})
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		st, err := ns.Legacy(ctx)
+		if err != nil {
+			t.Fatalf("Legacy: %v", err)
+		}
+		return ns, st
+	}
+	first, st := open()
+	if _, err := st.Create(ctx, "kept-pool", legacy.Task{"status": "working"}); err != nil {
+		t.Fatalf("Create in the first namespace: %v", err)
+	}
+	if err := first.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if n := postgres.IdlePools(h); n != 1 {
+		t.Fatalf("after a namespace of one pool closed: %d idle pools, want 1", n)
+	}
+	second, st := open()
+	t.Cleanup(func() { _ = second.Close(context.Background()) })
+	if n := postgres.IdlePools(h); n != 0 {
+		t.Errorf("after the next namespace took the pool: %d idle pools, want 0", n)
+	}
+	if got, err := st.Get(ctx, "kept-pool"); !errors.Is(err, reference.ErrNotFound) {
+		t.Errorf("Get(%q) in the next namespace, on a kept pool: %v, %v; want ErrNotFound (the task is the closed namespace's)", "kept-pool", got, err)
+	}
+	if _, err := st.Create(ctx, "kept-pool", legacy.Task{"status": "working", "n": "2"}); err != nil {
+		t.Fatalf("Create in the next namespace: %v", err)
+	}
+	rows, err := st.List(ctx, legacy.ListOptions{})
+	if err != nil || len(rows) != 1 || rows[0]["n"] != "2" {
+		t.Errorf("List in the next namespace: %v, %v; want the one task made there", rows, err)
+	}
 }

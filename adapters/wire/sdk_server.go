@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -34,16 +35,30 @@ func (h *heldValues) reset() {
 	h.created, h.stored, h.got = map[string]*sdk.Task{}, map[string]sdk.Result{}, map[string]sdk.Result{}
 }
 
-func (h *heldValues) holdTask(t *sdk.Task) {
+// holdTask holds t and returns its answer, encoded under the lock mutate takes: the
+// client asks for a mutation only after it read the answer, but that order passes
+// through a pipe, which Go's memory model (and its race detector) does not see.
+func (h *heldValues) holdTask(t *sdk.Task) (json.RawMessage, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.created[t.TaskID] = t
+	return encodeAnswer(t)
 }
 
-func (h *heldValues) holdResult(m map[string]sdk.Result, id string, r sdk.Result) {
+// holdStored holds the result a StoreTaskResult passed to the store.
+func (h *heldValues) holdStored(id string, r sdk.Result) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	m[id] = r
+	h.stored[id] = r
+}
+
+// holdReturned holds the result GetTaskResult returned and returns its answer, encoded
+// as holdTask's is.
+func (h *heldValues) holdReturned(id string, r sdk.Result) (json.RawMessage, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.got[id] = r
+	return encodeAnswer(r)
 }
 
 // mutate changes the held value in place, as docs/wire.md defines.
@@ -117,9 +132,7 @@ func (s *server) dispatchSDK(ctx context.Context, op string, args map[string]any
 		if err != nil {
 			return nil, err
 		}
-		held := &t
-		s.held.holdTask(held)
-		return held, nil
+		return s.held.holdTask(&t)
 	}
 	if op == opSDKList {
 		cursor, err := optionalString(args, "cursor")
@@ -166,7 +179,7 @@ func (s *server) dispatchSDK(ctx context.Context, op string, args map[string]any
 			return nil, err
 		}
 		if r != nil {
-			s.held.holdResult(s.held.stored, id, r)
+			s.held.holdStored(id, r)
 		}
 		return nil, nil
 	case opSDKGetResult:
@@ -177,8 +190,7 @@ func (s *server) dispatchSDK(ctx context.Context, op string, args map[string]any
 		if r == nil {
 			return nil, fmt.Errorf("%w: the store returned no result (nil) and no error", reference.ErrInternal)
 		}
-		s.held.holdResult(s.held.got, id, r)
-		return r, nil
+		return s.held.holdReturned(id, r)
 	case opSDKUpdateStatus:
 		status, err := str("status")
 		if err != nil {

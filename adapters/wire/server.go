@@ -443,6 +443,15 @@ func (s *server) reply(id int64, ok any, err error) {
 	}
 }
 
+// encodeAnswer is the ok value of an answer as appendAnswer writes it.
+func encodeAnswer(v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the store returned a value with no JSON form: %v", reference.ErrInternal, err)
+	}
+	return b, nil
+}
+
 // appendAnswer appends the line of an answer, newline included: {"id":…,"ok":…} or
 // {"id":…,"error":{"code":…,"message":…}}, in the bytes json.Marshal of the map it
 // replaces wrote (keys in sorted order, HTML-escaped strings), without marshalling the
@@ -459,15 +468,15 @@ func appendAnswer(b []byte, id int64, ok any, err error) []byte {
 			}
 			// json.Marshal below words the error.
 		}
-		v, merr := json.Marshal(ok)
-		if merr == nil {
+		v, verr := encodeAnswer(ok)
+		if verr == nil {
 			b = append(b, `"id":`...)
 			b = strconv.AppendInt(b, id, 10)
 			b = append(b, `,"ok":`...)
 			b = append(b, v...)
 			return append(b, '}', '\n')
 		}
-		err = fmt.Errorf("%w: the store returned a value with no JSON form: %v", reference.ErrInternal, merr)
+		err = verr
 	}
 	code, _ := json.Marshal(reference.Code(err))
 	msg, _ := json.Marshal(err.Error())
