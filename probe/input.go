@@ -68,6 +68,22 @@ func elicitationsWith(fill func(map[string]any) map[string]any) func(client.Mess
 	}
 }
 
+// answeredResult calls tasks/result of task id while answering each elicitation/create
+// the server sends with fill's answer, and returns the requests it sent. "clients SHOULD
+// expect messages to be delivered on any SSE stream, including the HTTP GET stream": the
+// requests are taken from either, until done is called (always, even on an error).
+func (p *peer) answeredResult(ctx context.Context, id string, fill func(map[string]any) map[string]any) (asked *requestLog, res *client.Response, done func(), err error) {
+	asked = p.recordRequests(elicitationsWith(fill))
+	lctx, stop := context.WithCancel(ctx)
+	done = func() {
+		stop()
+		p.conn.OnRequest(nil)
+	}
+	_ = p.conn.Listen(lctx)
+	res, err = p.call(ctx, "tasks/result", map[string]any{"taskId": id}, true)
+	return asked, res, done, err
+}
+
 // all is a copy of the requests logged so far.
 func (l *requestLog) all() []client.Message {
 	l.mu.Lock()
@@ -200,14 +216,8 @@ func checkInputLegacy(ctx context.Context, r *eraRun) error {
 	if _, err := awaitInput(ctx, p, id, r.tools.Input); err != nil {
 		return err
 	}
-	asked := p.recordRequests(elicitationsWith(answerFor))
-	defer p.conn.OnRequest(nil)
-	// "clients SHOULD expect messages to be delivered on any SSE stream, including the
-	// HTTP GET stream": the requests are taken from either.
-	lctx, stop := context.WithCancel(ctx)
-	defer stop()
-	_ = p.conn.Listen(lctx)
-	res, err := p.call(ctx, "tasks/result", map[string]any{"taskId": id}, true)
+	asked, res, done, err := p.answeredResult(ctx, id, answerFor)
+	defer done()
 	if err != nil {
 		return err
 	}
@@ -426,12 +436,8 @@ func (r *eraRun) ownerRun(ctx context.Context, fill func(map[string]any) map[str
 		raw, _ := json.Marshal(out)
 		return normalized(string(raw), id), nil
 	}
-	p.recordRequests(elicitationsWith(fill))
-	defer p.conn.OnRequest(nil)
-	lctx, stop := context.WithCancel(ctx)
-	defer stop()
-	_ = p.conn.Listen(lctx)
-	res, err := p.call(ctx, "tasks/result", map[string]any{"taskId": id}, true)
+	_, res, done, err := p.answeredResult(ctx, id, fill)
+	defer done()
 	if err != nil {
 		return "", err
 	}

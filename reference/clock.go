@@ -25,6 +25,16 @@ func NowMillis(c Clock) int64 {
 	return c.Now().UnixMilli()
 }
 
+// CloneMillis copies an optional span in milliseconds (a task's ttl or poll interval, in
+// either era), so that the copy shares nothing with p; nil stays nil.
+func CloneMillis(p *int64) *int64 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
 // ManualClock is a Clock that moves only when told to; it is safe for concurrent use.
 // Make one with NewManualClock (the zero value reads the zero time.Time).
 type ManualClock struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/storecheck/storecheck/adapters/internal/legacywrite"
 	"github.com/storecheck/storecheck/adapters/internal/taskrow"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -18,6 +19,7 @@ import (
 type Legacy struct {
 	pool *pgxpool.Pool
 	cfg  config
+	legacywrite.Writes
 }
 
 var (
@@ -29,7 +31,9 @@ var (
 
 // NewLegacy returns the legacy store on pool. Run Migrate once before first use.
 func NewLegacy(pool *pgxpool.Pool, opts ...Option) *Legacy {
-	return &Legacy{pool: pool, cfg: newConfig(opts)}
+	l := &Legacy{pool: pool, cfg: newConfig(opts)}
+	l.Writes = legacywrite.Writes{Modify: l.modify}
+	return l
 }
 
 // Create stores meta stamped with task_id, status working and created_at from the store's
@@ -69,31 +73,10 @@ func (l *Legacy) Get(ctx context.Context, id string) (legacy.Task, error) {
 	return taskrow.DecodeLegacy(body)
 }
 
-// Update shallow-merges changes into the task (L-UPDATE-1); a missing id is
-// reference.ErrNotFound and creates nothing (L-UPDATE-2).
-func (l *Legacy) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
-	return l.modify(ctx, "update", id, nil, changes)
-}
-
-// UpdateIf is Update applied only when the task's status (working when absent) is one of
-// allowed; otherwise reference.ErrConflict and nothing is written (L-F-FIN-2). The row is
-// locked from the read to the write, so the check and the write are one atomic step.
-func (l *Legacy) UpdateIf(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
-	if allowed == nil {
-		allowed = []reference.Status{} // nil would mean "any status" to modify
-	}
-	return l.modify(ctx, "update-if", id, allowed, changes)
-}
-
-// Cancel sets status cancelled and returns the task (L-CANCEL-1). Finality is the
-// facade's: it claims the task with UpdateIf first.
-func (l *Legacy) Cancel(ctx context.Context, id string) (legacy.Task, error) {
-	return l.modify(ctx, "cancel", id, nil, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
-}
-
-// modify is the read-merge-write of Update, UpdateIf (allowed non-nil) and Cancel: a
-// compare-and-swap of the task's body, or, when another write came first, one
-// transaction holding the row lock.
+// modify is the read-merge-write of Update, UpdateIf (allowed non-nil) and Cancel
+// (legacywrite.Writes): a compare-and-swap of the task's body, or, when another write
+// came first, one transaction holding the row lock, so UpdateIf's check and write are one
+// atomic step.
 func (l *Legacy) modify(ctx context.Context, op, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
 	ch, err := taskrow.LegacyChanges(id, changes)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/storecheck/storecheck/adapters/internal/legacywrite"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -16,7 +17,16 @@ import (
 
 // Legacy is the legacy-era store (docs/spec.md 1.1): legacy.Store plus the optional
 // Canceler, Cleaner and ConditionalUpdater.
-type Legacy struct{ s *Store }
+type Legacy struct {
+	s *Store
+	legacywrite.Writes
+}
+
+func newLegacy(s *Store) *Legacy {
+	l := &Legacy{s: s}
+	l.Writes = legacywrite.Writes{Modify: l.modify}
+	return l
+}
 
 var (
 	_ legacy.Store              = (*Legacy)(nil)
@@ -140,30 +150,10 @@ func (l *Legacy) Get(ctx context.Context, id string) (legacy.Task, error) {
 	return decodeHash(flat)
 }
 
-// Update shallow-merges changes into the task (L-UPDATE-1); a missing id is
-// reference.ErrNotFound and creates nothing (L-UPDATE-2). The merge is field by field
-// inside one script, so concurrent updates of disjoint keys all survive (L-CONC-1) and
-// an update racing a delete never resurrects the task.
-func (l *Legacy) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
-	return l.modify(ctx, "update", id, nil, changes)
-}
-
-// UpdateIf is Update applied only when the task's status (working when absent) is one of
-// allowed; otherwise reference.ErrConflict and nothing is written (L-F-FIN-2). The check
-// and the write are one script.
-func (l *Legacy) UpdateIf(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
-	if allowed == nil {
-		allowed = []reference.Status{} // nil would mean "any status" to modify
-	}
-	return l.modify(ctx, "update-if", id, allowed, changes)
-}
-
-// Cancel sets status cancelled and returns the task (L-CANCEL-1). Finality is the
-// facade's: it claims the task with UpdateIf first.
-func (l *Legacy) Cancel(ctx context.Context, id string) (legacy.Task, error) {
-	return l.modify(ctx, "cancel", id, nil, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
-}
-
+// modify is the read-merge-write of Update, UpdateIf (allowed non-nil) and Cancel
+// (legacywrite.Writes). The merge is field by field inside one script, so concurrent
+// updates of disjoint keys all survive (L-CONC-1), an update racing a delete never
+// resurrects the task, and UpdateIf's check and write are one step.
 func (l *Legacy) modify(ctx context.Context, op, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
 	if err := reference.ValidateID(id); err != nil {
 		return nil, err

@@ -140,7 +140,7 @@ func New(c redis.UniversalClient, opts ...Option) (*Store, error) {
 }
 
 // Legacy returns the legacy-era view of the store.
-func (s *Store) Legacy() *Legacy { return &Legacy{s: s} }
+func (s *Store) Legacy() *Legacy { return newLegacy(s) }
 
 // Modern returns the modern-era view of the store.
 func (s *Store) Modern() *Modern { return &Modern{s: s} }

@@ -272,6 +272,62 @@ func CreateRounds[T any](e *Env, create func(c int, id string) (T, error), call 
 	})
 }
 
+// DeleteRace is a resurrection race (L-CONC-1, S-CONC-1): in each round a fresh task is
+// deleted by one client, released together with the others, which each write to it.
+// Once the Delete has returned, the task must stay gone.
+type DeleteRace struct {
+	// Create makes round r's task id; Delete deletes it.
+	Create func(r int, id string)
+	Delete func(id string) error
+	// Write makes client c's writes to id, each timed on tl and recorded as
+	// "call -> outcome".
+	Write func(c int, id string, tl *Timeline, record func(call string))
+	// Writes says what each writer makes ("two CAS writes (Get, Swap)"), Writer names
+	// one in the expectation ("Swap"), and Get is the read that must find nothing, %s
+	// for the quoted id ("Get(%s, system)").
+	Writes, Writer, Get string
+	// Stored reads the task: false when it is gone.
+	Stored func(id string) (any, bool)
+	// Gone, when set, checks more places the deleted task must be absent from (after
+	// names the round) and answers false to end the check.
+	Gone func(id, after string) bool
+}
+
+// DeleteRounds runs d's rounds until one finds the task back.
+func DeleteRounds(e *Env, d DeleteRace) {
+	clients := e.RaceClients()
+	Race(e, e.RaceRounds(), func(r int, tl *Timeline) Round {
+		id := e.ID("resurrect")
+		d.Create(r, id)
+		deleter := r % clients
+		var delErr error
+		var mu sync.Mutex
+		var calls []string
+		record := func(call string) {
+			mu.Lock()
+			calls = append(calls, call)
+			mu.Unlock()
+		}
+		return Round{Clients: clients, Client: func(c int) {
+			if c == deleter {
+				tl.Do(c, id, func() { delErr = d.Delete(id) })
+				return
+			}
+			d.Write(c, id, tl, record)
+		}, Judge: func() bool {
+			in := fmt.Sprintf("round %d: Delete(%s) released together with %d clients each making %s on it", r, Q(id), clients-1, d.Writes)
+			e.CheckErr(delErr, nil, in+": the Delete")
+			if got, ok := d.Stored(id); ok {
+				sort.Strings(calls)
+				e.Check(false, fmt.Sprintf(d.Get, Q(id))+" after "+in, "ErrNotFound: once Delete has returned, a racing "+d.Writer+" either ran before it or finds nothing",
+					fmt.Sprintf("the task is back: %s\n  the racing calls answered: %v\n  %s", Show(got), calls, e.Rerun()))
+				return false
+			}
+			return d.Gone == nil || d.Gone(id, in)
+		}}
+	})
+}
+
 func SortedKeys[V any](m map[int]V) []int {
 	out := make([]int, 0, len(m))
 	for k := range m {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"sync"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/storecheck/storecheck/conformance/battery"
@@ -29,19 +28,12 @@ func Concurrency(s *battery.Suite) {
 		st := e.Legacy()
 		canc, _ := st.(legacy.Canceler)
 		cu, _ := st.(legacy.ConditionalUpdater)
-		clients := e.RaceClients()
-		battery.Race(e, e.RaceRounds(), func(r int, tl *battery.Timeline) battery.Round {
-			id := e.ID("resurrect")
-			battery.MustCreate(e, st, id, legacy.Task{"round": json.Number(fmt.Sprint(r))})
-			deleter := r % clients
-			var delErr error
-			var calls []string
-			var mu sync.Mutex
-			return battery.Round{Clients: clients, Client: func(c int) {
-				if c == deleter {
-					tl.Do(c, id, func() { delErr = st.Delete(e.Ctx, id) })
-					return
-				}
+		battery.DeleteRounds(e, battery.DeleteRace{
+			Create: func(r int, id string) {
+				battery.MustCreate(e, st, id, legacy.Task{"round": json.Number(fmt.Sprint(r))})
+			},
+			Delete: func(id string) error { return st.Delete(e.Ctx, id) },
+			Write: func(c int, id string, tl *battery.Timeline, record func(string)) {
 				for n := range 2 {
 					var name string
 					var err error
@@ -59,26 +51,21 @@ func Concurrency(s *battery.Suite) {
 						name = fmt.Sprintf("Update({c%d: %d})", c, n)
 						tl.Do(c, id, func() { _, err = st.Update(e.Ctx, id, legacy.Task{fmt.Sprintf("c%d", c): json.Number(fmt.Sprint(n))}) })
 					}
-					mu.Lock()
-					calls = append(calls, name+" -> "+battery.Outcome(err))
-					mu.Unlock()
+					record(name + " -> " + battery.Outcome(err))
 				}
-			}, Judge: func() bool {
-				in := fmt.Sprintf("round %d: Delete(%s) released together with %d clients each making two of Update, Cancel, UpdateIf on it", r, battery.Q(id), clients-1)
-				e.CheckErr(delErr, nil, in+": the Delete")
-				if got, ok := battery.Stored(e, st, id); ok {
-					sort.Strings(calls)
-					e.Check(false, "Get("+battery.Q(id)+") after "+in, "ErrNotFound: once Delete has returned, a racing write either ran before it or finds nothing",
-						fmt.Sprintf("the task is back: %s\n  the racing calls answered: %v\n  %s", battery.Show(got), calls, e.Rerun()))
-					return false
-				}
+			},
+			Writes: "two of Update, Cancel, UpdateIf",
+			Writer: "write",
+			Get:    "Get(%s)",
+			Stored: func(id string) (any, bool) { return battery.Stored(e, st, id) },
+			Gone: func(id, in string) bool {
 				rows, err := st.List(e.Ctx, legacy.ListOptions{})
 				if e.CheckErr(err, nil, "List({}) after "+in) && battery.RowIDs(rows, nil)[id] {
 					e.Check(false, "List({}) after "+in, "no row for the deleted task", "a row for it")
 					return false
 				}
 				return true
-			}}
+			},
 		})
 	})
 

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
-	"sync"
 
 	"github.com/storecheck/storecheck/conformance/battery"
 	"github.com/storecheck/storecheck/reference"
@@ -22,46 +20,27 @@ func Concurrency(s *battery.Suite) {
 
 	s.It("S-CONC-1", "a task deleted while CAS writers race it never comes back (an acknowledged Delete is not undone)", func(e *battery.Env) {
 		st := e.Modern()
-		clients := e.RaceClients()
-		battery.Race(e, e.RaceRounds(), func(r int, tl *battery.Timeline) battery.Round {
-			id := e.ID("resurrect")
-			CreateTask(e, st, task(e, id))
-			deleter := r % clients
-			var delErr error
-			var mu sync.Mutex
-			var calls []string
-			return battery.Round{Clients: clients, Client: func(c int) {
-				if c == deleter {
-					tl.Do(c, id, func() { delErr = st.Delete(e.Ctx, id) })
-					return
-				}
+		battery.DeleteRounds(e, battery.DeleteRace{
+			Create: func(_ int, id string) { CreateTask(e, st, task(e, id)) },
+			Delete: func(id string) error { return st.Delete(e.Ctx, id) },
+			Write: func(c int, id string, tl *battery.Timeline, record func(string)) {
 				for n := range 2 {
 					var cur modern.Task
 					var err error
 					tl.Do(c, id, func() { cur, err = st.Get(e.Ctx, id, reference.System()) })
 					if err != nil {
-						mu.Lock()
-						calls = append(calls, "Get -> "+battery.Outcome(err))
-						mu.Unlock()
+						record("Get -> " + battery.Outcome(err))
 						return
 					}
 					next := Next(cur, fmt.Sprintf("client %d write %d", c, n))
 					tl.Do(c, id, func() { _, err = st.Swap(e.Ctx, reference.System(), cur.Version, next) })
-					mu.Lock()
-					calls = append(calls, fmt.Sprintf("Swap(v%d) -> %s", cur.Version, battery.Outcome(err)))
-					mu.Unlock()
+					record(fmt.Sprintf("Swap(v%d) -> %s", cur.Version, battery.Outcome(err)))
 				}
-			}, Judge: func() bool {
-				in := fmt.Sprintf("round %d: Delete(%s) released together with %d clients each making two CAS writes (Get, Swap) on it", r, battery.Q(id), clients-1)
-				e.CheckErr(delErr, nil, in+": the Delete")
-				if got, ok := Stored(e, st, id); ok {
-					sort.Strings(calls)
-					e.Check(false, "Get("+battery.Q(id)+", system) after "+in, "ErrNotFound: once Delete has returned, a racing Swap either ran before it or finds nothing",
-						fmt.Sprintf("the task is back: %s\n  the racing calls answered: %v\n  %s", battery.Show(got), calls, e.Rerun()))
-					return false
-				}
-				return true
-			}}
+			},
+			Writes: "two CAS writes (Get, Swap)",
+			Writer: "Swap",
+			Get:    "Get(%s, system)",
+			Stored: func(id string) (any, bool) { return Stored(e, st, id) },
 		})
 	})
 

@@ -16,13 +16,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-func LegacyStateMachine(s *battery.Suite) {
-	s.It("S-CONC-1", "legacy store and facade agree with the sequential model over random operation sequences (rapid state machine)", func(e *battery.Env) {
-		reportMachine(e, "the legacy store (through its contract and the reference facade)", func(validOnly bool) RapidRun {
-			return newLegacyMachine(e, e.Opts.Budget.Checks, nil, validOnly, true)
-		})
-	})
-}
+func LegacyStateMachine(s *battery.Suite) { machineSpec(s, "legacy", newLegacyMachine) }
 
 // legacyMachine is one rapid case: random store and facade operations on one legacy
 // store, each checked against model.Legacy, and the whole state compared after every
@@ -39,9 +33,7 @@ type legacyMachine struct {
 	prefix string
 	ids    []string
 	bad    []string
-	n      int
-	last   string // rule of the last step: a state divergence found after it breaks it
-	trace  func(string)
+	caseLog
 }
 
 // RunLegacyMachine runs the legacy state machine for checks cases. trace, when set,
@@ -65,7 +57,8 @@ func newLegacyMachine(e *battery.Env, checks int, trace func(string), validOnly,
 			// B-REPRO-1) sees the same times.
 			clock.Set(battery.Epoch)
 		}
-		lm := &legacyMachine{ctx: e.Ctx, st: st, clock: clock, m: model.NewLegacy(), trace: trace, last: "S-CONC-1"}
+		lm := &legacyMachine{ctx: e.Ctx, st: st, clock: clock, m: model.NewLegacy(), caseLog: caseLog{trace: trace, last: "S-CONC-1"}}
+		lm.scrub = func(s string) string { return scrub(s, lm.prefix) }
 		lm.canc, _ = st.(legacy.Canceler)
 		lm.clean, _ = st.(legacy.Cleaner)
 		lm.cu, _ = st.(legacy.ConditionalUpdater)
@@ -119,20 +112,6 @@ func (lm *legacyMachine) actions() map[string]func(*rapid.T) {
 	return a
 }
 
-func (lm *legacyMachine) step(t *rapid.T, rule, format string, args ...any) string {
-	lm.n++
-	lm.last = rule
-	desc := fmt.Sprintf(format, args...)
-	t.Logf("%s%d: %s", stepPrefix, lm.n, scrub(desc, lm.prefix))
-	if lm.trace != nil {
-		lm.trace(scrub(desc, lm.prefix))
-	}
-	return desc
-}
-
-// fail stops the case with a fault naming the rule. The message must be the same on
-// every replay of the case (rapid compares them while shrinking), so the case's id
-// prefix, new on every replay, is written P/.
 // drawID picks an id that exists two times in three, else one of the pool (which
 // may exist, or be invalid).
 func (lm *legacyMachine) drawID(t *rapid.T) string {
@@ -140,17 +119,6 @@ func (lm *legacyMachine) drawID(t *rapid.T) string {
 		return rapid.SampledFrom(ids).Draw(t, "existing id")
 	}
 	return drawID(t, lm.ids, lm.bad)
-}
-
-func (lm *legacyMachine) fail(t *rapid.T, rule, input string, want, got any) {
-	if lm.trace != nil {
-		lm.trace(traceFailed)
-	}
-	t.Fatalf("%s", scrub(ruleFault(rule, input, want, got), lm.prefix))
-}
-
-func (lm *legacyMachine) fatal(t *rapid.T, rule, input string, want, got any) {
-	lm.fail(t, rule, input, want, got)
 }
 
 func (lm *legacyMachine) ours(id string) bool {
@@ -191,9 +159,9 @@ func (lm *legacyMachine) judge(t *rapid.T, rule, input, id string, want legacy.T
 	}
 	switch {
 	case !model.SameKind(wantErr, gotErr):
-		lm.fail(t, rule, input, errWant(wantErr, want), errGot(gotErr, got))
+		lm.fatal(t, rule, input, errWant(wantErr, want), errGot(gotErr, got))
 	case wantErr == nil && !legacy.Equal(want, got):
-		lm.fail(t, rule, input, want, got)
+		lm.fatal(t, rule, input, want, got)
 	}
 }
 
@@ -260,7 +228,7 @@ func (lm *legacyMachine) createStep(t *rapid.T, rule, id, call string, meta lega
 	if errors.Is(wantErr, reference.ErrExists) && err == nil {
 		want = model.Stamped(id, meta, now)
 		if !legacy.Equal(want, got) {
-			lm.fail(t, "L-CREATE-3", in, want, got)
+			lm.fatal(t, "L-CREATE-3", in, want, got)
 		}
 		lm.m.Put(id, want)
 		return
@@ -305,7 +273,7 @@ func (lm *legacyMachine) delete(t *rapid.T) {
 	in := lm.step(t, "L-DELETE-1", "Delete(%q) -> %s", id, battery.Outcome(err))
 	lm.m.Delete(id)
 	if err != nil && !(!model.ValidID(id) && (errors.Is(err, reference.ErrNotFound) || errors.Is(err, reference.ErrInvalid))) {
-		lm.fail(t, "L-DELETE-1", in, "success", err)
+		lm.fatal(t, "L-DELETE-1", in, "success", err)
 	}
 }
 
@@ -332,12 +300,12 @@ func (lm *legacyMachine) cleanup(t *rapid.T) {
 	in := lm.step(t, "L-CLEAN-1", "Cleanup(%v) -> %s", ttl, battery.Outcome(err))
 	gone := lm.m.Cleanup(ttl, lm.now())
 	if err != nil {
-		lm.fail(t, "L-CLEAN-1", in, "success", err)
+		lm.fatal(t, "L-CLEAN-1", in, "success", err)
 	}
 	// The namespace may hold rows of other cases' leftovers, never fewer (B-ISO-1); which
 	// rows went is checked by the state comparison after this step.
 	if n < len(gone) {
-		lm.fail(t, "L-CLEAN-1", in, fmt.Sprintf("at least %d removed (%q)", len(gone), gone), n)
+		lm.fatal(t, "L-CLEAN-1", in, fmt.Sprintf("at least %d removed (%q)", len(gone), gone), n)
 	}
 }
 
@@ -376,10 +344,10 @@ func (lm *legacyMachine) list(t *rapid.T) {
 	sortRows(rows)
 	in := lm.step(t, "L-LIST-1", "List(%s) -> %s", describeList(o), battery.Outcome(err))
 	if err != nil {
-		lm.fail(t, "L-LIST-1", in, "success", err)
+		lm.fatal(t, "L-LIST-1", in, "success", err)
 	}
 	if rule, why := lm.m.CheckList(o, rows, lm.ours); why != nil {
-		lm.fail(t, rule, in, "rows as the model has them", fmt.Sprintf("%v; rows: %s", why, battery.Show(rows)))
+		lm.fatal(t, rule, in, "rows as the model has them", fmt.Sprintf("%v; rows: %s", why, battery.Show(rows)))
 	}
 }
 
@@ -422,7 +390,7 @@ func (lm *legacyMachine) fGet(t *rapid.T) {
 // same message.
 func (lm *legacyMachine) sameNotFound(t *rapid.T, in, id string, err error) {
 	if model.ValidID(id) && errors.Is(err, reference.ErrNotFound) && err.Error() != reference.NotFound(id).Error() {
-		lm.fail(t, "S-OWN-2", in, reference.NotFound(id), err)
+		lm.fatal(t, "S-OWN-2", in, reference.NotFound(id), err)
 	}
 }
 
@@ -464,10 +432,10 @@ func (lm *legacyMachine) fList(t *rapid.T) {
 	sortRows(rows)
 	in := lm.step(t, "L-F-LIST-1", "Tasks[require_owner=%v].List(%s, %s) -> %s", ro, describeList(o), c, battery.Outcome(err))
 	if err != nil {
-		lm.fail(t, "L-F-LIST-1", in, "success", err)
+		lm.fatal(t, "L-F-LIST-1", in, "success", err)
 	}
 	if rule, why := lm.m.CheckFList(o, c, ro, rows, lm.ours); why != nil {
-		lm.fail(t, rule, in, "the caller's visible rows as the model has them", fmt.Sprintf("%v; rows: %s", why, battery.Show(rows)))
+		lm.fatal(t, rule, in, "the caller's visible rows as the model has them", fmt.Sprintf("%v; rows: %s", why, battery.Show(rows)))
 	}
 }
 
@@ -478,11 +446,11 @@ func (lm *legacyMachine) fCleanup(t *rapid.T) {
 	want := lm.m.FCleanup(ttl, lm.now(), lm.clean != nil)
 	switch {
 	case err != nil:
-		lm.fail(t, "L-F-CLEAN-1", in, "success", err)
+		lm.fatal(t, "L-F-CLEAN-1", in, "success", err)
 	case lm.clean == nil && n != 0:
-		lm.fail(t, "L-F-CLEAN-1", in, 0, n)
+		lm.fatal(t, "L-F-CLEAN-1", in, 0, n)
 	case n < want:
-		lm.fail(t, "L-CLEAN-1", in, fmt.Sprintf("at least %d", want), n)
+		lm.fatal(t, "L-CLEAN-1", in, fmt.Sprintf("at least %d", want), n)
 	}
 }
 

@@ -238,6 +238,37 @@ func writeHistory(name string, i int, h History, info porcupine.LinearizationInf
 	return where
 }
 
+// runPlans runs the clients of history i: Budget.Goroutines of them, client c with the
+// plan draw makes from its random stream for per (Budget.Ops / clients, at least 1) ops,
+// which also returns the plan's script (what a replay compares). run makes step n of
+// c's plan; the clients start every round steps together, and stop when the spec's
+// context ends. It returns the scripts, one per client.
+func runPlans[S any](e *battery.Env, i int, seed uint64, round int, draw func(c int, r *rand.Rand, per int) ([]S, string), run func(c, n int, s S)) []string {
+	g := e.Opts.Budget.Goroutines
+	per := max(e.Opts.Budget.Ops/g, 1)
+	scripts := make([]string, g)
+	var cs battery.Clients
+	b := battery.NewBarrier(g) // clients start each round together
+	for c := range g {
+		plan, script := draw(c, clientRand(seed, i, c), per)
+		scripts[c] = script
+		cs.Run(c, func() {
+			defer b.Leave()
+			for n, s := range plan {
+				if n%round == 0 {
+					b.Wait()
+				}
+				if e.Ctx.Err() != nil {
+					return
+				}
+				run(c, n, s)
+			}
+		})
+	}
+	cs.Wait()
+	return scripts
+}
+
 // clientRand is the random stream of client c in history i.
 func clientRand(seed uint64, i, c int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, uint64(i)<<16|uint64(c)))
@@ -308,6 +339,24 @@ func partitionByID(ops []porcupine.Operation) [][]porcupine.Operation {
 	return out
 }
 
+// perTaskModel is the porcupine model of one era's per-task histories: partitioned by
+// task id, its state a cell C (the zero C: absent), step judging each call with the
+// task T the call returned (nil or zero when it returned none).
+func perTaskModel[C, T any](step func(s C, in linIn, out linOut, got T) (bool, any), equal func(x, y C) bool, describe func(C) string) porcupine.Model {
+	return porcupine.Model{
+		Partition: partitionByID,
+		Init:      func() any { var absent C; return absent },
+		Step: func(state, input, output any) (bool, any) {
+			out := output.(linOut)
+			got, _ := out.Task.(T)
+			return step(state.(C), input.(linIn), out, got)
+		},
+		Equal:             func(a, b any) bool { return equal(a.(C), b.(C)) },
+		DescribeOperation: describeLin,
+		DescribeState:     func(s any) string { return describe(s.(C)) },
+	}
+}
+
 // --- legacy, per task ---
 
 // legacyCell is the state of one legacy task in a history: absent, or the task.
@@ -320,12 +369,8 @@ type legacyCell struct {
 // history to be linearizable, not a List to be a snapshot of all tasks at one instant.
 // now is the store's (frozen) time for Cleanup.
 func legacyTaskModel(now int64) porcupine.Model {
-	return porcupine.Model{
-		Partition: partitionByID,
-		Init:      func() any { return legacyCell{} },
-		Step: func(state, input, output any) (bool, any) {
-			s, in, out := state.(legacyCell), input.(linIn), output.(linOut)
-			got, _ := out.Task.(legacy.Task)
+	return perTaskModel(
+		func(s legacyCell, in linIn, out linOut, got legacy.Task) (bool, any) {
 			m := model.NewLegacy()
 			if s.task != nil {
 				m.Put(in.ID, s.task)
@@ -383,18 +428,16 @@ func legacyTaskModel(now int64) porcupine.Model {
 				return legacyCell{t}
 			})
 		},
-		Equal: func(a, b any) bool {
-			x, y := a.(legacyCell), b.(legacyCell)
+		func(x, y legacyCell) bool {
 			return (x.task == nil) == (y.task == nil) && (x.task == nil || legacy.Equal(x.task, y.task))
 		},
-		DescribeOperation: describeLin,
-		DescribeState: func(s any) string {
-			if t := s.(legacyCell).task; t != nil {
-				return jsonvalue.Describe(map[string]any(t))
+		func(c legacyCell) string {
+			if c.task != nil {
+				return jsonvalue.Describe(map[string]any(c.task))
 			}
 			return "(absent)"
 		},
-	}
+	)
 }
 
 // errKindOr returns an error of the recorded kind, for SameKind.
@@ -413,13 +456,7 @@ func LegacyTaskHistory(e *battery.Env, i int, seed uint64) History {
 		in := linIn{Op: "Create", ID: id, Meta: legacy.Task{"seed": json.Number("0")}}
 		rec.do(0, in, func() linOut { t, err := st.Create(e.Ctx, id, in.Meta); return newOut(t, err) })
 	}
-	g := e.Opts.Budget.Goroutines
-	per := max(e.Opts.Budget.Ops/g, 1)
-	scripts := make([]string, g)
-	var cs battery.Clients
-	b := battery.NewBarrier(g) // clients start each round together
-	for c := range g {
-		r := clientRand(seed, i, c)
+	scripts := runPlans(e, i, seed, roundOps, func(c int, r *rand.Rand, per int) ([]linIn, string) {
 		var plan []linIn
 		var sb strings.Builder
 		for n := range per {
@@ -445,21 +482,10 @@ func LegacyTaskHistory(e *battery.Env, i int, seed uint64) History {
 			plan = append(plan, in)
 			fmt.Fprintf(&sb, "%s %d %s %s|", in.Op, slicesIndex(ids, id), jsonvalue.Describe(map[string]any(in.Changes)), jsonvalue.Describe(map[string]any(in.Meta)))
 		}
-		scripts[c] = sb.String()
-		cs.Run(c, func() {
-			defer b.Leave()
-			for n, in := range plan {
-				if n%roundOps == 0 {
-					b.Wait()
-				}
-				if e.Ctx.Err() != nil {
-					return
-				}
-				rec.do(c, in, func() linOut { return legacyCall(e, st, cu, canc, in) })
-			}
-		})
-	}
-	cs.Wait()
+		return plan, sb.String()
+	}, func(c, _ int, in linIn) {
+		rec.do(c, in, func() linOut { return legacyCall(e, st, cu, canc, in) })
+	})
 	// A final read of each task pins down the end state.
 	for _, id := range ids {
 		in := linIn{Op: "Get", ID: id}
@@ -625,12 +651,8 @@ type modernCell struct {
 }
 
 func modernTaskModel() porcupine.Model {
-	return porcupine.Model{
-		Partition: partitionByID,
-		Init:      func() any { return modernCell{} },
-		Step: func(state, input, output any) (bool, any) {
-			s, in, out := state.(modernCell), input.(linIn), output.(linOut)
-			got, _ := out.Task.(modern.Task)
+	return perTaskModel(
+		func(s modernCell, in linIn, out linOut, got modern.Task) (bool, any) {
 			m := model.NewModern()
 			if s.ok {
 				m.Put(s.task)
@@ -652,19 +674,16 @@ func modernTaskModel() porcupine.Model {
 				return modernCell{t, ok}
 			})
 		},
-		Equal: func(a, b any) bool {
-			x, y := a.(modernCell), b.(modernCell)
+		func(x, y modernCell) bool {
 			return x.ok == y.ok && (!x.ok || modern.Equal(x.task, y.task))
 		},
-		DescribeOperation: describeLin,
-		DescribeState: func(s any) string {
-			c := s.(modernCell)
+		func(c modernCell) string {
 			if !c.ok {
 				return "(absent)"
 			}
 			return fmt.Sprintf("v%d {msg %q, result %s}", c.task.Version, c.task.StatusMessage, jsonvalue.Describe(c.task.Result))
 		},
-	}
+	)
 }
 
 // ModernTaskHistory: clients run CAS increment loops (Get, then Swap with the version
@@ -684,19 +703,14 @@ func ModernTaskHistory(e *battery.Env, i int, seed uint64) History {
 		in := linIn{Op: "Create", ID: id, Next: &t}
 		rec.do(0, in, func() linOut { got, err := st.Create(e.Ctx, t); return newOut(got, err) })
 	}
-	g := e.Opts.Budget.Goroutines
-	per := max(e.Opts.Budget.Ops/g, 1)
-	scripts := make([]string, g)
-	var cs battery.Clients
-	b := battery.NewBarrier(g) // clients start each round together
-	for c := range g {
-		r := clientRand(seed, i, c)
-		type step struct {
-			op    string
-			id    string
-			skew  int64
-			other bool
-		}
+	type step struct {
+		op    string
+		id    string
+		skew  int64
+		other bool
+	}
+	// A CAS step is two calls (Get, Swap): half as many steps make a round.
+	scripts := runPlans(e, i, seed, roundOps/2, func(c int, r *rand.Rand, per int) ([]step, string) {
 		var plan []step
 		var sb strings.Builder
 		for range per / 2 {
@@ -718,51 +732,40 @@ func ModernTaskHistory(e *battery.Env, i int, seed uint64) History {
 			plan = append(plan, s)
 			fmt.Fprintf(&sb, "%s %d %d %v|", s.op, slicesIndex(ids, s.id), s.skew, s.other)
 		}
-		scripts[c] = sb.String()
-		cs.Run(c, func() {
-			defer b.Leave()
-			for n, s := range plan {
-				if n%(roundOps/2) == 0 {
-					b.Wait()
-				}
-				if e.Ctx.Err() != nil {
-					return
-				}
-				switch s.op {
-				case "Get":
-					caller := reference.System()
-					if s.other {
-						caller = reference.Principal([]string{"alice", "Alice"}[n%2])
-					}
-					in := linIn{Op: "Get", ID: s.id, Caller: caller.String(), caller: caller}
-					rec.do(c, in, func() linOut { t, err := st.Get(e.Ctx, s.id, caller); return newOut(t, err) })
-				case "Delete":
-					in := linIn{Op: "Delete", ID: s.id}
-					rec.do(c, in, func() linOut { return newOut(nil, st.Delete(e.Ctx, s.id)) })
-				case "Create":
-					t := fresh(s.id)
-					in := linIn{Op: "Create", ID: s.id, Next: &t}
-					rec.do(c, in, func() linOut { got, err := st.Create(e.Ctx, t); return newOut(got, err) })
-				case "CAS":
-					in := linIn{Op: "Get", ID: s.id, Caller: "system", caller: reference.System()}
-					out := rec.do(c, in, func() linOut { t, err := st.Get(e.Ctx, s.id, reference.System()); return newOut(t, err) })
-					cur, _ := out.Task.(modern.Task)
-					if !out.ok() {
-						continue
-					}
-					runtime.Gosched() // widen the read-to-write window, as a network would
-					next := cur.Clone()
-					count, _ := next.Result["n"].(json.Number).Int64()
-					next.Result = map[string]any{"n": json.Number(fmt.Sprint(count + 1))}
-					next.StatusMessage = fmt.Sprintf("c%d-%d", c, n)
-					ev := cur.Version + s.skew
-					sin := linIn{Op: "Swap", ID: s.id, Expected: ev, Next: &next, Caller: "system", caller: reference.System()}
-					rec.do(c, sin, func() linOut { t, err := st.Swap(e.Ctx, reference.System(), ev, next); return newOut(t, err) })
-				}
+		return plan, sb.String()
+	}, func(c, n int, s step) {
+		switch s.op {
+		case "Get":
+			caller := reference.System()
+			if s.other {
+				caller = reference.Principal([]string{"alice", "Alice"}[n%2])
 			}
-		})
-	}
-	cs.Wait()
+			in := linIn{Op: "Get", ID: s.id, Caller: caller.String(), caller: caller}
+			rec.do(c, in, func() linOut { t, err := st.Get(e.Ctx, s.id, caller); return newOut(t, err) })
+		case "Delete":
+			in := linIn{Op: "Delete", ID: s.id}
+			rec.do(c, in, func() linOut { return newOut(nil, st.Delete(e.Ctx, s.id)) })
+		case "Create":
+			t := fresh(s.id)
+			in := linIn{Op: "Create", ID: s.id, Next: &t}
+			rec.do(c, in, func() linOut { got, err := st.Create(e.Ctx, t); return newOut(got, err) })
+		case "CAS":
+			in := linIn{Op: "Get", ID: s.id, Caller: "system", caller: reference.System()}
+			out := rec.do(c, in, func() linOut { t, err := st.Get(e.Ctx, s.id, reference.System()); return newOut(t, err) })
+			cur, _ := out.Task.(modern.Task)
+			if !out.ok() {
+				return // on to the next step
+			}
+			runtime.Gosched() // widen the read-to-write window, as a network would
+			next := cur.Clone()
+			count, _ := next.Result["n"].(json.Number).Int64()
+			next.Result = map[string]any{"n": json.Number(fmt.Sprint(count + 1))}
+			next.StatusMessage = fmt.Sprintf("c%d-%d", c, n)
+			ev := cur.Version + s.skew
+			sin := linIn{Op: "Swap", ID: s.id, Expected: ev, Next: &next, Caller: "system", caller: reference.System()}
+			rec.do(c, sin, func() linOut { t, err := st.Swap(e.Ctx, reference.System(), ev, next); return newOut(t, err) })
+		}
+	})
 	for _, id := range ids {
 		in := linIn{Op: "Get", ID: id, Caller: "system", caller: reference.System()}
 		rec.do(0, in, func() linOut { t, err := st.Get(e.Ctx, id, reference.System()); return newOut(t, err) })

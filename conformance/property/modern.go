@@ -19,13 +19,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-func ModernStateMachine(s *battery.Suite) {
-	s.It("S-CONC-1", "modern store and facade agree with the sequential model over random operation sequences (rapid state machine)", func(e *battery.Env) {
-		reportMachine(e, "the modern store (through its contract and the reference facade)", func(validOnly bool) RapidRun {
-			return newModernMachine(e, e.Opts.Budget.Checks, nil, validOnly, true)
-		})
-	})
-}
+func ModernStateMachine(s *battery.Suite) { machineSpec(s, "modern", newModernMachine) }
 
 // modernMachine is one rapid case of the modern era: random store and facade operations,
 // each checked against model.Modern, the state and the notifications compared after
@@ -44,10 +38,8 @@ type modernMachine struct {
 	ids, bad   []string
 	gen        []string          // ids the facade generated
 	names      map[string]string // generated id -> F1, F2, ... for traces
-	n          int
-	last       string
-	trace      func(string)
-	hookFault  string
+	caseLog
+	hookFault string
 }
 
 func RunModernMachine(e *battery.Env, checks int, trace func(string)) RapidRun {
@@ -68,7 +60,8 @@ func newModernMachine(e *battery.Env, checks int, trace func(string), validOnly,
 			clock.Set(battery.Epoch) // every case starts at Epoch: replays see the same times
 		}
 		mm := &modernMachine{ctx: e.Ctx, st: st, clock: clock, controlled: controlled, m: model.NewModern(),
-			names: map[string]string{}, last: "S-CONC-1", trace: trace}
+			names: map[string]string{}, caseLog: caseLog{trace: trace, last: "S-CONC-1"}}
+		mm.caseLog.scrub = mm.scrub
 		mm.prefix = fixedPrefix(e.ID("msm"))
 		mm.ids, mm.bad = idPool(mm.prefix)
 		if validOnly {
@@ -165,24 +158,6 @@ func (mm *modernMachine) scrub(s string) string {
 		s = strings.ReplaceAll(s, id, n)
 	}
 	return s
-}
-
-func (mm *modernMachine) fatal(t *rapid.T, rule, input string, want, got any) {
-	if mm.trace != nil {
-		mm.trace(traceFailed)
-	}
-	t.Fatalf("%s", mm.scrub(ruleFault(rule, input, want, got)))
-}
-
-func (mm *modernMachine) step(t *rapid.T, rule, format string, args ...any) string {
-	mm.n++
-	mm.last = rule
-	desc := fmt.Sprintf(format, args...)
-	t.Logf("%s%d: %s", stepPrefix, mm.n, mm.scrub(desc))
-	if mm.trace != nil {
-		mm.trace(mm.scrub(desc))
-	}
-	return desc
 }
 
 func (mm *modernMachine) drawID(t *rapid.T) string {

@@ -194,6 +194,47 @@ func (t *rapidTB) Failed() bool {
 // picked out of rapid's own log.
 const stepPrefix = "step "
 
+// caseLog is what a state machine's case keeps of its own steps: how many it took, the
+// rule of the last (a state divergence found after it breaks that rule), and the trace
+// (B-REPRO-1). scrub writes what differs between replays of the case (its id prefix,
+// generated ids) the same on each, as rapid compares the messages while shrinking.
+type caseLog struct {
+	n     int
+	last  string
+	trace func(string)
+	scrub func(string) string
+}
+
+// step logs a step under rule and returns its description.
+func (c *caseLog) step(t *rapid.T, rule, format string, args ...any) string {
+	c.n++
+	c.last = rule
+	desc := fmt.Sprintf(format, args...)
+	t.Logf("%s%d: %s", stepPrefix, c.n, c.scrub(desc))
+	if c.trace != nil {
+		c.trace(c.scrub(desc))
+	}
+	return desc
+}
+
+// fatal stops the case with a fault naming the rule.
+func (c *caseLog) fatal(t *rapid.T, rule, input string, want, got any) {
+	if c.trace != nil {
+		c.trace(traceFailed)
+	}
+	t.Fatalf("%s", c.scrub(ruleFault(rule, input, want, got)))
+}
+
+// machineSpec registers one era's S-CONC-1 state machine: newMachine(e, checks, trace,
+// validOnly, timed) runs it.
+func machineSpec(s *battery.Suite, era string, newMachine func(e *battery.Env, checks int, trace func(string), validOnly, timed bool) RapidRun) {
+	s.It("S-CONC-1", era+" store and facade agree with the sequential model over random operation sequences (rapid state machine)", func(e *battery.Env) {
+		reportMachine(e, "the "+era+" store (through its contract and the reference facade)", func(validOnly bool) RapidRun {
+			return newMachine(e, e.Opts.Budget.Checks, nil, validOnly, true)
+		})
+	})
+}
+
 // specTime is the Env whose spec time runRapid keeps inside: e when timed, else none.
 func specTime(e *battery.Env, timed bool) *battery.Env {
 	if timed {

@@ -25,42 +25,29 @@ function newServer() {
     taskStore,
     taskMessageQueue: queue,
   });
-  server.experimental.tasks.registerToolTask('slow_compute', {
-    description: 'Works `seconds` seconds, then answers.',
-    inputSchema: { seconds: z.number().default(1) },
-  }, {
-    async createTask({ seconds }, { taskStore: store, taskRequestedTtl }) {
-      const task = await store.createTask({ ttl: taskRequestedTtl });
-      (async () => {
-        await new Promise((r) => setTimeout(r, seconds * 1000));
-        try {
-          await store.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: `Computed in ${seconds} seconds` }] });
-        } catch { /* cancelled meanwhile */ }
-      })();
-      return { task };
-    },
-    async getTask(_args, { taskId, taskStore: store }) {
-      return await store.getTask(taskId);
-    },
-    async getTaskResult(_args, { taskId, taskStore: store }) {
-      return await store.getTaskResult(taskId);
-    },
-  });
   // The SDK's examples end a task whose work went wrong with storeTaskResult(..., 'failed',
   // a result with isError): its task store keeps a Result, so a JSON-RPC error has no
   // other place to go.
-  const failWith = (store, taskId, error) => store.storeTaskResult(taskId, 'failed', {
-    content: [{ type: 'text', text: `Error: ${error}` }], isError: true });
-  server.experimental.tasks.registerToolTask('failing_job', {
-    description: 'Ends with a tool error (isError).',
-    inputSchema: { seconds: z.number().default(0) },
+  const failWith = (error) => ['failed', { content: [{ type: 'text', text: `Error: ${error}` }], isError: true }];
+  // Each tool is a task tool as the SDK's examples write one: createTask makes the task
+  // and answers at once while run works in the background and gives the task's final
+  // status and result (a throw ends it with failWith); getTask and getTaskResult read the
+  // store. A store that refuses the result means the task was cancelled meanwhile.
+  const taskTool = (name, description, inputSchema, run) => server.experimental.tasks.registerToolTask(name, {
+    description, inputSchema,
   }, {
-    async createTask({ seconds }, { taskStore: store, taskRequestedTtl }) {
-      const task = await store.createTask({ ttl: taskRequestedTtl });
+    async createTask(args, extra) {
+      const store = extra.taskStore;
+      const task = await store.createTask({ ttl: extra.taskRequestedTtl });
       (async () => {
-        await new Promise((r) => setTimeout(r, seconds * 1000));
+        let end;
         try {
-          await store.storeTaskResult(task.taskId, 'failed', { content: [{ type: 'text', text: 'The job failed: nothing to do' }], isError: true });
+          end = await run(args, extra, store, task.taskId);
+        } catch (error) {
+          end = failWith(error);
+        }
+        try {
+          await store.storeTaskResult(task.taskId, ...end);
         } catch { /* cancelled meanwhile */ }
       })();
       return { task };
@@ -72,61 +59,31 @@ function newServer() {
       return await store.getTaskResult(taskId);
     },
   });
-  server.experimental.tasks.registerToolTask('protocol_error_job', {
-    description: 'Its run ends with a JSON-RPC error.',
-    inputSchema: { seconds: z.number().default(1) },
-  }, {
-    async createTask({ seconds }, { taskStore: store, taskRequestedTtl }) {
-      const task = await store.createTask({ ttl: taskRequestedTtl });
-      (async () => {
-        await new Promise((r) => setTimeout(r, seconds * 1000));
-        try {
-          throw new McpError(ErrorCode.InternalError, 'protocol_error_job: internal error');
-        } catch (error) {
-          try { await failWith(store, task.taskId, error); } catch { /* cancelled meanwhile */ }
-        }
-      })();
-      return { task };
-    },
-    async getTask(_args, { taskId, taskStore: store }) {
-      return await store.getTask(taskId);
-    },
-    async getTaskResult(_args, { taskId, taskStore: store }) {
-      return await store.getTaskResult(taskId);
-    },
+  const sleep = (seconds) => new Promise((r) => setTimeout(r, seconds * 1000));
+  taskTool('slow_compute', 'Works `seconds` seconds, then answers.', { seconds: z.number().default(1) }, async ({ seconds }) => {
+    await sleep(seconds);
+    return ['completed', { content: [{ type: 'text', text: `Computed in ${seconds} seconds` }] }];
+  });
+  taskTool('failing_job', 'Ends with a tool error (isError).', { seconds: z.number().default(0) }, async ({ seconds }) => {
+    await sleep(seconds);
+    return ['failed', { content: [{ type: 'text', text: 'The job failed: nothing to do' }], isError: true }];
+  });
+  taskTool('protocol_error_job', 'Its run ends with a JSON-RPC error.', { seconds: z.number().default(1) }, async ({ seconds }) => {
+    await sleep(seconds);
+    throw new McpError(ErrorCode.InternalError, 'protocol_error_job: internal error');
   });
   // Input while the task runs: the request goes through the handler's sendRequest with
   // the task as relatedTask, the path on which the SDK itself moves the task to
   // input_required and queues the request for tasks/result; once answered, the task
   // goes back to working, as simpleTaskInteractive.js does.
-  server.experimental.tasks.registerToolTask('confirm_delete', {
-    description: 'Asks the client to confirm, then answers.',
-    inputSchema: { item: z.string().default('') },
-  }, {
-    async createTask({ item }, extra) {
-      const store = extra.taskStore;
-      const task = await store.createTask({ ttl: extra.taskRequestedTtl });
-      (async () => {
-        try {
-          const answer = await extra.sendRequest({ method: 'elicitation/create', params: {
-            mode: 'form', message: `Delete ${JSON.stringify(item)}?`,
-            requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
-          } }, ElicitResultSchema, { relatedTask: { taskId: task.taskId } });
-          await store.updateTaskStatus(task.taskId, 'working');
-          const deleted = answer.action === 'accept' && answer.content?.confirm === true;
-          await store.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: `${deleted ? 'Deleted' : 'Kept'} ${JSON.stringify(item)}` }] });
-        } catch (error) {
-          try { await failWith(store, task.taskId, error); } catch { /* cancelled meanwhile */ }
-        }
-      })();
-      return { task };
-    },
-    async getTask(_args, { taskId, taskStore: store }) {
-      return await store.getTask(taskId);
-    },
-    async getTaskResult(_args, { taskId, taskStore: store }) {
-      return await store.getTaskResult(taskId);
-    },
+  taskTool('confirm_delete', 'Asks the client to confirm, then answers.', { item: z.string().default('') }, async ({ item }, extra, store, taskId) => {
+    const answer = await extra.sendRequest({ method: 'elicitation/create', params: {
+      mode: 'form', message: `Delete ${JSON.stringify(item)}?`,
+      requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
+    } }, ElicitResultSchema, { relatedTask: { taskId } });
+    await store.updateTaskStatus(taskId, 'working');
+    const deleted = answer.action === 'accept' && answer.content?.confirm === true;
+    return ['completed', { content: [{ type: 'text', text: `${deleted ? 'Deleted' : 'Kept'} ${JSON.stringify(item)}` }] }];
   });
   return server;
 }

@@ -41,8 +41,8 @@ type Task struct {
 // Clone deep-copies t (S-VAL-4). Empty and nil maps are kept as they are.
 func (t Task) Clone() Task {
 	c := t.CloneValues()
-	c.TTL = clonePtr(t.TTL)
-	c.PollInterval = clonePtr(t.PollInterval)
+	c.TTL = reference.CloneMillis(t.TTL)
+	c.PollInterval = reference.CloneMillis(t.PollInterval)
 	return c
 }
 
@@ -59,14 +59,6 @@ func (t Task) CloneValues() Task {
 		c.IssuedKeys = append([]string{}, t.IssuedKeys...)
 	}
 	return c
-}
-
-func clonePtr(p *int64) *int64 {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
 }
 
 // Expired reports whether t has expired at nowMillis: it has a ttl and

@@ -41,17 +41,9 @@ type Task struct {
 // Clone deep-copies t.
 func (t Task) Clone() Task {
 	c := t
-	c.TTL = clonePtr(t.TTL)
-	c.PollInterval = clonePtr(t.PollInterval)
+	c.TTL = reference.CloneMillis(t.TTL)
+	c.PollInterval = reference.CloneMillis(t.PollInterval)
 	return c
-}
-
-func clonePtr(p *int64) *int64 {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
 }
 
 // Result is a task's result: the JSON object of the request's result (a CallToolResult,

@@ -277,3 +277,33 @@ func (s *Shared[T]) Main(m *testing.M) {
 	s.Stop()
 	os.Exit(code)
 }
+
+// CheckReuse is the check of a bring-up package's Start with its URL variable envURL:
+// with the variable empty, start starts a container; with it set to url(server), start
+// must answer the same server (same compares what key names) without starting one, and
+// that answer's stop must leave the server running, which alive checks.
+func CheckReuse[T any](t *testing.T, what, envURL string, start func(context.Context) (T, func(context.Context) error, error),
+	url, key func(T) string, alive func(ctx context.Context, t *testing.T, server T)) {
+	t.Helper()
+	t.Setenv(envURL, "")
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	server, stop, err := start(ctx)
+	if err != nil {
+		SkipOrFail(t, what, err)
+	}
+	defer func() {
+		if err := stop(context.Background()); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	}()
+	t.Setenv(envURL, url(server))
+	again, noop, err := start(ctx)
+	if err != nil || key(again) != key(server) {
+		t.Fatalf("Start with %s set = %q, %v; want %q", envURL, key(again), err, key(server))
+	}
+	if err := noop(ctx); err != nil {
+		t.Fatalf("stop of an existing server: %v", err)
+	}
+	alive(ctx, t, server)
+}

@@ -26,34 +26,17 @@ func TestExistingServerURL(t *testing.T) {
 // TestContainerThenURL starts a container, then reuses it through STORECHECK_POSTGRES_URL:
 // the second Start must answer with the same server and its stop must leave it running.
 func TestContainerThenURL(t *testing.T) {
-	t.Setenv(EnvURL, "")
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	dsn, stop, err := Start(ctx)
-	if err != nil {
-		containers.SkipOrFail(t, "postgres", err)
-	}
-	defer func() {
-		if err := stop(context.Background()); err != nil {
-			t.Errorf("stop: %v", err)
+	same := func(dsn string) string { return dsn }
+	containers.CheckReuse(t, "postgres", EnvURL, Start, same, same, func(ctx context.Context, t *testing.T, dsn string) {
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatalf("server gone after the no-op stop: %v", err)
 		}
-	}()
-	t.Setenv(EnvURL, dsn)
-	again, noop, err := Start(ctx)
-	if err != nil || again != dsn {
-		t.Fatalf("Start with %s set = %q, %v; want %q", EnvURL, again, err, dsn)
-	}
-	if err := noop(ctx); err != nil {
-		t.Fatalf("stop of an existing server: %v", err)
-	}
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("server gone after the no-op stop: %v", err)
-	}
-	var fsync string
-	err = conn.QueryRow(ctx, "SHOW fsync").Scan(&fsync)
-	conn.Close(ctx)
-	if err != nil || fsync != "on" {
-		t.Errorf("SHOW fsync = %q, %v; want on", fsync, err)
-	}
+		var fsync string
+		err = conn.QueryRow(ctx, "SHOW fsync").Scan(&fsync)
+		conn.Close(ctx)
+		if err != nil || fsync != "on" {
+			t.Errorf("SHOW fsync = %q, %v; want on", fsync, err)
+		}
+	})
 }

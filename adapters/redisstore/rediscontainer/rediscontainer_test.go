@@ -39,32 +39,17 @@ func TestExistingURLs(t *testing.T) {
 // TestContainerThenURL starts a container, then reuses it through STORECHECK_REDIS_URL:
 // the second Start must answer with the same server and its stop must leave it running.
 func TestContainerThenURL(t *testing.T) {
-	t.Setenv(EnvURL, "")
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	opts, stop, err := Start(ctx)
-	if err != nil {
-		containers.SkipOrFail(t, "redis", err)
-	}
-	defer func() {
-		if err := stop(context.Background()); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	}()
-	t.Setenv(EnvURL, fmt.Sprintf("redis://%s/0", opts.Addr))
-	again, noop, err := Start(ctx)
-	if err != nil || again.Addr != opts.Addr {
-		t.Fatalf("Start with %s set = %v, %v; want %s", EnvURL, again, err, opts.Addr)
-	}
-	if err := noop(ctx); err != nil {
-		t.Fatalf("stop of an existing server: %v", err)
-	}
-	c := redis.NewClient(opts)
-	defer c.Close()
-	aof, err := c.ConfigGet(ctx, "appendonly").Result()
-	if err != nil || aof["appendonly"] != "yes" {
-		t.Errorf("server gone after the no-op stop, or AOF off: CONFIG GET appendonly = %v, %v", aof, err)
-	}
+	containers.CheckReuse(t, "redis", EnvURL, Start,
+		func(o *redis.Options) string { return fmt.Sprintf("redis://%s/0", o.Addr) },
+		func(o *redis.Options) string { return o.Addr },
+		func(ctx context.Context, t *testing.T, opts *redis.Options) {
+			c := redis.NewClient(opts)
+			defer c.Close()
+			aof, err := c.ConfigGet(ctx, "appendonly").Result()
+			if err != nil || aof["appendonly"] != "yes" {
+				t.Errorf("server gone after the no-op stop, or AOF off: CONFIG GET appendonly = %v, %v", aof, err)
+			}
+		})
 }
 
 // TestCheckConfig: the persistence a fault server declares is checked against the
