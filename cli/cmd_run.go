@@ -143,12 +143,7 @@ func runBattery(c *app, args []string) int {
 	}
 	defer outputs.close()
 
-	others, err := c.startOtherEras(args, &cfg, procs)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
-		outputs.discard()
-		return exitUsage
-	}
+	var others *otherEras // nil-safe: stop does nothing without other processes
 	fail := func(err error) int {
 		if err != nil {
 			fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
@@ -156,6 +151,9 @@ func runBattery(c *app, args []string) int {
 		others.stop()
 		outputs.discard()
 		return exitUsage
+	}
+	if others, err = c.startOtherEras(args, &cfg, procs); err != nil {
+		return fail(err)
 	}
 	h, cleanup, ok := c.bringUp("storecheck run", spec, a.open, arg)
 	if !ok {
