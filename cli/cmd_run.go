@@ -170,7 +170,7 @@ func runBattery(c *app, args []string) int {
 		return fail(err)
 	}
 	if part.n > 1 {
-		_, ok, err := part.narrow(h, &cfg)
+		ok, err := part.narrow(h, &cfg)
 		if err != nil {
 			return fail(err)
 		}

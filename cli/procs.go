@@ -114,21 +114,26 @@ func parseEraPart(s string) (eraPart, error) {
 	return p, nil
 }
 
-// narrow sets cfg's eras to the part's group of the eras h has among those asked, and
-// returns all of them. ok is false when there are fewer groups than the part's index:
-// the process has nothing to check. Every process of a run computes the same groups
-// from the same store, so each learns its own after bringing the store up.
-func (p eraPart) narrow(h harness.Harness, cfg *conformance.ExecConfig) (all []conformance.Era, ok bool, err error) {
+// groupsOf returns the eras h has among those cfg asks for, and their n groups. Every
+// process of a run computes the same groups from the same store, so each learns its
+// own after bringing the store up.
+func groupsOf(h harness.Harness, cfg *conformance.ExecConfig, n int) (all []conformance.Era, groups [][]conformance.Era, err error) {
 	all, err = conformance.Eras(h, cfg.Eras)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
-	groups := eraGroups(all, p.n)
-	if p.part >= len(groups) {
-		return all, false, nil
+	return all, eraGroups(all, n), nil
+}
+
+// narrow sets cfg's eras to the part's group. ok is false when there are fewer groups
+// than the part's index: the process has nothing to check.
+func (p eraPart) narrow(h harness.Harness, cfg *conformance.ExecConfig) (ok bool, err error) {
+	_, groups, err := groupsOf(h, cfg, p.n)
+	if err != nil || p.part >= len(groups) {
+		return false, err
 	}
 	cfg.Eras = groups[p.part]
-	return all, true, nil
+	return true, nil
 }
 
 // startEraProcesses starts a `storecheck run` for each group but the first, with the
@@ -214,12 +219,14 @@ func (o *otherEras) narrow(c *app, h harness.Harness, cfg *conformance.ExecConfi
 	if o == nil {
 		return nil
 	}
-	all, _, err := eraPart{0, o.n}.narrow(h, cfg)
+	all, groups, err := groupsOf(h, cfg, o.n)
 	if err != nil {
 		return err
 	}
 	o.eras = all
-	groups := eraGroups(all, o.n)
+	if len(groups) > 0 {
+		cfg.Eras = groups[0]
+	}
 	for _, p := range o.procs {
 		if p.part.part < len(groups) {
 			p.eras = groups[p.part.part]
