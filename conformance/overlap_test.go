@@ -396,6 +396,55 @@ func TestRoundsStopOnTheirTimeBudget(t *testing.T) {
 	}
 }
 
+// TestWireRoundsRunForWireRaceTime: over the wire a conclusive check that has found no
+// fault runs past its base rounds until Budget.WireRaceTime has passed; one that found a
+// fault, one whose base rounds took longer, one in process, and one without the budget
+// stop at their base.
+func TestWireRoundsRunForWireRaceTime(t *testing.T) {
+	var together []battery.Span
+	for c := range 40 {
+		together = append(together, battery.Span{Client: c % 2, Task: "t", Call: 100, Ret: 200})
+	}
+	const base, fast, min = 4, time.Millisecond, 60 * time.Millisecond
+	for _, tc := range []struct {
+		name     string
+		wire     bool
+		budget   time.Duration
+		each     time.Duration // a round's time
+		faultAt  int           // the round that records a fault; -1 for none
+		extended bool
+	}{
+		{"over the wire", true, min, fast, -1, true},
+		{"over the wire, a fault found", true, min, fast, 1, false},
+		{"over the wire, base rounds past the budget", true, min, 20 * time.Millisecond, -1, false},
+		{"over the wire, no budget", true, 0, fast, -1, false},
+		{"in process", false, min, fast, -1, false},
+	} {
+		e := &battery.Env{Ctx: context.Background(), Opts: battery.Options{Budget: battery.Budget{WireRaceTime: tc.budget}}}
+		if tc.wire {
+			e.H = gauged{memharness.Harness()}
+		}
+		m := e.Meter()
+		n, start := 0, time.Now()
+		for r := range m.Rounds(base) {
+			n++
+			time.Sleep(tc.each)
+			m.Add(together)
+			if r == tc.faultAt {
+				e.Errorf("a fault in round %d", r)
+			}
+		}
+		took := time.Since(start)
+		m.Done()
+		switch {
+		case tc.extended && (took < min || n <= base):
+			t.Errorf("%s: %d rounds in %v; want more than %d, for at least %v", tc.name, n, took, base, min)
+		case !tc.extended && n != base:
+			t.Errorf("%s: %d rounds in %v; want the %d base rounds", tc.name, n, took, base)
+		}
+	}
+}
+
 // gauged is a harness that counts requests in flight, as the wire client does.
 type gauged struct{ harness.Harness }
 

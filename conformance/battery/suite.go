@@ -55,6 +55,11 @@ type Budget struct {
 	// sooner, once MeetingOverlapping calls overlapped: a slow backend's rounds each
 	// overlap for milliseconds; a fast store's finish their base rounds well within it.
 	RaceTime time.Duration
+	// WireRaceTime is how long a race check of a store over the wire protocol runs at
+	// least (default 1.5s): past its planned rounds, one that has found no fault runs
+	// more until then (OverlapMeter.Rounds). A slow child's planned rounds take longer
+	// and it runs no more than planned.
+	WireRaceTime time.Duration
 	// MachineTime is how long a state machine runs its cases before it may stop early:
 	// past it, a machine that has run a quarter of its Checks stops (default 4s). Its
 	// cases are sequential, one round trip a step: a fast store runs every case within
@@ -80,6 +85,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.Budget.RaceTime == 0 {
 		o.Budget.RaceTime = 3 * time.Second
+	}
+	if o.Budget.WireRaceTime == 0 {
+		o.Budget.WireRaceTime = 1500 * time.Millisecond
 	}
 	if o.Budget.MachineTime == 0 {
 		o.Budget.MachineTime = 4 * time.Second

@@ -402,39 +402,46 @@ def find_op(name, store, fac):
     return getattr(type(target), fn.__name__), target  # a subclass's override answers
 
 
+def answer(line, store, fac):
+    """The answer line (without its newline) to one request line; None for a line that is
+    no request, which is said on stderr and left unanswered."""
+    try:
+        req = loads(line)
+        rid = req["id"]
+    except (ValueError, KeyError, TypeError) as e:
+        print("store.py: cannot answer %r: %s" % (line[:200], e), file=sys.stderr)
+        return None
+    name = req.get("op")
+    op, target = find_op(name, store, fac)
+    try:
+        if op is None:
+            raise StoreError("unsupported", "unknown op %r" % (name,))
+        args = req.get("args") or {}
+        if not isinstance(args, dict):
+            raise StoreError("invalid", "args must be an object")
+        if name == "reset":
+            fac.configure({})  # reset returns the facade to its defaults
+            store.delay_ms = 0
+        elif name not in SESSION_OPS and store.delay_ms:
+            time.sleep(store.delay_ms / 1000.0)
+            store.delay_ms = 0
+        return '{"id":%s,"ok":%s}' % (dumps(rid), dumps(op(target, args)))
+    except StoreError as e:
+        return dumps({"id": rid, "error": {"code": e.code, "message": e.message}})
+    except Exception as e:  # a bug in this store: say so, and keep serving
+        print("store.py: %s failed: %r" % (req.get("op"), e), file=sys.stderr)
+        return dumps({"id": rid, "error": {"code": "internal", "message": repr(e)}})
+
+
 def main(store_class=Store, facade_class=facade_layer.Facade):
     store = store_class()
     fac = facade_class(store, StoreError, not_found, arg, copy, is_text)
     out = sys.stdout
     for line in sys.stdin.buffer:
-        try:
-            req = loads(line)
-            rid = req["id"]
-        except (ValueError, KeyError, TypeError) as e:
-            print("store.py: cannot answer %r: %s" % (line[:200], e), file=sys.stderr)
-            continue
-        name = req.get("op")
-        op, target = find_op(name, store, fac)
-        try:
-            if op is None:
-                raise StoreError("unsupported", "unknown op %r" % (name,))
-            args = req.get("args") or {}
-            if not isinstance(args, dict):
-                raise StoreError("invalid", "args must be an object")
-            if name == "reset":
-                fac.configure({})  # reset returns the facade to its defaults
-                store.delay_ms = 0
-            elif name not in SESSION_OPS and store.delay_ms:
-                time.sleep(store.delay_ms / 1000.0)
-                store.delay_ms = 0
-            answer = '{"id":%s,"ok":%s}' % (dumps(rid), dumps(op(target, args)))
-        except StoreError as e:
-            answer = dumps({"id": rid, "error": {"code": e.code, "message": e.message}})
-        except Exception as e:  # a bug in this store: say so, and keep serving
-            print("store.py: %s failed: %r" % (req.get("op"), e), file=sys.stderr)
-            answer = dumps({"id": rid, "error": {"code": "internal", "message": repr(e)}})
-        out.write(answer + "\n")
-        out.flush()
+        a = answer(line, store, fac)
+        if a is not None:
+            out.write(a + "\n")
+            out.flush()
 
 
 if __name__ == "__main__":
