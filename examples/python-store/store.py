@@ -433,9 +433,14 @@ def answer(line, store, fac):
         return dumps({"id": rid, "error": {"code": "internal", "message": repr(e)}})
 
 
-def main(store_class=Store, facade_class=facade_layer.Facade):
+def open_store(store_class=Store, facade_class=facade_layer.Facade):
+    """A new store and the facade over it."""
     store = store_class()
-    fac = facade_class(store, StoreError, not_found, arg, copy, is_text)
+    return store, facade_class(store, StoreError, not_found, arg, copy, is_text)
+
+
+def main(store_class=Store, facade_class=facade_layer.Facade):
+    store, fac = open_store(store_class, facade_class)
     out = sys.stdout
     for line in sys.stdin.buffer:
         a = answer(line, store, fac)

@@ -5,25 +5,21 @@ facade behind one lock because neither is safe to share between threads.
 
 A store that awaits a backend serves this way, and the battery meets it differently from
 a serial child: its race checks' calls overlap inside the child. The pool has more
-threads than the battery has clients, so no request waits for a thread; a thread
-started per request instead costs the battery about 18 s more. Time the battery over it
-with:
+threads than the battery has clients, so no request waits for a thread to start. Time
+the battery over it with:
 
-    storecheck bench --battery --count 3 --exec "python3 examples/python-store/threaded.py"
+    storecheck bench --battery --count 3 --adapter exec --exec "python3 examples/python-store/threaded.py"
 """
 
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-import facade as facade_layer
 import store as store_module
 
 
 def main():
-    store = store_module.Store()
-    fac = facade_layer.Facade(store, store_module.StoreError, store_module.not_found, store_module.arg,
-                              store_module.copy, store_module.is_text)
+    store, fac = store_module.open_store()
     held, writing = threading.Lock(), threading.Lock()
     out = sys.stdout
     pool = ThreadPoolExecutor(max_workers=32)

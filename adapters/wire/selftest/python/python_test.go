@@ -1,6 +1,6 @@
 // Package python runs the whole battery against the Python example store
 // (examples/python-store/store.py) over the wire protocol: the example must pass every
-// MUST. The example served a thread per request (threaded.py) must pass the race rules,
+// MUST. The example served by a pool of threads (threaded.py) must pass the race rules,
 // conclusively. It needs python3 on PATH; without it the tests are skipped, saying so.
 package python
 
@@ -41,10 +41,7 @@ func TestPythonExample(t *testing.T) {
 // when the test ends.
 func start(t *testing.T, script string) *wire.Harness {
 	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not on PATH: the Python example store cannot run here")
-	}
+	py := python3(t)
 	_, here, _, _ := runtime.Caller(0)
 	path := filepath.Join(filepath.Dir(here), "..", "..", "..", "..", "examples", "python-store", script)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -61,13 +58,23 @@ func start(t *testing.T, script string) *wire.Harness {
 	return h
 }
 
+// python3 is the path of python3, skipping the test when it is not on PATH.
+func python3(t *testing.T) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not on PATH: the Python example store cannot run here")
+	}
+	return py
+}
+
 // threadedRules are the race rules the threaded example is held to.
 var threadedRules = []string{"L-CREATE-2", "M-CREATE-1", "L-F-FIN-2", "M-SWAP-4"}
 
 // threadedChild names the process of TestThreadedExample that runs the battery.
 const threadedChild = "STORECHECK_TEST_THREADED_CHILD"
 
-// TestThreadedExample: the example served a thread per request, the store behind one
+// TestThreadedExample: the example served by a pool of threads, the store behind one
 // lock (threaded.py), passes the race rules under --strict, so none of their checks is
 // inconclusive. Ginkgo runs specs once per process and TestPythonExample runs them in
 // this one, so the battery runs in a child process of this test binary.
@@ -77,9 +84,7 @@ func TestThreadedExample(t *testing.T) {
 		conformance.Run(t, h, conformance.Options{Rules: threadedRules, Strict: true, SpecTimeout: 3 * time.Minute})
 		return
 	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not on PATH: the Python example store cannot run here")
-	}
+	python3(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestThreadedExample$", "-test.v")
 	cmd.Env = append(os.Environ(), threadedChild+"=1")
 	out, err := cmd.CombinedOutput()
