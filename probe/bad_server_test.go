@@ -38,12 +38,7 @@ func badRun(t *testing.T, url string) *conformance.Report {
 	t.Helper()
 	// A short look for a task limit (LimitTasks): the server behind the bad one has
 	// none, and each call more is one more chance for a loaded machine to pass the 300 ms.
-	r, err := probe.Run(t.Context(), probe.Config{URL: url, Strict: true, Timeout: 300 * time.Millisecond, Wait: 2 * time.Second, LimitTasks: 4,
-		Principals: []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return runConfig(t, probe.Config{URL: url, Strict: true, Timeout: 300 * time.Millisecond, Wait: 2 * time.Second, LimitTasks: 4}, 0)
 }
 
 // wrapReference serves the honest reference server behind bad: requests whose body

@@ -403,28 +403,15 @@ func (r *eraRun) ownerRun(ctx context.Context, fill func(map[string]any) map[str
 		return "", err
 	}
 	if r.era == conformance.EraModern {
-		var end map[string]any
-		err := p.poll(ctx, id, p.wait, func(t map[string]any, rpcErr *client.Error, late bool) (bool, error) {
-			switch {
-			case rpcErr != nil:
-				return true, fmt.Errorf("tasks/get %s: %w", id, rpcErr)
-			case terminalStatus(t["status"]):
-				end = t
-				return true, nil
-			case late:
-				return true, fmt.Errorf("task %s still %v after %v", id, t["status"], p.wait)
-			case t["status"] == "input_required":
-				reqs, _ := t["inputRequests"].(map[string]any)
-				answers := map[string]any{}
-				for k, v := range reqs {
-					req, _ := v.(map[string]any)
-					answers[k] = fill(req)
-				}
-				if _, err := p.call(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": answers}, true); err != nil {
-					return true, err
-				}
+		end, err := p.answering(ctx, id, func(t map[string]any) error {
+			reqs, _ := t["inputRequests"].(map[string]any)
+			answers := map[string]any{}
+			for k, v := range reqs {
+				req, _ := v.(map[string]any)
+				answers[k] = fill(req)
 			}
-			return false, nil
+			_, err := p.call(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": answers}, true)
+			return err
 		})
 		if err != nil {
 			return "", err

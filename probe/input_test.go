@@ -28,11 +28,7 @@ func TestInputShouldIsWarned(t *testing.T) {
 			"error": map[string]any{"code": -32602, "message": "unknown input key"}})
 	}))
 	for _, strict := range []bool{false, true} {
-		r, err := probe.Run(t.Context(), probe.Config{URL: url, Strict: strict, Rules: []string{"V-INPUT-1"},
-			Principals: []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := runConfig(t, probe.Config{URL: url, Strict: strict, Rules: []string{"V-INPUT-1"}}, 0)
 		want := conformance.Warned
 		if strict {
 			want = conformance.Failed
@@ -87,15 +83,8 @@ func TestInputForeignAnswerInResult(t *testing.T) {
 		name, url string
 		want      conformance.Outcome
 	}{{"honest", serve(t, ""), conformance.Passed}, {"keeping the other's answer", keeping, conformance.Failed}} {
-		r, err := probe.Run(t.Context(), probe.Config{URL: tc.url, Strict: true, Rules: []string{"V-INPUT-3"}, Eras: []conformance.Era{conformance.EraModern},
-			Tools:      probe.Tools{Input: "multi_input"},
-			Principals: []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(r.Rules) != 1 {
-			t.Fatalf("%s: %d rows; want V-INPUT-3 modern only", tc.name, len(r.Rules))
-		}
+		r := runConfig(t, probe.Config{URL: tc.url, Strict: true, Rules: []string{"V-INPUT-3"}, Eras: []conformance.Era{conformance.EraModern},
+			Tools: probe.Tools{Input: "multi_input"}}, 1)
 		why := strings.Join(r.Rules[0].Reasons, "\n")
 		if r.Rules[0].Outcome != tc.want || tc.want == conformance.Failed && !strings.Contains(why, "nothing of the other principal's answer") {
 			t.Errorf("%s: V-INPUT-3 modern %s %q; want %s (on the result)", tc.name, r.Rules[0].Outcome, why, tc.want)
@@ -115,14 +104,7 @@ func TestInputForeignAnswerInResult(t *testing.T) {
 // (confirm_delete's says only "Deleted" or "Kept"): V-INPUT-3 fails it in both eras on
 // the result, against a task of the same tool its owner answered alone.
 func TestInputForeignKeptIsKilled(t *testing.T) {
-	r, err := probe.Run(t.Context(), probe.Config{URL: serve(t, "input-foreign-kept"), Strict: true, Rules: []string{"V-INPUT-3"},
-		Principals: []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Rules) != 2 {
-		t.Fatalf("%d rows; want V-INPUT-3 in both eras", len(r.Rules))
-	}
+	r := runConfig(t, probe.Config{URL: serve(t, "input-foreign-kept"), Strict: true, Rules: []string{"V-INPUT-3"}}, 2)
 	for _, rr := range r.Rules {
 		why := strings.Join(rr.Reasons, "\n")
 		if rr.Outcome != conformance.Failed || !strings.Contains(why, "the result the other principal's answer gives") || !strings.Contains(why, `Kept`) {

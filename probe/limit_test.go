@@ -32,14 +32,7 @@ func TestLimitCheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			st := memstore.New(memstore.WithClock(reference.SystemClock{}))
 			url := serveConfig(t, server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Mutant: tc.mutant, MaxTasksPerPrincipal: tc.limit})
-			r, err := probe.Run(t.Context(), probe.Config{URL: url, Strict: true, Rules: []string{"V-LIMIT-1"}, LimitTasks: 5,
-				Principals: []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(r.Rules) != 2 {
-				t.Fatalf("%d rows; want V-LIMIT-1 in both eras", len(r.Rules))
-			}
+			r := runConfig(t, probe.Config{URL: url, Strict: true, Rules: []string{"V-LIMIT-1"}, LimitTasks: 5}, 2)
 			for _, rr := range r.Rules {
 				if rr.Outcome != tc.want || !strings.Contains(strings.Join(rr.Reasons, "\n"), tc.reason) {
 					t.Errorf("V-LIMIT-1 %s: %s %q; want %s naming %q", rr.Era, rr.Outcome, rr.Reasons, tc.want, tc.reason)
@@ -88,14 +81,8 @@ func TestLimitSilentRefusal(t *testing.T) {
 					_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": tc.answer(n)})
 				})
 			})
-			r, err := probe.Run(t.Context(), probe.Config{URL: url, Strict: true, Rules: []string{"V-LIMIT-1"}, LimitTasks: 5,
-				Eras: []conformance.Era{conformance.EraLegacy}, Principals: []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(r.Rules) != 1 {
-				t.Fatalf("%d rows; want V-LIMIT-1 legacy only", len(r.Rules))
-			}
+			r := runConfig(t, probe.Config{URL: url, Strict: true, Rules: []string{"V-LIMIT-1"}, LimitTasks: 5,
+				Eras: []conformance.Era{conformance.EraLegacy}}, 1)
 			why := strings.Join(r.Rules[0].Reasons, "\n")
 			if r.Rules[0].Outcome != conformance.Failed || !strings.Contains(why, tc.reason) {
 				t.Errorf("V-LIMIT-1 legacy: %s %q; want failed naming %q", r.Rules[0].Outcome, why, tc.reason)

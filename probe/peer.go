@@ -230,6 +230,12 @@ func (p *peer) task(ctx context.Context, id string) (map[string]any, *client.Err
 
 // terminal polls a task until it is terminal and returns it.
 func (p *peer) terminal(ctx context.Context, id string) (map[string]any, error) {
+	return p.answering(ctx, id, nil)
+}
+
+// answering polls a task until it is terminal and returns it, handing each read that
+// finds it input_required to answer (when there is one).
+func (p *peer) answering(ctx context.Context, id string, answer func(t map[string]any) error) (map[string]any, error) {
 	var end map[string]any
 	err := p.poll(ctx, id, p.wait, func(t map[string]any, rpcErr *client.Error, late bool) (bool, error) {
 		switch {
@@ -240,6 +246,10 @@ func (p *peer) terminal(ctx context.Context, id string) (map[string]any, error) 
 			return true, nil
 		case late:
 			return true, fmt.Errorf("task %s still %v after %v", id, t["status"], p.wait)
+		case answer != nil && t["status"] == "input_required":
+			if err := answer(t); err != nil {
+				return true, err
+			}
 		}
 		return false, nil
 	})

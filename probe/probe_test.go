@@ -46,14 +46,26 @@ func serveConfig(t *testing.T, cfg server.Config) string {
 	return servertest.Start(t, cfg).URL + "/mcp"
 }
 
-func run(t *testing.T, url string) *conformance.Report {
+// principals are the two callers serveConfig's server knows.
+var principals = []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}
+
+// runConfig probes as cfg says, as principals, and wants rows rule rows when rows > 0.
+func runConfig(t *testing.T, cfg probe.Config, rows int) *conformance.Report {
 	t.Helper()
-	r, err := probe.Run(t.Context(), probe.Config{URL: url, Strict: true,
-		Principals: []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}})
+	cfg.Principals = principals
+	r, err := probe.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if rows > 0 && len(r.Rules) != rows {
+		t.Fatalf("%d rows of %v in eras %v; want %d", len(r.Rules), cfg.Rules, cfg.Eras, rows)
+	}
 	return r
+}
+
+func run(t *testing.T, url string) *conformance.Report {
+	t.Helper()
+	return runConfig(t, probe.Config{URL: url, Strict: true}, 0)
 }
 
 // failed lists the rules a report did not pass, as "ID era outcome". V-TTL-1 of the
@@ -161,11 +173,7 @@ func TestReferenceServerTTLModern(t *testing.T) {
 	for _, mutant := range []string{"", "ttl-early"} {
 		st := memstore.New(memstore.WithClock(reference.SystemClock{}))
 		url := serveConfig(t, server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Mutant: mutant, DefaultTTL: 2 * time.Second})
-		r, err := probe.Run(t.Context(), probe.Config{URL: url, Strict: true, Rules: []string{"V-TTL-1"},
-			Principals: []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := runConfig(t, probe.Config{URL: url, Strict: true, Rules: []string{"V-TTL-1"}}, 0)
 		want := conformance.Passed
 		if mutant != "" {
 			want = conformance.Failed

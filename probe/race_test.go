@@ -20,11 +20,7 @@ func TestRaceNeverMetIsInconclusive(t *testing.T) {
 			srv.ServeHTTP(w, r)
 		})
 	})
-	r, err := probe.Run(t.Context(), probe.Config{URL: url, Strict: true, Rules: []string{"V-RACE-1"},
-		Principals: []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runConfig(t, probe.Config{URL: url, Strict: true, Rules: []string{"V-RACE-1"}}, 0)
 	if len(r.Rules) != 2 || r.OK() {
 		t.Errorf("got %d rows, OK %v; want V-RACE-1 in both eras and the strict run failed", len(r.Rules), r.OK())
 	}

@@ -40,7 +40,6 @@ func TestMissingToolIsNeverPassed(t *testing.T) {
 			_ = json.NewEncoder(w).Encode(msg)
 		})
 	})
-	principals := []probe.Principal{{Name: "alice", Token: "token-a"}, {Name: "bob", Token: "token-b"}}
 	for _, tc := range []struct {
 		name    string
 		tools   probe.Tools
