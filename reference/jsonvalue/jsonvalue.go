@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"reflect"
 	"strconv"
 	"unicode/utf8"
 
@@ -76,26 +77,10 @@ func Normalize(v any) (any, error) {
 			return nil, fmt.Errorf("%w: invalid number %q", ErrNotJSON, string(x))
 		}
 		return x, nil
-	case int:
-		return json.Number(strconv.FormatInt(int64(x), 10)), nil
-	case int8:
-		return json.Number(strconv.FormatInt(int64(x), 10)), nil
-	case int16:
-		return json.Number(strconv.FormatInt(int64(x), 10)), nil
-	case int32:
-		return json.Number(strconv.FormatInt(int64(x), 10)), nil
-	case int64:
-		return json.Number(strconv.FormatInt(x, 10)), nil
-	case uint:
-		return json.Number(strconv.FormatUint(uint64(x), 10)), nil
-	case uint8:
-		return json.Number(strconv.FormatUint(uint64(x), 10)), nil
-	case uint16:
-		return json.Number(strconv.FormatUint(uint64(x), 10)), nil
-	case uint32:
-		return json.Number(strconv.FormatUint(uint64(x), 10)), nil
-	case uint64:
-		return json.Number(strconv.FormatUint(x, 10)), nil
+	case int, int8, int16, int32, int64:
+		return json.Number(strconv.FormatInt(reflect.ValueOf(x).Int(), 10)), nil
+	case uint, uint8, uint16, uint32, uint64:
+		return json.Number(strconv.FormatUint(reflect.ValueOf(x).Uint(), 10)), nil
 	case float32:
 		return floatNumber(float64(x), 32)
 	case float64:
