@@ -3,6 +3,9 @@ package wire
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/storecheck/storecheck/conformance/harness"
@@ -21,15 +24,8 @@ func parseLayers(m map[string]any, h *Hello) error {
 	case nil:
 	case []any:
 		h.Store = false
-		for _, l := range x {
-			switch l {
-			case "store":
-				h.Store = true
-			case "facade":
-				h.Facade = true
-			default:
-				return fmt.Errorf(`unknown layer %s (want "store" or "facade")`, jsonvalue.Describe(l))
-			}
+		if err := decodeListed(x, "layer", []helloFlag{{"store", &h.Store}, {"facade", &h.Facade}}); err != nil {
+			return err
 		}
 		if !h.Store && !h.Facade {
 			return errors.New("layers lists no layer")
@@ -62,6 +58,23 @@ func decodeFlags(x map[string]any, object string, flags []helloFlag) error {
 		if got, ok := optional(x[f.key], f.dst); !ok {
 			return fmt.Errorf("%s.%s must be a boolean, got %s", object, f.key, got)
 		}
+	}
+	return nil
+}
+
+// decodeListed sets the flag of each name a hello array lists (what names one element
+// of it) and refuses any other element, naming those it may hold.
+func decodeListed(list []any, what string, names []helloFlag) error {
+	for _, e := range list {
+		i := slices.IndexFunc(names, func(f helloFlag) bool { return e == f.key })
+		if i < 0 {
+			want := make([]string, len(names))
+			for j, f := range names {
+				want[j] = strconv.Quote(f.key)
+			}
+			return fmt.Errorf("unknown %s %s (want %s)", what, jsonvalue.Describe(e), strings.Join(want, " or "))
+		}
+		*names[i].dst = true
 	}
 	return nil
 }

@@ -25,11 +25,8 @@ func parseProfiles(m map[string]any, h *Hello) error {
 	switch x := m["profiles"].(type) {
 	case nil:
 	case []any:
-		for _, p := range x {
-			if p != "sdk" {
-				return fmt.Errorf(`unknown profile %s (want "sdk")`, jsonvalue.Describe(p))
-			}
-			h.SDK = true
+		if err := decodeListed(x, "profile", []helloFlag{{"sdk", &h.SDK}}); err != nil {
+			return err
 		}
 	default:
 		return fmt.Errorf(`profiles must be an array such as ["sdk"], got %s`, kindOf(x))

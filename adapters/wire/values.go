@@ -415,26 +415,15 @@ func parseHello(raw json.RawMessage) (Hello, error) {
 	if err := parseProfiles(m, &h); err != nil {
 		return bad("%v", err)
 	}
-	switch x := m["name"].(type) {
-	case nil:
-	case string:
-		h.Name = x
-	default:
-		return bad("name must be a string, got %s", kindOf(x))
+	if got, ok := optional(m["name"], &h.Name); !ok {
+		return bad("name must be a string, got %s", got)
 	}
 	eras, ok := m["eras"].([]any)
 	if !ok {
 		return bad(`eras must be an array such as ["legacy", "modern"], got %s`, kindOf(m["eras"]))
 	}
-	for _, e := range eras {
-		switch e {
-		case "legacy":
-			h.Legacy = true
-		case "modern":
-			h.Modern = true
-		default:
-			return bad(`unknown era %s (want "legacy" or "modern")`, jsonvalue.Describe(e))
-		}
+	if err := decodeListed(eras, "era", []helloFlag{{"legacy", &h.Legacy}, {"modern", &h.Modern}}); err != nil {
+		return bad("%v", err)
 	}
 	if !h.Legacy && !h.Modern && !h.SDK {
 		if h.Protocol >= 3 {
@@ -445,35 +434,17 @@ func parseHello(raw json.RawMessage) (Hello, error) {
 	switch x := m["legacy"].(type) {
 	case nil:
 	case map[string]any:
-		flags := []struct {
-			key string
-			dst *bool
-		}{{"cancel", &h.Cancel}, {"cleanup", &h.Cleanup}, {"conditional_update", &h.ConditionalUpdate}}
-		for _, f := range flags {
-			switch v := x[f.key].(type) {
-			case nil:
-			case bool:
-				*f.dst = v
-			default:
-				return bad("legacy.%s must be a boolean, got %s", f.key, kindOf(v))
-			}
+		if err := decodeFlags(x, "legacy", []helloFlag{{"cancel", &h.Cancel}, {"cleanup", &h.Cleanup}, {"conditional_update", &h.ConditionalUpdate}}); err != nil {
+			return bad("%v", err)
 		}
 	default:
 		return bad("legacy must be an object of flags, got %s", kindOf(x))
 	}
-	switch x := m["clock"].(type) {
-	case nil:
-	case bool:
-		h.Clock = x
-	default:
-		return bad("clock must be a boolean, got %s", kindOf(x))
+	if got, ok := optional(m["clock"], &h.Clock); !ok {
+		return bad("clock must be a boolean, got %s", got)
 	}
-	switch x := m["delay"].(type) {
-	case nil:
-	case bool:
-		h.Delay = x
-	default:
-		return bad("delay must be a boolean, got %s", kindOf(x))
+	if got, ok := optional(m["delay"], &h.Delay); !ok {
+		return bad("delay must be a boolean, got %s", got)
 	}
 	if !h.Legacy {
 		h.Cancel, h.Cleanup, h.ConditionalUpdate = false, false, false
