@@ -61,9 +61,12 @@ func facadeAnswer[T any](ctx context.Context, c *Client, clk *reference.ManualCl
 	return answer(dec, func(decode func(json.RawMessage) error) error { return c.facadeDo(ctx, clk, cfg, op, args, decode) })
 }
 
-// checkFacadeConfig refuses, with reference.ErrUnsupported, a configuration the child
-// did not declare it can take.
-func (c *Client) checkFacadeConfig(cfg harness.FacadeConfig) error {
+// checkFacade refuses, with reference.ErrUnsupported, an era's facade the child does not
+// serve (served: hello lists the era) or a configuration it did not declare it can take.
+func (c *Client) checkFacade(era string, served bool, cfg harness.FacadeConfig) error {
+	if !c.hello.Facade || !served {
+		return fmt.Errorf("wire: %w: the store process serves no %s facade", reference.ErrUnsupported, era)
+	}
 	return checkDeclared(c.hello.FacadeConfig, cfg)
 }
 
@@ -93,20 +96,14 @@ func (c *Client) ModernFacade(cfg harness.FacadeConfig) (modern.Facade, error) {
 }
 
 func (c *Client) legacyFacade(clk *reference.ManualClock, cfg harness.FacadeConfig) (legacy.Facade, error) {
-	if !c.hello.Facade || !c.hello.Legacy {
-		return nil, fmt.Errorf("wire: %w: the store process serves no legacy facade", reference.ErrUnsupported)
-	}
-	if err := c.checkFacadeConfig(cfg); err != nil {
+	if err := c.checkFacade("legacy", c.hello.Legacy, cfg); err != nil {
 		return nil, err
 	}
 	return &legacyFacade{c: c, clock: clk, cfg: cfg}, nil
 }
 
 func (c *Client) modernFacade(clk *reference.ManualClock, cfg harness.FacadeConfig) (modern.Facade, error) {
-	if !c.hello.Facade || !c.hello.Modern {
-		return nil, fmt.Errorf("wire: %w: the store process serves no modern facade", reference.ErrUnsupported)
-	}
-	if err := c.checkFacadeConfig(cfg); err != nil {
+	if err := c.checkFacade("modern", c.hello.Modern, cfg); err != nil {
 		return nil, err
 	}
 	return &modernFacade{c: c, clock: clk, cfg: cfg}, nil
@@ -142,11 +139,16 @@ func (f *legacyFacade) Create(ctx context.Context, id string, meta legacy.Task, 
 	return f.taskCall(ctx, opLegacyTasksCreate, map[string]any{"task_id": id, "metadata": m, "owner": owner})
 }
 
-func (f *legacyFacade) Get(ctx context.Context, id string, caller reference.Caller) (legacy.Task, error) {
+// callerCall is a call on one task as caller: Get or Cancel.
+func (f *legacyFacade) callerCall(ctx context.Context, op, id string, caller reference.Caller) (legacy.Task, error) {
 	if err := firstErr(checkUTF8(id), callerUTF8(caller)); err != nil {
 		return nil, err
 	}
-	return f.taskCall(ctx, opLegacyTasksGet, map[string]any{"task_id": id, "caller": callerArg(caller)})
+	return f.taskCall(ctx, op, map[string]any{"task_id": id, "caller": callerArg(caller)})
+}
+
+func (f *legacyFacade) Get(ctx context.Context, id string, caller reference.Caller) (legacy.Task, error) {
+	return f.callerCall(ctx, opLegacyTasksGet, id, caller)
 }
 
 func (f *legacyFacade) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
@@ -159,10 +161,7 @@ func (f *legacyFacade) Update(ctx context.Context, id string, changes legacy.Tas
 }
 
 func (f *legacyFacade) Cancel(ctx context.Context, id string, caller reference.Caller) (legacy.Task, error) {
-	if err := firstErr(checkUTF8(id), callerUTF8(caller)); err != nil {
-		return nil, err
-	}
-	return f.taskCall(ctx, opLegacyTasksCancel, map[string]any{"task_id": id, "caller": callerArg(caller)})
+	return f.callerCall(ctx, opLegacyTasksCancel, id, caller)
 }
 
 func (f *legacyFacade) List(ctx context.Context, opts legacy.ListOptions, caller reference.Caller) ([]legacy.Task, error) {
@@ -246,11 +245,16 @@ func (f *modernFacade) Create(ctx context.Context, opts modern.CreateOptions, st
 	return failed, fmt.Errorf("start task %s: %w", created.TaskID, hookErr)
 }
 
-func (f *modernFacade) Get(ctx context.Context, id string, caller reference.Caller) (modern.Task, error) {
+// callerCall is a call on one task as caller: Get or Cancel.
+func (f *modernFacade) callerCall(ctx context.Context, op, id string, caller reference.Caller) (modern.Task, error) {
 	if err := callerUTF8(caller); err != nil {
 		return modern.Task{}, err
 	}
-	return f.taskCall(ctx, opModernTasksGet, map[string]any{"task_id": id, "caller": callerArg(caller)})
+	return f.taskCall(ctx, op, map[string]any{"task_id": id, "caller": callerArg(caller)})
+}
+
+func (f *modernFacade) Get(ctx context.Context, id string, caller reference.Caller) (modern.Task, error) {
+	return f.callerCall(ctx, opModernTasksGet, id, caller)
 }
 
 func (f *modernFacade) Status(ctx context.Context, id string) (modern.Task, error) {
@@ -302,10 +306,7 @@ func (f *modernFacade) Update(ctx context.Context, id string, caller reference.C
 // Cancel answers a terminal task with the task as it is and ErrTerminal (docs/spec.md
 // M-F-FIN-1; see taskCall).
 func (f *modernFacade) Cancel(ctx context.Context, id string, caller reference.Caller) (modern.Task, error) {
-	if err := callerUTF8(caller); err != nil {
-		return modern.Task{}, err
-	}
-	return f.taskCall(ctx, opModernTasksCancel, map[string]any{"task_id": id, "caller": callerArg(caller)})
+	return f.callerCall(ctx, opModernTasksCancel, id, caller)
 }
 
 // objectArg sends a nil map as an empty object.
