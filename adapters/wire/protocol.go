@@ -235,6 +235,24 @@ func decodeAnswerSlow(line []byte) (Answer, error) {
 	return Answer{ID: id, Err: re}, nil
 }
 
+// pickKeys sets vals[i] to the value of the field keyed keys[i] (leaving the others nil)
+// and reports whether fields has no other key: the fast decoders' reading of a line
+// whose keys are unrepeated.
+func pickKeys(fields []jsonscan.Field, keys []string, vals [][]byte) (onlyKeys bool) {
+	onlyKeys = true
+next:
+	for _, f := range fields {
+		for i, k := range keys {
+			if string(f.Key) == k {
+				vals[i] = f.Val
+				continue next
+			}
+		}
+		onlyKeys = false
+	}
+	return onlyKeys
+}
+
 // decodeAnswerFast is DecodeAnswer for a well-formed answer whose keys are plain and
 // unrepeated: {"id":…,"ok":…} or {"id":…,"error":{"code":…,"message":…}}. Anything
 // else (including every malformed line) is left to DecodeAnswer's slow path.
@@ -244,17 +262,9 @@ func decodeAnswerFast(line []byte) (Answer, bool) {
 	if !ok {
 		return Answer{}, false
 	}
-	var rawID, rawOK, rawErr []byte
-	for _, f := range fields {
-		switch string(f.Key) {
-		case "id":
-			rawID = f.Val
-		case "ok":
-			rawOK = f.Val
-		case "error":
-			rawErr = f.Val
-		}
-	}
+	var vals [3][]byte
+	pickKeys(fields, []string{"id", "ok", "error"}, vals[:])
+	rawID, rawOK, rawErr := vals[0], vals[1], vals[2]
 	if rawID == nil || (rawOK == nil) == (rawErr == nil) || (rawID[0] != '-' && (rawID[0] < '0' || rawID[0] > '9')) {
 		return Answer{}, false
 	}

@@ -232,19 +232,11 @@ func decodeRequestFast(line []byte) (id int64, op string, args map[string]any, o
 	if !ok || len(fields) != 3 {
 		return 0, "", nil, false
 	}
-	var rawID, rawOp, rawArgs []byte
-	for _, f := range fields {
-		switch string(f.Key) {
-		case "id":
-			rawID = f.Val
-		case "op":
-			rawOp = f.Val
-		case "args":
-			rawArgs = f.Val
-		default:
-			return 0, "", nil, false
-		}
+	var vals [3][]byte
+	if !pickKeys(fields, []string{"id", "op", "args"}, vals[:]) {
+		return 0, "", nil, false
 	}
+	rawID, rawOp, rawArgs := vals[0], vals[1], vals[2]
 	if rawID == nil || rawOp == nil || rawArgs == nil {
 		return 0, "", nil, false
 	}
