@@ -129,10 +129,7 @@ func (l *Legacy) Create(ctx context.Context, id string, meta legacy.Task) (legac
 
 // Get returns the task, or reference.ErrNotFound (L-GET-1). One HGETALL.
 func (l *Legacy) Get(ctx context.Context, id string) (legacy.Task, error) {
-	if err := reference.ValidateID(id); err != nil {
-		return nil, err
-	}
-	if err := l.s.begin(ctx, "get"); err != nil {
+	if err := l.s.beginOn(ctx, "get", id); err != nil {
 		return nil, err
 	}
 	_, key := l.key(id)
@@ -155,10 +152,7 @@ func (l *Legacy) Get(ctx context.Context, id string) (legacy.Task, error) {
 // updates of disjoint keys all survive (L-CONC-1), an update racing a delete never
 // resurrects the task, and UpdateIf's check and write are one step.
 func (l *Legacy) modify(ctx context.Context, op, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
-	if err := reference.ValidateID(id); err != nil {
-		return nil, err
-	}
-	if err := l.s.begin(ctx, op); err != nil {
+	if err := l.s.beginOn(ctx, op, id); err != nil {
 		return nil, err
 	}
 	ch, err := legacy.Normalize(changes)
@@ -216,10 +210,7 @@ func (l *Legacy) modify(ctx context.Context, op, id string, allowed []reference.
 
 // Delete removes the task; a missing id is not an error (L-DELETE-1). One script.
 func (l *Legacy) Delete(ctx context.Context, id string) error {
-	if err := reference.ValidateID(id); err != nil {
-		return err
-	}
-	if err := l.s.begin(ctx, "delete"); err != nil {
+	if err := l.s.beginOn(ctx, "delete", id); err != nil {
 		return err
 	}
 	base, key := l.key(id)

@@ -118,10 +118,7 @@ func (m *Modern) backstop(e int64) string {
 // swept, fails with reference.ErrExists. One script; Redis has applied it when the reply
 // arrives, so every client of the server or cluster finds the task (M-CREATE-2).
 func (m *Modern) Create(ctx context.Context, task modern.Task) (modern.Task, error) {
-	if err := reference.ValidateID(task.TaskID); err != nil {
-		return modern.Task{}, err
-	}
-	if err := m.s.begin(ctx, "create"); err != nil {
+	if err := m.s.beginOn(ctx, "create", task.TaskID); err != nil {
 		return modern.Task{}, err
 	}
 	row, err := task.Normalize()
@@ -148,10 +145,7 @@ func (m *Modern) Create(ctx context.Context, task modern.Task) (modern.Task, err
 // Get returns the task, or reference.NotFound when it is missing, expired by the store's
 // clock, or not visible to caller (M-GET-1). One HGETALL.
 func (m *Modern) Get(ctx context.Context, id string, caller reference.Caller) (modern.Task, error) {
-	if err := reference.ValidateID(id); err != nil {
-		return modern.Task{}, err
-	}
-	if err := m.s.begin(ctx, "get"); err != nil {
+	if err := m.s.beginOn(ctx, "get", id); err != nil {
 		return modern.Task{}, err
 	}
 	key, _ := m.keys(id)
@@ -202,10 +196,7 @@ func decodeModern(id string, h map[string]string) (modern.Task, error) {
 // every check and the write; a refused Swap writes nothing.
 func (m *Modern) Swap(ctx context.Context, caller reference.Caller, expectedVersion int64, next modern.Task) (modern.Task, error) {
 	id := next.TaskID
-	if err := reference.ValidateID(id); err != nil {
-		return modern.Task{}, err
-	}
-	if err := m.s.begin(ctx, "swap"); err != nil {
+	if err := m.s.beginOn(ctx, "swap", id); err != nil {
 		return modern.Task{}, err
 	}
 	row, err := next.Normalize()
@@ -258,10 +249,7 @@ func (m *Modern) Swap(ctx context.Context, caller reference.Caller, expectedVers
 
 // Delete removes the task; it is idempotent (M-DELETE-1). One script.
 func (m *Modern) Delete(ctx context.Context, id string) error {
-	if err := reference.ValidateID(id); err != nil {
-		return err
-	}
-	if err := m.s.begin(ctx, "delete"); err != nil {
+	if err := m.s.beginOn(ctx, "delete", id); err != nil {
 		return err
 	}
 	key, exp := m.keys(id)

@@ -196,6 +196,14 @@ func (s *Store) begin(ctx context.Context, op string) error {
 	return nil
 }
 
+// beginOn is begin for a call on the task id, which must be valid before anything else.
+func (s *Store) beginOn(ctx context.Context, op, id string) error {
+	if err := reference.ValidateID(id); err != nil {
+		return err
+	}
+	return s.begin(ctx, op)
+}
+
 // dbError turns an error met during op into the store's error (storeerr.Wrap), waiting
 // for the context when the error is its deadline's.
 func dbError(ctx context.Context, op string, err error) error {
