@@ -138,13 +138,7 @@ func (l *Legacy) modify(ctx context.Context, op, id string, allowed []reference.
 
 // Delete removes the task; a missing id is not an error (L-DELETE-1).
 func (l *Legacy) Delete(ctx context.Context, id string) error {
-	if err := reference.ValidateID(id); err != nil {
-		return err
-	}
-	if _, err := l.pool.Exec(ctx, `DELETE FROM storecheck_legacy_tasks WHERE task_id = $1`, id); err != nil {
-		return dbError(ctx, "delete", err)
-	}
-	return nil
+	return deleteTask(ctx, l.pool, `DELETE FROM storecheck_legacy_tasks WHERE task_id = $1`, id)
 }
 
 // listQueries are the list queries, one per owner scope: status, owner and limit all in

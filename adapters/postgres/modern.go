@@ -111,13 +111,7 @@ func (m *Modern) Swap(ctx context.Context, caller reference.Caller, expectedVers
 
 // Delete removes the task; it is idempotent (M-DELETE-1).
 func (m *Modern) Delete(ctx context.Context, id string) error {
-	if err := reference.ValidateID(id); err != nil {
-		return err
-	}
-	if _, err := m.pool.Exec(ctx, `DELETE FROM storecheck_modern_tasks WHERE task_id = $1`, id); err != nil {
-		return dbError(ctx, "delete", err)
-	}
-	return nil
+	return deleteTask(ctx, m.pool, `DELETE FROM storecheck_modern_tasks WHERE task_id = $1`, id)
 }
 
 // Sweep deletes every task expired by the store's clock (now ≥ created_at + ttl) and

@@ -68,3 +68,15 @@ const backend = "postgres"
 func dbError(ctx context.Context, op string, err error) error {
 	return storeerr.Wrap(ctx, backend, op, err)
 }
+
+// deleteTask runs query, the era's DELETE by task_id, for id: a missing id is not an
+// error in either era.
+func deleteTask(ctx context.Context, pool *pgxpool.Pool, query, id string) error {
+	if err := reference.ValidateID(id); err != nil {
+		return err
+	}
+	if _, err := pool.Exec(ctx, query, id); err != nil {
+		return dbError(ctx, "delete", err)
+	}
+	return nil
+}
