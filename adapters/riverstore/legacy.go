@@ -150,13 +150,7 @@ func sameColumns(a, b legacy.Task) bool {
 // Delete removes the task; a missing id is not an error (L-DELETE-1). Its job is left to
 // River: a worker that finds its task gone stops (examples/river-worker).
 func (l *Legacy[TTx]) Delete(ctx context.Context, id string) error {
-	if err := reference.ValidateID(id); err != nil {
-		return err
-	}
-	if _, err := l.b.db.pool.exec(ctx, l.b.db.sql.deleteLegacy, id); err != nil {
-		return l.b.db.dbError(ctx, "delete", err)
-	}
-	return nil
+	return l.b.db.deleteTask(ctx, l.b.db.sql.deleteLegacy, id)
 }
 
 // List returns the tasks matching opts, each once, ordered by id (L-LIST-1..4). Status,

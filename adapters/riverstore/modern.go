@@ -138,13 +138,7 @@ func (m *Modern[TTx]) Swap(ctx context.Context, caller reference.Caller, expecte
 
 // Delete removes the task; it is idempotent (M-DELETE-1).
 func (m *Modern[TTx]) Delete(ctx context.Context, id string) error {
-	if err := reference.ValidateID(id); err != nil {
-		return err
-	}
-	if _, err := m.b.db.pool.exec(ctx, m.b.db.sql.deleteModern, id); err != nil {
-		return m.b.db.dbError(ctx, "delete", err)
-	}
-	return nil
+	return m.b.db.deleteTask(ctx, m.b.db.sql.deleteModern, id)
 }
 
 // Sweep deletes every task expired by the store's clock (now ≥ created_at + ttl) and

@@ -100,6 +100,18 @@ func (d *db[TTx]) dbError(ctx context.Context, op string, err error) error {
 	return storeerr.Wrap(ctx, d.name, op, err)
 }
 
+// deleteTask runs query, the era's DELETE by task_id, for id: a missing id is not an
+// error in either era, and the task's job is left to River.
+func (d *db[TTx]) deleteTask(ctx context.Context, query, id string) error {
+	if err := reference.ValidateID(id); err != nil {
+		return err
+	}
+	if _, err := d.pool.exec(ctx, query, id); err != nil {
+		return d.dbError(ctx, "delete", err)
+	}
+	return nil
+}
+
 // Backend is one client of a database holding the task tables and River's: a River
 // client (TTx is its driver's transaction type) and the stores of both eras over it.
 type Backend[TTx any] struct {
