@@ -24,10 +24,7 @@ func postgresAdapters() (as []cli.Adapter) {
 			dsnFlag(fs, &dsn, "dsn", "postgres")
 		},
 		Open: func(ctx context.Context) (harness.Harness, func(), error) {
-			return onPostgres(ctx, dsn, "--dsn", func(dsn string) (harness.Harness, func()) {
-				h := postgres.NewHarness(dsn)
-				return h, h.Close
-			})
+			return onPostgres(ctx, dsn, "--dsn", postgres.NewHarness)
 		},
 		OpenFaults: func(ctx context.Context) (harness.Harness, func(), error) {
 			if err := ownBackend(dsn, "server", "--dsn"); err != nil {
@@ -56,20 +53,23 @@ func dsnFlag(fs *flag.FlagSet, dsn *string, name, adapter string) {
 }
 
 // onPostgres brings a harness up with newHarness on the server at dsn, or, when dsn is
-// empty, on a container it starts and stops with the harness's cleanup. flag names
-// the flag that gives dsn, for the error.
-func onPostgres(ctx context.Context, dsn, flag string, newHarness func(dsn string) (harness.Harness, func())) (harness.Harness, func(), error) {
+// empty, on a container it starts and stops with the harness's Close. flag names the
+// flag that gives dsn, for the error.
+func onPostgres[H interface {
+	harness.Harness
+	Close()
+}](ctx context.Context, dsn, flag string, newHarness func(dsn string) H) (harness.Harness, func(), error) {
 	if dsn != "" {
-		h, closeH := newHarness(dsn)
-		return h, closeH, nil
+		h := newHarness(dsn)
+		return h, h.Close, nil
 	}
 	url, stop, err := pgcontainer.Start(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (or pass %s)", err, flag)
 	}
-	h, closeH := newHarness(url)
+	h := newHarness(url)
 	return h, func() {
-		closeH()
+		h.Close()
 		stopAfter(ctx, stop)
 	}, nil
 }

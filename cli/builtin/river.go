@@ -19,10 +19,7 @@ func riverAdapters() (as []cli.Adapter) {
 			dsnFlag(fs, &dsn, "river-dsn", "river-postgres")
 		},
 		Open: func(ctx context.Context) (harness.Harness, func(), error) {
-			return onPostgres(ctx, dsn, "--river-dsn", func(dsn string) (harness.Harness, func()) {
-				h := riverstore.NewPostgresHarness(dsn)
-				return h, h.Close
-			})
+			return onPostgres(ctx, dsn, "--river-dsn", riverstore.NewPostgresHarness)
 		},
 	})
 	as = append(as, cli.Adapter{
