@@ -115,12 +115,12 @@ var bothModes = []Mode{Serial, Parallel}
 // Cases are every benchmarked operation, legacy then modern.
 func Cases() []Case {
 	return []Case{
-		{Op: "legacy-create", Modes: bothModes, About: "Create of a new task", grows: true, run: legacyCreate},
+		{Op: "legacy-create", Modes: bothModes, About: "Create of a new task", grows: true, run: create(legacyOf)},
 		{Op: "legacy-get", Modes: bothModes, About: fmt.Sprintf("Get of one of %d tasks", readSet), setup: seedLegacy(readSet), run: legacyGet},
 		{Op: "legacy-update", Modes: bothModes, About: fmt.Sprintf("Update of one key of one of %d tasks", readSet), setup: seedLegacy(readSet), run: legacyUpdate},
 		{Op: "legacy-list", Modes: bothModes, About: fmt.Sprintf("List of %d tasks, owner-scoped (%d owners), limit %d", listSet, listOwners, listLimit), setup: seedLegacy(listSet), run: legacyList},
 		{Op: "legacy-cleanup", Modes: []Mode{Serial}, About: fmt.Sprintf("Cleanup of %d terminal tasks, half of them due", cleanupSet), setup: seedYoung, run: legacyCleanup},
-		{Op: "modern-create", Modes: bothModes, About: "Create of a new task", grows: true, run: modernCreate},
+		{Op: "modern-create", Modes: bothModes, About: "Create of a new task", grows: true, run: create(modernOf)},
 		{Op: "modern-get", Modes: bothModes, About: fmt.Sprintf("Get of one of %d tasks", readSet), setup: seedModern(readSet), run: modernGet},
 		{Op: "modern-swap", Modes: bothModes, About: "Swap at the known version, a task per goroutine (no read, no conflict)", setup: seedModern(readSet), run: modernSwap},
 		{Op: "modern-lifecycle", Modes: bothModes, About: "facade Create, Progress, Complete (5 store calls)", grows: true, run: modernLifecycle},
@@ -197,14 +197,23 @@ func each(b *testing.B, d *caseData, mode Mode, op func(ctx context.Context, i i
 	})
 }
 
-func legacyCreate(b *testing.B, sp *Space, d *caseData, mode Mode) {
-	each(b, d, mode, func(ctx context.Context, i int) error {
-		sp, err := d.growth.space(ctx)
-		if err != nil {
-			return err
-		}
-		return sp.Legacy.Create(ctx, d.newID(), owner(i))
-	})
+func legacyOf(sp *Space) LegacyOps { return sp.Legacy }
+func modernOf(sp *Space) ModernOps { return sp.Modern }
+
+// create is the create case of the era that era picks from a Space: every op makes a new
+// task, in the Space growth has current.
+func create[O interface {
+	Create(ctx context.Context, id, owner string) error
+}](era func(*Space) O) func(b *testing.B, sp *Space, d *caseData, mode Mode) {
+	return func(b *testing.B, _ *Space, d *caseData, mode Mode) {
+		each(b, d, mode, func(ctx context.Context, i int) error {
+			sp, err := d.growth.space(ctx)
+			if err != nil {
+				return err
+			}
+			return era(sp).Create(ctx, d.newID(), owner(i))
+		})
+	}
 }
 
 func legacyGet(b *testing.B, sp *Space, d *caseData, mode Mode) {
@@ -243,16 +252,6 @@ func legacyCleanup(b *testing.B, sp *Space, d *caseData, mode Mode) {
 			d.fatalf(b, "Cleanup(%s) of %d completed tasks, %d of them %s old, removed %d, want %d", cleanupTTL, cleanupSet, cleanupSet/2, 2*cleanupTTL, n, cleanupSet/2)
 		}
 	}
-}
-
-func modernCreate(b *testing.B, sp *Space, d *caseData, mode Mode) {
-	each(b, d, mode, func(ctx context.Context, i int) error {
-		sp, err := d.growth.space(ctx)
-		if err != nil {
-			return err
-		}
-		return sp.Modern.Create(ctx, d.newID(), owner(i))
-	})
 }
 
 func modernGet(b *testing.B, sp *Space, d *caseData, mode Mode) {
