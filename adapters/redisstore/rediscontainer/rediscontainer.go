@@ -72,15 +72,10 @@ func persistentArgs(p Persistence, extra ...string) []string {
 // container.
 func Start(ctx context.Context) (opts *redis.Options, stop func(context.Context) error, err error) {
 	if u := strings.TrimSpace(os.Getenv(EnvURL)); u != "" {
-		opts, err := redis.ParseURL(u)
-		if err != nil {
-			return nil, nil, fmt.Errorf("rediscontainer: %s: %w", EnvURL, err)
-		}
-		opts.ContextTimeoutEnabled = true
-		if err := pingNew(ctx, opts, 10*time.Second); err != nil {
-			return nil, nil, fmt.Errorf("rediscontainer: %s: %w", EnvURL, err)
-		}
-		return opts, func(context.Context) error { return nil }, nil
+		return existing(ctx, EnvURL, u, redis.ParseURL, func(ctx context.Context, opts *redis.Options) error {
+			opts.ContextTimeoutEnabled = true
+			return pingNew(ctx, opts, 10*time.Second)
+		})
 	}
 	img, err := image(ctx)
 	if err != nil {
@@ -110,17 +105,12 @@ func Start(ctx context.Context) (opts *redis.Options, stop func(context.Context)
 // stop.
 func StartCluster(ctx context.Context) (opts *redis.ClusterOptions, stop func(context.Context) error, err error) {
 	if u := strings.TrimSpace(os.Getenv(EnvClusterURL)); u != "" {
-		opts, err := redis.ParseClusterURL(u)
-		if err != nil {
-			return nil, nil, fmt.Errorf("rediscontainer: %s: %w", EnvClusterURL, err)
-		}
-		opts.ContextTimeoutEnabled = true
-		c := redis.NewClusterClient(opts)
-		defer c.Close()
-		if err := waitCluster(ctx, c, 10*time.Second); err != nil {
-			return nil, nil, fmt.Errorf("rediscontainer: %s: %w", EnvClusterURL, err)
-		}
-		return opts, func(context.Context) error { return nil }, nil
+		return existing(ctx, EnvClusterURL, u, redis.ParseClusterURL, func(ctx context.Context, opts *redis.ClusterOptions) error {
+			opts.ContextTimeoutEnabled = true
+			c := redis.NewClusterClient(opts)
+			defer c.Close()
+			return waitCluster(ctx, c, 10*time.Second)
+		})
 	}
 	img, err := image(ctx)
 	if err != nil {
@@ -205,6 +195,22 @@ func StartCluster(ctx context.Context) (opts *redis.ClusterOptions, stop func(co
 		return fail(err)
 	}
 	return opts, stop, nil
+}
+
+// existing is the options of the deployment at url, named by envVar, once ready (which
+// also turns context timeouts on: go-redis's two option types share no interface) has
+// found it answering; its stop is a no-op, since storecheck did not start it.
+func existing[O any](ctx context.Context, envVar, url string, parse func(string) (*O, error),
+	ready func(context.Context, *O) error,
+) (*O, func(context.Context) error, error) {
+	opts, err := parse(url)
+	if err == nil {
+		err = ready(ctx, opts)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("rediscontainer: %s: %w", envVar, err)
+	}
+	return opts, func(context.Context) error { return nil }, nil
 }
 
 // form makes one cluster of nodes: each announces its address on the network, takes an
