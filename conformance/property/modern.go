@@ -175,7 +175,7 @@ func (mm *modernMachine) drawID(t *rapid.T) string {
 // judge compares a call's outcome with the model's: the error's kind and the task
 // (also the one answered with ErrTerminal or ErrKeyReused).
 func (mm *modernMachine) judge(t *rapid.T, rule, input, id string, want modern.Task, wantErr error, got modern.Task, gotErr error) {
-	if !model.ValidID(id) && wantErr != nil && (errors.Is(gotErr, reference.ErrNotFound) || errors.Is(gotErr, reference.ErrInvalid)) {
+	if wantErr != nil && refusedInvalid(id, gotErr) {
 		return
 	}
 	if !model.ValidID(id) {
@@ -329,11 +329,8 @@ func (mm *modernMachine) swap(t *rapid.T) {
 func (mm *modernMachine) delete(t *rapid.T) {
 	id := mm.drawID(t)
 	err := mm.st.Delete(mm.ctx, id)
-	in := mm.step(t, "M-DELETE-1", "Delete(%s) -> %s", mm.name(id), battery.Outcome(err))
 	mm.m.Delete(id)
-	if err != nil && !(!model.ValidID(id) && (errors.Is(err, reference.ErrNotFound) || errors.Is(err, reference.ErrInvalid))) {
-		mm.fatal(t, "M-DELETE-1", in, "success", err)
-	}
+	mm.deleted(t, "M-DELETE-1", mm.name(id), id, err)
 }
 
 func (mm *modernMachine) sweep(t *rapid.T) {
@@ -347,11 +344,14 @@ func (mm *modernMachine) sweep(t *rapid.T) {
 	}
 }
 
-func (mm *modernMachine) facade(t *rapid.T) (*modern.Tasks, model.Facade, bool) {
+// facade draws a call through the facade: an id, a caller, and the facade, which requires
+// owners (ro) one time in four.
+func (mm *modernMachine) facade(t *rapid.T) (id string, c reference.Caller, f *modern.Tasks, cfg model.Facade, ro bool) {
+	id, c = mm.drawID(t), drawCaller(t)
 	if rapid.IntRange(0, 3).Draw(t, "require_owner facade?") == 3 {
-		return mm.fac[1], mm.cfg[1], true
+		return id, c, mm.fac[1], mm.cfg[1], true
 	}
-	return mm.fac[0], mm.cfg[0], false
+	return id, c, mm.fac[0], mm.cfg[0], false
 }
 
 var (
@@ -424,16 +424,12 @@ func describeCreate(o modern.CreateOptions) string {
 }
 
 func (mm *modernMachine) fGet(t *rapid.T) {
-	id := mm.drawID(t)
-	c := drawCaller(t)
-	f, cfg, ro := mm.facade(t)
+	id, c, f, cfg, ro := mm.facade(t)
 	got, err := f.Get(mm.ctx, id, c)
 	in := mm.step(t, "M-F-SCOPE-1", "Tasks[require_owner=%v].Get(%s, %s) -> %s", ro, mm.name(id), c, battery.Outcome(err))
 	want, wantErr := mm.m.FGet(cfg, id, c, mm.now())
 	mm.judge(t, mm.missRule(id, "M-F-SCOPE-1", wantErr, c, ro), in, id, want, wantErr, got, err)
-	if model.ValidID(id) && errors.Is(err, reference.ErrNotFound) && err.Error() != reference.NotFound(id).Error() {
-		mm.fatal(t, "S-OWN-2", in, reference.NotFound(id), err)
-	}
+	mm.sameNotFound(t, in, id, err)
 }
 
 func (mm *modernMachine) fStatus(t *rapid.T) {
@@ -454,10 +450,11 @@ func (mm *modernMachine) fCancelled(t *rapid.T) {
 	}
 }
 
-// lifecycle makes one worker write of id through the facade (run, described by call)
-// and judges it against the model's twin (sim, at the time taken before the call);
-// rule is the rule of a refusal on a terminal task, and of the write itself.
-func (mm *modernMachine) lifecycle(t *rapid.T, rule, id, call string, run func() (modern.Task, error), sim func(now int64) (modern.Task, error)) {
+// write makes one write of id through the facade as caller c, ro telling whether the
+// facade requires owners (run, described by call), and judges it against the model's
+// twin (sim, at the time taken before the call); rule is the rule of the write, refined
+// for a not-found answer (missRule) and a refusal on a terminal task (M-F-FIN-1).
+func (mm *modernMachine) write(t *rapid.T, rule, id string, c reference.Caller, ro bool, call string, run func() (modern.Task, error), sim func(now int64) (modern.Task, error)) {
 	now := mm.now()
 	got, err := run()
 	in := mm.step(t, rule, "%s -> %s", call, battery.Outcome(err))
@@ -465,14 +462,14 @@ func (mm *modernMachine) lifecycle(t *rapid.T, rule, id, call string, run func()
 	if errors.Is(wantErr, reference.ErrTerminal) {
 		rule = "M-F-FIN-1"
 	}
-	mm.judge(t, mm.missRule(id, rule, wantErr, reference.System(), false), in, id, want, wantErr, got, err)
+	mm.judge(t, mm.missRule(id, rule, wantErr, c, ro), in, id, want, wantErr, got, err)
 	mm.checkNotes(t, in)
 }
 
 func (mm *modernMachine) fProgress(t *rapid.T) {
 	id := mm.drawID(t)
 	msg := rapid.SampledFrom(messages).Draw(t, "message")
-	mm.lifecycle(t, "S-CONC-1", id, fmt.Sprintf("Tasks.Progress(%s, %d-byte message)", mm.name(id), len(msg)),
+	mm.write(t, "S-CONC-1", id, reference.System(), false, fmt.Sprintf("Tasks.Progress(%s, %d-byte message)", mm.name(id), len(msg)),
 		func() (modern.Task, error) { return mm.fac[0].Progress(mm.ctx, id, msg) },
 		func(now int64) (modern.Task, error) { return mm.m.FProgress(mm.cfg[0], id, msg, now) })
 }
@@ -480,26 +477,17 @@ func (mm *modernMachine) fProgress(t *rapid.T) {
 func (mm *modernMachine) fRequireInput(t *rapid.T) {
 	id := mm.drawID(t)
 	reqs := drawKeysObject(t, "requests", inputKeys, 0, 2)
-	mm.lifecycle(t, "M-F-INPUT-1", id, fmt.Sprintf("Tasks.RequireInput(%s, %s)", mm.name(id), battery.Q(reqs)),
+	mm.write(t, "M-F-INPUT-1", id, reference.System(), false, fmt.Sprintf("Tasks.RequireInput(%s, %s)", mm.name(id), battery.Q(reqs)),
 		func() (modern.Task, error) { return mm.fac[0].RequireInput(mm.ctx, id, reqs) },
 		func(now int64) (modern.Task, error) { return mm.m.FRequireInput(mm.cfg[0], id, reqs, now) })
 }
 
 func (mm *modernMachine) fUpdate(t *rapid.T) {
-	id := mm.drawID(t)
-	c := drawCaller(t)
-	f, cfg, ro := mm.facade(t)
+	id, c, f, cfg, ro := mm.facade(t)
 	resps := drawKeysObject(t, "responses", append(inputKeys, "never"), 0, 2)
-	now := mm.now()
-	got, err := f.Update(mm.ctx, id, c, resps)
-	in := mm.step(t, "M-F-INPUT-2", "Tasks[require_owner=%v].Update(%s, %s, %s) -> %s", ro, mm.name(id), c, battery.Q(resps), battery.Outcome(err))
-	want, wantErr := mm.m.FUpdate(cfg, id, c, resps, now)
-	rule := mm.missRule(id, "M-F-INPUT-2", wantErr, c, ro)
-	if errors.Is(wantErr, reference.ErrTerminal) {
-		rule = "M-F-FIN-1"
-	}
-	mm.judge(t, rule, in, id, want, wantErr, got, err)
-	mm.checkNotes(t, in)
+	mm.write(t, "M-F-INPUT-2", id, c, ro, fmt.Sprintf("Tasks[require_owner=%v].Update(%s, %s, %s)", ro, mm.name(id), c, battery.Q(resps)),
+		func() (modern.Task, error) { return f.Update(mm.ctx, id, c, resps) },
+		func(now int64) (modern.Task, error) { return mm.m.FUpdate(cfg, id, c, resps, now) })
 }
 
 func (mm *modernMachine) fComplete(t *rapid.T) {
@@ -508,7 +496,7 @@ func (mm *modernMachine) fComplete(t *rapid.T) {
 	if rapid.IntRange(0, 3).Draw(t, "result?") < 3 {
 		result = drawObject(t, 0, 2)
 	}
-	mm.lifecycle(t, "M-F-FIN-1", id, fmt.Sprintf("Tasks.Complete(%s, %s)", mm.name(id), battery.Q(result)),
+	mm.write(t, "M-F-FIN-1", id, reference.System(), false, fmt.Sprintf("Tasks.Complete(%s, %s)", mm.name(id), battery.Q(result)),
 		func() (modern.Task, error) { return mm.fac[0].Complete(mm.ctx, id, result) },
 		func(now int64) (modern.Task, error) { return mm.m.FComplete(mm.cfg[0], id, result, now) })
 }
@@ -519,21 +507,16 @@ func (mm *modernMachine) fFail(t *rapid.T) {
 	if rapid.IntRange(0, 4).Draw(t, "error object?") < 4 {
 		e = modern.RPCError(-32001, "worker failed", drawValue(t))
 	}
-	mm.lifecycle(t, "M-F-FIN-1", id, fmt.Sprintf("Tasks.Fail(%s, %s)", mm.name(id), battery.Q(e)),
+	mm.write(t, "M-F-FIN-1", id, reference.System(), false, fmt.Sprintf("Tasks.Fail(%s, %s)", mm.name(id), battery.Q(e)),
 		func() (modern.Task, error) { return mm.fac[0].Fail(mm.ctx, id, e) },
 		func(now int64) (modern.Task, error) { return mm.m.FFail(mm.cfg[0], id, e, now) })
 }
 
 func (mm *modernMachine) fCancel(t *rapid.T) {
-	id := mm.drawID(t)
-	c := drawCaller(t)
-	f, cfg, ro := mm.facade(t)
-	now := mm.now()
-	got, err := f.Cancel(mm.ctx, id, c)
-	in := mm.step(t, "M-F-FIN-1", "Tasks[require_owner=%v].Cancel(%s, %s) -> %s", ro, mm.name(id), c, battery.Outcome(err))
-	want, wantErr := mm.m.FCancel(cfg, id, c, now)
-	mm.judge(t, mm.missRule(id, "M-F-FIN-1", wantErr, c, ro), in, id, want, wantErr, got, err)
-	mm.checkNotes(t, in)
+	id, c, f, cfg, ro := mm.facade(t)
+	mm.write(t, "M-F-FIN-1", id, c, ro, fmt.Sprintf("Tasks[require_owner=%v].Cancel(%s, %s)", ro, mm.name(id), c),
+		func() (modern.Task, error) { return f.Cancel(mm.ctx, id, c) },
+		func(now int64) (modern.Task, error) { return mm.m.FCancel(cfg, id, c, now) })
 }
 
 func (mm *modernMachine) moveClock(t *rapid.T) {

@@ -2,6 +2,7 @@ package property
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/conformance/model"
+	"github.com/storecheck/storecheck/reference"
 	"pgregory.net/rapid"
 )
 
@@ -223,6 +226,29 @@ func (c *caseLog) fatal(t *rapid.T, rule, input string, want, got any) {
 		c.trace(traceFailed)
 	}
 	t.Fatalf("%s", c.scrub(ruleFault(rule, input, want, got)))
+}
+
+// deleted judges a store's Delete of id (named name in the step): it succeeds, or
+// refuses an invalid id (S-ID-2).
+func (c *caseLog) deleted(t *rapid.T, rule, name, id string, err error) {
+	in := c.step(t, rule, "Delete(%s) -> %s", name, battery.Outcome(err))
+	if err != nil && !refusedInvalid(id, err) {
+		c.fatal(t, rule, in, "success", err)
+	}
+}
+
+// refusedInvalid tells whether err is how S-ID-2 lets any call but Create refuse id:
+// the id is invalid and the answer ErrNotFound or ErrInvalid.
+func refusedInvalid(id string, err error) bool {
+	return !model.ValidID(id) && (errors.Is(err, reference.ErrNotFound) || errors.Is(err, reference.ErrInvalid))
+}
+
+// sameNotFound checks S-OWN-2 at the facade: a denied task and a missing one give the
+// same message.
+func (c *caseLog) sameNotFound(t *rapid.T, in, id string, err error) {
+	if model.ValidID(id) && errors.Is(err, reference.ErrNotFound) && err.Error() != reference.NotFound(id).Error() {
+		c.fatal(t, "S-OWN-2", in, reference.NotFound(id), err)
+	}
 }
 
 // machineSpec registers one era's S-CONC-1 state machine: newMachine(e, checks, trace,
