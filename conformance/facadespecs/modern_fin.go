@@ -103,9 +103,7 @@ func ModernFin(s *battery.Suite) {
 		modernspecs.CheckStored(e, st, c, input)
 	})
 
-	s.It("M-F-FIN-2", "under races exactly one terminal status wins and a completed result is never lost", func(e *battery.Env) {
-		FacadeFinRaces(e)
-	})
+	s.It("M-F-FIN-2", "under races exactly one terminal status wins and a completed result is never lost", FacadeFinRaces)
 }
 
 // FacadeFinRaces is M-F-FIN-2's race of finishing calls through two facades (a client's

@@ -20,9 +20,7 @@ import (
 // (battery/overlap.go).
 
 func Concurrency(s *battery.Suite) {
-	s.It("L-CONC-1", "keeps every one of concurrent Updates of disjoint keys (no lost update)", func(e *battery.Env) {
-		DisjointUpdates(e)
-	})
+	s.It("L-CONC-1", "keeps every one of concurrent Updates of disjoint keys (no lost update)", DisjointUpdates)
 
 	s.It("L-CONC-1", "a task deleted while Updates, Cancels and UpdateIfs race it never comes back (an acknowledged Delete is not undone)", func(e *battery.Env) {
 		st := e.Legacy()

@@ -14,9 +14,7 @@ import (
 // ones (legacyspecs/concurrency.go).
 
 func Concurrency(s *battery.Suite) {
-	s.It("M-CREATE-1", "of concurrent Creates of one id exactly one succeeds, the others fail with ErrExists, and every later read sees the winner's task", func(e *battery.Env) {
-		ModernCreateRace(e)
-	})
+	s.It("M-CREATE-1", "of concurrent Creates of one id exactly one succeeds, the others fail with ErrExists, and every later read sees the winner's task", ModernCreateRace)
 
 	s.It("S-CONC-1", "a task deleted while CAS writers race it never comes back (an acknowledged Delete is not undone)", func(e *battery.Env) {
 		st := e.Modern()

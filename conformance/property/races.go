@@ -21,18 +21,12 @@ import (
 // final state (a linearizability check of a tiny history, by enumerating orders).
 
 func ModernRaceRounds(s *battery.Suite) {
-	s.It("M-F-FIN-2", "racing Cancel, Complete, Fail, Progress, tasks/update and RequireInput through the facade: one terminal status wins and a result is never lost", func(e *battery.Env) {
-		ModernRaces(e)
-	})
-	s.It("M-SWAP-4", "8 goroutines × 50 CAS increments of one task end at exactly 400 (store), and concurrent facade writes all land", func(e *battery.Env) {
-		CasIncrements(e)
-	})
+	s.It("M-F-FIN-2", "racing Cancel, Complete, Fail, Progress, tasks/update and RequireInput through the facade: one terminal status wins and a result is never lost", ModernRaces)
+	s.It("M-SWAP-4", "8 goroutines × 50 CAS increments of one task end at exactly 400 (store), and concurrent facade writes all land", CasIncrements)
 }
 
 func LegacyRaceRounds(s *battery.Suite) {
-	s.It("L-F-FIN-2", "a facade Cancel racing a worker's completion leaves exactly one terminal status (with a ConditionalUpdater)", func(e *battery.Env) {
-		LegacyRaces(e)
-	})
+	s.It("L-F-FIN-2", "a facade Cancel racing a worker's completion leaves exactly one terminal status (with a ConditionalUpdater)", LegacyRaces)
 }
 
 // RaceCall is one contender: run calls the store under test, sim the model.
