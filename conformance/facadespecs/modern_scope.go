@@ -10,6 +10,19 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
+// checkScopedGet checks a facade Get of id by c (where names the setting and the row):
+// the task as want has it when the truth table admits c, else the answer for a missing id.
+func checkScopedGet(e *battery.Env, f modern.Facade, where string, c reference.Caller, allowed bool, id, missing string, want modern.Task) {
+	_, missErr := f.Get(e.Ctx, missing, c)
+	input := fmt.Sprintf("%s facade Get(%s, %s)", where, battery.Q(id), c)
+	got, err := f.Get(e.Ctx, id, c)
+	if !allowed {
+		modernspecs.CheckNotFoundLike(e, input, err, id, missErr, missing)
+	} else if e.CheckErr(err, nil, input) {
+		modernspecs.CheckTask(e, input, want, got)
+	}
+}
+
 func ModernScope(s *battery.Suite) {
 	s.It("M-F-SCOPE-1", "facade Get, Update and Cancel follow the truth table in both settings; denied reads as missing and writes nothing", func(e *battery.Env) {
 		st := e.Modern()
@@ -25,23 +38,13 @@ func ModernScope(s *battery.Suite) {
 				e.RequireErr(err, nil, fmt.Sprintf("setup: facade RequireInput(%s, {k})", battery.Q(t.TaskID)))
 				where := fmt.Sprintf("[%s, %s]", setting, row.Name)
 
-				// Get.
-				_, missErr := f.Get(e.Ctx, missing, c)
-				input := fmt.Sprintf("%s facade Get(%s, %s)", where, battery.Q(t.TaskID), c)
-				got, err := f.Get(e.Ctx, t.TaskID, c)
-				if allowed {
-					if e.CheckErr(err, nil, input) {
-						modernspecs.CheckTask(e, input, asked, got)
-					}
-				} else {
-					modernspecs.CheckNotFoundLike(e, input, err, t.TaskID, missErr, missing)
-				}
+				checkScopedGet(e, f, where, c, allowed, t.TaskID, missing, asked)
 
 				// Update: answering the outstanding key.
 				answer := map[string]any{"k": "yes"}
-				_, missErr = f.Update(e.Ctx, missing, c, answer)
-				input = fmt.Sprintf("%s facade Update(%s, %s, %s)", where, battery.Q(t.TaskID), c, jsonvalue.Describe(answer))
-				got, err = f.Update(e.Ctx, t.TaskID, c, answer)
+				_, missErr := f.Update(e.Ctx, missing, c, answer)
+				input := fmt.Sprintf("%s facade Update(%s, %s, %s)", where, battery.Q(t.TaskID), c, jsonvalue.Describe(answer))
+				got, err := f.Update(e.Ctx, t.TaskID, c, answer)
 				cur := asked
 				if allowed {
 					if e.CheckErr(err, nil, input) {

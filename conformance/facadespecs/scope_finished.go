@@ -104,21 +104,12 @@ func modernFinishedScope(e *battery.Env, requireOwner bool) {
 				}
 			}
 
-			_, missErr := f.Get(e.Ctx, missing, c)
-			input := fmt.Sprintf("%s facade Get(%s, %s)", where, battery.Q(t.TaskID), c)
-			got, err := f.Get(e.Ctx, t.TaskID, c)
-			if allowed {
-				if e.CheckErr(err, nil, input) {
-					modernspecs.CheckTask(e, input, final, got)
-				}
-			} else {
-				modernspecs.CheckNotFoundLike(e, input, err, t.TaskID, missErr, missing)
-			}
+			checkScopedGet(e, f, where, c, allowed, t.TaskID, missing, final)
 
 			answer := map[string]any{"k": "late"}
-			_, missErr = f.Update(e.Ctx, missing, c, answer)
-			input = fmt.Sprintf("%s facade Update(%s, %s, {\"k\": \"late\"})", where, battery.Q(t.TaskID), c)
-			got, err = f.Update(e.Ctx, t.TaskID, c, answer)
+			_, missErr := f.Update(e.Ctx, missing, c, answer)
+			input := fmt.Sprintf("%s facade Update(%s, %s, {\"k\": \"late\"})", where, battery.Q(t.TaskID), c)
+			got, err := f.Update(e.Ctx, t.TaskID, c, answer)
 			if allowed {
 				admittedWrite(input, got, err, false)
 			} else {
