@@ -38,9 +38,7 @@ func (n *referenceNamespace) SDK(ctx context.Context) (sdk.Store, error) {
 }
 
 func (n *referenceNamespace) LegacyFacade(ctx context.Context, cfg FacadeConfig) (legacy.Facade, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	st, err := openOnce(ctx, &n.legacy, n.Namespace.Legacy)
+	st, err := openOnce(ctx, &n.mu, &n.legacy, n.Namespace.Legacy)
 	if err != nil {
 		return nil, err
 	}
@@ -48,9 +46,7 @@ func (n *referenceNamespace) LegacyFacade(ctx context.Context, cfg FacadeConfig)
 }
 
 func (n *referenceNamespace) ModernFacade(ctx context.Context, cfg FacadeConfig) (modern.Facade, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	st, err := openOnce(ctx, &n.modern, n.Namespace.Modern)
+	st, err := openOnce(ctx, &n.mu, &n.modern, n.Namespace.Modern)
 	if err != nil {
 		return nil, err
 	}
@@ -60,9 +56,11 @@ func (n *referenceNamespace) ModernFacade(ctx context.Context, cfg FacadeConfig)
 	}), nil
 }
 
-// openOnce is *st, opened by open the first time it is asked for (the caller holds the
-// lock that guards st).
-func openOnce[S any](ctx context.Context, st *S, open func(context.Context) (S, error)) (S, error) {
+// openOnce is *st, opened by open the first time it is asked for, under mu (which
+// guards st).
+func openOnce[S any](ctx context.Context, mu *sync.Mutex, st *S, open func(context.Context) (S, error)) (S, error) {
+	mu.Lock()
+	defer mu.Unlock()
 	if any(*st) == nil {
 		s, err := open(ctx)
 		if err != nil {
