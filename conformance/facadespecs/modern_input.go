@@ -72,13 +72,18 @@ func inputStep(e *battery.Env, st modern.Store, input string, want inputState, g
 	checkInput(e, "after "+input+": store Get", want, stored)
 }
 
+// aliceTask is where the input specs start: the era's store, a facade over it, and the
+// id of a task alice owns, created through the facade.
+func aliceTask(e *battery.Env) (modern.Store, modern.Facade, string) {
+	st := e.Modern()
+	f := battery.ModernFacade(e)
+	return st, f, createThrough(e, f, modern.CreateOptions{Owner: "alice"}).TaskID
+}
+
 func ModernInput(s *battery.Suite) {
 	s.It("M-F-INPUT-1", "RequireInput adds requests, records issued keys, clears the last round's responses; a reused key is ErrKeyReused", func(e *battery.Env) {
-		st := e.Modern()
-		f := battery.ModernFacade(e)
+		st, f, id := aliceTask(e)
 		alice := reference.Principal("alice")
-		t := createThrough(e, f, modern.CreateOptions{Owner: "alice"})
-		id := t.TaskID
 		reqA := map[string]any{"method": "elicitation/create", "params": map[string]any{"message": "A?"}}
 		reqB := map[string]any{"method": "sampling/createMessage", "n": json.Number("9223372036854775807")}
 
@@ -124,11 +129,8 @@ func ModernInput(s *battery.Suite) {
 	})
 
 	s.It("M-F-INPUT-2", "Update stages answers, ignores unknown and repeated keys, and delivers all at once", func(e *battery.Env) {
-		st := e.Modern()
-		f := battery.ModernFacade(e)
+		st, f, id := aliceTask(e)
 		alice := reference.Principal("alice")
-		t := createThrough(e, f, modern.CreateOptions{Owner: "alice"})
-		id := t.TaskID
 
 		// Nothing outstanding: nothing to apply, nothing written, no error.
 		got, err := f.Update(e.Ctx, id, alice, map[string]any{"x": "unasked"})
