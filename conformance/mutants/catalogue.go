@@ -10,6 +10,7 @@ package mutants
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 
@@ -153,7 +154,12 @@ var (
 	sdkOnly    = []harness.Era{harness.EraSDK}
 )
 
-var catalogue = []Mutant{
+// catalogue is every mutant, listed here once: the store's defects, then the facade's and
+// the Oban guide's (facade.go, oban_guide.go).
+var catalogue = slices.Concat(storeMutants, facadeMutants, obanGuideMutants)
+
+// storeMutants are the store's defects.
+var storeMutants = []Mutant{
 	{"anonymous-fails-open", []string{"S-OWN-1", "L-LIST-3", "M-GET-1"}, "a caller without a principal sees owned tasks (isolation fails open)", both, anonymousFailsOpen},
 	{"owner-case-insensitive", []string{"S-OWN-3", "S-OWN-1", "L-LIST-3", "M-GET-1"}, "owners compared case-insensitively (Alice sees alice's tasks)", both, ownerCaseInsensitive},
 	{"owner-prefix", []string{"S-OWN-3", "S-OWN-1", "L-LIST-3", "M-GET-1"}, "owners compared by prefix (alice sees alice2's tasks)", both, ownerPrefix},

@@ -29,17 +29,16 @@ const (
 	facadeUpdateTerminalFirst
 )
 
-func init() {
-	catalogue = append(catalogue,
-		Mutant{"facade-cancel-overwrites-finished", []string{"L-F-FIN-1", "M-F-FIN-1", "L-F-FIN-2", "M-F-FIN-2"}, "the facade's Cancel overwrites a completed, failed or cancelled task (ConduitMCP's cancel)", both, facadeCancelOverwrites},
-		Mutant{"facade-list-skips-recheck", []string{"L-F-LIST-1", "L-F-SCOPE-1", "S-OWN-1"}, "the facade's List scopes by the request's owner filter and re-checks no row the store returns", legacyOnly, facadeListSkipsRecheck},
-		Mutant{"facade-update-accepts-unissued", []string{"M-F-INPUT-2"}, "the facade's tasks/update stages answers for input keys never issued", modernOnly, facadeUpdateUnissued},
-		Mutant{"facade-owner-empty-denied", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "S-OWN-2", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner that no caller has: it stamps it, and shows such a task to the system caller only`, both, facadeOwnerEmptyDenied},
-		Mutant{"facade-owner-empty-as-principal", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "S-OWN-2", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner and shows such a task only to a caller whose principal id is "" (the anonymous caller, whatever require_owner says) and to the system caller`, both, facadeOwnerEmptyPrincipal},
-		Mutant{"facade-cancel-terminal-first", []string{"L-F-SCOPE-1"}, "the facade's Cancel answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", legacyOnly, facadeCancelTerminalFirst},
-		Mutant{"facade-update-terminal-first", []string{"M-F-SCOPE-1"}, "the facade's tasks/update answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", modernOnly, facadeUpdateTerminalFirst},
-		Mutant{"facade-cleanup-answers-zero", []string{"L-F-CLEAN-1"}, "the facade's Cleanup answers 0 and removes nothing although its store has Cleanup (the reference facade's answer for a store without one)", legacyOnly, facadeCleanupZero},
-	)
+// facadeMutants are the facade's defects: the store under them is honest.
+var facadeMutants = []Mutant{
+	{"facade-cancel-overwrites-finished", []string{"L-F-FIN-1", "M-F-FIN-1", "L-F-FIN-2", "M-F-FIN-2"}, "the facade's Cancel overwrites a completed, failed or cancelled task (ConduitMCP's cancel)", both, facadeCancelOverwrites},
+	{"facade-list-skips-recheck", []string{"L-F-LIST-1", "L-F-SCOPE-1", "S-OWN-1"}, "the facade's List scopes by the request's owner filter and re-checks no row the store returns", legacyOnly, facadeListSkipsRecheck},
+	{"facade-update-accepts-unissued", []string{"M-F-INPUT-2"}, "the facade's tasks/update stages answers for input keys never issued", modernOnly, facadeUpdateUnissued},
+	{"facade-owner-empty-denied", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "S-OWN-2", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner that no caller has: it stamps it, and shows such a task to the system caller only`, both, facadeOwnerEmptyDenied},
+	{"facade-owner-empty-as-principal", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "S-OWN-2", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner and shows such a task only to a caller whose principal id is "" (the anonymous caller, whatever require_owner says) and to the system caller`, both, facadeOwnerEmptyPrincipal},
+	{"facade-cancel-terminal-first", []string{"L-F-SCOPE-1"}, "the facade's Cancel answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", legacyOnly, facadeCancelTerminalFirst},
+	{"facade-update-terminal-first", []string{"M-F-SCOPE-1"}, "the facade's tasks/update answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", modernOnly, facadeUpdateTerminalFirst},
+	{"facade-cleanup-answers-zero", []string{"L-F-CLEAN-1"}, "the facade's Cleanup answers 0 and removes nothing although its store has Cleanup (the reference facade's answer for a store without one)", legacyOnly, facadeCleanupZero},
 }
 
 func isFacadeDefect(d defect) bool { return d >= facadeCancelOverwrites }

@@ -12,41 +12,40 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// The Oban guide "Using Oban for MCP Tasks" (ConduitMCP's design documents), its reference code transcribed to
-// Go as it is written: ObanTaskStore (legacy) with the worker's update_task as Update,
-// and the modern store as its worker drives it (read, then write). Where the Elixir is
-// silent or would fail for reasons that are no part of the guide's design (Ecto's
-// NaiveDateTime seconds for created_at, validate_inclusion on status, free keys of the
-// task), the transcription takes the charitable reading, so that the battery judges the
-// design, not the transcription; adapters/riverstore/README.md lists each reading. What is
-// left are the defects the guide really has: to_map returns no owner (L-OWNER-1), list
-// pushes limit down while ignoring owners (L-LIST-4), and update_task reads, then writes,
-// without a lock or version (L-CONC-1; M-SWAP-4 in the modern store).
-func init() {
-	catalogue = append(catalogue,
-		Mutant{
-			Name: "oban-guide-legacy",
-			// Not L-LIST-3: with no owner stored every row is unowned, which every caller
-			// may see, so ignoring the scope returns the right rows. Not S-CONC-1: its
-			// state machine stops on the missing owner and files it under L-CREATE-1 (the
-			// task read back lost the owner key of its metadata, a consequence of
-			// L-OWNER-1), so S-CONC-1 is inconclusive; the column-wise Repo.update races
-			// no status away.
-			Breaks: []string{"L-OWNER-1", "L-LIST-4", "L-CONC-1"},
-			Defect: "the Oban guide's ObanTaskStore as written: no owner column (to_map returns no owner), " +
-				"list with limit pushed down and owners ignored, update_task read then write without a lock",
-			Eras: legacyOnly,
-		},
-		Mutant{
-			Name: "oban-guide-modern-worker",
-			// Not S-CONC-1: its linearizability check catches the read-then-write Swap
-			// only in some runs, so it cannot be a kill requirement.
-			Breaks: []string{"M-SWAP-4", "M-F-FIN-2"},
-			Defect: "the Oban guide's worker update on the modern store: the version is checked on a read, " +
-				"then the row written without it (read, then write: no lock, no CAS)",
-			Eras: modernOnly,
-		},
-	)
+// obanGuideMutants are the Oban guide "Using Oban for MCP Tasks" (ConduitMCP's design
+// documents), its reference code transcribed to Go as it is written: ObanTaskStore
+// (legacy) with the worker's update_task as Update, and the modern store as its worker
+// drives it (read, then write). Where the Elixir is silent or would fail for reasons
+// that are no part of the guide's design (Ecto's NaiveDateTime seconds for created_at,
+// validate_inclusion on status, free keys of the task), the transcription takes the
+// charitable reading, so that the battery judges the design, not the transcription;
+// adapters/riverstore/README.md lists each reading. What is left are the defects the
+// guide really has: to_map returns no owner (L-OWNER-1), list pushes limit down while
+// ignoring owners (L-LIST-4), and update_task reads, then writes, without a lock or
+// version (L-CONC-1; M-SWAP-4 in the modern store).
+var obanGuideMutants = []Mutant{
+	{
+		Name: "oban-guide-legacy",
+		// Not L-LIST-3: with no owner stored every row is unowned, which every caller
+		// may see, so ignoring the scope returns the right rows. Not S-CONC-1: its
+		// state machine stops on the missing owner and files it under L-CREATE-1 (the
+		// task read back lost the owner key of its metadata, a consequence of
+		// L-OWNER-1), so S-CONC-1 is inconclusive; the column-wise Repo.update races
+		// no status away.
+		Breaks: []string{"L-OWNER-1", "L-LIST-4", "L-CONC-1"},
+		Defect: "the Oban guide's ObanTaskStore as written: no owner column (to_map returns no owner), " +
+			"list with limit pushed down and owners ignored, update_task read then write without a lock",
+		Eras: legacyOnly,
+	},
+	{
+		Name: "oban-guide-modern-worker",
+		// Not S-CONC-1: its linearizability check catches the read-then-write Swap
+		// only in some runs, so it cannot be a kill requirement.
+		Breaks: []string{"M-SWAP-4", "M-F-FIN-2"},
+		Defect: "the Oban guide's worker update on the modern store: the version is checked on a read, " +
+			"then the row written without it (read, then write: no lock, no CAS)",
+		Eras: modernOnly,
+	},
 }
 
 // ownStore is a mutant that is a store of its own rather than the defect store with one
