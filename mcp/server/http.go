@@ -81,7 +81,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func answer(id json.RawMessage, result any, e *rpcError) map[string]any {
+func answer(id json.RawMessage, result any, e *Error) map[string]any {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
@@ -112,7 +112,7 @@ func (s *Server) post(w http.ResponseWriter, req *http.Request, principal string
 		writeJSON(w, http.StatusBadRequest, answer(nil, nil, errorf(jsonrpc.CodeParse, "parse error: %v", err)))
 		return
 	}
-	r := &request{msg: msg, caller: callerOf(principal), owner: principal, header: req.Header}
+	r := &Request{msg: msg, caller: callerOf(principal), owner: principal, header: req.Header}
 	if req.Header.Get("Mcp-Session-Id") != "" {
 		ss, ok := s.sessionOf(req, principal)
 		if !ok {
@@ -159,7 +159,7 @@ func (s *Server) post(w http.ResponseWriter, req *http.Request, principal string
 func streams(method string) bool { return method == "tasks/result" || method == "subscriptions/listen" }
 
 // postStream answers r with an SSE stream: messages before the answer, then the answer.
-func (s *Server) postStream(w http.ResponseWriter, req *http.Request, r *request) {
+func (s *Server) postStream(w http.ResponseWriter, req *http.Request, r *Request) {
 	event := sse(w)
 	send := func(v any) error {
 		b, err := json.Marshal(v)
@@ -297,7 +297,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, pr
 			case msg.Method == "" || msg.ID == nil:
 				// a notification: nothing to answer
 			default:
-				r := &request{msg: msg, caller: callerOf(principal), owner: principal, stream: write}
+				r := &Request{msg: msg, caller: callerOf(principal), owner: principal, stream: write}
 				if msg.Method == "initialize" && !initialized {
 					initialized = true
 					s.mu.Lock()

@@ -89,7 +89,7 @@ func answeredAll(requests, got map[string]any) bool {
 // once.
 type inputSender struct {
 	s      *Server
-	r      *request
+	r      *Request
 	sent   map[string]bool // round:key of the requests sent on this stream
 	issued []string        // JSON-RPC ids of the requests sent
 }

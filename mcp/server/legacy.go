@@ -26,7 +26,7 @@ const (
 )
 
 // handleLegacy answers a 2025-11-25 request.
-func (s *Server) handleLegacy(ctx context.Context, r *request) (any, *rpcError) {
+func (s *Server) handleLegacy(ctx context.Context, r *Request) (any, *Error) {
 	if s.legacy == nil && r.msg.Method != "initialize" {
 		return nil, errorf(jsonrpc.CodeInvalidRequest, "protocol version %s is not served here", VersionLegacy)
 	}
@@ -71,7 +71,7 @@ func (s *Server) handleLegacy(ctx context.Context, r *request) (any, *rpcError) 
 }
 
 // legacyCall runs a tool: as a task when the call asks for one, else at once.
-func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
+func (s *Server) legacyCall(ctx context.Context, r *Request) (any, *Error) {
 	t, name, args, e := calledTool(r.params)
 	if e != nil {
 		return nil, e
@@ -157,7 +157,7 @@ func (s *Server) legacyCall(ctx context.Context, r *request) (any, *rpcError) {
 
 // legacyTTL is the ttl a task gets: the one asked for (params.task.ttl, ms), else the
 // default, capped by MaxTTL; nil for none. A negative or fractional ttl is refused.
-func (s *Server) legacyTTL(task map[string]any) (*int64, *rpcError) {
+func (s *Server) legacyTTL(task map[string]any) (*int64, *Error) {
 	var ms int64
 	switch raw, asked := task["ttl"]; {
 	case asked && raw != nil:
@@ -199,7 +199,7 @@ func (w legacyWork) cancelled(ctx context.Context) bool {
 
 // legacyGet reads a task the caller may see and that has not expired.
 // legacyNamed reads the task the request's params.taskId names, as its caller may see it.
-func (s *Server) legacyNamed(ctx context.Context, r *request) (string, legacy.Task, *rpcError) {
+func (s *Server) legacyNamed(ctx context.Context, r *Request) (string, legacy.Task, *Error) {
 	id, e := stringParam(r.params, "taskId")
 	if e != nil {
 		return "", nil, e
@@ -208,7 +208,7 @@ func (s *Server) legacyNamed(ctx context.Context, r *request) (string, legacy.Ta
 	return id, t, e
 }
 
-func (s *Server) legacyGet(ctx context.Context, id string, caller reference.Caller) (legacy.Task, *rpcError) {
+func (s *Server) legacyGet(ctx context.Context, id string, caller reference.Caller) (legacy.Task, *Error) {
 	if s.cfg.Mutant == "foreign-sees-tasks" {
 		caller = reference.System()
 	}
@@ -267,7 +267,7 @@ func (s *Server) legacyChanged(t legacy.Task) {
 	s.deliver(t.Owner(), sid, map[string]any{"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": s.legacyJSON(t)})
 }
 
-func (s *Server) legacyCancel(ctx context.Context, r *request) (any, *rpcError) {
+func (s *Server) legacyCancel(ctx context.Context, r *Request) (any, *Error) {
 	id, cur, e := s.legacyNamed(ctx, r)
 	if e != nil {
 		return nil, e
@@ -300,7 +300,7 @@ func (s *Server) legacyCancel(ctx context.Context, r *request) (any, *rpcError) 
 
 // legacyResult blocks until the task is terminal, then answers what the tool call would
 // have: its result (with the related-task _meta) or its JSON-RPC error.
-func (s *Server) legacyResult(ctx context.Context, r *request) (any, *rpcError) {
+func (s *Server) legacyResult(ctx context.Context, r *Request) (any, *Error) {
 	id, e := stringParam(r.params, "taskId")
 	if e != nil {
 		return nil, e
@@ -324,7 +324,7 @@ func (s *Server) legacyResult(ctx context.Context, r *request) (any, *rpcError) 
 			if raw, ok := t[keyError].(map[string]any); ok {
 				code, _ := intOf(raw["code"])
 				msg, _ := raw["message"].(string)
-				return nil, &rpcError{Code: int(code), Message: msg, Data: raw["data"]}
+				return nil, &Error{Code: int(code), Message: msg, Data: raw["data"]}
 			}
 			res, ok := t[keyResult].(map[string]any)
 			if !ok {
@@ -348,7 +348,7 @@ func (s *Server) legacyResult(ctx context.Context, r *request) (any, *rpcError) 
 
 // legacyList answers tasks/list: the caller's tasks oldest first, a page at a time, with a
 // signed cursor bound to the caller.
-func (s *Server) legacyList(ctx context.Context, r *request) (any, *rpcError) {
+func (s *Server) legacyList(ctx context.Context, r *Request) (any, *Error) {
 	if s.cfg.Mutant == "list-offset-global" {
 		return s.legacyListOffset(ctx, r)
 	}
@@ -423,7 +423,7 @@ func intOf(v any) (int64, bool) {
 // offset in the cursor. It pages right while nobody creates a task; a task created by
 // anyone between two pages shifts the list under the offset, and the caller is shown
 // some of its tasks twice.
-func (s *Server) legacyListOffset(ctx context.Context, r *request) (any, *rpcError) {
+func (s *Server) legacyListOffset(ctx context.Context, r *Request) (any, *Error) {
 	var off int64
 	if raw, ok := r.params["cursor"]; ok && raw != nil {
 		c, _ := raw.(string)

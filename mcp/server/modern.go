@@ -12,7 +12,7 @@ import (
 )
 
 // handleModern answers a request of the 2026-07-28 wire (the tasks extension).
-func (s *Server) handleModern(ctx context.Context, r *request) (any, *rpcError) {
+func (s *Server) handleModern(ctx context.Context, r *Request) (any, *Error) {
 	if r.header != nil {
 		if m := r.header.Get("Mcp-Method"); m != "" && m != r.msg.Method && s.cfg.Mutant != "route-unchecked" {
 			return nil, errorf(jsonrpc.CodeHeaderMismatch, "HeaderMismatch: Mcp-Method %q, body method %q", m, r.msg.Method)
@@ -51,7 +51,7 @@ func complete(m map[string]any) map[string]any {
 
 // modernCall runs a tool: as a task when the request declares the extension and the
 // tool supports tasks, else at once.
-func (s *Server) modernCall(ctx context.Context, r *request) (any, *rpcError) {
+func (s *Server) modernCall(ctx context.Context, r *Request) (any, *Error) {
 	t, _, args, e := calledTool(r.params)
 	if e != nil {
 		return nil, e
@@ -159,7 +159,7 @@ func (w modernWork) input(ctx context.Context, requests map[string]any) (map[str
 }
 
 // modernTask answers tasks/get, tasks/update and tasks/cancel.
-func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
+func (s *Server) modernTask(ctx context.Context, r *Request) (any, *Error) {
 	if !r.declaresTasks() && s.cfg.Mutant != "ext-not-required" {
 		return nil, missingCapability()
 	}
@@ -230,7 +230,7 @@ func (s *Server) modernTask(ctx context.Context, r *request) (any, *rpcError) {
 	}
 }
 
-func modernErr(id string, err error) *rpcError {
+func modernErr(id string, err error) *Error {
 	if errors.Is(err, reference.ErrNotFound) {
 		return taskNotFound(id)
 	}
@@ -265,7 +265,7 @@ func modernJSON(t modern.Task) map[string]any {
 }
 
 // modernListen streams notifications/tasks about the tasks named until the client goes.
-func (s *Server) modernListen(ctx context.Context, r *request) (any, *rpcError) {
+func (s *Server) modernListen(ctx context.Context, r *Request) (any, *Error) {
 	if !r.declaresTasks() {
 		return nil, missingCapability()
 	}

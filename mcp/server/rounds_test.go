@@ -41,7 +41,7 @@ func TestInputRounds(t *testing.T) {
 	ss := &session{elicit: true}
 	// stream is one tasks/result stream: the ids of the requests sent on it.
 	stream := func(ids *[]string) *inputSender {
-		r := &request{owner: "alice", session: ss, stream: func(v any) error {
+		r := &Request{owner: "alice", session: ss, stream: func(v any) error {
 			*ids = append(*ids, v.(map[string]any)["id"].(string))
 			return nil
 		}}

@@ -68,6 +68,11 @@ type Config struct {
 	// Mutant switches on one deliberate defect (Mutants lists them), for the probe's
 	// own power check; "" is the honest server.
 	Mutant string
+	// Wrap, when set, is put around the server's handling of every parsed request
+	// (after the transport found its caller and session, before its era's handlers):
+	// the seam through which a deliberate defect (package mcp/servermutants) or an
+	// instrument changes what the server does without a branch in it.
+	Wrap func(next Handler) Handler
 }
 
 // Mutants are the server's deliberate defects, each with the rules it breaks (space
@@ -121,6 +126,7 @@ var Mutants = map[string]string{
 // Server serves MCP with tasks. It is safe for concurrent use.
 type Server struct {
 	cfg    Config
+	serve  Handler // route, inside cfg.Wrap
 	legacy *legacy.Tasks
 	modern *modern.Tasks
 	hub    *modern.Hub
@@ -200,6 +206,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.serve = s.route
+	if cfg.Wrap != nil {
+		s.serve = cfg.Wrap(s.route)
+	}
 	if cfg.Legacy != nil {
 		s.legacy = legacy.New(cfg.Legacy, legacy.WithRequireOwner(cfg.RequireOwner))
 	}
@@ -219,21 +229,21 @@ func (s *Server) Close() error {
 }
 
 // rpcError is a JSON-RPC error answer.
-type rpcError struct {
+type Error struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Data    any    `json:"data,omitempty"`
 }
 
-func (e *rpcError) Error() string { return fmt.Sprintf("%d %s", e.Code, e.Message) }
+func (e *Error) Error() string { return fmt.Sprintf("%d %s", e.Code, e.Message) }
 
-func errorf(code int, format string, args ...any) *rpcError {
-	return &rpcError{Code: code, Message: fmt.Sprintf(format, args...)}
+func errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 // missingCapability is the extension's -32021 answer.
-func missingCapability() *rpcError {
-	return &rpcError{Code: jsonrpc.CodeMissingCapability, Message: "Missing required client capability",
+func missingCapability() *Error {
+	return &Error{Code: jsonrpc.CodeMissingCapability, Message: "Missing required client capability",
 		Data: map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}}}
 }
 
@@ -248,7 +258,7 @@ type message struct {
 }
 
 // request is one call as the handlers see it.
-type request struct {
+type Request struct {
 	msg     message
 	params  map[string]any
 	caller  reference.Caller
@@ -262,7 +272,7 @@ type request struct {
 
 // modernRequest reports whether r speaks the 2026-07-28 wire: its _meta or its
 // MCP-Protocol-Version header names it, and no 2025-11-25 session carries it.
-func (r *request) modernRequest() bool {
+func (r *Request) modernRequest() bool {
 	if r.session != nil {
 		return false
 	}
@@ -272,14 +282,14 @@ func (r *request) modernRequest() bool {
 	return r.header != nil && r.header.Get("MCP-Protocol-Version") == VersionModern
 }
 
-func (r *request) meta() map[string]any {
+func (r *Request) meta() map[string]any {
 	m, _ := r.params["_meta"].(map[string]any)
 	return m
 }
 
 // declaresTasks reports whether the request's per-request capabilities declare the tasks
 // extension.
-func (r *request) declaresTasks() bool {
+func (r *Request) declaresTasks() bool {
 	caps, _ := r.meta()[metaClientCaps].(map[string]any)
 	ext, _ := caps["extensions"].(map[string]any)
 	_, ok := ext[TasksExtension]
@@ -287,7 +297,7 @@ func (r *request) declaresTasks() bool {
 }
 
 // handle answers one request (nil result for a notification).
-func (s *Server) handle(ctx context.Context, r *request) (any, *rpcError) {
+func (s *Server) handle(ctx context.Context, r *Request) (any, *Error) {
 	if r.msg.JSONRPC != "2.0" || r.msg.Method == "" {
 		return nil, errorf(jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 request")
 	}
@@ -302,6 +312,11 @@ func (s *Server) handle(ctx context.Context, r *request) (any, *rpcError) {
 	if strings.HasPrefix(r.msg.Method, "notifications/") {
 		return nil, nil
 	}
+	return s.serve(ctx, r)
+}
+
+// route sends a parsed request to its era's handlers.
+func (s *Server) route(ctx context.Context, r *Request) (any, *Error) {
 	if r.modernRequest() {
 		if s.modern == nil {
 			return nil, errorf(jsonrpc.CodeInvalidRequest, "protocol version %s is not served here", VersionModern)
@@ -327,7 +342,7 @@ func callerOf(principal string) reference.Caller {
 // (2025-11-25 asks receivers to "Document maximum concurrent tasks per requestor"). The
 // place is the task's once bound to its id (hold), until it is cancelled or its tool's
 // run ends (release); a task never made gives it back (unreserve).
-func (s *Server) admit(owner string) *rpcError {
+func (s *Server) admit(owner string) *Error {
 	if s.cfg.MaxTasksPerPrincipal <= 0 {
 		return nil
 	}
@@ -335,7 +350,7 @@ func (s *Server) admit(owner string) *rpcError {
 	s.limitMu.Lock()
 	defer s.limitMu.Unlock()
 	if s.running[key] >= s.cfg.MaxTasksPerPrincipal {
-		return &rpcError{Code: jsonrpc.CodeInternal,
+		return &Error{Code: jsonrpc.CodeInternal,
 			Message: fmt.Sprintf("Task limit reached: at most %d tasks run at once per requestor; wait for one to end or cancel one", s.cfg.MaxTasksPerPrincipal),
 			Data:    map[string]any{"maxConcurrentTasks": s.cfg.MaxTasksPerPrincipal}}
 	}
@@ -390,11 +405,11 @@ func (s *Server) limitKey(owner string) string {
 
 // taskNotFound is the answer for a task that is missing, expired or another's: one
 // answer for all three.
-func taskNotFound(id string) *rpcError {
+func taskNotFound(id string) *Error {
 	return errorf(jsonrpc.CodeInvalidParams, "Failed to retrieve task: Task not found: %s", id)
 }
 
-func stringParam(p map[string]any, key string) (string, *rpcError) {
+func stringParam(p map[string]any, key string) (string, *Error) {
 	v, ok := p[key].(string)
 	if !ok || v == "" {
 		return "", errorf(jsonrpc.CodeInvalidParams, "params.%s must be a non-empty string", key)

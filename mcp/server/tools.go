@@ -24,7 +24,7 @@ type tool struct {
 	// needsInput: the tool asks the client for input while its task runs, which only a
 	// task can carry here; in 2025-11-25 it is listed as taskSupport required.
 	needsInput bool
-	run        func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError)
+	run        func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error)
 }
 
 // work is what a running tool may ask of its task.
@@ -75,8 +75,8 @@ func sleep(ctx context.Context, w work, d time.Duration) bool {
 
 // sleepThenAnswer is the run of tool name that works for its "seconds" argument (def when
 // absent) and then answers done with the seconds, or fails when stopped before its end.
-func sleepThenAnswer(name string, def float64, done string) func(context.Context, work, map[string]any) (map[string]any, *rpcError) {
-	return func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
+func sleepThenAnswer(name string, def float64, done string) func(context.Context, work, map[string]any) (map[string]any, *Error) {
+	return func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
 		d := seconds(args, "seconds", def)
 		if !sleep(ctx, w, d) {
 			return nil, errorf(jsonrpc.CodeInternal, "%s stopped before its end", name)
@@ -91,7 +91,7 @@ func sleepThenAnswer(name string, def float64, done string) func(context.Context
 var tools = []tool{
 	{name: "greet", description: "Says hello at once (no task).", support: supportForbidden,
 		schema: schema(map[string]any{"name": map[string]any{"type": "string"}}, "name"),
-		run: func(ctx context.Context, _ work, args map[string]any) (map[string]any, *rpcError) {
+		run: func(ctx context.Context, _ work, args map[string]any) (map[string]any, *Error) {
 			name, _ := args["name"].(string)
 			return text(fmt.Sprintf("Hello, %s!", name)), nil
 		}},
@@ -100,7 +100,7 @@ var tools = []tool{
 		run:    sleepThenAnswer("slow_compute", 1, "Computed in %v seconds")},
 	{name: "failing_job", description: "Ends with a tool error (isError).", support: supportRequired,
 		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
-		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
+		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
 			sleep(ctx, w, seconds(args, "seconds", 0))
 			r := text("The job failed: nothing to do")
 			r["isError"] = true
@@ -108,13 +108,13 @@ var tools = []tool{
 		}},
 	{name: "protocol_error_job", description: "Ends with a JSON-RPC error.", support: supportOptional,
 		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
-		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
+		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
 			sleep(ctx, w, seconds(args, "seconds", 1))
 			return nil, errorf(jsonrpc.CodeInternal, "protocol_error_job: internal error")
 		}},
 	{name: "confirm_delete", description: "Asks the client to confirm through tasks/update, then answers.", support: supportOptional, needsInput: true,
 		schema: schema(map[string]any{"item": map[string]any{"type": "string"}}),
-		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
+		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
 			item, _ := args["item"].(string)
 			answers, err := w.input(ctx, map[string]any{"confirm": map[string]any{
 				"method": "elicitation/create",
@@ -135,7 +135,7 @@ var tools = []tool{
 		}},
 	{name: "multi_input", description: "Asks two questions at once through tasks/update, then answers with both.", support: supportOptional, needsInput: true,
 		schema: schema(map[string]any{}),
-		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *rpcError) {
+		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
 			ask := func(q string) map[string]any {
 				return map[string]any{"method": "elicitation/create", "params": map[string]any{"mode": "form", "message": q,
 					"requestedSchema": schema(map[string]any{"answer": map[string]any{"type": "string"}}, "answer")}}
@@ -153,7 +153,7 @@ var tools = []tool{
 
 // calledTool reads a tools/call's params: the tool it names and its arguments (absent or
 // not an object: none). An unknown name is -32602.
-func calledTool(params map[string]any) (tool, string, map[string]any, *rpcError) {
+func calledTool(params map[string]any) (tool, string, map[string]any, *Error) {
 	name, e := stringParam(params, "name")
 	if e != nil {
 		return tool{}, "", nil, e

@@ -1,0 +1,60 @@
+package server
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/storecheck/storecheck/reference"
+)
+
+// Handler answers one parsed request: its result, or its JSON-RPC error; nil and nil when
+// there is nothing to send (a stream that broke).
+type Handler func(ctx context.Context, r *Request) (any, *Error)
+
+// Method is the request's JSON-RPC method.
+func (r *Request) Method() string { return r.msg.Method }
+
+// Params are the request's params, parsed; a Handler may change them before passing the
+// request on.
+func (r *Request) Params() map[string]any { return r.params }
+
+// Caller is who the facades see making the request.
+func (r *Request) Caller() reference.Caller { return r.caller }
+
+// SetCaller changes who the facades see making the request.
+func (r *Request) SetCaller(c reference.Caller) { r.caller = c }
+
+// Principal is the principal the request's credentials name ("" for none): the owner of
+// a task it creates.
+func (r *Request) Principal() string { return r.owner }
+
+// SessionID is the 2025-11-25 session the request belongs to ("" for none).
+func (r *Request) SessionID() string {
+	if r.session == nil {
+		return ""
+	}
+	return r.session.id
+}
+
+// Header is the request's HTTP header (nil on stdio).
+func (r *Request) Header() http.Header { return r.header }
+
+// Modern reports whether the request speaks the 2026-07-28 wire.
+func (r *Request) Modern() bool { return r.modernRequest() }
+
+// Stream is how messages reach the client before the answer (nil when the request is
+// answered with one JSON body).
+func (r *Request) Stream() func(v any) error { return r.stream }
+
+// SetStream replaces how messages reach the client before the answer.
+func (r *Request) SetStream(send func(v any) error) { r.stream = send }
+
+// NewRequest makes a request as a Handler would receive it from a transport, for a
+// Handler that issues calls of its own (for instance a tasks/cancel after a tools/call).
+func NewRequest(like *Request, method string, params map[string]any) *Request {
+	c := *like
+	c.msg = message{JSONRPC: "2.0", Method: method, ID: []byte(`"storecheck-internal"`)}
+	c.params = params
+	c.stream = nil
+	return &c
+}
