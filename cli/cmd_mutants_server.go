@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/mcp/servermutants"
 	"github.com/storecheck/storecheck/probe"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/memstore"
@@ -22,7 +24,8 @@ import (
 // serverMutantRun is the probe's run against the reference MCP server with one defect.
 type serverMutantRun struct {
 	name, rules string
-	killed      bool
+	killed      bool // for an honest run: passed
+	honest      bool
 	why         string
 	took        time.Duration
 }
@@ -31,34 +34,34 @@ type serverMutantRun struct {
 // its deliberate defects (server.Mutants), on loopback: the honest server must pass
 // strict, and each mutant must fail exactly the rules it declares.
 func runServerMutants(c *app, only string, parallel int, list bool) int {
-	names := []string{""}
+	var picked []servermutants.Mutant
 	for _, name := range strings.Split(only, ",") {
-		if _, ok := server.Mutants[strings.TrimSpace(name)]; only != "" && !ok {
+		if _, ok := servermutants.ByName(strings.TrimSpace(name)); only != "" && !ok {
 			fmt.Fprintf(c.stderr, "storecheck mutants --server: --only: no server mutant %q\n", name)
 			return exitUsage
 		}
 	}
-	for name := range server.Mutants {
-		if only == "" || slices.Contains(strings.Split(only, ","), name) {
-			names = append(names, name)
+	for _, m := range servermutants.Catalogue() {
+		if only == "" || slices.Contains(strings.Split(only, ","), m.Name) {
+			picked = append(picked, m)
 		}
 	}
-	slices.Sort(names)
 	if list {
 		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SERVER MUTANT\tBREAKS")
-		for _, name := range names[1:] {
-			fmt.Fprintf(tw, "%s\t%s\n", name, server.Mutants[name])
+		for _, m := range picked {
+			fmt.Fprintf(tw, "%s\t%s\n", m.Name, breaks(m))
 		}
 		tw.Flush()
 		return exitOK
 	}
-	runs := make([]serverMutantRun, len(names))
+	picked = append([]servermutants.Mutant{{Name: honestServer, Honest: true}}, picked...)
+	runs := make([]serverMutantRun, len(picked))
 	var g errgroup.Group
 	g.SetLimit(max(parallel, 1))
-	for i, name := range names {
+	for i, m := range picked {
 		g.Go(func() error {
-			runs[i] = probeMutant(c.ctx, name)
+			runs[i] = probeMutant(c.ctx, m)
 			if c.progress {
 				fmt.Fprintf(c.stderr, "  %-24s %s\n", runs[i].name, serverVerdict(runs[i]))
 			}
@@ -72,22 +75,44 @@ func runServerMutants(c *app, only string, parallel int, list bool) int {
 	for _, r := range runs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\n", r.name, r.rules, serverVerdict(r), r.took.Round(100*time.Millisecond))
 		switch {
-		case r.killed && r.name != "(honest)":
+		case r.killed && !r.honest:
 			killed++
 		case !r.killed:
 			code = exitFailed
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(c.stdout, "\nserver mutants killed: %d/%d\n", killed, len(runs)-1)
+	fmt.Fprintf(c.stdout, "\nserver mutants killed: %d/%d\n", killed, len(runs)-honest(runs))
 	return code
+}
+
+// honestServer names the honest server's row.
+const honestServer = "(honest)"
+
+// breaks is what the list says a mutant breaks.
+func breaks(m servermutants.Mutant) string {
+	if m.Honest {
+		return "- (honest twin: must pass)"
+	}
+	return strings.Join(m.Breaks, " ")
+}
+
+// honest counts the runs that must pass.
+func honest(runs []serverMutantRun) int {
+	n := 0
+	for _, r := range runs {
+		if r.honest {
+			n++
+		}
+	}
+	return n
 }
 
 func serverVerdict(r serverMutantRun) string {
 	switch {
-	case r.name == "(honest)" && r.killed:
+	case r.honest && r.killed:
 		return "passed"
-	case r.name == "(honest)":
+	case r.honest:
 		return "FAILED: " + r.why
 	case r.killed:
 		return "killed"
@@ -95,40 +120,45 @@ func serverVerdict(r serverMutantRun) string {
 	return "NOT KILLED: " + r.why
 }
 
-// probeMutant serves the reference server with mutant ("" = honest) on a loopback port
-// and probes it in both eras under strict.
-func probeMutant(ctx context.Context, mutant string) (out serverMutantRun) {
-	out = serverMutantRun{name: mutant, rules: server.Mutants[mutant]}
-	if mutant == "" {
-		out.name, out.rules = "(honest)", "-"
+// probeMutant serves the reference server with the defect of m (none for the honest
+// server) on a loopback port and probes it in both eras under strict. An honest run
+// (the server, or an honest twin) "killed" means it passed.
+func probeMutant(ctx context.Context, m servermutants.Mutant) (out serverMutantRun) {
+	out = serverMutantRun{name: m.Name, rules: breaks(m), honest: m.Honest}
+	if m.Name == honestServer {
+		out.rules = "-"
 	}
 	started := time.Now()
 	defer func() { out.took = time.Since(started) }()
 	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
-	// A task limit per principal, so that V-LIMIT-1 meets one: far above what any other
-	// check keeps running at once.
-	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Mutant: mutant,
-		Principals: map[string]string{"storecheck-a": "alice", "storecheck-b": "bob"}, MaxTasksPerPrincipal: 16})
-	if err != nil {
-		out.why = err.Error()
-		return out
-	}
-	defer srv.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		out.why = err.Error()
 		return out
 	}
-	hs := &http.Server{Handler: srv}
+	hs := &http.Server{}
+	var once sync.Once
+	die := func() { once.Do(func() { _ = hs.Close() }) }
+	// A task limit per principal, so that V-LIMIT-1 meets one: far above what any other
+	// check keeps running at once.
+	srv, err := server.New(m.Configure(server.Config{Legacy: st.Legacy(), Modern: st.Modern(),
+		Principals: map[string]string{"storecheck-a": "alice", "storecheck-b": "bob"}, MaxTasksPerPrincipal: 16}, die))
+	if err != nil {
+		ln.Close()
+		out.why = err.Error()
+		return out
+	}
+	defer srv.Close()
+	hs.Handler = srv
 	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close()
+	defer die()
 	r, err := probe.Run(ctx, probe.Config{URL: "http://" + ln.Addr().String() + "/mcp", Strict: true,
 		Principals: []probe.Principal{{Name: "alice", Token: "storecheck-a"}, {Name: "bob", Token: "storecheck-b"}}})
 	if err != nil {
 		out.why = err.Error()
 		return out
 	}
-	if mutant == "" {
+	if m.Honest {
 		out.killed = r.OK()
 		for _, rr := range r.Rules {
 			if rr.Outcome != conformance.Passed && rr.Outcome != conformance.NotExercised {
@@ -138,6 +168,6 @@ func probeMutant(ctx context.Context, mutant string) (out serverMutantRun) {
 		out.killed = out.killed && out.why == ""
 		return out
 	}
-	out.killed, out.why = probe.Killed(r, strings.Fields(out.rules))
+	out.killed, out.why = probe.Killed(r, m.Breaks)
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/mcp/server"
 	"github.com/storecheck/storecheck/mcp/server/servertest"
+	"github.com/storecheck/storecheck/mcp/servermutants"
 	"github.com/storecheck/storecheck/probe"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -18,7 +19,8 @@ import (
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// serve starts the reference server over memstore, with mutant's defect ("" = none).
+// serve starts the reference server over memstore, with the defect of the catalogue's
+// mutant ("" = none).
 func serve(t *testing.T, mutant string) string {
 	t.Helper()
 	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
@@ -36,14 +38,23 @@ func serveStores(t *testing.T, l legacy.Store, m modern.Store, mutant string) st
 const testLimit = 16
 
 // serveConfig starts the reference server as cfg says, with alice's and bob's tokens
-// (and testLimit when cfg sets no limit).
+// (and testLimit when cfg sets no limit). cfg.Mutant names a mutant of the catalogue
+// (servermutants), switched on or wrapped around the server as it is built.
 func serveConfig(t *testing.T, cfg server.Config) string {
 	t.Helper()
 	cfg.Principals = map[string]string{"token-a": "alice", "token-b": "bob"}
 	if cfg.MaxTasksPerPrincipal == 0 {
 		cfg.MaxTasksPerPrincipal = testLimit
 	}
-	return servertest.Start(t, cfg).URL + "/mcp"
+	var m servermutants.Mutant
+	if name := cfg.Mutant; name != "" {
+		var ok bool
+		if m, ok = servermutants.ByName(name); !ok {
+			t.Fatalf("no server mutant %q", name)
+		}
+		cfg.Mutant = ""
+	}
+	return servertest.StartMutant(t, cfg, m).URL + "/mcp"
 }
 
 // principals are the two callers serveConfig's server knows.
@@ -143,23 +154,21 @@ var hides = map[string]string{"input-hidden": "V-INPUT-3 modern not exercised"}
 // TestServerMutantsAreKilled: each of the server's deliberate defects fails the rule it
 // breaks, and only that rule.
 func TestServerMutantsAreKilled(t *testing.T) {
-	names := make([]string, 0, len(server.Mutants))
-	for n := range server.Mutants {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			rules := strings.Fields(server.Mutants[name])
-			r := run(t, serve(t, name))
-			got := slices.DeleteFunc(failed(r), func(row string) bool { return row == hides[name] })
-			checkKilled(t, name, rules, got, nil)
+	for _, m := range servermutants.Catalogue() {
+		t.Run(m.Name, func(t *testing.T) {
+			r := run(t, serve(t, m.Name))
+			got := slices.DeleteFunc(failed(r), func(row string) bool { return row == hides[m.Name] })
+			if m.Honest {
+				checkPasses(t, "the honest twin "+m.Name, r)
+				return
+			}
+			checkKilled(t, m.Name, m.Breaks, got, nil)
 			if !testing.Verbose() {
 				return
 			}
 			for _, rr := range r.Rules {
 				if rr.Outcome == conformance.Failed {
-					t.Logf("%s: %s %s: %s", name, rr.ID, rr.Era, rr.Reasons[0])
+					t.Logf("%s: %s %s: %s", m.Name, rr.ID, rr.Era, rr.Reasons[0])
 				}
 			}
 		})

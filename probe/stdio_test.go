@@ -12,6 +12,7 @@ import (
 	"github.com/storecheck/storecheck/cli"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/mcp/servermutants"
 	"github.com/storecheck/storecheck/probe"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/memstore"
@@ -35,15 +36,26 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// serveMutantStdio serves the reference server over stdio with the catalogue's mutant
+// name; a defect that crashes the server exits the process, as an unhandled error would.
 func serveMutantStdio(name string) int {
+	m, ok := servermutants.ByName(name)
+	if !ok {
+		fmt.Fprintf(os.Stderr, "no server mutant %q\n", name)
+		return 2
+	}
 	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
-	srv, err := server.New(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Mutant: name, MaxTasksPerPrincipal: testLimit})
+	die := func() {
+		fmt.Fprintln(os.Stderr, "server mutant "+name+": crashing on purpose")
+		os.Exit(3)
+	}
+	srv, err := server.New(m.Configure(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), MaxTasksPerPrincipal: testLimit}, die))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
 	defer srv.Close()
-	if err := srv.ServeStdio(context.Background(), os.Stdin, os.Stdout, ""); err != nil {
+	if err := srv.ServeStdio(context.Background(), m.Stdin(os.Stdin), os.Stdout, ""); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -83,7 +95,8 @@ func TestStdioReferenceServerPasses(t *testing.T) {
 // every child keeps its own tasks, so another principal has nothing to see.
 func TestStdioMutantsAreKilled(t *testing.T) {
 	for _, name := range []string{"cancel-overwrites", "dates-epoch", "end-overwrites-cancel", "result-at-once"} {
-		if server.Mutants[name] == "" {
+		m, ok := servermutants.ByName(name)
+		if !ok {
 			t.Fatalf("no server mutant %s", name)
 		}
 		t.Setenv(asMutant, name)
@@ -91,7 +104,7 @@ func TestStdioMutantsAreKilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkKilled(t, name, strings.Fields(server.Mutants[name]), failed(r), map[string]bool{"V-SESSION-1": true, "V-ROUTE-1": true, "V-AUTH-1": true})
+		checkKilled(t, name, m.Breaks, failed(r), map[string]bool{"V-SESSION-1": true, "V-ROUTE-1": true, "V-AUTH-1": true})
 	}
 }
 
