@@ -124,7 +124,7 @@ func (s *Server) legacyCall(ctx context.Context, r *Request) (any, *Error) {
 	go func() {
 		defer s.work.Done()
 		defer s.release(id)
-		res, rpcErr := t.run(s.ctx, legacyWork{s, id}, args)
+		res, rpcErr := t.runAll(s.ctx, legacyWork{s, id}, args)
 		changes := legacy.Task{keyUpdatedAt: reference.NowMillis(s.cfg.Clock)}
 		switch {
 		case rpcErr != nil:

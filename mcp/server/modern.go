@@ -50,18 +50,45 @@ func complete(m map[string]any) map[string]any {
 }
 
 // modernCall runs a tool: as a task when the request declares the extension and the
-// tool supports tasks, else at once.
+// tool supports tasks, else at once. Input the call itself must carry (a tool's input
+// before its task, or all of it when no task runs) is asked by multi round-trip
+// requests (mrtr.go).
 func (s *Server) modernCall(ctx context.Context, r *Request) (any, *Error) {
-	t, _, args, e := calledTool(r.params)
+	t, name, args, e := calledTool(r.params)
 	if e != nil {
 		return nil, e
 	}
 	asTask := r.declaresTasks() && t.support != supportForbidden
-	if !asTask {
-		if t.support == supportRequired || t.needsInput {
-			// It cannot be served without a task: the extension's -32021.
-			return nil, missingCapability()
+	if !asTask && t.support == supportRequired {
+		// It cannot be served without a task: the extension's -32021.
+		return nil, missingCapability()
+	}
+	if t.before != nil || (!asTask && t.needsInput) {
+		w, e := s.callInput(r, name, args)
+		if e != nil {
+			return nil, e
 		}
+		var res map[string]any
+		var rpcErr *Error
+		if asTask {
+			// "SHOULD resolve all MRTR exchanges synchronously before responding with a
+			// CreateTaskResult": the task is made once the input before it is in, and its
+			// work gets what that input gave.
+			res, rpcErr = t.before(ctx, w, args)
+		} else {
+			res, rpcErr = t.runAll(ctx, w, args)
+		}
+		if w.asked != nil {
+			return s.inputRequired(r, name, args, w)
+		}
+		if rpcErr != nil {
+			return nil, rpcErr
+		}
+		if !asTask {
+			return complete(res), nil
+		}
+		args = res
+	} else if !asTask {
 		res, rpcErr := t.run(ctx, nil, args)
 		if rpcErr != nil {
 			return nil, rpcErr

@@ -24,7 +24,22 @@ type tool struct {
 	// needsInput: the tool asks the client for input while its task runs, which only a
 	// task can carry here; in 2025-11-25 it is listed as taskSupport required.
 	needsInput bool
-	run        func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error)
+	// before, when set, gathers input before the tool's work starts and returns the
+	// arguments run gets: in 2026-07-28 by multi round-trip requests on the tools/call
+	// itself, before any task exists; in 2025-11-25 inside the task, as any input.
+	before func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error)
+	run    func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error)
+}
+
+// runAll is the tool's whole run: its input before, then its work.
+func (t tool) runAll(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
+	if t.before != nil {
+		var e *Error
+		if args, e = t.before(ctx, w, args); e != nil {
+			return nil, e
+		}
+	}
+	return t.run(ctx, w, args)
 }
 
 // work is what a running tool may ask of its task.
@@ -86,8 +101,8 @@ func sleepThenAnswer(name string, def float64, done string) func(context.Context
 }
 
 // tools are the tools the official conformance suite's tasks scenarios call (greet,
-// slow_compute, failing_job, protocol_error_job, confirm_delete) and the ones every task
-// path needs (long_job, to cancel).
+// slow_compute, failing_job, protocol_error_job, confirm_delete, multi_input,
+// test_tool_with_task) and the ones every task path needs (long_job, to cancel).
 var tools = []tool{
 	{name: "greet", description: "Says hello at once (no task).", support: supportForbidden,
 		schema: schema(map[string]any{"name": map[string]any{"type": "string"}}, "name"),
@@ -145,6 +160,38 @@ var tools = []tool{
 				return nil, errorf(jsonrpc.CodeInternal, "multi_input: %v", err)
 			}
 			return text(fmt.Sprintf("first: %v; second: %v", answers["first"], answers["second"])), nil
+		}},
+	{name: "test_tool_with_task", description: "Asks the client's name before any task exists (multi round-trip), then greets it from a task.",
+		support: supportRequired, needsInput: true, schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
+		before: func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
+			answers, err := w.input(ctx, map[string]any{"user_name": map[string]any{
+				"method": "elicitation/create",
+				"params": map[string]any{"mode": "form", "message": "What is your name?",
+					"requestedSchema": schema(map[string]any{"name": map[string]any{"type": "string"}}, "name")},
+			}})
+			if err != nil {
+				return nil, errorf(jsonrpc.CodeInternal, "test_tool_with_task: %v", err)
+			}
+			out := map[string]any{}
+			for k, v := range args {
+				out[k] = v
+			}
+			out["name"] = "" // the name is the client's answer, never an argument
+			answer, _ := answers["user_name"].(map[string]any)
+			content, _ := answer["content"].(map[string]any)
+			if name, ok := content["name"].(string); ok && answer["action"] == "accept" {
+				out["name"] = name
+			}
+			return out, nil
+		},
+		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
+			if !sleep(ctx, w, seconds(args, "seconds", 0)) {
+				return nil, errorf(jsonrpc.CodeInternal, "test_tool_with_task stopped before its end")
+			}
+			if name, _ := args["name"].(string); name != "" {
+				return text(fmt.Sprintf("Hello, %s!", name)), nil
+			}
+			return text("Hello! (no name was given)"), nil
 		}},
 	{name: "long_job", description: "Works for `seconds` seconds (default 60) unless cancelled.", support: supportOptional,
 		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
