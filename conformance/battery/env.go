@@ -40,7 +40,8 @@ type Env struct {
 	Manual *reference.ManualClock // nil without clock control
 
 	mu     sync.Mutex
-	faults []string
+	faults []fault
+	of     string // the rule faults are recorded under now (Env.Of); "" is the spec's own
 	legacy legacy.Store
 	modern modern.Store
 	sdk    sdk.Store
@@ -231,15 +232,84 @@ func (e *Env) faultMsg(input, msg string) {
 	}
 	fmt.Fprintf(&b, "  %s", strings.TrimSpace(msg))
 	e.mu.Lock()
-	e.faults = append(e.faults, b.String())
+	e.faults = append(e.faults, fault{rule: e.of, msg: b.String()})
 	e.mu.Unlock()
 }
 
-// Faults returns the faults recorded so far.
+// fault is one recorded fault and the rule it is a fault of ("" for the spec's own).
+type fault struct{ rule, msg string }
+
+// Faults returns the faults recorded so far, of every rule.
 func (e *Env) Faults() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]string(nil), e.faults...)
+	out := make([]string, len(e.faults))
+	for i, f := range e.faults {
+		out[i] = f.msg
+	}
+	return out
+}
+
+// OwnFaults returns the faults recorded so far of the spec's own rule: those that fail
+// it (Env.Of files the others under theirs).
+func (e *Env) OwnFaults() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, f := range e.faults {
+		if e.own(f.rule) {
+			out = append(out, f.msg)
+		}
+	}
+	return out
+}
+
+func (e *Env) own(rule string) bool { return rule == "" || rule == e.Rule.ID }
+
+// Of runs f with every fault it records filed under rule: a walk whose checks belong to
+// several rules (the truth table's S-OWN-1 rows inside S-OWN-2's walk, which compares
+// each denial with a missing id) tags each check with the rule that asks for it, so that
+// a spec fails only on faults of the rule it is labelled with. The others fail their own
+// rule in the report (Env.FaultOf), whether or not that rule's specs reproduce them.
+//
+// rule "" is the spec's own, so that a helper shared by several rules' specs can tag a
+// check only where it is another rule's.
+func (e *Env) Of(rule string, f func()) {
+	if _, ok := rules.ByID(rule); !ok && rule != "" {
+		panic("conformance: faults filed under unknown rule " + rule)
+	}
+	e.mu.Lock()
+	prev := e.of
+	e.of = rule
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		e.of = prev
+		e.mu.Unlock()
+	}()
+	f()
+}
+
+// fileOthers files the faults recorded of rules other than the spec's own under those
+// rules, one entry per rule, and notes on the spec that it did.
+func (e *Env) fileOthers() {
+	e.mu.Lock()
+	byRule := map[string][]string{}
+	var order []string
+	for _, f := range e.faults {
+		if e.own(f.rule) {
+			continue
+		}
+		if byRule[f.rule] == nil {
+			order = append(order, f.rule)
+		}
+		byRule[f.rule] = append(byRule[f.rule], f.msg)
+	}
+	e.mu.Unlock()
+	for _, rule := range order {
+		e.FaultOf(rule, strings.Join(byRule[rule], "\n---\n"))
+		e.Note("%d fault(s) of %s found by this spec are reported under %s, not %s", len(byRule[rule]), rule, rule, e.Rule.ID)
+	}
 }
 
 func Show(v any) string {

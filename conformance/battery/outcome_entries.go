@@ -165,7 +165,7 @@ func setupOp(input string) string {
 // StopIfFaults fails the spec with its recorded faults, plus a last line saying what
 // came next, instead of letting a skip throw them away.
 func (e *Env) StopIfFaults(next string) {
-	if len(e.Faults()) == 0 {
+	if len(e.OwnFaults()) == 0 {
 		return
 	}
 	e.faultMsg("", next)

@@ -196,6 +196,8 @@ func (s *Suite) run(ctx ginkgo.SpecContext, rule rules.Rule, body func(e *Env)) 
 	e := &Env{Ctx: ctx, Rule: rule, Caps: s.Caps, era: s.Era, Opts: s.Opts, H: s.H, Ns: ns, Manual: clock, Tag: hex.EncodeToString(tag[:]), InSpec: true, Deadline: deadline}
 	active.Store(e)
 	defer active.Store(nil)
+	// Faults of other rules are filed however the spec ends (a skip included).
+	defer e.fileOthers()
 
 	func() {
 		defer func() {
@@ -214,7 +216,7 @@ func (s *Suite) run(ctx ginkgo.SpecContext, rule rules.Rule, body func(e *Env)) 
 		body(e)
 	}()
 
-	faults := e.Faults()
+	faults := e.OwnFaults()
 	if len(faults) == 0 {
 		return
 	}

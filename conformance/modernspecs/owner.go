@@ -25,8 +25,8 @@ func Owner(s *battery.Suite) {
 				if e.CheckErr(err, nil, input) {
 					CheckTask(e, input, t, got)
 				}
-			} else {
-				e.CheckErr(err, reference.ErrNotFound, input)
+			} else if deniedLikeMissing(e, input, got, err) {
+				e.Of("S-OWN-2", func() { e.CheckErr(err, reference.ErrNotFound, input) })
 			}
 			// Swap with the right version.
 			next := Next(t, "by "+row.Caller.String())
@@ -37,9 +37,11 @@ func Owner(s *battery.Suite) {
 					CheckTask(e, call+" returned", WithVersion(next, t.Version+1), got)
 					CheckStored(e, st, WithVersion(next, t.Version+1), call)
 				}
-			} else {
-				e.CheckErr(err, reference.ErrNotFound, call)
-				CheckStored(e, st, t, call)
+			} else if deniedLikeMissing(e, call, got, err) {
+				e.Of("S-OWN-2", func() {
+					e.CheckErr(err, reference.ErrNotFound, call)
+					CheckStored(e, st, t, call)
+				})
 			}
 		}
 	})
@@ -50,29 +52,53 @@ func Owner(s *battery.Suite) {
 		missing := e.ID("missing")
 		for _, c := range []reference.Caller{reference.Anonymous(), reference.Principal(battery.OwnerX)} {
 			_, missGet := st.Get(e.Ctx, missing, c)
-			_, err := st.Get(e.Ctx, t.TaskID, c)
-			CheckNotFoundLike(e, fmt.Sprintf("Get(%s, %s) of a task owned by %q", battery.Q(t.TaskID), c, battery.OwnerY), err, t.TaskID, missGet, missing)
+			got, err := st.Get(e.Ctx, t.TaskID, c)
+			input := fmt.Sprintf("Get(%s, %s) of a task owned by %q", battery.Q(t.TaskID), c, battery.OwnerY)
+			denied := deniedLikeMissing(e, input, got, err)
+			if denied {
+				CheckNotFoundLike(e, input, err, t.TaskID, missGet, missing)
+			}
+			// A store that let the caller read the task admits it (S-OWN-1): its Swaps
+			// then answer as the owner's would (a stale version a conflict), which says
+			// nothing about how a denial reads.
+			swapRule := ""
+			if !denied {
+				swapRule = "S-OWN-1"
+			}
 
 			// Swap: the same answer as for a missing id, whether the version matches,
 			// does not match, or next would even change the owner: no existence leak.
 			for _, tc := range []struct {
-				what    string
-				version int64
-				owner   string
+				what  string
+				right bool
+				owner string
 			}{
-				{"right version", 1, battery.OwnerY},
-				{"wrong version", 7, battery.OwnerY},
-				{"right version, owner changed to the caller's", 1, battery.OwnerX},
-				{"wrong version, owner removed", 0, ""},
+				{"right version", true, battery.OwnerY},
+				{"wrong version", false, battery.OwnerY},
+				{"right version, owner changed to the caller's", true, battery.OwnerX},
+				{"wrong version, owner removed", false, ""},
 			} {
+				version := t.Version + 6
+				if tc.right {
+					version = t.Version
+				}
 				probe := Owned(e, missing, tc.owner)
-				_, missSwap := st.Swap(e.Ctx, c, tc.version, probe)
+				_, missSwap := st.Swap(e.Ctx, c, version, probe)
 				next := Next(t, "hijack")
 				next.Owner = tc.owner
-				call := fmt.Sprintf("%s of a task owned by %q (%s)", SwapCall(c, tc.version, next), battery.OwnerY, tc.what)
-				_, err := st.Swap(e.Ctx, c, tc.version, next)
-				CheckNotFoundLike(e, call, err, t.TaskID, missSwap, missing)
-				CheckStored(e, st, t, call)
+				call := fmt.Sprintf("%s of a task owned by %q (%s)", SwapCall(c, version, next), battery.OwnerY, tc.what)
+				got, err := st.Swap(e.Ctx, c, version, next)
+				e.Of(swapRule, func() {
+					if deniedLikeMissing(e, call, got, err) {
+						CheckNotFoundLike(e, call, err, t.TaskID, missSwap, missing)
+						CheckStored(e, st, t, call)
+					}
+				})
+				if err == nil { // an S-OWN-1 write: what the next call must leave alone
+					if cur, ok := Stored(e, st, t.TaskID); ok {
+						t = cur
+					}
+				}
 			}
 		}
 		checkAbsent(e, st, missing, "Swaps of a missing id")
@@ -108,6 +134,19 @@ func Owner(s *battery.Suite) {
 			CheckStored(e, st, t, fmt.Sprintf("Swaps by every other principal of the task owned by %s", battery.ShowOwner(o)))
 		}
 	})
+}
+
+// deniedLikeMissing reports whether the store turned away a caller the truth table
+// denies (err not nil): a call that succeeded breaks the table, S-OWN-1, and is filed
+// there whichever owner rule's spec made it; how the denial reads is S-OWN-2's.
+func deniedLikeMissing(e *battery.Env, input string, got modern.Task, err error) bool {
+	if err != nil {
+		return true
+	}
+	e.Of("S-OWN-1", func() {
+		e.Check(false, input+": denied by the truth table", "ErrNotFound, as for a missing task", "the task: "+battery.Show(got))
+	})
+	return false
 }
 
 // outcome renders a call's result for a failure message: the error, or the task

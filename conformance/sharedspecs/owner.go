@@ -42,7 +42,9 @@ func checkDeniedLikeMissing(e *battery.Env, input string, err error, id string, 
 
 // OwnerGetTable walks the truth table with the facade's Get in one setting; with
 // messages it also compares each denial with the answer for a missing id (S-OWN-2).
+// Each fault is filed under the rule it breaks (ownerRules).
 func OwnerGetTable(e *battery.Env, st legacy.Store, requireOwner, messages bool) {
+	table, denial := ownerRules(e)
 	fac := battery.LegacyFacade(e, st, requireOwner)
 	ids := map[bool]string{false: facadeCreate(e, fac, "unowned", ""), true: facadeCreate(e, fac, "owned", battery.OwnerY)}
 	missing := e.ID("missing")
@@ -52,25 +54,50 @@ func OwnerGetTable(e *battery.Env, st legacy.Store, requireOwner, messages bool)
 		input := fmt.Sprintf("facade Get(%s, %s) with %s [%s]", battery.Q(id), row.Caller, battery.SettingName(requireOwner), row.Name)
 		got, err := fac.Get(e.Ctx, id, row.Caller)
 		if row.Allowed(requireOwner) {
-			if e.CheckErr(err, nil, input+": allowed by the truth table") {
-				battery.CheckTask(e, input, want, got)
+			e.Of(table, func() {
+				if e.CheckErr(err, nil, input+": allowed by the truth table") {
+					battery.CheckTask(e, input, want, got)
+				}
+			})
+			continue
+		}
+		if err == nil {
+			e.Of(table, func() {
+				e.Check(false, input+": denied by the truth table", "ErrNotFound, as for a missing task", "the task: "+battery.Show(got))
+			})
+			continue
+		}
+		e.Of(denial, func() {
+			if !e.CheckErr(err, reference.ErrNotFound, input+": denied by the truth table") {
+				return
 			}
-			continue
-		}
-		if !e.CheckErr(err, reference.ErrNotFound, input+": denied by the truth table") {
-			continue
-		}
-		e.Check(got == nil, input, "no task with the denial", got)
-		if messages {
-			_, missErr := fac.Get(e.Ctx, missing, row.Caller)
-			checkDeniedLikeMissing(e, input, err, id, missErr, missing)
-		}
+			e.Check(got == nil, input, "no task with the denial", got)
+			if messages {
+				_, missErr := fac.Get(e.Ctx, missing, row.Caller)
+				checkDeniedLikeMissing(e, input, err, id, missErr, missing)
+			}
+		})
 	}
+}
+
+// ownerRules are the rules a truth-table walk files its faults under in e's spec: a
+// caller let through or turned away against the table breaks S-OWN-1 (table), a denial
+// that does not read as a missing task or writes S-OWN-2 (denial). "" is the spec's own
+// rule: a facade rule's spec (L-F-SCOPE-1 asks for both) keeps every fault.
+func ownerRules(e *battery.Env) (table, denial string) {
+	switch e.Rule.ID {
+	case "S-OWN-1":
+		return "", "S-OWN-2"
+	case "S-OWN-2":
+		return "S-OWN-1", ""
+	}
+	return "", ""
 }
 
 // OwnerCancelTable walks the truth table with the facade's Cancel in one setting: an
 // allowed Cancel cancels, a denied one answers as for a missing id and writes nothing.
 func OwnerCancelTable(e *battery.Env, st legacy.Store, requireOwner, messages bool) {
+	table, denial := ownerRules(e)
 	fac := battery.LegacyFacade(e, st, requireOwner)
 	missing := e.ID("missing")
 	for _, row := range battery.OwnerTable() {
@@ -79,18 +106,28 @@ func OwnerCancelTable(e *battery.Env, st legacy.Store, requireOwner, messages bo
 		input := fmt.Sprintf("facade Cancel(%s, %s) with %s [%s]", battery.Q(id), row.Caller, battery.SettingName(requireOwner), row.Name)
 		got, err := fac.Cancel(e.Ctx, id, row.Caller)
 		if row.Allowed(requireOwner) {
-			want := legacy.Merge(before, legacy.Task{legacy.KeyStatus: "cancelled"})
-			if e.CheckErr(err, nil, input+": allowed by the truth table") {
-				battery.CheckTask(e, input+" returned", want, got)
-			}
-			battery.CheckStored(e, st, id, want, input)
+			e.Of(table, func() {
+				want := legacy.Merge(before, legacy.Task{legacy.KeyStatus: "cancelled"})
+				if e.CheckErr(err, nil, input+": allowed by the truth table") {
+					battery.CheckTask(e, input+" returned", want, got)
+				}
+				battery.CheckStored(e, st, id, want, input)
+			})
 			continue
 		}
-		if e.CheckErr(err, reference.ErrNotFound, input+": denied by the truth table") && messages {
-			_, missErr := fac.Cancel(e.Ctx, missing, row.Caller)
-			checkDeniedLikeMissing(e, input, err, id, missErr, missing)
+		if err == nil {
+			e.Of(table, func() {
+				e.Check(false, input+": denied by the truth table", "ErrNotFound, as for a missing task, and nothing written", "success: "+battery.Show(got))
+			})
+			continue
 		}
-		battery.CheckStored(e, st, id, before, input+" (denied: nothing written)")
+		e.Of(denial, func() {
+			if e.CheckErr(err, reference.ErrNotFound, input+": denied by the truth table") && messages {
+				_, missErr := fac.Cancel(e.Ctx, missing, row.Caller)
+				checkDeniedLikeMissing(e, input, err, id, missErr, missing)
+			}
+			battery.CheckStored(e, st, id, before, input+" (denied: nothing written)")
+		})
 	}
 	battery.CheckGone(e, st, missing, "facade Cancel of a missing id")
 }
