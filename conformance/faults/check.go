@@ -21,7 +21,7 @@ type verdict struct {
 	detail string
 }
 
-// judge compares a task's final state with its history. The history's writes are
+// judgeTask compares a task's final state with its history. The history's writes are
 // sequential (one worker per task) and only the last may have failed, so the final
 // state must be the one the last acknowledged write left, or the one the failed write
 // after it would have left (a failed write may have taken effect entirely: S-CTX-1's
@@ -32,7 +32,7 @@ type verdict struct {
 // before it: no statement in flight survives a kill, so its effect must have been sent
 // again. Otherwise a statement the server received before the client gave up may still
 // commit after a read on another connection (Postgres does), which is not a retry.
-func judge(h *history, final observed, restart time.Time) verdict {
+func judgeTask(h *history, final observed, restart time.Time) verdict {
 	var v verdict
 	lastAck := -1
 	for i, o := range h.ops {

@@ -43,7 +43,7 @@ func TestJudge(t *testing.T) {
 		{"unknown mark", []op{ok(opCreate, 1)}, present(7), 0, true, false, 1},
 	}
 	for _, c := range cases {
-		v := judge(&history{era: "legacy", id: "t", ops: c.ops}, c.final, restart)
+		v := judgeTask(&history{era: "legacy", id: "t", ops: c.ops}, c.final, restart)
 		if v.lost != c.lost || v.torn != c.torn || v.zombie != c.zombie || v.checked != c.checked {
 			t.Errorf("%s: got lost %d torn %v zombie %v checked %d, want %d %v %v %d (%s)",
 				c.name, v.lost, v.torn, v.zombie, v.checked, c.lost, c.torn, c.zombie, c.checked, v.detail)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -171,96 +170,87 @@ type history struct {
 	ops []op
 }
 
-// calls counts and times every call of a phase.
+// calls records every call of a run as it ends, for the judges (callRecord), and
+// keeps the two counts the run waits on: acknowledged calls before the fault, and the
+// eras whose clients have succeeded since the backend came back.
 type calls struct {
 	mu       sync.Mutex
 	inFlight atomic.Int64
-	total    int
+	log      []callRecord // in the order the calls ended
 	acked    int
-	errors   int
-	messages map[string]int
-	// late are calls that returned more than grace after their deadline.
-	late []lateCall
-	// panics are calls that panicked.
-	panics []string
-	// firstOK is the end of the first successful call after the backend came back,
-	// per era.
-	backAt  time.Time
-	firstOK map[string]time.Time
-	// down is set while the whole backend is away (between the fault's injection and
-	// the start of its undoing); successes are the calls that succeeded meanwhile.
-	away      bool
-	successes []success
+	// backAt is when the backend answered again (zero before); recovered holds the
+	// eras with a call begun after it that succeeded.
+	backAt    time.Time
+	recovered map[string]bool
 }
 
-type lateCall struct {
-	msg        string
+func newCalls() *calls { return &calls{recovered: map[string]bool{}} }
+
+// callRecord is one call of the workload: what it was, when it began and ended, and
+// how it ended.
+type callRecord struct {
+	era, what  string
 	start, end time.Time
-	over       time.Duration
-}
-
-type success struct {
-	what       string
-	start, end time.Time
-}
-
-// markDown marks the backend away and returns the time.
-func (c *calls) markDown() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.away = true
-	return time.Now()
-}
-
-// markUp marks the end of the outage (the fault is about to be undone).
-func (c *calls) markUp() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.away = false
-	return time.Now()
+	err        error  // nil: acknowledged
+	panicked   string // what it panicked with ("" when it did not); err is then set too
+	// cancelled: the run's own context had ended when the call returned, so how late
+	// it returned says nothing about the store.
+	cancelled bool
 }
 
 // call runs fn with a deadline of timeout and records how it ended.
-func (c *calls) call(ctx context.Context, era, what string, timeout, grace time.Duration, fn func(ctx context.Context) error) (err error) {
+func (c *calls) call(ctx context.Context, era, what string, timeout time.Duration, fn func(ctx context.Context) error) (err error) {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	c.inFlight.Add(1)
 	start := time.Now()
 	defer func() {
 		c.inFlight.Add(-1)
-		end := time.Now()
+		rec := callRecord{era: era, what: what, start: start, end: time.Now()}
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v", r)
-			c.mu.Lock()
-			c.panics = append(c.panics, fmt.Sprintf("%s %s panicked: %v", era, what, r))
-			c.mu.Unlock()
+			rec.panicked = fmt.Sprint(r)
 		}
+		rec.err, rec.cancelled = err, ctx.Err() != nil
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		c.total++
-		if over := end.Sub(start) - timeout; over > 0 && ctx.Err() == nil {
-			c.late = append(c.late, lateCall{fmt.Sprintf("%s %s returned %s after its %s deadline (err: %v)", era, what, over.Round(time.Millisecond), timeout, err), start, end, over})
-		}
+		c.log = append(c.log, rec)
 		if err == nil {
 			c.acked++
-			if c.away {
-				c.successes = append(c.successes, success{what: era + " " + what, start: start, end: end})
+			if !c.backAt.IsZero() && start.After(c.backAt) {
+				c.recovered[era] = true
 			}
-			if !c.backAt.IsZero() && c.firstOK[era].IsZero() && start.After(c.backAt) {
-				c.firstOK[era] = end
-			}
-			return
-		}
-		c.errors++
-		msg := err.Error()
-		if len(msg) > 160 {
-			msg = msg[:160] + "…"
-		}
-		if len(c.messages) < 20 || c.messages[msg] > 0 {
-			c.messages[msg]++
 		}
 	}()
 	return fn(cctx)
+}
+
+// ackedCount is how many calls have succeeded so far.
+func (c *calls) ackedCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.acked
+}
+
+// markBack records when the backend answered again.
+func (c *calls) markBack(at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.backAt = at
+}
+
+// recoveredEras is how many eras' clients have succeeded since markBack.
+func (c *calls) recoveredEras() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.recovered)
+}
+
+// snapshot returns the calls recorded so far.
+func (c *calls) snapshot() []callRecord {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]callRecord(nil), c.log...)
 }
 
 // worker writes tasks of one era until stop closes: creates, writes (updates or
@@ -270,7 +260,6 @@ type worker struct {
 	name    string
 	calls   *calls
 	timeout time.Duration
-	grace   time.Duration
 	pause   time.Duration // between writes, so that a worker does not saturate the backend
 
 	histories []*history
@@ -302,7 +291,7 @@ func (w *worker) task(ctx context.Context, h *history, stopped func() bool) {
 	do := func(kind opKind, fn func(ctx context.Context) error) bool {
 		mark++
 		o := op{kind: kind, mark: mark}
-		err := w.calls.call(ctx, h.era, string(kind)+" "+h.id, w.timeout, w.grace, fn)
+		err := w.calls.call(ctx, h.era, string(kind)+" "+h.id, w.timeout, fn)
 		o.end = time.Now()
 		if err == nil {
 			o.acked = true
@@ -355,13 +344,14 @@ func (w *worker) sleep() {
 func (w *worker) resync(ctx context.Context, h *history, stopped func() bool) {
 	last := &h.ops[len(h.ops)-1]
 	// Backing off as a client should: every read given up at its deadline leaves the
-	// backend a connection to accept and authenticate once it is back (measured: a
-	// Postgres paused for 6 s under 50 ms retries then faced hundreds and took a minute).
+	// backend a connection to accept and authenticate once it is back, so retrying at a
+	// short fixed interval would pile up the very work that delays the recovery being
+	// timed (docs/faults.md, "Timings").
 	backoff := 100 * time.Millisecond
 	for {
 		var o observed
 		began := time.Now()
-		err := w.calls.call(ctx, h.era, "get "+h.id, w.timeout, w.grace, func(ctx context.Context) error {
+		err := w.calls.call(ctx, h.era, "get "+h.id, w.timeout, func(ctx context.Context) error {
 			var err error
 			o, err = w.t.read(ctx, h.id)
 			return err
@@ -383,31 +373,4 @@ func (w *worker) resync(ctx context.Context, h *history, stopped func() bool) {
 		time.Sleep(backoff)
 		backoff = min(2*backoff, time.Second)
 	}
-}
-
-// errorKinds sorts the distinct error messages by count, for the report.
-func errorKinds(m map[string]int) []string {
-	type kv struct {
-		k string
-		n int
-	}
-	var all []kv
-	for k, n := range m {
-		all = append(all, kv{k, n})
-	}
-	for i := range all {
-		for j := i + 1; j < len(all); j++ {
-			if all[j].n > all[i].n {
-				all[i], all[j] = all[j], all[i]
-			}
-		}
-	}
-	var out []string
-	for i, e := range all {
-		if i == 5 {
-			break
-		}
-		out = append(out, fmt.Sprintf("%d× %s", e.n, strings.TrimSpace(e.k)))
-	}
-	return out
 }
