@@ -94,6 +94,9 @@ func breaks(m servermutants.Mutant) string {
 	if m.Honest {
 		return "- (honest twin: must pass)"
 	}
+	if m.Empty {
+		return "- (no tasks: must exercise no rule)"
+	}
 	return strings.Join(m.Breaks, " ")
 }
 
@@ -166,6 +169,16 @@ func probeMutant(ctx context.Context, m servermutants.Mutant) (out serverMutantR
 			}
 		}
 		out.killed = out.killed && out.why == ""
+		return out
+	}
+	if m.Empty {
+		// Nothing to exercise: killed when the probe exercised no rule.
+		out.killed = true
+		for _, rr := range r.Rules {
+			if rr.Outcome != conformance.NotExercised {
+				out.killed, out.why = false, out.why+fmt.Sprintf("%s %s %s; ", rr.ID, rr.Era, rr.Outcome)
+			}
+		}
 		return out
 	}
 	out.killed, out.why = probe.Killed(r, m.Breaks)

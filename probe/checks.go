@@ -24,26 +24,28 @@ var errNone = errors.New("nothing to check")
 // checks is the probe's table of contents: every check, the rule it judges and the eras
 // it runs in.
 var checks = []check{
-	{"V-DENY-1", "another principal and a caller without credentials get exactly the missing-task answer for the first principal's task, and never list it", bothEras, roles(RoleQuick), checkDeny},
-	{"V-FIN-1", "a completed task stays completed through tasks/cancel", bothEras, roles(RoleQuick), checkFinal},
-	{"V-LIST-1", "tasks/list returns each of the caller's tasks once across pages; a forged cursor, or another principal's, is -32602", legacyEra, roles(RoleQuick), checkList},
-	{"V-RESULT-1", "tasks/result waits for a working task to end and returns its result with the related-task _meta", legacyEra, roles(RoleSlow), checkResult},
-	{"V-SESSION-1", "a session id never issued, or another principal's, is HTTP 404", legacyEra, nil, checkSession},
-	{"V-SUPPORT-1", "a plain call of a tool whose taskSupport is required is -32601", legacyEra, nil, checkSupport("required")},
-	{"V-SUPPORT-2", "a task for a tool whose taskSupport is forbidden or absent is -32601", legacyEra, nil, checkSupport("forbidden")},
-	{"V-EXT-1", "without the tasks extension tasks/get is -32021; tasks/list and tasks/result are -32601", modernEra, roles(RoleQuick), checkExtension},
-	{"V-RACE-1", "tasks/cancel racing the task's own end: one terminal status, told alike by every later tasks/get and tasks/result", bothEras, roles(RoleRace), checkRace},
-	{"V-SHAPE-1", "a task as tools/call, tasks/get (working and ended) and tasks/list show it: taskId, status, createdAt and lastUpdatedAt in ISO 8601, ttl, pollInterval", bothEras, roles(RoleSlow), checkShape},
-	{"V-TTL-1", "the ttl reported is the one kept: the task is found until it has run from the creation, and -32602 (or still found) after", bothEras, roles(RoleQuick), checkTTL},
-	{"V-NOTIFY-1", "status notifications about the first principal's task reach its streams and no other caller's, though the others listen and name its id", bothEras, roles(RoleSlow), checkNotify},
-	{"V-ERROR-1", "a task whose tool ends with isError true is failed in 2025-11-25 and completed in the extension; one whose tool ends with a JSON-RPC error is failed in both", bothEras, roles(RoleFailing, RoleErring), checkError},
-	{"V-ROUTE-1", "an Mcp-Name other than params.taskId, or an Mcp-Method other than the method, is -32020 and the task is untouched", modernEra, roles(RoleQuick), checkRoute},
-	{"V-INPUT-1", "an input tool's task shows its inputRequests; tasks/update acknowledges, ignores a key never issued, and answering every key ends input_required", modernEra, roles(RoleInput), checkInputModern},
-	{"V-INPUT-2", "an input tool's task is input_required; tasks/result sends each request once with the related-task _meta, and returns the result once they are answered", legacyEra, roles(RoleInput), checkInputLegacy},
-	{"V-INPUT-3", "another principal's answer to an input request of the first principal's task does not reach it: the task stays input_required, and its result does not carry that answer", bothEras, roles(RoleInput), checkInputForeign},
-	{"V-AUTH-1", "a bearer token the server never issued is HTTP 401 when the server tells callers apart by token; what it binds tasks to is noted", bothEras, roles(RoleQuick), checkAuth},
-	{"V-LIMIT-1", "the first principal makes tasks until the server refuses one: the refusal is a JSON-RPC error, its tasks are all still there, and another principal's task is made", bothEras, roles(RoleLong), checkLimit},
-	{"V-BAD-1", "malformed JSON is -32700, an unknown method -32601, and the server keeps serving", bothEras, roles(RoleQuick), checkBad},
+	{"V-DENY-1", "another principal, a caller without credentials, and requests without a session in either era's shape get exactly the missing-task answer (or the transport's refusal) for the first principal's task, and never list it", bothEras, roles(RoleQuick), needs(checkDeny, capCall)},
+	{"V-FIN-1", "a completed task stays completed through tasks/cancel", bothEras, roles(RoleQuick), needs(checkFinal, capCall, capCancel)},
+	{"V-LIST-1", "tasks/list returns each of the caller's tasks once across pages, nextCursor on every page more follow, also at a page size's multiple, one fewer and one more; a forged cursor (random bytes in an issued one's encoding, an issued one altered), or another principal's or session's, is -32602", legacyEra, roles(RoleQuick), needs(checkList, capCall, capList)},
+	{"V-RESULT-1", "tasks/result waits for a working task to end and returns its result with the related-task _meta", legacyEra, roles(RoleSlow), needs(checkResult, capCall)},
+	{"V-SESSION-1", "a session id never issued, or another principal's, is HTTP 404", legacyEra, nil, needs(checkSession, capTasks)},
+	{"V-SUPPORT-1", "a plain call of a tool whose taskSupport is required is -32601", legacyEra, nil, needs(checkSupport("required"), capCall)},
+	{"V-SUPPORT-2", "a task for a tool whose taskSupport is forbidden or absent is -32601", legacyEra, nil, needs(checkSupport("forbidden"), capCall)},
+	{"V-EXT-1", "without the tasks extension tasks/get is -32021; tasks/list and tasks/result are -32601", modernEra, roles(RoleQuick), needs(checkExtension)},
+	{"V-RACE-1", "tasks/cancel racing the task's own end: one terminal status, told alike by every later tasks/get and tasks/result", bothEras, roles(RoleRace), needs(checkRace, capCall, capCancel)},
+	{"V-SHAPE-1", "a task as tools/call, tasks/get (working and ended) and tasks/list show it: taskId, status, createdAt and lastUpdatedAt in ISO 8601, ttl, pollInterval", bothEras, roles(RoleSlow), needs(checkShape, capCall)},
+	{"V-TTL-1", "the ttl reported is the one kept: the task is found until it has run from the creation, and -32602 (or still found) after", bothEras, roles(RoleQuick), needs(checkTTL, capCall)},
+	{"V-NOTIFY-1", "status notifications about the first principal's task reach its streams and no other caller's, though the others listen and name its id", bothEras, roles(RoleSlow), needs(checkNotify, capCall)},
+	{"V-ERROR-1", "a task whose tool ends with isError true is failed in 2025-11-25 and completed in the extension; one whose tool ends with a JSON-RPC error is failed in both", bothEras, roles(RoleFailing, RoleErring), needs(checkError, capCall)},
+	{"V-ROUTE-1", "an Mcp-Name other than params.taskId, or an Mcp-Method other than the method, is -32020 and the task is untouched", modernEra, roles(RoleQuick), needs(checkRoute)},
+	{"V-INPUT-1", "an input tool's task shows its inputRequests; tasks/update acknowledges, ignores a key never issued, and answering every key ends input_required", modernEra, roles(RoleInput), needs(checkInputModern)},
+	{"V-INPUT-2", "an input tool's task is input_required; tasks/result sends each request once with the related-task _meta, and returns the result once they are answered", legacyEra, roles(RoleInput), needs(checkInputLegacy, capCall)},
+	{"V-INPUT-3", "another principal's answer to an input request of the first principal's task does not reach it: the task stays input_required, and its result does not carry that answer", bothEras, roles(RoleInput), needs(checkInputForeign, capCall)},
+	{"V-AUTH-1", "a bearer token the server never issued is HTTP 401 when the server tells callers apart by token; what it binds tasks to is noted", bothEras, roles(RoleQuick), needs(checkAuth, capCall)},
+	// tasks/cancel is only V-LIMIT-1's cleanup, yet it needs it declared: the long tasks
+	// it makes would hold the server's limit through the rest of the run.
+	{"V-LIMIT-1", "the first principal makes tasks until the server refuses one: the refusal is a JSON-RPC error, its tasks are all still there, and another principal's task is made", bothEras, roles(RoleLong), needs(checkLimit, capCall, capCancel)},
+	{"V-BAD-1", "malformed JSON is -32700, an unknown method -32601, and the server keeps serving", bothEras, roles(RoleQuick), needs(checkBad, capCall)},
 }
 
 var (
@@ -168,12 +170,12 @@ func checkDeny(ctx context.Context, r *eraRun) error {
 	if err != nil {
 		return err
 	}
-	methods := []string{"tasks/get", "tasks/cancel", "tasks/result"}
-	if r.era == conformance.EraModern {
-		methods = []string{"tasks/get", "tasks/cancel", "tasks/update"}
-	}
+	methods := r.taskMethods()
 	if r.stdio {
 		r.note("over stdio every principal is a child process of its own: children that share no store keep their tasks apart by construction")
+	}
+	if r.era == conformance.EraLegacy && !r.owner.caps.list {
+		r.note("tasks/list not tried: " + r.owner.caps.lack(capList))
 	}
 	strangers := append([]*peer(nil), r.others...)
 	if r.anon != nil {
@@ -204,12 +206,11 @@ func checkDeny(ctx context.Context, r *eraRun) error {
 			if mres.Error == nil {
 				return faultf(in, "an error for a task that does not exist (-32602)", "for the missing id: "+answer(mres))
 			}
-			same := dres.Error.Code == mres.Error.Code && strings.ReplaceAll(dres.Error.Message, id, "ID") == strings.ReplaceAll(mres.Error.Message, missing, "ID")
-			if !same {
+			if !missingLike(dres, mres, id, missing) {
 				return faultf(in, "the same answer as for the missing id: "+answer(mres), answer(dres))
 			}
 		}
-		if r.era == conformance.EraLegacy {
+		if r.era == conformance.EraLegacy && r.owner.caps.list {
 			res, err := s.call(ctx, "tasks/list", nil, true)
 			if err != nil {
 				return err
@@ -219,7 +220,7 @@ func checkDeny(ctx context.Context, r *eraRun) error {
 			}
 		}
 	}
-	return nil
+	return r.sessionless(ctx, id)
 }
 
 func checkFinal(ctx context.Context, r *eraRun) error {
@@ -233,7 +234,7 @@ func checkFinal(ctx context.Context, r *eraRun) error {
 	}
 	in := fmt.Sprintf("tasks/cancel of the %v task %s by its creator", t["status"], id)
 	if r.era == conformance.EraLegacy && (res.Error == nil || res.Error.Code != jsonrpc.CodeInvalidParams) {
-		return faultf(in, "-32602 (2025-11-25: receivers MUST reject cancellation requests for tasks already in a terminal status)", answer(res))
+		return faultf(in, "-32602 (2025-11-25: receivers MUST reject cancellation requests for tasks already in a terminal status) "+r.owner.caps.declared("tasks/cancel"), answer(res))
 	}
 	if r.era == conformance.EraModern && res.Error != nil {
 		return faultf(in, "an acknowledgement (the extension: on success the server MUST acknowledge with an empty result)", answer(res))
@@ -267,6 +268,7 @@ func checkList(ctx context.Context, r *eraRun) error {
 	var during string
 	foreign := map[string]bool{}
 	var added string
+	size := 0 // the page size the server revealed: the first page's length, when more follow
 	for page := 1; ; page++ {
 		res, err := r.owner.call(ctx, "tasks/list", params, true)
 		if err != nil {
@@ -277,13 +279,16 @@ func checkList(ctx context.Context, r *eraRun) error {
 			NextCursor *string                   `json:"nextCursor"`
 		}
 		if res.Error != nil || json.Unmarshal(res.Result, &out) != nil {
-			return faultf(fmt.Sprintf("tasks/list page %d", page), "a page of tasks", answer(res))
+			return faultf(fmt.Sprintf("tasks/list page %d", page), "a page of tasks "+r.owner.caps.declared("tasks/list"), answer(res))
 		}
 		for _, t := range out.Tasks {
 			seen[t.TaskID]++
 		}
 		if out.NextCursor == nil || *out.NextCursor == "" || page > 1000 {
 			break
+		}
+		if page == 1 {
+			size = len(out.Tasks)
 		}
 		cursors = append(cursors, *out.NextCursor)
 		params = map[string]any{"cursor": *out.NextCursor}
@@ -323,22 +328,18 @@ func checkList(ctx context.Context, r *eraRun) error {
 		return err
 	}
 	if res.Error == nil || res.Error.Code != jsonrpc.CodeInvalidParams {
-		return faultf("tasks/list with the cursor \"storecheck-probe-forged\", never issued", "-32602 (Invalid or nonexistent cursor)", answer(res))
+		return faultf("tasks/list with the cursor \"storecheck-probe-forged\", never issued", wantInvalidCursor, answer(res))
 	}
-	if len(cursors) > 0 && len(r.others) > 0 {
-		res, err := r.others[0].call(ctx, "tasks/list", map[string]any{"cursor": cursors[0]}, true)
-		if err != nil {
+	own := map[string]bool{}
+	for id := range seen {
+		own[id] = true
+	}
+	if len(cursors) > 0 {
+		if err := r.checkForged(ctx, cursors[0], own); err != nil {
 			return err
 		}
-		leaked := false
-		for id := range want {
-			leaked = leaked || strings.Contains(string(res.Result), id)
-		}
-		if res.Error == nil && leaked || res.Error != nil && res.Error.Code != jsonrpc.CodeInvalidParams {
-			return faultf(fmt.Sprintf("%s tasks/list with %s's cursor", who(r.others[0].name), r.owner.name), "-32602, or a page with none of the other's tasks", answer(res))
-		}
 	}
-	return nil
+	return r.checkBoundaries(ctx, own, size)
 }
 
 func checkResult(ctx context.Context, r *eraRun) error {
@@ -413,7 +414,7 @@ func checkBad(ctx context.Context, r *eraRun) error {
 	} else if err := badPost(ctx, p); err != nil {
 		return err
 	}
-	res, err := p.call(ctx, "storecheck/no-such-method", nil, true)
+	res, err := p.owed(ctx, "storecheck/no-such-method", nil, true, "the method storecheck/no-such-method", "-32601 (Method not found)")
 	if err != nil {
 		return err
 	}
@@ -427,17 +428,18 @@ func checkBad(ctx context.Context, r *eraRun) error {
 }
 
 // badLine writes a line of malformed JSON to a stdio server: JSON-RPC 2.0 answers it
-// with a -32700 error whose id is null.
+// with a -32700 error whose id is null. A ping follows it: a server that answers the ping
+// and never the line has read the line and kept silent (see ordered).
 func badLine(ctx context.Context, p *peer) error {
-	rctx, cancel := context.WithTimeout(ctx, p.timeout)
-	res, err := p.conn.SendRaw(rctx, nil, []byte(`{"jsonrpc":"2.0","id":1,"method":`), nil)
-	cancel()
-	in := "a line of malformed JSON on the server's stdin"
+	in, want := "a line of malformed JSON on the server's stdin", "a -32700 (Parse error) answer with id null, and the server still serving"
+	res, err := p.ordered(ctx, "the line that is not JSON", in, want, func(ctx context.Context) func() (*client.Response, error) {
+		return p.conn.StartRaw(ctx, nil, []byte(`{"jsonrpc":"2.0","id":1,"method":`), nil)
+	})
 	switch {
 	case errors.Is(err, client.ErrNoAnswer):
-		return faultf(in, "a -32700 (Parse error) answer with id null, and the server still serving", err)
+		return faultf(in, want, err)
 	case err != nil:
-		return noAnswer(err, in, p.timeout)
+		return err
 	case res.Error == nil || res.Error.Code != jsonrpc.CodeParse:
 		return faultf(in, "-32700 (Parse error)", answer(res))
 	}
@@ -494,7 +496,12 @@ func checkSession(ctx context.Context, r *eraRun) error {
 	for _, tr := range tries {
 		saved := tr.who.conn.SessionID()
 		tr.who.conn.SetSessionID(tr.session)
-		res, err := tr.who.call(ctx, "tasks/list", nil, true)
+		// Any tasks/* method will do: the session is refused before the method counts.
+		method, params := "tasks/list", map[string]any(nil)
+		if !r.owner.caps.list {
+			method, params = "tasks/get", map[string]any{"taskId": missingID()}
+		}
+		res, err := tr.who.call(ctx, method, params, true)
 		tr.who.conn.SetSessionID(saved)
 		if err != nil && !errors.Is(err, client.ErrHTTP) {
 			return err
@@ -504,7 +511,7 @@ func checkSession(ctx context.Context, r *eraRun) error {
 			if res != nil {
 				status = res.HTTPStatus
 			}
-			return faultf(fmt.Sprintf("%s tasks/list with %s", who(tr.who.name), tr.what), "HTTP 404 Not Found", fmt.Sprintf("HTTP %d, %s", status, answerOr(res, err)))
+			return faultf(fmt.Sprintf("%s %s with %s", who(tr.who.name), method, tr.what), "HTTP 404 Not Found", fmt.Sprintf("HTTP %d, %s", status, answerOr(res, err)))
 		}
 	}
 	return nil

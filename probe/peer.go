@@ -30,6 +30,9 @@ type peer struct {
 	// timeout bounds the wait for any one answer (tasks/result: wait longer by wait).
 	timeout time.Duration
 	stdio   bool // a child process of its own, on stdin and stdout
+	// caps is what the server declared of tasks to this peer (initialize's
+	// capabilities.tasks, or server/discover's extensions).
+	caps taskCaps
 }
 
 // dial connects a principal in an era: the 2025-11-25 handshake, or nothing for the
@@ -81,9 +84,9 @@ func dial(ctx context.Context, cfg Config, p Principal, era conformance.Era) (_ 
 		if err := res.Decode(&disc); err != nil {
 			return nil, fmt.Errorf("server/discover as %s: the server does not serve %s: %w", who(p.Name), versionModern, err)
 		}
-		if disc.Capabilities.Extensions[tasksExtension] == nil {
-			return nil, fmt.Errorf("server/discover as %s: the server does not declare the tasks extension %s", who(p.Name), tasksExtension)
-		}
+		// A server that does not declare the extension is let in: each check then says
+		// it is not exercised, naming the declaration (taskCaps.need).
+		pe.caps = taskCaps{modern: true, ext: disc.Capabilities.Extensions[tasksExtension] != nil}
 		return pe, nil
 	}
 	ictx, cancel := context.WithTimeout(ctx, timeout)
@@ -113,9 +116,9 @@ func dial(ctx context.Context, cfg Config, p Principal, era conformance.Era) (_ 
 	if init.ProtocolVersion != versionLegacy {
 		return nil, fmt.Errorf("initialize as %s: the server answers protocol version %q, not %s", who(p.Name), init.ProtocolVersion, versionLegacy)
 	}
-	if init.Capabilities["tasks"] == nil {
-		return nil, fmt.Errorf("initialize as %s: the server declares no tasks capability", who(p.Name))
-	}
+	// A server without tasks, or without some of their methods, is let in: each check
+	// says it is not exercised, naming what was not declared (taskCaps.need).
+	pe.caps = legacyCaps(init.Capabilities)
 	_ = pe.conn.Notify(ictx, "notifications/initialized", nil, nil)
 	return pe, nil
 }

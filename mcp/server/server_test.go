@@ -37,15 +37,18 @@ type client struct {
 	token   string
 	session string
 	modern  bool
-	next    int
+	// caps are the modern requests' clientCapabilities (nil: the tasks extension alone).
+	caps map[string]any
+	next int
 }
 
 type answer struct {
 	status int
 	Result map[string]any `json:"result"`
 	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
+		Code    int            `json:"code"`
+		Message string         `json:"message"`
+		Data    map[string]any `json:"data"`
 	} `json:"error"`
 }
 
@@ -101,8 +104,12 @@ func (c *client) call(method string, params map[string]any) answer {
 	}
 	hdr := map[string]string{}
 	if c.modern {
+		caps := c.caps
+		if caps == nil {
+			caps = map[string]any{"extensions": map[string]any{server.TasksExtension: map[string]any{}}}
+		}
 		params["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": server.VersionModern,
-			"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{server.TasksExtension: map[string]any{}}}}
+			"io.modelcontextprotocol/clientCapabilities": caps}
 		hdr["MCP-Protocol-Version"], hdr["Mcp-Method"] = server.VersionModern, method
 		if id, ok := params["taskId"].(string); ok {
 			hdr["Mcp-Name"] = id

@@ -22,7 +22,10 @@ type Mutant struct {
 	Breaks []string
 	// Honest marks a twin that serves differently but breaks nothing: it must pass.
 	Honest bool
-	Doc    string
+	// Empty marks a server that serves nothing the probe checks (no tasks): it is killed
+	// when the probe exercises no rule, so that such a run cannot pass.
+	Empty bool
+	Doc   string
 	// Wrap puts the defect around the server's dispatch; die ends the server as a crash
 	// would (the process exits, or the endpoint stops taking connections). nil: none.
 	Wrap func(next server.Handler, die func()) server.Handler
