@@ -620,8 +620,7 @@ func (c *Client) lead(ctx context.Context, cl *call, id int64) (r result, answer
 // Not while callers overlap, as the race checks' clients do: a holder spinning for its
 // answer takes a CPU the other clients need to send theirs, and the answer it gets
 // sooner closes its call before the next client's opens, so the calls overlap less and
-// the race has less power (measured: L-CONC-1 over the wire overlapped in 75 % of its
-// calls with every solo call spinning, 98 % without).
+// the race has less power (docs/performance.md, "Spinning before blocking").
 func (c *Client) solo() bool { return c.serial.Load() && c.nPending.Load() == 1 }
 
 // addPendingLocked puts cl in pending as id, keeping what is counted of pending (peak,

@@ -13,9 +13,9 @@ import (
 // the runtime reads with blocking system calls (os.Stdin is one). Why it matters: a
 // goroutine blocked in read(2) keeps its P in a system call, so the goroutine it just
 // started for the previous request waits for sysmon to take that P back (up to 10 ms
-// when the process has been idle) or for another thread to be woken to steal it: on a
-// loaded machine that made a serve round trip 20 times the pipe's own. A goroutine
-// parked in the poller gives its P up at once. Anything else (a file, a terminal,
+// when the process has been idle) or for another thread to be woken to steal it, and a
+// loaded machine may have no thread to spare: the round trip then waits on the
+// scheduler, not on the pipe. A goroutine parked in the poller gives its P up at once. Anything else (a file, a terminal,
 // a reader that is not a file) is returned as is.
 func pollable(r io.Reader) io.Reader {
 	f, ok := r.(*os.File)

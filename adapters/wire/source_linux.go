@@ -16,12 +16,12 @@ import (
 // source the client reads. On Linux with more than one P it is fdSource: a pipe read
 // without the runtime's poller, spinning before it blocks in poll(2) beside an eventfd.
 // Why not the runtime's poller: a goroutine parked in it is woken through epoll and the
-// scheduler, which on the 2-vCPU machine this was measured on cost 8–10 µs per answer
-// more than a thread blocked in poll(2) (docs/performance.md); and a caller can read its
-// own answer (no hand-off from a reader goroutine, 20 µs more) only if its blocked read
-// can be interrupted, which the eventfd does. With one P a thread blocked in a system
-// call holds the only P until sysmon takes it back (up to 10 ms), so the poller is kept
-// there.
+// scheduler, a longer path to the answer than a thread blocked in poll(2) returning;
+// and a caller can read its own answer (no hand-off from a reader goroutine, which
+// costs a wake-up of its own) only if its blocked read can be interrupted, which the
+// eventfd does (docs/performance.md, "What keeps the round trip short"). With one P a
+// thread blocked in a system call holds the only P until sysmon takes it back (sysmon
+// sleeps up to 10 ms when idle), so the poller is kept there.
 func newStdout() (child *os.File, src source, err error) {
 	if runtime.GOMAXPROCS(0) > 1 {
 		if child, src, err := newFDSource(); err == nil {

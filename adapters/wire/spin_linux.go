@@ -13,12 +13,11 @@ import (
 // spinBudget is how long a reader busy-polls its pipe before it blocks
 // ($STORECHECK_WIRE_SPIN, a Go duration; 0 turns spinning off). Why spin at all: waking
 // a thread blocked in poll(2) or read(2) costs the sleeper's CPU a reschedule and, on a
-// VM, an interrupt between vCPUs. On the 2-vCPU machine this was measured on, a Go echo
-// of one answer line through two pipes took 11–17 µs a round trip with both ends
-// blocking and 3–4 µs with both spinning first (layer=echo and layer=echo-spin of
-// BenchmarkLayers), and a serial Get over the wire 37–39 µs without spinning, 17–19 µs
-// with it (docs/performance.md, "Spinning before blocking"). An answer from a fast store
-// is back within the budget, and so is a serial caller's next request.
+// VM, an interrupt between vCPUs, at both ends of every round trip; a reader that finds
+// its data while still spinning pays none of it. The budget is meant to cover a fast
+// store's answer and a serial caller's next request, so that a spin that pays ends
+// before the budget runs out; docs/performance.md, "Spinning before blocking", has the
+// figures and the benchmark that gives them.
 var spinBudget, spinErr = spinSetting(os.Getenv(spinEnv))
 
 // spinner reads a non-blocking descriptor for a single reader, deciding whether to spin
