@@ -42,6 +42,7 @@ var checks = []check{
 	{"V-INPUT-2", "an input tool's task is input_required; tasks/result sends each request once with the related-task _meta, and returns the result once they are answered", legacyEra, roles(RoleInput), needs(checkInputLegacy, capCall)},
 	{"V-INPUT-3", "another principal's answer to an input request of the first principal's task does not reach it: the task stays input_required, and its result does not carry that answer", bothEras, roles(RoleInput), needs(checkInputForeign, capCall)},
 	{"V-AUTH-1", "a bearer token the server never issued is HTTP 401 when the server tells callers apart by token; what it binds tasks to is noted", bothEras, roles(RoleQuick), needs(checkAuth, capCall)},
+	{"V-RUN-1", "a task of the quick tool and one of the slow tool, which nobody cancels, end neither cancelled nor failed while their tool succeeds", bothEras, roles(RoleQuick, RoleSlow), needs(checkRun, capCall)},
 	// tasks/cancel is only V-LIMIT-1's cleanup, yet it needs it declared: the long tasks
 	// it makes would hold the server's limit through the rest of the run.
 	{"V-LIMIT-1", "the first principal makes tasks until the server refuses one: the refusal is a JSON-RPC error, its tasks are all still there, and another principal's task is made", bothEras, roles(RoleLong), needs(checkLimit, capCall, capCancel)},

@@ -17,23 +17,129 @@ import (
 // relatedTask is the _meta key that ties a message to its task.
 const relatedTask = "io.modelcontextprotocol/related-task"
 
-// awaitInput polls the task until it asks for input; a task that ends or keeps working
-// without asking leaves the rule not exercised (the tool mapped asks nothing here).
-func awaitInput(ctx context.Context, p *peer, id, tool string) (map[string]any, error) {
+// awaitInput polls the task until it asks for input: it is input_required, or (w not
+// nil) a request of the server's came on one of the session's streams, whatever the
+// task's status. A task that ends or keeps working without asking leaves the rule not
+// exercised (the tool mapped asks nothing here).
+func awaitInput(ctx context.Context, p *peer, id, tool string, w *inputWatch) (map[string]any, error) {
 	var asking map[string]any
 	err := p.poll(ctx, id, p.wait, func(t map[string]any, rpcErr *client.Error, late bool) (bool, error) {
 		switch {
+		case w != nil && len(w.all()) > 0:
+			asking = t
+			return true, nil
 		case rpcErr != nil:
 			return true, fmt.Errorf("%w: tasks/get %s by its creator: %w", errSetup, id, rpcErr)
 		case t["status"] == "input_required":
 			asking = t
 			return true, nil
 		case terminalStatus(t["status"]) || late:
+			if err := cutShort(id, tool, t); err != nil {
+				return true, err
+			}
 			return true, fmt.Errorf("%w: the task %s of the tool %s never asked for input (status %v)", errNone, id, tool, t["status"])
 		}
 		return false, nil
 	})
 	return asking, err
+}
+
+// heard is a request the server sent during an input check, with the status the task
+// showed while it was outstanding.
+type heard struct {
+	client.Message
+	status any
+	via    string // the stream it came on: post (a POST's answer), get or stdout
+}
+
+// asking is the grace the server gets to show a task input_required once one of its
+// requests came: the request is held unanswered meanwhile, so the task still needs it.
+const asking = 500 * time.Millisecond
+
+// inputWatch takes the requests the server sends a session while an input check runs,
+// on every stream of the session ("clients SHOULD expect messages to be delivered on any
+// SSE stream, including the HTTP GET stream"), from before the task is made: each
+// elicitation/create is logged with the status its task showed (read by reader), then
+// answered with fill, or (fill nil) handed to held for the check to answer.
+type inputWatch struct {
+	reader *peer
+	fill   func(map[string]any) map[string]any
+	held   chan heard
+	known  chan struct{} // closed once the task's id is set
+	id     string
+	stop   func()
+	taking sync.WaitGroup // the requests being logged
+
+	mu  sync.Mutex
+	log []heard
+}
+
+// watchInput starts taking the requests the server sends p; done ends it.
+func (p *peer) watchInput(ctx context.Context, reader *peer, fill func(map[string]any) map[string]any) *inputWatch {
+	w := &inputWatch{reader: reader, fill: fill, held: make(chan heard, 16), known: make(chan struct{})}
+	lctx, stop := context.WithCancel(ctx)
+	w.stop = func() {
+		stop()
+		p.conn.OnRequest(nil)
+	}
+	p.conn.OnRequest(func(m client.Message) (any, *client.Error) {
+		if m.Method != "elicitation/create" {
+			return nil, &client.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the probe answers elicitation/create only"}
+		}
+		w.taking.Add(1)
+		go w.take(lctx, p, m)
+		return nil, client.Unanswered
+	})
+	_ = p.conn.Listen(lctx)
+	return w
+}
+
+// task names the task whose status the watch reads.
+func (w *inputWatch) task(id string) {
+	w.id = id
+	close(w.known)
+}
+
+func (w *inputWatch) done() { w.stop() }
+
+// settle waits until every request that came is logged (and, with fill, answered).
+func (w *inputWatch) settle() { w.taking.Wait() }
+
+// take logs m with its task's status and answers or holds it.
+func (w *inputWatch) take(ctx context.Context, p *peer, m client.Message) {
+	defer w.taking.Done()
+	select {
+	case <-w.known:
+	case <-ctx.Done():
+		return
+	}
+	h := heard{Message: m}
+	for _, in := range p.conn.Inbox() {
+		if in.Method == m.Method && string(in.ID) == string(m.ID) {
+			h.via = in.Via
+		}
+	}
+	_ = w.reader.poll(ctx, w.id, asking, func(t map[string]any, _ *client.Error, late bool) (bool, error) {
+		h.status = t["status"]
+		return h.status == "input_required" || late, nil
+	})
+	w.mu.Lock()
+	w.log = append(w.log, h)
+	w.mu.Unlock()
+	if w.fill == nil {
+		w.held <- h
+		return
+	}
+	var params map[string]any
+	_ = json.Unmarshal(m.Params, &params)
+	_ = p.conn.Respond(ctx, m.ID, w.fill(map[string]any{"params": params}), nil)
+}
+
+// all is a copy of the requests logged so far.
+func (w *inputWatch) all() []heard {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]heard(nil), w.log...)
 }
 
 // requestLog is the requests a server sent a session, in the order they came.
@@ -53,35 +159,6 @@ func (p *peer) recordRequests(answer func(client.Message) (any, *client.Error)) 
 		return answer(m)
 	})
 	return l
-}
-
-// elicitationsWith answers each elicitation/create request with fill's answer to it, and
-// any other request with method not found.
-func elicitationsWith(fill func(map[string]any) map[string]any) func(client.Message) (any, *client.Error) {
-	return func(m client.Message) (any, *client.Error) {
-		var req map[string]any
-		_ = json.Unmarshal(m.Params, &req)
-		if m.Method != "elicitation/create" {
-			return nil, &client.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the probe answers elicitation/create only"}
-		}
-		return fill(map[string]any{"params": req}), nil
-	}
-}
-
-// answeredResult calls tasks/result of task id while answering each elicitation/create
-// the server sends with fill's answer, and returns the requests it sent. "clients SHOULD
-// expect messages to be delivered on any SSE stream, including the HTTP GET stream": the
-// requests are taken from either, until done is called (always, even on an error).
-func (p *peer) answeredResult(ctx context.Context, id string, fill func(map[string]any) map[string]any) (asked *requestLog, res *client.Response, done func(), err error) {
-	asked = p.recordRequests(elicitationsWith(fill))
-	lctx, stop := context.WithCancel(ctx)
-	done = func() {
-		stop()
-		p.conn.OnRequest(nil)
-	}
-	_ = p.conn.Listen(lctx)
-	res, err = p.call(ctx, "tasks/result", map[string]any{"taskId": id}, true)
-	return asked, res, done, err
 }
 
 // all is a copy of the requests logged so far.
@@ -142,7 +219,7 @@ func checkInputModern(ctx context.Context, r *eraRun) error {
 	if err != nil {
 		return err
 	}
-	t, err := awaitInput(ctx, p, id, r.tools.Input)
+	t, err := awaitInput(ctx, p, id, r.tools.Input, nil)
 	if err != nil {
 		return err
 	}
@@ -205,44 +282,48 @@ func keys(m map[string]any) []string {
 	return out
 }
 
-// checkInputLegacy (V-INPUT-2): an input tool's task is input_required; tasks/result
-// sends each outstanding request to the client once, with the related-task _meta; the
-// probe answers each, and tasks/result returns the tool's result.
+// checkInputLegacy (V-INPUT-2): an input tool's task asks for input; each request it
+// sends, on the stream of tasks/result or the session's GET stream, comes once, with the
+// related-task _meta, while the task is input_required (SHOULD); the probe answers each,
+// and tasks/result returns the tool's result. The session listens on its GET stream from
+// before the task is made, so a request sent there while the task shows working is
+// judged, never missed.
 func checkInputLegacy(ctx context.Context, r *eraRun) error {
+	w := r.owner.watchInput(ctx, r.owner, answerFor)
+	defer w.done()
 	p, id, err := r.inputTask(ctx)
 	if err != nil {
 		return err
 	}
-	if _, err := awaitInput(ctx, p, id, r.tools.Input); err != nil {
+	w.task(id)
+	if _, err := awaitInput(ctx, p, id, r.tools.Input, w); err != nil {
 		return err
 	}
-	asked, res, done, err := p.answeredResult(ctx, id, answerFor)
-	defer done()
+	res, err := p.call(ctx, "tasks/result", map[string]any{"taskId": id}, true)
 	if err != nil {
 		return err
 	}
-	in := fmt.Sprintf("tasks/result of the input_required task %s (tool %s), answering each request it sends", id, r.tools.Input)
-	got := asked.all()
+	in := fmt.Sprintf("tasks/result of the task %s (tool %s), answering each request it sends on any stream of the session", id, r.tools.Input)
+	got := w.all()
 	if len(got) == 0 {
 		return faultf(in, `the task's input requests, on the stream of tasks/result or the GET stream ("input_required: ... The requestor should call tasks/result to receive input requests")`, "none; then "+answer(res))
 	}
 	seen := map[string]bool{}
+	var working *fault
 	for _, m := range got {
-		var params struct {
-			Meta map[string]struct {
-				TaskID string `json:"taskId"`
-			} `json:"_meta"`
-		}
-		_ = json.Unmarshal(m.Params, &params)
-		if params.Meta[relatedTask].TaskID != id {
-			return faultf(in, fmt.Sprintf(`_meta["%s"].taskId = %q in the request ("The receiver MUST include the io.modelcontextprotocol/related-task metadata in the request to associate it with the task")`, relatedTask, id),
-				fmt.Sprintf("%s %s", m.Method, clip(string(m.Params), 300)))
+		if err := related(in, id, m); err != nil {
+			return err
 		}
 		key := m.Method + string(m.Params)
 		if seen[key] {
 			return faultf(in, "each outstanding request sent once", fmt.Sprintf("%s sent again: %s", m.Method, clip(string(m.Params), 200)))
 		}
 		seen[key] = true
+		if m.status != "input_required" && working == nil {
+			working = shouldf(fmt.Sprintf("tasks/get of the task %s (tool %s) while its request %s %s was outstanding, unanswered for %v", id, r.tools.Input, m.Method, m.ID, asking),
+				`status input_required ("When the task receiver has messages for the requestor that are necessary to complete the task, the receiver SHOULD move the task to the input_required status")`,
+				fmt.Sprintf("status %v", m.status))
+		}
 	}
 	if res.Error != nil {
 		return faultf(in, "the tool's result once its input was given", answer(res))
@@ -254,7 +335,25 @@ func checkInputLegacy(ctx context.Context, r *eraRun) error {
 	if rpcErr != nil || t["status"] != "completed" {
 		return faultf("tasks/get after "+in, "status completed, as tasks/result told", fmt.Sprint(t["status"], rpcErr))
 	}
-	return checkUndeclared(ctx, r)
+	if err := checkUndeclared(ctx, r); err != nil || working == nil {
+		return err
+	}
+	return working
+}
+
+// related is a fault when the request m of task id lacks the related-task _meta naming it.
+func related(in, id string, m heard) error {
+	var params struct {
+		Meta map[string]struct {
+			TaskID string `json:"taskId"`
+		} `json:"_meta"`
+	}
+	_ = json.Unmarshal(m.Params, &params)
+	if params.Meta[relatedTask].TaskID != id {
+		return faultf(in, fmt.Sprintf(`_meta["%s"].taskId = %q in the request ("The receiver MUST include the io.modelcontextprotocol/related-task metadata in the request to associate it with the task")`, relatedTask, id),
+			fmt.Sprintf("%s %s, on the %s stream while the task was %v", m.Method, clip(string(m.Params), 300), m.via, m.status))
+	}
+	return nil
 }
 
 // undeclaredWait is how long a session that declared no elicitation waits on tasks/result
@@ -326,9 +425,18 @@ func checkInputForeign(ctx context.Context, r *eraRun) error {
 	if r.stdio {
 		r.note("over stdio every principal is a child process of its own: children that share no store keep their tasks apart by construction")
 	}
+	var w *inputWatch
+	if r.era == conformance.EraLegacy {
+		// The owner's requests are held for the check to answer, whichever stream brings them.
+		w = r.owner.watchInput(ctx, r.owner, nil)
+		defer w.done()
+	}
 	p, id, err := r.inputTask(ctx)
 	if err != nil {
 		return err
+	}
+	if w != nil {
+		w.task(id)
 	}
 	// The task is cancelled when the check leaves it running.
 	defer func() {
@@ -336,7 +444,7 @@ func checkInputForeign(ctx context.Context, r *eraRun) error {
 			_, _ = p.call(ctx, "tasks/cancel", map[string]any{"taskId": id}, true)
 		}
 	}()
-	t, err := awaitInput(ctx, p, id, r.tools.Input)
+	t, err := awaitInput(ctx, p, id, r.tools.Input, w)
 	if err != nil {
 		return err
 	}
@@ -344,7 +452,7 @@ func checkInputForeign(ctx context.Context, r *eraRun) error {
 	if r.era == conformance.EraModern {
 		end, err = foreignModern(ctx, r, p, id, t)
 	} else {
-		end, err = foreignLegacy(ctx, r, p, id)
+		end, err = foreignLegacy(ctx, r, p, id, w)
 	}
 	if err != nil || end.result == "" {
 		return err
@@ -395,11 +503,19 @@ func (r *eraRun) comparedResult(ctx context.Context, id string, end ended) error
 // ownerRun makes a task of the input tool as the owner, answers every request it makes
 // with fill, and returns how it ended (its result or error, normalized).
 func (r *eraRun) ownerRun(ctx context.Context, fill func(map[string]any) map[string]any) (string, error) {
+	var w *inputWatch
+	if r.era == conformance.EraLegacy {
+		w = r.owner.watchInput(ctx, r.owner, fill)
+		defer w.done()
+	}
 	p, id, err := r.inputTask(ctx)
 	if err != nil {
 		return "", err
 	}
-	if _, err := awaitInput(ctx, p, id, r.tools.Input); err != nil {
+	if w != nil {
+		w.task(id)
+	}
+	if _, err := awaitInput(ctx, p, id, r.tools.Input, w); err != nil {
 		return "", err
 	}
 	if r.era == conformance.EraModern {
@@ -423,8 +539,7 @@ func (r *eraRun) ownerRun(ctx context.Context, fill func(map[string]any) map[str
 		raw, _ := json.Marshal(out)
 		return normalized(string(raw), id), nil
 	}
-	_, res, done, err := p.answeredResult(ctx, id, fill)
-	defer done()
+	res, err := p.call(ctx, "tasks/result", map[string]any{"taskId": id}, true)
 	if err != nil {
 		return "", err
 	}
@@ -458,9 +573,10 @@ const (
 	foreignWhyModern = `the extension: "Servers MUST perform authentication and authorization checks on each task-related request to ensure that the client has permission to access a task"`
 )
 
-// stillAsking watches the owner's task for foreignWatch after what: it must stay
-// input_required, and (2026-07-28) keep asking every key of keys.
-func stillAsking(ctx context.Context, p *peer, id, what string, keys []string) error {
+// stillAsking watches the owner's task for foreignWatch after what: it must stay as it
+// was while its request was outstanding (status: input_required, or what a server that
+// asks while working shows), and (2026-07-28) keep asking every key of keys.
+func stillAsking(ctx context.Context, p *peer, id, what string, keys []string, status any) error {
 	why := foreignWhyLegacy
 	if p.era == conformance.EraModern {
 		why = foreignWhyModern
@@ -469,9 +585,9 @@ func stillAsking(ctx context.Context, p *peer, id, what string, keys []string) e
 		switch {
 		case rpcErr != nil:
 			return true, fmt.Errorf("%w: tasks/get %s by its creator: %w", errSetup, id, rpcErr)
-		case t["status"] != "input_required":
+		case t["status"] != status:
 			return true, faultf(fmt.Sprintf("tasks/get of the task %s by its creator, after %s", id, what),
-				"still input_required: the answer is not its owner's ("+why+")",
+				fmt.Sprintf("still %v: the answer is not its owner's (%s)", status, why),
 				fmt.Sprintf("status %v: %s", t["status"], clip(fmt.Sprint(t), 300)))
 		}
 		asked, _ := t["inputRequests"].(map[string]any)
@@ -510,7 +626,7 @@ func foreignModern(ctx context.Context, r *eraRun, p *peer, id string, t map[str
 		return ended{}, err
 	}
 	what := fmt.Sprintf("%s's tasks/update answering its every key %v (answered: %s)", who(other.name), keys(reqs), answer(res))
-	if err := stillAsking(ctx, p, id, what, keys(reqs)); err != nil {
+	if err := stillAsking(ctx, p, id, what, keys(reqs), "input_required"); err != nil {
 		return ended{}, err
 	}
 	if _, err := p.call(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": ours}, true); err != nil {
@@ -529,23 +645,10 @@ func foreignModern(ctx context.Context, r *eraRun, p *peer, id string, t map[str
 	return ended{fmt.Sprintf("answered by %s and then by its owner", who(other.name)), normalized(string(raw), id)}, nil
 }
 
-func foreignLegacy(ctx context.Context, r *eraRun, p *peer, id string) (ended, error) {
+func foreignLegacy(ctx context.Context, r *eraRun, p *peer, id string, w *inputWatch) (ended, error) {
 	other := r.others[0]
-	asked := make(chan client.Message, 16)
-	p.conn.OnRequest(func(m client.Message) (any, *client.Error) {
-		if m.Method != "elicitation/create" {
-			return nil, &client.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the probe answers elicitation/create only"}
-		}
-		select {
-		case asked <- m:
-		default:
-		}
-		return nil, client.Unanswered
-	})
-	defer p.conn.OnRequest(nil)
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
-	_ = p.conn.Listen(lctx)
 	type outcome struct {
 		res *client.Response
 		err error
@@ -555,15 +658,18 @@ func foreignLegacy(ctx context.Context, r *eraRun, p *peer, id string) (ended, e
 		res, err := p.call(lctx, "tasks/result", map[string]any{"taskId": id}, true)
 		done <- outcome{res, err}
 	}()
-	var first client.Message
+	var first heard
 	select {
-	case first = <-asked:
+	case first = <-w.held:
 	case o := <-done:
 		return ended{}, fmt.Errorf("%w: tasks/result of the input_required task %s answered before any input request came (%s): nothing for another principal to answer (V-INPUT-2 judges that)", errNone, id, answerOr(o.res, o.err))
 	case <-time.After(p.timeout):
 		return ended{}, fmt.Errorf("%w: no input request of the task %s came within %v of its tasks/result: nothing for another principal to answer (V-INPUT-2 judges that)", errNone, id, p.timeout)
 	case <-ctx.Done():
 		return ended{}, ctx.Err()
+	}
+	if err := strangersAsk(ctx, r, p, id, first); err != nil {
+		return ended{}, err
 	}
 	var params map[string]any
 	_ = json.Unmarshal(first.Params, &params)
@@ -573,12 +679,12 @@ func foreignLegacy(ctx context.Context, r *eraRun, p *peer, id string) (ended, e
 	if err != nil && !errors.As(err, &refused) {
 		return ended{}, noAnswer(err, fmt.Sprintf("a response to the request %s as %s", first.ID, who(other.name)), p.timeout)
 	}
-	what := fmt.Sprintf("%s sent a response to the elicitation/create request %s that came on %s's tasks/result stream", who(other.name), first.ID, r.owner.name)
-	if err := stillAsking(ctx, p, id, what, nil); err != nil {
+	what := fmt.Sprintf("%s sent a response to the elicitation/create request %s that came on %s's %s stream", who(other.name), first.ID, r.owner.name, first.via)
+	if err := stillAsking(ctx, p, id, what, nil, first.status); err != nil {
 		return ended{}, err
 	}
 	// The owner answers the request, and any that follow, until tasks/result answers.
-	answerOwn := func(m client.Message) error {
+	answerOwn := func(m heard) error {
 		var params map[string]any
 		_ = json.Unmarshal(m.Params, &params)
 		return noAnswer(p.conn.Respond(ctx, m.ID, answerFor(map[string]any{"params": params}), nil), "a response to the request "+string(m.ID), p.timeout)
@@ -588,7 +694,7 @@ func foreignLegacy(ctx context.Context, r *eraRun, p *peer, id string) (ended, e
 	}
 	for {
 		select {
-		case m := <-asked:
+		case m := <-w.held:
 			if err := answerOwn(m); err != nil {
 				return ended{}, err
 			}
@@ -602,4 +708,71 @@ func foreignLegacy(ctx context.Context, r *eraRun, p *peer, id string) (ended, e
 			return ended{}, ctx.Err()
 		}
 	}
+}
+
+// strangerWait bounds a tasks/result of the owner's task by a caller that cannot see it:
+// a server that rejects it answers at once.
+const strangerWait = time.Second
+
+// strangersAsk (2025-11-25): while the owner's input request asked is outstanding, the
+// callers that cannot see the task (another principal, a caller without credentials, a
+// second session of the owner's principal when the server binds tasks to sessions) each
+// call its tasks/result: none may be sent the request, nor have an answer taken. One
+// that can see the task shares its authorization context and may be sent it: noted.
+func strangersAsk(ctx context.Context, r *eraRun, p *peer, id string, asked heard) error {
+	type stranger struct {
+		p     *peer
+		label string
+	}
+	var strangers []stranger
+	for _, o := range r.others {
+		strangers = append(strangers, stranger{o, who(o.name)})
+	}
+	if r.anon != nil {
+		strangers = append(strangers, stranger{r.anon, who("")})
+	}
+	second, err := dial(ctx, r.cfg, r.cfg.Principals[0], r.era)
+	r.track(second)
+	if err != nil {
+		return fmt.Errorf("%w: a second session of %s: %w", errSetup, r.owner.name, err)
+	}
+	strangers = append(strangers, stranger{second, "a second session of " + who(r.owner.name)})
+	for _, s := range strangers {
+		_, hidden, err := s.p.task(ctx, id)
+		if err != nil {
+			return err
+		}
+		if hidden == nil {
+			r.note(fmt.Sprintf("%s sees the task %s (tasks/get): it shares the task's authorization context, and may be sent its input requests", s.label, id))
+			continue
+		}
+		sw := s.p.watchInput(ctx, p, foreignAnswer)
+		sw.task(id)
+		wctx, cancel := context.WithTimeout(ctx, strangerWait)
+		params, hdr := s.p.request("tasks/result", map[string]any{"taskId": id}, true)
+		res, callErr := s.p.conn.Call(wctx, "tasks/result", params, hdr)
+		cancel()
+		sw.settle()
+		sw.done()
+		got := sw.all()
+		if len(got) == 0 {
+			continue
+		}
+		after, rpcErr, err := p.task(ctx, id)
+		if err != nil {
+			return err
+		}
+		return faultf(fmt.Sprintf("%s's tasks/result of %s's task %s, which it cannot see (its tasks/get: %s), while the task's request %s was outstanding", s.label, r.owner.name, id, hidden.Message, asked.ID),
+			`no input request of the task, and no answer of the caller's taken (2025-11-25: "receivers MUST reject tasks/get, tasks/result, and tasks/cancel requests for tasks that do not belong to the same authorization context"; an input request goes to those who may see its task)`,
+			fmt.Sprintf("%s %s on its %s stream; answered with %q in its text fields, the task then %v%v; tasks/result: %s", got[0].Method, clip(string(got[0].Params), 200), got[0].via, foreignMark, after["status"], errText(rpcErr), answerOr(res, callErr)))
+	}
+	return nil
+}
+
+// errText renders a JSON-RPC error, or nothing.
+func errText(e *client.Error) string {
+	if e == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (error %d %q)", e.Code, e.Message)
 }

@@ -63,6 +63,11 @@ func checkLimit(ctx context.Context, r *eraRun) error {
 		if err != nil {
 			return err
 		}
+		if refused == "" && rpcErr == nil {
+			if err := cutShort(id, tool, t); err != nil {
+				return err
+			}
+		}
 		if rpcErr != nil || t["status"] == "cancelled" || t["status"] == "failed" {
 			return faultf(fmt.Sprintf("tasks/get of %s's task %d of %s (%s), after it made %d, %s", a.name, i+1, tool, id, len(made[a]), after),
 				"the task still there, neither cancelled nor failed: a limit refuses new work with an error, it does not drop work it took",

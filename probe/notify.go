@@ -86,8 +86,12 @@ func checkNotify(ctx context.Context, r *eraRun) error {
 			}
 		}
 	}
-	if _, err := r.owner.terminal(ctx, id); err != nil {
+	end, err := r.owner.terminal(ctx, id)
+	if err != nil {
 		return fmt.Errorf("%w: %w", errSetup, err)
+	}
+	if err := cutShort(id, r.tools.Slow, end); err != nil {
+		return err
 	}
 	wctx, cancel := context.WithTimeout(ctx, notifyWait)
 	heard := r.owner.conn.WaitInbox(wctx, func(in []client.Inbound) bool { return find(in, method, id) != nil })

@@ -32,6 +32,9 @@ func checkError(ctx context.Context, r *eraRun) error {
 		if err != nil {
 			return fmt.Errorf("%w: %w", errSetup, err)
 		}
+		if err := cutShort(id, c.tool, t); err != nil {
+			return err
+		}
 		in := fmt.Sprintf("tasks/get of the ended task %s of the tool %s, which %s", id, c.tool, c.kind)
 		var want, why string
 		switch {

@@ -45,8 +45,12 @@ func checkRace(ctx context.Context, r *eraRun) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", errSetup, err)
 	}
-	if _, err := p.terminal(ctx, id); err != nil {
+	timed, err := p.terminal(ctx, id)
+	if err != nil {
 		return fmt.Errorf("%w: %w", errSetup, err)
+	}
+	if err := cutShort(id, r.tools.Race, timed); err != nil {
+		return err
 	}
 	natural := time.Since(start)
 	// maxWon is the latest delay at which a cancel won, minLost the earliest at which one

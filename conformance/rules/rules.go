@@ -164,8 +164,9 @@ var Catalogue = []Rule{
 	{"V-ROUTE-1", Must, "server", "negotiation", "Mcp-Name must equal params.taskId on tasks/get, tasks/update and tasks/cancel (and Mcp-Method the method), else -32020."},
 	{"V-NOTIFY-1", Must, "server", "notify", "Task notifications reach only streams of callers that may see the task."},
 	{"V-INPUT-1", Must, "server", "input", "An input_required task shows its inputRequests; tasks/update acknowledges, ignores keys not outstanding, and the task works again once all are answered."},
-	{"V-INPUT-2", Must, "server", "input", "2025-11-25: an input tool's task is input_required; tasks/result sends each outstanding request once with the related-task _meta; no elicitation to a client that did not declare it."},
-	{"V-INPUT-3", Must, "server", "input", "An input request of one principal's task is answered by that principal only: another's answer (2026-07-28 tasks/update, 2025-11-25 a response to the request) leaves the task input_required and is not in its result."},
+	{"V-INPUT-2", Must, "server", "input", "2025-11-25: an input tool's task is input_required (SHOULD) while it asks; each of its requests, on any stream, comes once with the related-task _meta; no elicitation to a client that did not declare it."},
+	{"V-INPUT-3", Must, "server", "input", "An input request of one principal's task goes to and is answered by those who may see the task only: another's answer (2026-07-28 tasks/update, 2025-11-25 a response to the request) leaves the task input_required and is not in its result; 2025-11-25 tasks/result by a caller that cannot see the task is sent none of its requests."},
+	{"V-RUN-1", Must, "server", "finality", "A task nobody cancelled runs to its end: it never ends cancelled, nor failed while its tool succeeds."},
 	{"V-LIMIT-1", Should, "server", "limits", "A principal's task limit never refuses another principal's work: with one principal refused a task at its limit, another's task is made; the refusal is a JSON-RPC error, and the refused principal's tasks are all still there."},
 	{"V-BAD-1", Must, "server", "input", "Malformed JSON, batches, unknown methods, wrong params and oversized bodies get the spec's codes, and the server keeps serving."},
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/storecheck/storecheck/reference"
@@ -49,12 +50,46 @@ func (r *Request) Stream() func(v any) error { return r.stream }
 // SetStream replaces how messages reach the client before the answer.
 func (r *Request) SetStream(send func(v any) error) { r.stream = send }
 
+// Standalone sends v on the open standalone streams of the request's 2025-11-25 session
+// (its GET streams; on stdio, its output), as the server sends what answers no request;
+// false when none is open.
+func (r *Request) Standalone(v any) bool {
+	if r.session == nil {
+		return false
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	r.session.mu.Lock()
+	defer r.session.mu.Unlock()
+	sent := false
+	for ch := range r.session.streams {
+		select {
+		case ch <- b:
+			sent = true
+		default:
+		}
+	}
+	return sent
+}
+
 // NewRequest makes a request as a Handler would receive it from a transport, for a
 // Handler that issues calls of its own (for instance a tasks/cancel after a tools/call).
+// Its routing headers (2026-07-28 Mcp-Method, Mcp-Name) name the new call, as a client's
+// would.
 func NewRequest(like *Request, method string, params map[string]any) *Request {
 	c := *like
 	c.msg = message{JSONRPC: "2.0", Method: method, ID: []byte(`"storecheck-internal"`)}
 	c.params = params
 	c.stream = nil
+	if like.header != nil {
+		c.header = like.header.Clone()
+		c.header.Set("Mcp-Method", method)
+		c.header.Del("Mcp-Name")
+		if id, ok := params["taskId"].(string); ok {
+			c.header.Set("Mcp-Name", id)
+		}
+	}
 	return &c
 }
