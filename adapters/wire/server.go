@@ -268,8 +268,9 @@ const inlineNanos = 50_000
 
 // input is how Serve reads r. With more than one P, outside the runtime's poller: a
 // pipe from exec is a blocking descriptor, and a thread blocked in read(2) wakes on a
-// request 20–25 µs sooner than a goroutine parked in the poller (docs/performance.md),
-// while request's goroutines run on the other Ps; on Linux the reader also spins before
+// request by a shorter path than a goroutine parked in the poller, which the scheduler
+// must wake through epoll (docs/performance.md), while request's goroutines run on the
+// other Ps; on Linux the reader also spins before
 // it blocks (spinInput). With one P, through the poller (pollable).
 func (s *server) input(r io.Reader) io.Reader {
 	if runtime.GOMAXPROCS(0) > 1 {
