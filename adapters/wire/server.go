@@ -270,8 +270,8 @@ const inlineNanos = 50_000
 // pipe from exec is a blocking descriptor, and a thread blocked in read(2) wakes on a
 // request by a shorter path than a goroutine parked in the poller, which the scheduler
 // must wake through epoll (docs/performance.md), while request's goroutines run on the
-// other Ps; on Linux the reader also spins before
-// it blocks (spinInput). With one P, through the poller (pollable).
+// other Ps; on Linux the reader also spins before it blocks (spinInput). With one P,
+// through the poller (pollable).
 func (s *server) input(r io.Reader) io.Reader {
 	if runtime.GOMAXPROCS(0) > 1 {
 		return spinInput(r, s.spinOK)
