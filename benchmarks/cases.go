@@ -363,10 +363,12 @@ func (f *fixture) close(ctx context.Context) error {
 }
 
 // growCap is how many ops of a growing case one Space takes before a fresh one replaces
-// it. Without it a create benchmark keeps every task it made: at 1 µs per op and
-// -benchtime 1s, five rounds of both subjects held millions of tasks (3.6 GB RSS for
-// memstore). 1<<16 legacy tasks are about 100 MB in memstore; a networked store never
-// gets there within a round (it would take 20 s at 300 µs per op).
+// it. Without it a create benchmark keeps every task it made, and testing.Benchmark
+// ramps b.N up until a round lasts -benchtime, so the faster the store the more tasks
+// it holds: an in-process store's memory would grow with its speed. The cap bounds what
+// one Space holds, whatever the speed; a networked store, far slower per op, never
+// reaches it within a round (docs/performance.md, "Memory of the benchmarks", has the
+// figures).
 const growCap = 1 << 16
 
 // growth hands out the current Space of a growing case and replaces it every growCap

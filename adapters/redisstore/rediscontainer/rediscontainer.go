@@ -50,7 +50,8 @@ const port = "6379"
 
 // protocol is RESP2: the store needs nothing of RESP3, and go-redis checks a RESP3
 // connection for push notifications before every reply, which costs a system call per
-// command (measured: about a seventh of the battery's client CPU).
+// command (its share of the battery's client CPU is in docs/performance.md, "Figures
+// behind other comments").
 const protocol = 2
 
 // serverArgs is the command of every container: the local image has no entrypoint, and
