@@ -112,3 +112,39 @@ func TestInputForeignKeptIsKilled(t *testing.T) {
 		}
 	}
 }
+
+// TestInputAskedWhileWorking: a server that sends a task's input request, with its
+// related-task _meta, on the session's GET stream while tasks/get shows the task working
+// (elicit-working) breaks a SHOULD ("the receiver SHOULD move the task to the
+// input_required status") inside V-INPUT-2: warned, failed under strict, and never "not
+// exercised". Without the _meta (elicit-unrelated-standalone) it breaks the MUST: failed.
+func TestInputAskedWhileWorking(t *testing.T) {
+	for _, tc := range []struct {
+		mutant string
+		strict bool
+		want   conformance.Outcome
+		why    string
+	}{
+		{"elicit-working", false, conformance.Warned, "status input_required"},
+		{"elicit-working", true, conformance.Failed, "status input_required"},
+		{"elicit-unrelated-standalone", false, conformance.Failed, "on the get stream while the task was working"},
+	} {
+		r := runConfig(t, probe.Config{URL: serve(t, tc.mutant), Strict: tc.strict, Rules: []string{"V-INPUT-2"}}, 1)
+		why := strings.Join(r.Rules[0].Reasons, "\n")
+		if r.Rules[0].Outcome != tc.want || !strings.Contains(why, tc.why) {
+			t.Errorf("%s, strict %v: V-INPUT-2 %s %q; want %s on %q", tc.mutant, tc.strict, r.Rules[0].Outcome, why, tc.want, tc.why)
+		}
+	}
+}
+
+// TestInputStrangerSentNothing: a server that serves tasks/result of an input_required
+// task to any caller (input-any-session) sends the owner's request to another principal,
+// which cannot see the task: V-INPUT-3 fails on it, in 2025-11-25.
+func TestInputStrangerSentNothing(t *testing.T) {
+	r := runConfig(t, probe.Config{URL: serve(t, "input-any-session"), Strict: true, Rules: []string{"V-INPUT-3"},
+		Eras: []conformance.Era{conformance.EraLegacy}}, 1)
+	why := strings.Join(r.Rules[0].Reasons, "\n")
+	if r.Rules[0].Outcome != conformance.Failed || !strings.Contains(why, "principal bob's tasks/result") || !strings.Contains(why, "elicitation/create") {
+		t.Errorf("V-INPUT-3 legacy %s %q; want failed on bob's tasks/result, sent the elicitation", r.Rules[0].Outcome, why)
+	}
+}

@@ -12,8 +12,10 @@ import (
 
 // inputMutants are the defects of input requests and a task's own run.
 var inputMutants = []Mutant{
-	{Name: "elicit-unrelated-standalone", Breaks: []string{"V-INPUT-2"}, Wrap: elicitStandalone,
+	{Name: "elicit-unrelated-standalone", Breaks: []string{"V-INPUT-2"}, Wrap: elicitStandalone(false),
 		Doc: "2025-11-25: a task's input requests go out on its session's standalone (GET) stream without the related-task _meta, as soon as it asks, while tasks/get shows it working"},
+	{Name: "elicit-working", Breaks: []string{"V-INPUT-2"}, Wrap: elicitStandalone(true),
+		Doc: "2025-11-25: a task's input requests go out on its session's standalone (GET) stream with the related-task _meta, while tasks/get shows it working (a SHOULD: failed under strict)"},
 	{Name: "input-any-session", Breaks: []string{"V-INPUT-3"}, Wrap: inputAnySession,
 		Doc: "2025-11-25: tasks/result of an input_required task is served to any caller, who is sent the task's input requests and whose answers the task takes"},
 	{Name: "cancel-on-answer", Breaks: []string{"V-RUN-1"}, Wrap: cancelOnAnswer,
@@ -36,7 +38,13 @@ func createdID(modern bool, res any) string {
 	return id
 }
 
-func elicitStandalone(next server.Handler, _ func()) server.Handler {
+// elicitStandalone sends a task's input requests on the standalone stream as soon as it
+// asks, keeping their related-task _meta only when related, and shows the task working.
+func elicitStandalone(related bool) func(server.Handler, func()) server.Handler {
+	return func(next server.Handler, _ func()) server.Handler { return standalone(next, related) }
+}
+
+func standalone(next server.Handler, related bool) server.Handler {
 	var asking sync.Map // ids of the tasks whose input goes out on the standalone stream
 	return func(ctx context.Context, r *server.Request) (any, *server.Error) {
 		res, e := next(ctx, r)
@@ -52,7 +60,7 @@ func elicitStandalone(next server.Handler, _ func()) server.Handler {
 			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), hiddenWait)
 			q.SetStream(func(v any) error {
 				msg, _ := v.(map[string]any)
-				if params, ok := msg["params"].(map[string]any); ok {
+				if params, ok := msg["params"].(map[string]any); ok && !related {
 					delete(params, "_meta")
 				}
 				for !r.Standalone(msg) {
