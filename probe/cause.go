@@ -40,6 +40,8 @@ func cause(err error) string {
 	switch {
 	case err == nil:
 		return ""
+	case errors.Is(err, client.ErrDied): // before the broken stream it shows as
+		return "the server died"
 	case errors.Is(err, client.ErrMalformed): // before a timeout it may have caused
 		return "unparsable answer"
 	case errors.Is(err, context.DeadlineExceeded):

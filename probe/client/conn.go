@@ -34,6 +34,11 @@ var Unanswered = &Error{Message: "the probe answers this request later"}
 // a notification or a response, which have none).
 type transport interface {
 	roundTrip(ctx context.Context, id json.RawMessage, body []byte, hdr http.Header) (*Response, error)
+	// send is roundTrip in two steps: it returns once the message is on its way, with the
+	// wait for its answer.
+	send(ctx context.Context, id json.RawMessage, body []byte, hdr http.Header) func() (*Response, error)
+	// alive is nil, or a *DiedError when the server is known to be gone.
+	alive(ctx context.Context) error
 	close() error
 }
 
@@ -46,6 +51,8 @@ type Conn struct {
 	inbox     []Inbound
 	onRequest RequestHandler
 	waiters   []chan struct{}
+	last      string // what was sent last, and when
+	lastAt    time.Time
 }
 
 func newConn(t transport) *Conn { return &Conn{t: t} }
@@ -65,8 +72,52 @@ func (c *Conn) Call(ctx context.Context, method string, params any, hdr http.Hea
 	if err != nil {
 		return nil, err
 	}
+	c.sent(method)
 	return c.t.roundTrip(ctx, id, body, hdr)
 }
+
+// Start sends a request as Call does and returns once it is on its way, with the wait
+// for its answer. On stdio the server reads what is sent in order, so a request sent
+// after Start returns is read after this one; HTTP gives no such order.
+func (c *Conn) Start(ctx context.Context, method string, params any, hdr http.Header) func() (*Response, error) {
+	id := numericID(c.next.Add(1))
+	body, err := encode(id, method, params)
+	if err != nil {
+		return func() (*Response, error) { return nil, err }
+	}
+	c.sent(method)
+	return c.t.send(ctx, id, body, hdr)
+}
+
+// StartRaw is SendRaw in Start's two steps.
+func (c *Conn) StartRaw(ctx context.Context, id json.RawMessage, body []byte, hdr http.Header) func() (*Response, error) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	c.sent(rawWhat(body))
+	return c.t.send(ctx, id, body, hdr)
+}
+
+// LastSent is what the connection sent last (a method, or the start of a raw message)
+// and when; "" before anything was sent.
+func (c *Conn) LastSent() (string, time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last, c.lastAt
+}
+
+// Alive returns nil unless the server is known to be gone; then a *DiedError (wrapping
+// ErrDied) saying how: on stdio the child's exit status and the last lines of its
+// stderr, on HTTP the refused connection to its endpoint.
+func (c *Conn) Alive(ctx context.Context) error { return c.t.alive(ctx) }
+
+func (c *Conn) sent(what string) {
+	c.mu.Lock()
+	c.last, c.lastAt = what, time.Now()
+	c.mu.Unlock()
+}
+
+func rawWhat(body []byte) string { return "the raw message " + clip(body, 60) }
 
 // Notify sends a notification.
 func (c *Conn) Notify(ctx context.Context, method string, params any, hdr http.Header) error {
@@ -74,6 +125,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any, hdr http.H
 	if err != nil {
 		return err
 	}
+	c.sent(method)
 	_, err = c.t.roundTrip(ctx, nil, body, hdr)
 	return err
 }
@@ -85,6 +137,7 @@ func (c *Conn) SendRaw(ctx context.Context, id json.RawMessage, body []byte, hdr
 	if id == nil {
 		id = json.RawMessage("null")
 	}
+	c.sent(rawWhat(body))
 	return c.t.roundTrip(ctx, id, body, hdr)
 }
 

@@ -9,9 +9,12 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // maxBody bounds what the probe reads of one HTTP response, so a server that streams
@@ -243,6 +246,51 @@ func (t *httpTransport) roundTrip(ctx context.Context, id json.RawMessage, body 
 		}
 		return out, fmt.Errorf("%w: HTTP %d with content type %q: %s", ErrMalformed, res.StatusCode, res.Header.Get("Content-Type"), clip(b, 200))
 	}
+}
+
+// send posts in the background: HTTP requests travel apart, so nothing orders them.
+func (t *httpTransport) send(ctx context.Context, id json.RawMessage, body []byte, hdr http.Header) func() (*Response, error) {
+	type answer struct {
+		res *Response
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		res, err := t.roundTrip(ctx, id, body, hdr)
+		ch <- answer{res, err}
+	}()
+	return func() (*Response, error) {
+		a := <-ch
+		return a.res, a.err
+	}
+}
+
+// alive dials the endpoint's host: a connection refused or reset is a server gone (one
+// that answers nothing yet takes connections is hung, not dead: nil).
+func (t *httpTransport) alive(ctx context.Context) error {
+	u, err := url.Parse(t.url)
+	if err != nil {
+		return nil
+	}
+	host := u.Host
+	if u.Port() == "" {
+		port := "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		host = net.JoinHostPort(u.Hostname(), port)
+	}
+	ctx, cancel := context.WithTimeout(ctx, exitGrace)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", host)
+	switch {
+	case err == nil:
+		conn.Close()
+		return nil
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET):
+		return &DiedError{How: "stopped accepting connections (" + err.Error() + ")"}
+	}
+	return nil
 }
 
 func (t *httpTransport) close() error {

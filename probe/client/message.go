@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Sentinel errors of a call that got no JSON-RPC answer.
@@ -27,7 +28,26 @@ var (
 	ErrNoAnswer = errors.New("no answer before the stream ended")
 	// ErrClosed: the connection was closed.
 	ErrClosed = errors.New("connection closed")
+	// ErrDied: the server is gone: its process exited, or its endpoint refuses
+	// connections. A *DiedError says how.
+	ErrDied = errors.New("the server died")
 )
+
+// DiedError says how a server ended; it wraps ErrDied.
+type DiedError struct {
+	How    string   // "exited: exit status 3", "stopped accepting connections: ..."
+	Stderr []string // the last lines of its stderr, when the probe started it
+}
+
+func (e *DiedError) Error() string {
+	s := fmt.Sprintf("%v: it %s", ErrDied, e.How)
+	if len(e.Stderr) > 0 {
+		s += "; the last lines of its stderr: " + strings.Join(e.Stderr, " | ")
+	}
+	return s
+}
+
+func (e *DiedError) Unwrap() error { return ErrDied }
 
 // Message is one JSON-RPC 2.0 message: a request (ID and Method), a notification
 // (Method only) or a response (ID and Result or Error).
