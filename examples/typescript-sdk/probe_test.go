@@ -80,6 +80,9 @@ var probePins = map[string]struct {
 	"V-BAD-1 modern":   {outcome: conformance.NotExercised},
 	"V-SHAPE-1 modern": {outcome: conformance.NotExercised},
 	"V-RACE-1 modern":  {outcome: conformance.NotExercised},
+	// A task nobody cancelled runs to its end.
+	"V-RUN-1 legacy": {outcome: conformance.Passed},
+	"V-RUN-1 modern": {outcome: conformance.NotExercised},
 	// server.mjs lists no long tool (long_job) to keep tasks running until a limit.
 	"V-LIMIT-1 legacy": {outcome: conformance.NotExercised},
 	"V-LIMIT-1 modern": {outcome: conformance.NotExercised},
