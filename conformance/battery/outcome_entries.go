@@ -143,6 +143,18 @@ func (e *Env) setupRefused(input string, err error) {
 	ginkgo.Skip(fmt.Sprintf("setup refused: %s: %s", input, DescribeErr(err)), 2)
 }
 
+// SetupValueRefused stops the spec as "setup refused" because the store refused a value
+// the spec needed for its setup (what: "CreateTask with a ttl of 2^31 ms") that another
+// rule judges (judgedBy): the refusal is that rule's fault, found by its own specs, and
+// this spec's rule was not exercised, never failed. Faults recorded before still fail
+// the spec.
+func (e *Env) SetupValueRefused(what, judgedBy string, err error) {
+	e.StopIfFaults("then the store refused a setup value: " + what)
+	cause := fmt.Sprintf("the store refused %s (%s), a value %s judges", what, DescribeErr(err), judgedBy)
+	ginkgo.AddReportEntry(EntrySetupRefused, cause)
+	ginkgo.Skip("setup refused: "+cause, 1)
+}
+
 // refusedSetup reports whether err is the store refusing a setup call (input starts
 // with "setup") as unsupported.
 func refusedSetup(err error, input string) bool {

@@ -113,10 +113,17 @@ func Cleanup(s *battery.Suite) {
 		task("text", legacy.Task{legacy.KeyStatus: "cancelled", legacy.KeyCreatedAt: "long ago"})
 		task("null", legacy.Task{legacy.KeyStatus: "failed", legacy.KeyCreatedAt: nil})
 		task("fraction", legacy.Task{legacy.KeyStatus: "completed", legacy.KeyCreatedAt: json.Number("1.5")})
+		// Values that look like another type: two hours back as text (digits, padded,
+		// with a fraction, in exponent form) and as a number with a fraction. None is an
+		// integer, so none has an age; a store that converts what it finds ages them.
+		back := fmt.Sprint(now - 2*hour)
+		for i, v := range []any{back, " " + back + " ", back + ".0", back + "\n", fmt.Sprintf("%.6e", float64(now-2*hour)), json.Number(back + ".5"), []any{json.Number(back)}} {
+			task(fmt.Sprintf("look-alike-%d", i), legacy.Task{legacy.KeyStatus: "completed", legacy.KeyCreatedAt: v})
+		}
 		task("backdated-working", legacy.Task{legacy.KeyCreatedAt: at(now - 5*hour)})
 		task("fresh", legacy.Task{legacy.KeyStatus: "completed"})
 		cleanupRun(e, st, cl, time.Hour, mine, battery.SetOf(old, oldFailed),
-			"after Updates set created_at two and three hours back (terminal), ten hours ahead, to text, null and 1.5")
+			"after Updates set created_at two and three hours back (terminal), ten hours ahead, to text, null, 1.5, and two hours back written as text or with a fraction")
 	})
 
 	s.It("L-CLEAN-1", "on the store's own clock: keeps young and live tasks, removes old terminal ones, and counts them", func(e *battery.Env) {

@@ -129,6 +129,61 @@ func List(s *battery.Suite) {
 		j.Finish()
 	})
 
+	s.It("L-LIST-3", "an id deleted and created again under another owner, or none, is in the new owner's scope only (an owner index that Delete does not clean lists it to the old one)", func(e *battery.Env) {
+		st := e.Legacy()
+		const a, b = "owner-a-reused", "owner-b-reused"
+		rows := battery.OwnedRows{}
+		j := battery.NewListJudge(e, "L-LIST-3", rows)
+		create := func(id, owner string) {
+			meta := legacy.Task{}
+			if owner != "" {
+				meta[legacy.KeyOwner] = owner
+			}
+			battery.MustCreate(e, st, id, meta)
+		}
+		// Each id lives a first life under one owner, is deleted, and lives again
+		// under another; the last is deleted for good.
+		var gone []string
+		for i, life := range [][2]string{{a, b}, {a, ""}, {"", b}, {a, a}, {b, a}, {a, "-"}} {
+			id := e.ID("reused")
+			create(id, life[0])
+			if i%2 == 1 {
+				battery.MustStatus(e, st, id, "completed")
+			}
+			if err := st.Delete(e.Ctx, id); err != nil {
+				e.Fatalf("setup: Delete(%s): %s", battery.Q(id), battery.DescribeErr(err))
+			}
+			if life[1] == "-" {
+				gone = append(gone, id)
+				continue
+			}
+			create(id, life[1])
+			rows[id] = life[1]
+		}
+		for _, owner := range []string{a, b, ""} { // rows that were never deleted, beside them
+			id := e.ID("kept")
+			create(id, owner)
+			rows[id] = owner
+		}
+		for _, sc := range []legacy.OwnerScope{legacy.AnyOwner(), legacy.AnonymousOwner(), legacy.PrincipalOwner(a), legacy.PrincipalOwner(b)} {
+			for _, ro := range []bool{false, true} {
+				j.List(st, legacy.ListOptions{Owner: sc, RequireOwner: ro})
+				j.List(st, legacy.ListOptions{Owner: sc, RequireOwner: ro, Status: new("working")})
+			}
+			for _, n := range []int{1, 2, 3} {
+				j.List(st, legacy.ListOptions{Owner: sc, Limit: new(n)})
+			}
+		}
+		j.Finish()
+		for _, sc := range []legacy.OwnerScope{legacy.AnyOwner(), legacy.PrincipalOwner(a)} {
+			got, err := st.List(e.Ctx, legacy.ListOptions{Owner: sc})
+			in := "List(" + battery.Show(sc) + ") after Delete of " + strings.Join(gone, ", ")
+			if e.CheckErr(err, nil, in) {
+				e.Check(battery.RowIDs(got, battery.SetOf(gone...)).Equal(battery.IDSet{}), in, "no deleted row", battery.RowIDs(got, battery.SetOf(gone...)))
+			}
+		}
+	})
+
 	s.It("L-LIST-4", "honours both Owner and Limit, or ignores both and returns every row matching Status", func(e *battery.Env) {
 		st := e.Legacy()
 		// Pairs of owners that share a long prefix: a store that compares a fixed-width

@@ -136,6 +136,35 @@ func Create(s *battery.Suite) {
 		CheckStored(e, st, got, call)
 		_, err = st.Get(e.Ctx, id, reference.Principal("alice"))
 		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("Get(%s, principal \"alice\") after %s", battery.Q(id), call))
+		// Every path that finds a task by its owner, after the id changed owners.
+		e.Of("M-SWAP-2", func() {
+			next := Next(got, "by alice, the first owner")
+			swap := SwapCall(reference.Principal("alice"), got.Version, next) + " after " + call
+			_, err := st.Swap(e.Ctx, reference.Principal("alice"), got.Version, next)
+			e.CheckErr(err, reference.ErrNotFound, swap)
+			CheckStored(e, st, got, swap)
+		})
+		e.Of("M-SWAP-1", func() {
+			next := Next(got, "by bob, the owner now")
+			swap := SwapCall(reference.Principal("bob"), got.Version, next) + " after " + call
+			_, err := st.Swap(e.Ctx, reference.Principal("bob"), got.Version, next)
+			e.CheckErr(err, nil, swap)
+		})
+		// Created again with no owner: every caller sees it.
+		unowned := CreateTask(e, st, Owned(e, e.ID("reuse"), "alice"))
+		if err := st.Delete(e.Ctx, unowned.TaskID); err != nil {
+			e.Fatalf("setup: Delete(%s): %v", battery.Q(unowned.TaskID), err)
+		}
+		free := CreateTask(e, st, Owned(e, unowned.TaskID, ""))
+		e.Of("M-GET-1", func() {
+			for _, c := range []reference.Caller{reference.Anonymous(), reference.Principal("bob"), reference.Principal("alice")} {
+				in := fmt.Sprintf("Get(%s, %s) of a task created by alice, deleted and created again with no owner", battery.Q(free.TaskID), c)
+				t, err := st.Get(e.Ctx, free.TaskID, c)
+				if e.CheckErr(err, nil, in) {
+					CheckTask(e, in, free, t)
+				}
+			}
+		})
 	})
 
 	s.It("M-CREATE-2", "a Get on the same instance succeeds as soon as Create has returned", func(e *battery.Env) {

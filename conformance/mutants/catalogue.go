@@ -154,9 +154,9 @@ var (
 	sdkOnly    = []harness.Era{harness.EraSDK}
 )
 
-// catalogue is every mutant, listed here once: the store's defects, then the facade's and
-// the Oban guide's (facade.go, oban_guide.go).
-var catalogue = slices.Concat(storeMutants, facadeMutants, obanGuideMutants)
+// catalogue is every mutant, listed here once: the store's defects, then the facade's, the
+// Oban guide's and the wrapped ones (facade.go, oban_guide.go, wrapped.go).
+var catalogue = slices.Concat(storeMutants, facadeMutants, obanGuideMutants, wrappedMutants)
 
 // storeMutants are the store's defects.
 var storeMutants = []Mutant{
@@ -208,7 +208,7 @@ var storeMutants = []Mutant{
 	{"ignores-context", []string{"S-CTX-1"}, "a cancelled context is ignored and the call goes through", both, ignoresContext},
 	{"wait-ignores-context", []string{"S-CTX-1"}, "the context is checked when a call starts, not while it waits on a lock someone else holds (a blocking call without the context)", both, waitIgnoresContext},
 	{"limit-int32", []string{"L-LIST-2"}, "Limit goes through a 32-bit integer: 2^31 becomes negative (no rows), 2^32+1 becomes 1", legacyOnly, limitInt32},
-	{"delete-keeps-owner", []string{"M-CREATE-1", "M-DELETE-1"}, "Delete leaves the task's owner in an owner index, and a later Create of the id takes the owner from there: another owner's task of a reused id belongs to the first", modernOnly, deleteKeepsOwner},
+	{"delete-keeps-owner", []string{"M-CREATE-1", "M-DELETE-1", "M-GET-1", "M-SWAP-1", "M-SWAP-2"}, "Delete leaves the task's owner in an owner index, and a later Create of the id takes the owner from there: another owner's task of a reused id belongs to the first", modernOnly, deleteKeepsOwner},
 	{"get-caches-misses", []string{"M-CREATE-1"}, "Get remembers the ids it did not find and answers not found for them ever after: a task created after a Get of its id is never found", modernOnly, getCachesMisses},
 	{"sleeps-holding-lock", []string{"S-CTX-1"}, "a call checks its context on entry, then takes the store's I/O lock without it and holds it across its I/O (2 ms, 100 ms when other calls are in the store): callers queue, ignoring their contexts (no harness.Blocker; declared self-contained)", both, sleepsHoldingLock},
 	{"queues-on-channel", []string{"S-CTX-1"}, "a call checks its context on entry, then hands itself to a single worker over an unbuffered channel (2 ms a call, 100 ms when others are in the store) and waits for its reply, ignoring its context (no harness.Blocker; declared self-contained)", both, queuesOnChannel},
@@ -386,6 +386,9 @@ func (m Mutant) Harness() harness.Harness {
 	if o, ok := ownStores[m.Name]; ok {
 		return o.harness()
 	}
+	if w, ok := wrappers[m.Name]; ok {
+		return wrappedHarness{m.Name, w}
+	}
 	if m.d == honest {
 		return Honest()
 	}
@@ -401,6 +404,9 @@ func (m Mutant) Stores(clock reference.Clock) (legacy.Store, modern.Store) {
 	if o, ok := ownStores[m.Name]; ok {
 		return o.stores(clock)
 	}
+	if w, ok := wrappers[m.Name]; ok {
+		return w.stores(clock)
+	}
 	s := &store{b: newBackend(clock), d: m.d}
 	return legacyStore{s}, modernStore{s}
 }
@@ -408,6 +414,9 @@ func (m Mutant) Stores(clock reference.Clock) (legacy.Store, modern.Store) {
 // SDKStore returns a fresh SDK-profile store of the mutant reading clock: its defect
 // when it is one of the profile's, the honest store of the profile otherwise.
 func (m Mutant) SDKStore(clock reference.Clock) sdk.Store {
+	if w, ok := wrappers[m.Name]; ok {
+		return w.wrapSDK(sdkStore{b: newSDKBackend(clock)})
+	}
 	return sdkStore{b: newSDKBackend(clock), d: m.d}
 }
 

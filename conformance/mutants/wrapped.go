@@ -1,0 +1,252 @@
+package mutants
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/legacy"
+	"github.com/storecheck/storecheck/reference/modern"
+	"github.com/storecheck/storecheck/reference/sdk"
+)
+
+// Store mutants written as wrappers: the honest store, untouched, under a layer that
+// adds one defect on its way in or out. Each wrapper embeds the honest store's own type,
+// so the optional operations it does not override (Cancel, UpdateIf, DeleteTask, ...)
+// stay the honest ones.
+
+// wrappedMutants are the wrapped defects, listed in the catalogue.
+var wrappedMutants = []Mutant{
+	{"owner-index-survives-delete", []string{"L-LIST-3"}, "List finds a principal's rows through a per-owner index that Delete does not clean: an id deleted and created again under another owner (or none) is still listed to the old owner", legacyOnly, honest},
+	{"cleanup-ages-digit-strings", []string{"L-CLEAN-1"}, `Cleanup reads a created_at that is text of a number ("1764392800000", " 1764392800000 ", "1764392800000.0", "1.7643928e+12") as that number and ages the task from it (section 4: a created_at that is not an integer has no age)`, legacyOnly, honest},
+	{"sdk-refuses-huge-ttl", []string{"P-CREATE-1"}, "CreateTask refuses a ttl past 32 bits of milliseconds with ErrInvalid (an INT column guarded by a check): the specs that need such a task for their setup read setup refused, not failed", sdkOnly, honest},
+}
+
+// wrapper is one wrapped mutant: how it wraps each era's honest store. A nil func leaves
+// that era's store honest. Each namespace gets its own state.
+type wrapper struct {
+	legacy func(st legacyStore, w *wrapState) legacy.Store
+	sdk    func(st sdkStore) sdk.Store
+}
+
+// wrapState is a namespace's state the wrappers keep beside the honest backend (an
+// index of their own).
+type wrapState struct {
+	mu      sync.Mutex
+	byOwner map[string]map[string]bool // owner → ids ever created under it
+}
+
+func newWrapState() *wrapState { return &wrapState{byOwner: map[string]map[string]bool{}} }
+
+var wrappers = map[string]wrapper{
+	"owner-index-survives-delete": {legacy: func(st legacyStore, w *wrapState) legacy.Store { return ownerIndexed{st, w} }},
+	"cleanup-ages-digit-strings":  {legacy: func(st legacyStore, _ *wrapState) legacy.Store { return cleanupSniffsAge{st} }},
+	"sdk-refuses-huge-ttl":        {sdk: func(st sdkStore) sdk.Store { return refusesHugeTTL{st} }},
+}
+
+// wrappedHarness is the honest store's harness with the wrapper's layer on each store.
+type wrappedHarness struct {
+	name string
+	w    wrapper
+}
+
+func (h wrappedHarness) Name() string { return "mutant " + h.name }
+
+func (h wrappedHarness) Capabilities() harness.Capabilities { return Honest().Capabilities() }
+
+func (h wrappedHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
+	return &wrappedNamespace{namespace: &namespace{b: newBackend(clock), sdk: newSDKBackend(clock)}, w: h.w, state: newWrapState()}, nil
+}
+
+// wrappedNamespace is the honest namespace (its Blocker included) handing out wrapped
+// stores.
+type wrappedNamespace struct {
+	*namespace
+	w     wrapper
+	state *wrapState
+}
+
+func (n *wrappedNamespace) Legacy(ctx context.Context) (legacy.Store, error) {
+	return n.w.wrapLegacy(legacyStore{n.instance()}, n.state), nil
+}
+
+func (n *wrappedNamespace) SDK(ctx context.Context) (sdk.Store, error) {
+	return n.w.wrapSDK(sdkStore{b: n.namespace.sdk}), nil
+}
+
+func (w wrapper) wrapLegacy(st legacyStore, state *wrapState) legacy.Store {
+	if w.legacy == nil {
+		return st
+	}
+	return w.legacy(st, state)
+}
+
+func (w wrapper) wrapSDK(st sdkStore) sdk.Store {
+	if w.sdk == nil {
+		return st
+	}
+	return w.sdk(st)
+}
+
+// stores is Mutant.Stores for a wrapped mutant.
+func (w wrapper) stores(clock reference.Clock) (legacy.Store, modern.Store) {
+	s := &store{b: newBackend(clock)}
+	return w.wrapLegacy(legacyStore{s}, newWrapState()), modernStore{s}
+}
+
+// ownerIndexed keeps, beside the honest rows, an index owner → ids that Create fills and
+// Delete never cleans, and lists a principal's rows through it: the index's ids read
+// back by id, whoever owns them now.
+type ownerIndexed struct {
+	legacyStore
+	w *wrapState
+}
+
+// Create adds the id under its owner, next to whatever the index still holds for it.
+func (s ownerIndexed) Create(ctx context.Context, id string, meta legacy.Task) (legacy.Task, error) {
+	t, err := s.legacyStore.Create(ctx, id, meta)
+	if err == nil {
+		s.index(id, meta, false)
+	}
+	return t, err
+}
+
+// Update and UpdateIf move the id to the owner the changes carry: the index is kept on
+// every write but Delete.
+func (s ownerIndexed) Update(ctx context.Context, id string, changes legacy.Task) (legacy.Task, error) {
+	t, err := s.legacyStore.Update(ctx, id, changes)
+	if err == nil {
+		s.index(id, changes, true)
+	}
+	return t, err
+}
+
+func (s ownerIndexed) UpdateIf(ctx context.Context, id string, allowed []reference.Status, changes legacy.Task) (legacy.Task, error) {
+	t, err := s.legacyStore.UpdateIf(ctx, id, allowed, changes)
+	if err == nil {
+		s.index(id, changes, true)
+	}
+	return t, err
+}
+
+// index files id under the owner in fields; move first takes it out from under every
+// owner (a write that carries owner).
+func (s ownerIndexed) index(id string, fields legacy.Task, move bool) {
+	v, has := fields[legacy.KeyOwner]
+	if move && !has {
+		return
+	}
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	if move {
+		for _, ids := range s.w.byOwner {
+			delete(ids, id)
+		}
+	}
+	if owner, ok := v.(string); ok && owner != "" {
+		if s.w.byOwner[owner] == nil {
+			s.w.byOwner[owner] = map[string]bool{}
+		}
+		s.w.byOwner[owner][id] = true
+	}
+}
+
+func (s ownerIndexed) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Task, error) {
+	p, isPrincipal := opts.Owner.Principal()
+	if !isPrincipal {
+		return s.legacyStore.List(ctx, opts)
+	}
+	// The principal's rows come from the index; the unowned ones from the table.
+	unowned := opts
+	unowned.Owner, unowned.Limit = legacy.AnonymousOwner(), nil
+	var rows []legacy.Task
+	if !opts.RequireOwner {
+		var err error
+		if rows, err = s.legacyStore.List(ctx, unowned); err != nil {
+			return nil, err
+		}
+	}
+	s.w.mu.Lock()
+	var ids []string
+	for id := range s.w.byOwner[p] {
+		ids = append(ids, id)
+	}
+	s.w.mu.Unlock()
+	for _, id := range ids {
+		t, err := s.legacyStore.Get(ctx, id)
+		if err != nil {
+			continue // deleted and not created again: the index's row finds nothing
+		}
+		if opts.Status != nil && t.Status() != reference.Status(*opts.Status) {
+			continue
+		}
+		if o, _ := t[legacy.KeyOwner].(string); o == "" {
+			continue // created again unowned: the table's query above lists it
+		}
+		rows = append(rows, t)
+	}
+	if opts.Limit != nil {
+		rows = rows[:max(0, min(len(rows), *opts.Limit))]
+	}
+	return rows, nil
+}
+
+// cleanupSniffsAge removes, before the honest Cleanup, every terminal task whose
+// created_at is text that reads as a number once parsed loosely (digits, padded, with a
+// fraction or an exponent), aged from that number.
+type cleanupSniffsAge struct{ legacyStore }
+
+func (s cleanupSniffsAge) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
+	rows, err := s.legacyStore.List(ctx, legacy.ListOptions{Owner: legacy.AnyOwner()})
+	if err != nil {
+		return 0, err
+	}
+	now := s.now()
+	n := 0
+	for _, t := range rows {
+		if _, ok := t.CreatedAt(); ok || !t.Status().Terminal() {
+			continue // an integer: the honest Cleanup ages it
+		}
+		born, ok := looseMillis(t[legacy.KeyCreatedAt])
+		if !ok || now-born <= ttl.Milliseconds() {
+			continue
+		}
+		id, _ := t[legacy.KeyTaskID].(string)
+		if err := s.legacyStore.Delete(ctx, id); err != nil {
+			return n, err
+		}
+		n++
+	}
+	m, err := s.legacyStore.Cleanup(ctx, ttl)
+	return n + m, err
+}
+
+// looseMillis reads text as a number of milliseconds the way a store that casts a
+// text column does: trimmed and parsed, a fraction cut off.
+func looseMillis(v any) (int64, bool) {
+	text, ok := v.(string)
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// refusesHugeTTL refuses a ttl past 32 bits of milliseconds at CreateTask.
+type refusesHugeTTL struct{ sdkStore }
+
+func (s refusesHugeTTL) CreateTask(ctx context.Context, session string, p sdk.CreateParams) (sdk.Task, error) {
+	if p.TTL != nil && *p.TTL > math.MaxInt32 {
+		return sdk.Task{}, fmt.Errorf("mutant: ttl %d out of range for an INT column: %w", *p.TTL, reference.ErrInvalid)
+	}
+	return s.sdkStore.CreateTask(ctx, session, p)
+}
