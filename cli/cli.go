@@ -21,6 +21,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
@@ -229,9 +231,8 @@ Run 'storecheck help COMMAND' or 'storecheck COMMAND --help' for a command's fla
 `)
 }
 
-// isTerminal reports whether f is a terminal (a character device), without a
-// dependency: progress is drawn only there.
+// isTerminal reports whether f is a terminal: progress is drawn only there (or when
+// asked, -v). A character device is not enough: /dev/null is one.
 func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return term.IsTerminal(int(f.Fd()))
 }

@@ -67,8 +67,15 @@ A check that gets no usable answer (the server hangs past --timeout, answers som
 that is not JSON-RPC, refuses or drops the connection) is aborted, its cause named: it
 is never passed or failed, and it fails the run.
 
+A line per check on stderr (rule, era, outcome, the check's time and the time since the
+start) when stderr is a terminal or -v is given; the summary on stdout lists under the
+table each failed, aborted, setup-refused and warned row with what was sent, expected
+and got.
+
 Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup refused
-(or, under --strict, was only partly verified or inconclusive); 2 usage error.
+(or, under --strict, was only partly verified or inconclusive), or no rule was
+exercised (a server without tasks, a selection of rules it cannot be checked on:
+--allow-empty accepts that); 2 usage error.
 
 `)
 	})
@@ -81,6 +88,7 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		toolsFile      string
 		tokenEnv       string
 		limitTasks     int
+		vf             verdictFlags
 	)
 	fs.Var(&principals, "principal", "a credential `NAME=TOKEN` (a bearer token); give two or more")
 	fs.StringVar(&era, "era", "all", "era to probe: legacy (2025-11-25), modern (2026-07-28) or all")
@@ -92,6 +100,7 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 	fs.BoolVar(&strict, "strict", false, "partly verified and inconclusive rules fail the run")
 	fs.DurationVar(&wait, "wait", 10*time.Second, "how long a task may take to end")
 	fs.DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait for any one answer of the server (tasks/result: --wait more);\na check that gets none is aborted")
+	vf.add(fs)
 	fs.IntVar(&limitTasks, "limit-tasks", 64, "V-LIMIT-1: how many tasks of the long tool the first principal makes, looking for\nthe server's limit, before the rule reads not exercised")
 	toolFlags := map[probe.Role]*[2]string{}
 	for _, role := range probe.Roles {
@@ -167,7 +176,7 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 	if rules != "" {
 		cfg.Rules = strings.Split(rules, ",")
 	}
-	if c.progress {
+	if vf.progress(c) {
 		cfg.Progress = c.stderr
 	}
 	outputs, err := openOutputs(jsonOut, junit)
@@ -186,6 +195,7 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 		fmt.Fprintf(c.stderr, "storecheck probe: %v\n", err)
 		return exitUsage
 	}
+	vf.judge(report)
 	if err := report.Summary(c.stdout); err != nil {
 		fmt.Fprintf(c.stderr, "storecheck probe: writing the summary: %v\n", err)
 	}
@@ -199,7 +209,7 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 			fmt.Fprintf(c.stderr, "  %s\n", cause)
 		}
 	}
-	return exitFor(report.OK())
+	return vf.verdict(c, "probe", report)
 }
 
 // abortCauses lists the aborted rules of a probe report with the cause each names.

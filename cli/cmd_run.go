@@ -31,12 +31,13 @@ type runFlags struct {
 	timeout, runTimeout               time.Duration
 	faults                            bool
 	faultList, faultMutant            string
+	verdictFlags
 }
 
 func (c *app) runFlagSet(f *runFlags) *flag.FlagSet {
 	fs := newFlagSet("run", "storecheck run [flags]", func(w io.Writer) {
 		fmt.Fprint(w, `Runs the conformance battery against a store and prints a per-rule summary on
-stdout (progress per area on stderr when it is a terminal).
+stdout (progress per area on stderr when it is a terminal, or with -v).
 
 Examples:
   storecheck run                                   the default store, every era
@@ -45,9 +46,10 @@ Examples:
 
 Exit status: 0 no rule failed; 1 a rule failed (a SHOULD rule only under --strict),
 was aborted (the transport or a namespace's bring-up failed) or had a setup call
-refused, or, under --strict, was only partly verified or inconclusive; 2 usage
-error or the store could not be brought up before the run. Not exercised and
-skipped rules never fail a run; none of these count as passed.
+refused, or, under --strict, was only partly verified or inconclusive, or no rule
+was exercised at all (--allow-empty accepts that); 2 usage error or the store could
+not be brought up before the run. Not exercised and skipped rules do not fail a run
+beside a rule exercised; none of these count as passed.
 
 `)
 	})
@@ -73,6 +75,7 @@ skipped rules never fail a run; none of these count as passed.
 	fs.BoolVar(&f.faults, "faults", false, "run the fault checks (F-* rules) instead of the battery: pause, kill and restart the\nbackend while clients write (postgres, redis, redis-cluster on containers it starts)")
 	fs.StringVar(&f.faultList, "fault", "", "with --faults: the faults to inject, comma-separated: pause, kill, failover\n(default pause,kill, and failover for redis-cluster)")
 	fs.StringVar(&f.faultMutant, "fault-mutant", "", "with --faults: put this fault mutant's defect around the store (async-write,\nretry-after-error, hang-on-pause, no-reconnect)")
+	f.verdictFlags.add(fs)
 	c.addAdapterFlags(fs)
 	return fs
 }
@@ -184,8 +187,8 @@ func runBattery(c *app, args []string) int {
 		}
 	}
 	var prog *progress
-	if c.progress {
-		prog = &progress{w: c.stderr}
+	if f.progress(c) {
+		prog = &progress{w: c.stderr, started: started}
 		cfg.Progress = prog.spec
 	}
 	report, err := conformance.Execute(h, cfg)
@@ -194,6 +197,9 @@ func runBattery(c *app, args []string) int {
 		others.stop()
 	} else if others != nil {
 		report = others.merge(report, started)
+	}
+	if err == nil {
+		f.judge(report)
 	}
 	runFailed = err != nil || !report.OK()
 	if err != nil {
@@ -215,14 +221,14 @@ func runBattery(c *app, args []string) int {
 	// area shows here before it shows in CI's budget. Only on a terminal, as progress,
 	// or when asked (--times): stderr off a terminal carries errors only (the JSON
 	// report has the times).
-	if c.progress || f.times {
+	if f.progress(c) || f.times {
 		_ = report.WriteAreaTimes(c.stderr)
 	}
 	if err := outputs.write(report); err != nil {
 		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
 		return exitUsage
 	}
-	return exitFor(report.OK())
+	return f.verdict(c, "run", report)
 }
 
 // runFailed is set when the battery's run failed (or could not run), before the
@@ -332,22 +338,42 @@ func (o *outputs) discard() {
 	o.json, o.junit = nil, nil
 }
 
-// progress draws one line per era and area as specs finish: "legacy/list  ....F..".
+// progress draws one line per era and area as specs finish, ended by the area's time and
+// the time since the run started (as the probe's line per check):
+// "legacy/list  ....F..  1.2s (at 4.1s)".
 type progress struct {
-	w   io.Writer
-	key string
+	w         io.Writer
+	key       string
+	started   time.Time        // when the run started
+	lineStart time.Time        // when the line's area started
+	now       func() time.Time // nil: time.Now
 }
 
 func (p *progress) spec(ev conformance.SpecEvent) {
 	key := string(ev.Era) + "/" + ev.Area
 	if key != p.key {
-		if p.key != "" {
-			fmt.Fprintln(p.w)
-		}
+		p.endLine()
 		fmt.Fprintf(p.w, "%-22s ", key)
 		p.key = key
 	}
 	fmt.Fprint(p.w, mark[ev.Outcome])
+}
+
+// endLine ends the area's line with its times.
+func (p *progress) endLine() {
+	if p.key == "" {
+		return
+	}
+	now := time.Now
+	if p.now != nil {
+		now = p.now
+	}
+	t := now()
+	if p.lineStart.IsZero() {
+		p.lineStart = p.started
+	}
+	fmt.Fprintf(p.w, "  %s (at %s)\n", t.Sub(p.lineStart).Round(time.Millisecond), t.Sub(p.started).Round(100*time.Millisecond))
+	p.lineStart = t
 }
 
 var mark = map[conformance.Outcome]string{
@@ -358,7 +384,8 @@ var mark = map[conformance.Outcome]string{
 
 func (p *progress) done() {
 	if p != nil && p.key != "" {
-		fmt.Fprint(p.w, "\n\n")
+		p.endLine()
+		fmt.Fprint(p.w, "\n")
 		p.key = ""
 	}
 }

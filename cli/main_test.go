@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/onsi/ginkgo/v2/reporters"
 
@@ -238,17 +239,23 @@ func TestRunFailingStoreExits1(t *testing.T) {
 
 func TestProgress(t *testing.T) {
 	var b bytes.Buffer
-	p := &progress{w: &b}
+	start := time.Unix(1000, 0)
+	clock := start
+	p := &progress{w: &b, started: start, now: func() time.Time { return clock }}
 	for _, ev := range []conformance.SpecEvent{
 		{Era: conformance.EraLegacy, Area: "list", Outcome: conformance.Passed},
 		{Era: conformance.EraLegacy, Area: "list", Outcome: conformance.Failed},
 		{Era: conformance.EraLegacy, Area: "list", Outcome: conformance.Skipped},
 		{Era: conformance.EraModern, Area: "swap", Outcome: conformance.Warned},
 	} {
+		clock = clock.Add(1500 * time.Millisecond)
 		p.spec(ev)
 	}
+	clock = clock.Add(time.Second)
 	p.done()
-	want := "legacy/list            .FS\nmodern/swap            W\n\n"
+	// Each area's line ends with its own time and the time since the start: legacy/list
+	// ran until the first modern spec, 6 s in.
+	want := "legacy/list            .FS  6s (at 6s)\nmodern/swap            W  1s (at 7s)\n\n"
 	if b.String() != want {
 		t.Errorf("progress drew %q, want %q", b.String(), want)
 	}

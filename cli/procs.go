@@ -148,7 +148,7 @@ func startEraProcesses(ctx context.Context, args []string, n int, seed int64, di
 		p := &eraProcess{part: eraPart{i, n}, report: filepath.Join(dir, fmt.Sprintf("eras-%d.json", i)), done: make(chan error, 1)}
 		// Later flags win: the run's own, then what makes this process one part of it.
 		childArgs := append(append([]string{"run"}, args...),
-			"--era-part", p.part.String(), "--seed", strconv.FormatInt(seed, 10), "--json", p.report, "--junit=", "--procs", "1", "--times=false")
+			"--era-part", p.part.String(), "--seed", strconv.FormatInt(seed, 10), "--json", p.report, "--junit=", "--procs", "1", "--times=false", "-v=false")
 		cmd := exec.CommandContext(ctx, self, childArgs...)
 		cmd.Stdout, cmd.Stderr = &p.out, &p.out
 		if err := cmd.Start(); err != nil {

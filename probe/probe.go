@@ -118,6 +118,7 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 			rule, _ := conformance.RuleByID(c.rule)
 			rr := conformance.RuleResult{ID: rule.ID, Level: rule.Level, Era: era, Area: rule.Area, Text: rule.Text,
 				Subject: conformance.SubjectServer, Specs: []string{c.name}}
+			checkStarted := time.Now()
 			switch {
 			case setupErr != nil:
 				rr.Outcome, rr.Reasons = refusedEntry(setupErr)
@@ -129,7 +130,8 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 				}
 			}
 			if cfg.Progress != nil {
-				fmt.Fprintf(cfg.Progress, "probe: %s %s: %s\n", rr.ID, era, rr.Outcome)
+				fmt.Fprintf(cfg.Progress, "probe: %-11s %-6s %-13s %s (at %s)\n", rr.ID, era, rr.Outcome,
+					time.Since(checkStarted).Round(time.Millisecond), time.Since(started).Round(100*time.Millisecond))
 			}
 			results = append(results, rr)
 		}

@@ -92,6 +92,8 @@ type Report struct {
 	// DetailsPath, when set, is where the full report is written; the summary points
 	// to it for what it leaves out.
 	DetailsPath string `json:"-"`
+	// AllowEmpty lets a run in which no rule was exercised pass (see NoneExercised).
+	AllowEmpty bool `json:"allow_empty,omitempty"`
 }
 
 // RuleResult is one rule's outcome in one era.
@@ -199,22 +201,52 @@ func (t *Totals) Add(o Outcome, subject rules.Subject) {
 }
 
 // NewReport makes a report of rule results judged outside the Ginkgo battery (storecheck
-// probe): meta carries the run's identity; the rules' totals are counted here.
+// probe): meta carries the run's identity; the rules' totals are counted here. When meta
+// has no spec results, each row judged becomes one, so that the summary's details and the
+// JUnit report read a probe's rows as they read the battery's specs.
 func NewReport(meta Report, rules []RuleResult) *Report {
 	r := meta
 	r.Rules = rules
 	r.Totals = Totals{}
+	rowsAsSpecs := len(r.Specs) == 0
 	for _, rr := range rules {
 		r.Totals.Add(rr.Outcome, rr.Subject)
 		r.Totals.Specs += len(rr.Specs)
+		if rowsAsSpecs && rr.Outcome != NotCovered {
+			r.Specs = append(r.Specs, rowSpec(rr))
+		}
 	}
 	return &r
 }
 
+// rowSpec is a row judged outside the battery as a spec result: its reasons are the
+// message, the first of them the cause of an aborted or setup-refused row.
+func rowSpec(rr RuleResult) SpecResult {
+	name := rr.Text
+	if len(rr.Specs) > 0 {
+		name = strings.Join(rr.Specs, "; ")
+	}
+	s := SpecResult{Name: "[" + rr.ID + "] " + name, RuleID: rr.ID, Level: rr.Level, Era: rr.Era, Area: rr.Area,
+		Outcome: rr.Outcome, Message: strings.Join(rr.Reasons, "\n"), Subject: rr.Subject, Notes: rr.Notes}
+	switch rr.Outcome {
+	case Passed, Warned, PartlyVerified:
+		s.State = "passed"
+	case Failed:
+		s.State = "failed"
+	case Aborted, SetupRefused:
+		s.State = string(rr.Outcome)
+		s.Cause = FirstLine(firstOf(rr.Reasons))
+	default:
+		s.State = "skipped"
+	}
+	return s
+}
+
 // OK reports whether the run passed: no rule failed, aborted or had its setup refused,
-// and nothing failed outside the rules; under Strict, no rule was only partly
-// verified or inconclusive. Warnings (outside Strict), inconclusive (outside Strict)
-// and not-exercised rules, skips and rules not covered do not fail a run.
+// nothing failed outside the rules, and some rule was exercised (unless AllowEmpty);
+// under Strict, no rule was only partly verified or inconclusive. Warnings (outside
+// Strict), inconclusive (outside Strict) and not-exercised rules, skips and rules not
+// covered do not fail a run, as long as one rule beside them was exercised.
 func (r *Report) OK() bool {
 	if len(r.SuiteFailures) > 0 {
 		return false
@@ -224,8 +256,61 @@ func (r *Report) OK() bool {
 			return false
 		}
 	}
+	if _, none := r.NoneExercised(); none && !r.AllowEmpty {
+		return false
+	}
 	return true
 }
+
+// NoneExercised reports whether the run exercised no rule: it has no row, or every row
+// is not exercised, skipped or not covered. Such a run checked nothing (a wrong URL, a
+// server without tasks, a selection the harness cannot check), so it does not pass unless
+// AllowEmpty. cause is read from the rows: their reason when they give one or a few
+// (each with its eras), else how many reasons they give. A run with suite failures fails
+// on those and is not reported here.
+func (r *Report) NoneExercised() (cause string, none bool) {
+	if len(r.SuiteFailures) > 0 {
+		return "", false
+	}
+	if len(r.Rules) == 0 {
+		return "the selection holds no rule in the eras run", true
+	}
+	var reasons []string
+	eras := map[string][]string{}
+	for _, rr := range r.Rules {
+		var why string
+		switch rr.Outcome {
+		case NotExercised, Skipped:
+			why = FirstLine(firstOf(rr.Reasons))
+			if why == "" {
+				why = string(rr.Outcome)
+			}
+		case NotCovered:
+			why = "the battery has no spec for the rule in this era"
+		default:
+			return "", false
+		}
+		if _, seen := eras[why]; !seen {
+			reasons = append(reasons, why)
+		}
+		if !slices.Contains(eras[why], string(rr.Era)) {
+			eras[why] = append(eras[why], string(rr.Era))
+		}
+	}
+	switch {
+	case len(reasons) == 1:
+		return reasons[0], true
+	case len(reasons) <= maxCausesQuoted:
+		for i, why := range reasons {
+			reasons[i] = "(" + strings.Join(eras[why], ", ") + ") " + why
+		}
+		return strings.Join(reasons, "; "), true
+	}
+	return fmt.Sprintf("every rule was not exercised, skipped or not covered, for %d different reasons: see the table", len(reasons)), true
+}
+
+// maxCausesQuoted is how many different reasons of the rows NoneExercised quotes.
+const maxCausesQuoted = 3
 
 // Alarms returns the rules, as "ID era", that the run found broken: failed, warned
 // (whether or not the run was Strict: a SHOULD fault is an alarm too), aborted or
@@ -255,11 +340,16 @@ func (r *Report) Rule(id string, era harness.Era) (RuleResult, bool) {
 	return RuleResult{}, false
 }
 
-// JSON writes the report as indented JSON.
+// JSON writes the report as indented JSON, with no_rule_exercised naming the cause when
+// the run exercised no rule.
 func (r *Report) JSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	cause, _ := r.NoneExercised()
+	return enc.Encode(struct {
+		*Report
+		NoRuleExercised string `json:"no_rule_exercised,omitempty"`
+	}{r, cause})
 }
 
 // JUnit writes the report as JUnit XML: one testsuite per era, one testcase per spec
@@ -343,14 +433,23 @@ func (r *Report) JUnit(w io.Writer) error {
 		suites.Disabled += ts.Skipped
 		suites.TestSuites = append(suites.TestSuites, ts)
 	}
-	if len(r.SuiteFailures) > 0 {
+	type runError struct{ name, message string }
+	var runErrors []runError
+	for i, f := range r.SuiteFailures {
+		runErrors = append(runErrors, runError{fmt.Sprintf("suite failure %d", i+1), f})
+	}
+	if cause, none := r.NoneExercised(); none && !r.AllowEmpty {
+		// The run's own verdict: without it a run that checked nothing has no failing testcase.
+		runErrors = append(runErrors, runError{"no rule exercised", "no rule exercised: " + cause})
+	}
+	if len(runErrors) > 0 {
 		ts := reporters.JUnitTestSuite{Name: fmt.Sprintf("storecheck %s [suite]", r.Store), Package: "github.com/storecheck/storecheck/conformance"}
-		for i, f := range r.SuiteFailures {
+		for _, f := range runErrors {
 			ts.TestCases = append(ts.TestCases, reporters.JUnitTestCase{
-				Name:      fmt.Sprintf("suite failure %d", i+1),
+				Name:      f.name,
 				Classname: junitClass(r.Store, "suite", ""),
 				Status:    "failed",
-				Error:     &reporters.JUnitError{Message: FirstLine(f), Type: "failed", Description: f},
+				Error:     &reporters.JUnitError{Message: FirstLine(f.message), Type: "failed", Description: f.message},
 			})
 		}
 		ts.Tests, ts.Errors = len(ts.TestCases), len(ts.TestCases)
@@ -460,7 +559,7 @@ func (r *Report) Summary(w io.Writer) error {
 	}
 
 	r.writeCauses(&b, Aborted, "Aborted (bring-up or the transport failed; these specs say nothing about their rules)")
-	r.writeCauses(&b, SetupRefused, "Setup refused (the store refused a call these specs needed; their rules could not be checked)")
+	r.writeCauses(&b, SetupRefused, "Setup refused (the "+r.subjectWord()+" refused a call these specs needed; their rules could not be checked)")
 	more := false
 	for _, section := range []struct {
 		title   string
@@ -515,6 +614,13 @@ func (r *Report) Summary(w io.Writer) error {
 	if len(notCovered) > 0 {
 		fmt.Fprintf(&b, "\nNot covered (the battery has no spec for these yet):\n%s\n", wrap(notCovered, "    ", 92))
 	}
+	if cause, none := r.NoneExercised(); none {
+		allowed := ""
+		if r.AllowEmpty {
+			allowed = " (allowed)"
+		}
+		fmt.Fprintf(&b, "\nno rule exercised%s: %s\n", allowed, cause)
+	}
 	verdict := "PASS"
 	if !r.OK() {
 		verdict = "FAIL"
@@ -522,6 +628,14 @@ func (r *Report) Summary(w io.Writer) error {
 	fmt.Fprintf(&b, "\n%s: %s; seed %d\n", verdict, r.ClosingCounts(), r.Seed)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// subjectWord is what the report checked: a server (storecheck probe) or a store.
+func (r *Report) subjectWord() string {
+	if _, server := r.Totals.BySubject[rules.SubjectServer]; server {
+		return "server"
+	}
+	return "store"
 }
 
 // ClosingCounts is the counts part of the closing line: the store's rules first (only
@@ -598,11 +712,12 @@ func headLines(s string, n int) string {
 }
 
 // gist is the line of a spec's message that says what went wrong: the first line
-// after the rule's own text and the store line that suite.run puts first.
+// after the rule's own text and the store line that suite.run puts first (the server
+// line, in the probe's).
 func gist(msg string) string {
 	for _, l := range strings.Split(msg, "\n") {
 		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "[") && strings.Contains(l, "] ") && ruleHeader.MatchString(l) || strings.HasPrefix(l, "store: ") || l == "---" {
+		if l == "" || strings.HasPrefix(l, "[") && strings.Contains(l, "] ") && ruleHeader.MatchString(l) || strings.HasPrefix(l, "store: ") || strings.HasPrefix(l, "server: ") || l == "---" {
 			continue
 		}
 		return l
