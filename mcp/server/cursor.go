@@ -26,23 +26,35 @@ var errCursor = errors.New("not a cursor this server issued to this caller")
 // issued to another caller is refused.
 func (s *Server) writeCursor(pos cursorPos, caller reference.Caller) string {
 	pos.Caller = caller.String()
-	body, _ := json.Marshal(pos)
-	enc := base64.RawURLEncoding.EncodeToString(body)
-	return enc + "." + base64.RawURLEncoding.EncodeToString(s.sign(enc))
+	return s.seal("", pos)
 }
 
 func (s *Server) readCursor(c string, caller reference.Caller) (cursorPos, error) {
-	enc, sig, ok := strings.Cut(c, ".")
-	got, err := base64.RawURLEncoding.DecodeString(sig)
-	if !ok || err != nil || !hmac.Equal(got, s.sign(enc)) {
-		return cursorPos{}, errCursor
-	}
-	body, err := base64.RawURLEncoding.DecodeString(enc)
 	var pos cursorPos
-	if err != nil || json.Unmarshal(body, &pos) != nil || pos.Caller != caller.String() {
+	if !s.unseal("", c, &pos) || pos.Caller != caller.String() {
 		return cursorPos{}, errCursor
 	}
 	return pos, nil
+}
+
+// seal encodes v as an opaque token signed by the server; domain sets one kind of token
+// apart from another, so that none passes for another kind.
+func (s *Server) seal(domain string, v any) string {
+	body, _ := json.Marshal(v)
+	enc := base64.RawURLEncoding.EncodeToString(body)
+	return enc + "." + base64.RawURLEncoding.EncodeToString(s.sign(domain+enc))
+}
+
+// unseal decodes into v a token seal made with the same domain; a forged or altered one
+// is false.
+func (s *Server) unseal(domain, token string, v any) bool {
+	enc, sig, ok := strings.Cut(token, ".")
+	got, err := base64.RawURLEncoding.DecodeString(sig)
+	if !ok || err != nil || !hmac.Equal(got, s.sign(domain+enc)) {
+		return false
+	}
+	body, err := base64.RawURLEncoding.DecodeString(enc)
+	return err == nil && json.Unmarshal(body, v) == nil
 }
 
 func (s *Server) sign(enc string) []byte {

@@ -2,12 +2,10 @@ package server
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/storecheck/storecheck/mcp/jsonrpc"
@@ -53,22 +51,16 @@ func callDigest(name string, args map[string]any) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:16])
 }
 
-func (s *Server) writeState(st requestState) string {
-	body, _ := json.Marshal(st)
-	enc := base64.RawURLEncoding.EncodeToString(body)
-	return enc + "." + base64.RawURLEncoding.EncodeToString(s.sign("requestState\x00"+enc))
-}
+// stateDomain sets requestState tokens apart from cursors.
+const stateDomain = "requestState\x00"
+
+func (s *Server) writeState(st requestState) string { return s.seal(stateDomain, st) }
 
 func (s *Server) readState(v string, caller reference.Caller, call string) (requestState, error) {
-	enc, sig, ok := strings.Cut(v, ".")
-	got, err := base64.RawURLEncoding.DecodeString(sig)
-	if !ok || err != nil || !hmac.Equal(got, s.sign("requestState\x00"+enc)) {
-		return requestState{}, errState
-	}
-	body, err := base64.RawURLEncoding.DecodeString(enc)
 	var st requestState
+	ok := s.unseal(stateDomain, v, &st)
 	switch {
-	case err != nil || json.Unmarshal(body, &st) != nil:
+	case !ok:
 		return requestState{}, errState
 	case st.Caller != caller.String():
 		return requestState{}, errors.Join(errState, errors.New("issued to another caller"))
