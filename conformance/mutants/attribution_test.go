@@ -80,3 +80,29 @@ func TestWrappedMutantsFailExactlyTheirRules(t *testing.T) {
 		}
 	}
 }
+
+// TestEndlessListingNamesItsCause: a store that lists every session's tasks to every
+// caller (sdk-sessions-ignored) fails P-LIST-1 with a listing that runs past the pages
+// its session's tasks need; the fault says that other sessions' tasks fill the pages,
+// not only that the listing never ends.
+func TestEndlessListingNamesItsCause(t *testing.T) {
+	bin := buildCLI(t)
+	path := filepath.Join(t.TempDir(), "report.json")
+	if _, err := runReport(bin, path, "--adapter", "mutant:sdk-sessions-ignored", "--era", "sdk", "--rules", "P-LIST-1", "--seed", "7"); err != nil {
+		t.Fatal(err)
+	}
+	r := readReport(t, path)
+	endless := 0
+	for _, s := range r.Specs {
+		if !strings.Contains(s.Message, "still a nextCursor") {
+			continue
+		}
+		endless++
+		if !strings.Contains(s.Message, "other sessions' tasks fill the pages") {
+			t.Errorf("%s: the endless listing does not name its cause:\n%s", s.Name, s.Message)
+		}
+	}
+	if endless == 0 {
+		t.Errorf("no spec of P-LIST-1 met an endless listing: %+v", r.Specs)
+	}
+}

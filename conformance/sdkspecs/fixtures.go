@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"sort"
+	"sync"
 	"time"
 
 	"github.com/storecheck/storecheck/conformance/battery"
@@ -68,8 +71,13 @@ func create(e *battery.Env, st sdk.Store, session string, p sdk.CreateParams) sd
 	t, err := st.CreateTask(e.Ctx, session, p)
 	e.RequireErr(err, nil, "setup: "+createCall(session, p))
 	e.Require(t.TaskID != "", "setup: "+createCall(session, p), "a task with an id", show(t))
+	made.Store(e.Tag+"\x00"+t.TaskID, session)
 	return t
 }
+
+// made records the session each task create made was created in, by spec (Env.Tag) and
+// id, so that a listing that does not end can say whose tasks fill it.
+var made sync.Map
 
 // complete stores a result as setup.
 func complete(e *battery.Env, st sdk.Store, session, id string, result sdk.Result) {
@@ -154,10 +162,38 @@ func listAll(e *battery.Env, st sdk.Store, session string, limit int) ([]sdk.Tas
 			return all, pages
 		}
 		if pages >= limit {
-			e.Fatalf("%s: still a nextCursor after %d pages for at most %d tasks: the listing never ends", in, pages, limit)
+			e.Fatalf("%s: still a nextCursor after %d pages: %s", in, pages, endlessCause(e, session, all))
 		}
 		cursor = page.NextCursor
 	}
+}
+
+// endlessCause says why a listing ran past the pages its tasks need, from what the
+// pages hold: tasks of the spec's other sessions or tasks it never created (the store
+// does not scope the listing to the caller's session), the same tasks again (the cursor
+// does not move on), or neither.
+func endlessCause(e *battery.Env, session string, listed []sdk.Task) string {
+	var others, strangers []string
+	repeats := 0
+	for id, n := range count(listed) {
+		repeats += n - 1
+		switch s, ok := made.Load(e.Tag + "\x00" + id); {
+		case !ok:
+			strangers = append(strangers, id)
+		case s != session:
+			others = append(others, id)
+		}
+	}
+	sort.Strings(others)
+	sort.Strings(strangers)
+	switch {
+	case len(others)+len(strangers) > 0:
+		return fmt.Sprintf("of the %d tasks listed, %d were created by this spec in other sessions and %d not by this spec at all (e.g. %s): "+
+			"other sessions' tasks fill the pages, so the listing is not scoped to the caller's session", len(listed), len(others), len(strangers), battery.Q(slices.Concat(others, strangers)[0]))
+	case repeats > 0:
+		return fmt.Sprintf("%d of the %d rows listed repeat an earlier one: the cursor does not move on", repeats, len(listed))
+	}
+	return fmt.Sprintf("%d distinct tasks of the caller listed, and still a nextCursor: the listing never ends", len(listed))
 }
 
 // count counts how often each id is listed.
