@@ -11,7 +11,9 @@ import (
 // Killed judges a report of a server with one deliberate defect that breaks rules: it is
 // killed when each of those rules failed in some era and every other rule passed or was
 // not exercised (a mutant that fails a rule it does not declare is a check that bites
-// the wrong thing). why says what fell short.
+// the wrong thing). A defect that kills the server fails the rule whose check it died
+// during; every later row is aborted pointing at that row, and such a row counts as
+// killed only when it points at a rule the defect declares. why says what fell short.
 func Killed(r *conformance.Report, rules []string) (killed bool, why string) {
 	var missed, others []string
 	for _, rule := range rules {
@@ -22,6 +24,9 @@ func Killed(r *conformance.Report, rules []string) (killed bool, why string) {
 		}
 	}
 	for _, rr := range r.Rules {
+		if rule, ok := DeathOf(rr); ok && slices.Contains(rules, rule) {
+			continue
+		}
 		if !slices.Contains(rules, rr.ID) && rr.Outcome != conformance.Passed && rr.Outcome != conformance.NotExercised {
 			others = append(others, fmt.Sprintf("%s %s %s", rr.ID, rr.Era, rr.Outcome))
 		}

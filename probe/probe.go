@@ -109,8 +109,24 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 	}
 	meta := conformance.Report{Store: subject, Eras: cfg.Eras, Strict: cfg.Strict, Started: started}
 	var results []conformance.RuleResult
+	// A server that dies is told once, in the report's findings; the check in flight
+	// fails and every later one is aborted pointing at it. A server the probe started
+	// (stdio) is started again for the next era.
+	var dead *death
+	served := false
 	for _, era := range cfg.Eras {
-		er, setupErr := connect(ctx, cfg, era)
+		if len(cfg.Exec) > 0 {
+			dead = nil
+		}
+		var er *eraRun
+		var setupErr error
+		if dead == nil {
+			er, setupErr = connect(ctx, cfg, era)
+			if dead = diedConnecting(ctx, cfg, era, setupErr, served); dead != nil {
+				meta.Findings = append(meta.Findings, dead.line)
+			}
+			served = served || setupErr == nil
+		}
 		for _, c := range checks {
 			if !slices.Contains(c.eras, era) || len(cfg.Rules) > 0 && !slices.Contains(cfg.Rules, c.rule) {
 				continue
@@ -120,13 +136,24 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 				Subject: conformance.SubjectServer, Specs: []string{c.name}}
 			checkStarted := time.Now()
 			switch {
+			case dead != nil:
+				rr.Outcome, rr.Reasons = conformance.Aborted, []string{dead.pointer()}
 			case setupErr != nil:
 				rr.Outcome, rr.Reasons = refusedEntry(setupErr)
 			default:
 				er.notes = nil
+				since := time.Now()
 				rr.Outcome, rr.Reasons = judge(ctx, c, er, cfg.Strict)
 				for _, n := range er.notes {
 					rr.Notes = append(rr.Notes, "note: "+n)
+				}
+				if dead = er.died(ctx, c.rule, since); dead != nil {
+					meta.Findings = append(meta.Findings, dead.line)
+					if dead.rule != "" {
+						deathRow(&rr, dead, rule)
+					} else {
+						rr.Outcome, rr.Reasons = conformance.Aborted, []string{dead.pointer()}
+					}
 				}
 			}
 			if cfg.Progress != nil {
@@ -206,9 +233,9 @@ func judge(ctx context.Context, c check, er *eraRun, strict bool) (conformance.O
 	case err == nil:
 		return conformance.Passed, nil
 	case errors.As(err, &f) && (rule.Level == conformance.Should || f.should) && !strict:
-		return conformance.Warned, []string{fmt.Sprintf("%s\n  server: %s era\n  %s", rule, er.era, f.Error())}
+		return conformance.Warned, []string{verdict(rule, er.era, f)}
 	case errors.As(err, &f):
-		return conformance.Failed, []string{fmt.Sprintf("%s\n  server: %s era\n  %s", rule, er.era, f.Error())}
+		return conformance.Failed, []string{verdict(rule, er.era, f)}
 	case errors.Is(err, ErrNoAnswer):
 		// Before errSetup: a setup step that got no answer is the server's silence, not
 		// its refusal.
@@ -221,4 +248,9 @@ func judge(ctx context.Context, c check, er *eraRun, strict bool) (conformance.O
 		return conformance.NotExercised, []string{err.Error()}
 	}
 	return conformance.Aborted, []string{"the transport failed: " + err.Error()}
+}
+
+// verdict is the reason of a failed or warned row: the rule, the era, and the fault.
+func verdict(rule conformance.Rule, era conformance.Era, f *fault) string {
+	return fmt.Sprintf("%s\n  server: %s era\n  %s", rule, era, f.Error())
 }

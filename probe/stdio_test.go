@@ -91,10 +91,12 @@ func TestStdioReferenceServerPasses(t *testing.T) {
 // TestStdioMutantsAreKilled: over stdio too, server defects fail their rules. The checks
 // are the same code on either transport, so a few mutants stand for all: those whose
 // rules lean on timing or on a call held open (tasks/result, the race, ttl-free
-// finality) and one that breaks both eras' answers. Isolation defects cannot show here:
-// every child keeps its own tasks, so another principal has nothing to see.
+// finality) and one that breaks both eras' answers; and the defects of stdio itself (a
+// malformed line dropped) and of a server that dies (on its first tasks/cancel: the rows
+// after it read aborted, pointing at it). Isolation defects cannot show here: every child
+// keeps its own tasks, so another principal has nothing to see.
 func TestStdioMutantsAreKilled(t *testing.T) {
-	for _, name := range []string{"cancel-overwrites", "dates-epoch", "end-overwrites-cancel", "result-at-once"} {
+	for _, name := range []string{"cancel-overwrites", "dates-epoch", "end-overwrites-cancel", "result-at-once", "stdio-drops-malformed", "stdio-late-parse-error", "dies-on-cancel"} {
 		m, ok := servermutants.ByName(name)
 		if !ok {
 			t.Fatalf("no server mutant %s", name)
@@ -109,13 +111,15 @@ func TestStdioMutantsAreKilled(t *testing.T) {
 }
 
 // TestStdioSilentServerAborts: a child that exits at once, hangs, or writes lines that
-// are not JSON-RPC leaves every rule aborted with the cause named.
+// are not JSON-RPC leaves every rule aborted with the cause named. A child that exits is
+// a death, told once per era (each era starts children of its own) in the findings with
+// its exit status; every row points at it.
 func TestStdioSilentServerAborts(t *testing.T) {
-	for _, tc := range []struct{ name, script, cause string }{
-		// The child may be gone before or after the probe writes to it.
-		{"exits", "exit 3", `the stream or the process ended before the answer|connection closed: .*broken pipe`},
-		{"hangs", "exec sleep 30", `timeout \(no answer within 300ms\)`},
-		{"garbage", "while read line; do echo 'this is not {json'; done", "unparsable answer"},
+	for _, tc := range []struct{ name, script, cause, finding string }{
+		{"exits", "echo 'cannot start: no store' >&2; exit 3", `^the server died as the probe connected for the (legacy|modern) era: see the report's findings$`,
+			`^the server died as the probe connected for the (legacy|modern) era: it exited: exit status 3; the last lines of its stderr: cannot start: no store; every check of the era is aborted$`},
+		{"hangs", "exec sleep 30", `timeout \(no answer within 300ms\)`, ""},
+		{"garbage", "while read line; do echo 'this is not {json'; done", "unparsable answer", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := probe.Run(t.Context(), probe.Config{Strict: true, Timeout: 300 * time.Millisecond, Exec: []string{"sh", "-c", tc.script}})
@@ -128,6 +132,18 @@ func TestStdioSilentServerAborts(t *testing.T) {
 			for _, rr := range r.Rules {
 				if rr.Outcome != conformance.Aborted || !regexp.MustCompile(tc.cause).MatchString(strings.Join(rr.Reasons, " ")) {
 					t.Errorf("%s %s: %s %q; want aborted naming %q", rr.ID, rr.Era, rr.Outcome, rr.Reasons, tc.cause)
+				}
+			}
+			wantFindings := 0
+			if tc.finding != "" {
+				wantFindings = len(r.Eras)
+			}
+			if len(r.Findings) != wantFindings {
+				t.Errorf("findings %q; want %d", r.Findings, wantFindings)
+			}
+			for _, f := range r.Findings {
+				if !regexp.MustCompile(tc.finding).MatchString(f) {
+					t.Errorf("finding %q; want one matching %q", f, tc.finding)
 				}
 			}
 		})

@@ -92,6 +92,9 @@ type Report struct {
 	// DetailsPath, when set, is where the full report is written; the summary points
 	// to it for what it leaves out.
 	DetailsPath string `json:"-"`
+	// Findings are what a run found outside any one rule's row, told once: a server
+	// that died, when, and how (storecheck probe).
+	Findings []string `json:"findings,omitempty"`
 	// AllowEmpty lets a run in which no rule was exercised pass (see NoneExercised).
 	AllowEmpty bool `json:"allow_empty,omitempty"`
 }
@@ -558,6 +561,12 @@ func (r *Report) Summary(w io.Writer) error {
 		notCovered[i] = id + " (" + strings.Join(uncoveredEras[id], ", ") + ")"
 	}
 
+	if len(r.Findings) > 0 {
+		b.WriteString("\nFindings:\n")
+		for _, f := range r.Findings {
+			fmt.Fprintf(&b, "  %s\n", f)
+		}
+	}
 	r.writeCauses(&b, Aborted, "Aborted (bring-up or the transport failed; these specs say nothing about their rules)")
 	r.writeCauses(&b, SetupRefused, "Setup refused (the "+r.subjectWord()+" refused a call these specs needed; their rules could not be checked)")
 	more := false

@@ -31,6 +31,9 @@ type Mutant struct {
 	Wrap func(next server.Handler, die func()) server.Handler
 	// Input filters what a stdio server reads. nil: none.
 	Input func(io.Reader) io.Reader
+	// StdioOnly marks a defect only a stdio server has (an Input filter): over HTTP it is
+	// the honest server, so the HTTP runners leave it to the probe's stdio tests.
+	StdioOnly bool
 	// switched is the server.Config.Mutant name of a defect not yet a wrapper.
 	switched string
 }
