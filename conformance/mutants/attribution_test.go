@@ -65,7 +65,7 @@ func TestWrappedMutantsFailExactlyTheirRules(t *testing.T) {
 	}
 	bin := buildCLI(t)
 	dir := t.TempDir()
-	for _, name := range []string{"owner-index-survives-delete", "cleanup-ages-digit-strings", "sdk-refuses-huge-ttl", "delete-keeps-owner"} {
+	for _, name := range []string{"owner-index-survives-delete", "cleanup-ages-digit-strings", "sdk-refuses-huge-ttl", "sdk-cursor-date-internal", "delete-keeps-owner"} {
 		m, ok := mutants.Lookup(name)
 		if !ok {
 			t.Fatalf("%s is not in the catalogue", name)

@@ -2,6 +2,8 @@ package mutants
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -25,6 +27,7 @@ import (
 var wrappedMutants = []Mutant{
 	{"owner-index-survives-delete", []string{"L-LIST-3"}, "List finds a principal's rows through a per-owner index that Delete does not clean: an id deleted and created again under another owner (or none) is still listed to the old owner", legacyOnly, honest},
 	{"cleanup-ages-digit-strings", []string{"L-CLEAN-1"}, `Cleanup reads a created_at that is text of a number ("1764392800000", " 1764392800000 ", "1764392800000.0", "1.7643928e+12") as that number and ages the task from it (section 4: a created_at that is not an integer has no age)`, legacyOnly, honest},
+	{"sdk-cursor-date-internal", []string{"P-LIST-1"}, "a cursor is base64url of JSON {\"at\": a date, \"after\": a position}; a date that does not parse is a plain error (an internal error, not invalid params)", sdkOnly, honest},
 	{"sdk-refuses-huge-ttl", []string{"P-CREATE-1"}, "CreateTask refuses a ttl past 32 bits of milliseconds with ErrInvalid (an INT column guarded by a check): the specs that need such a task for their setup read setup refused, not failed", sdkOnly, honest},
 }
 
@@ -48,6 +51,7 @@ var wrappers = map[string]wrapper{
 	"owner-index-survives-delete": {legacy: func(st legacyStore, w *wrapState) legacy.Store { return ownerIndexed{st, w} }},
 	"cleanup-ages-digit-strings":  {legacy: func(st legacyStore, _ *wrapState) legacy.Store { return cleanupSniffsAge{st} }},
 	"sdk-refuses-huge-ttl":        {sdk: func(st sdkStore) sdk.Store { return refusesHugeTTL{st} }},
+	"sdk-cursor-date-internal":    {sdk: func(st sdkStore) sdk.Store { return datedCursors{st} }},
 }
 
 // wrappedHarness is the honest store's harness with the wrapper's layer on each store.
@@ -249,4 +253,38 @@ func (s refusesHugeTTL) CreateTask(ctx context.Context, session string, p sdk.Cr
 		return sdk.Task{}, fmt.Errorf("mutant: ttl %d out of range for an INT column: %w", *p.TTL, reference.ErrInvalid)
 	}
 	return s.sdkStore.CreateTask(ctx, session, p)
+}
+
+// datedCursors wraps the honest store's cursor in base64url JSON with the instant it was
+// issued, and parses it back: what is not base64 or JSON is invalid, as it should be,
+// but a date that does not parse is reported as the parser's own error, wrapping no
+// sentinel (a 500 in a server, -32603 to a client).
+type datedCursors struct{ sdkStore }
+
+type datedCursor struct {
+	At    string `json:"at"`
+	After string `json:"after"`
+}
+
+func (s datedCursors) ListTasks(ctx context.Context, session, cursor string) (sdk.Page, error) {
+	if cursor != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(cursor)
+		var c datedCursor
+		if err == nil {
+			err = json.Unmarshal(raw, &c)
+		}
+		if err != nil {
+			return sdk.Page{}, fmt.Errorf("mutant: cursor %q: %w", cursor, reference.ErrInvalid)
+		}
+		if _, err := time.Parse(time.RFC3339Nano, c.At); err != nil {
+			return sdk.Page{}, fmt.Errorf("mutant: cursor date: %v", err)
+		}
+		cursor = c.After
+	}
+	page, err := s.sdkStore.ListTasks(ctx, session, cursor)
+	if err == nil && page.NextCursor != "" {
+		b, _ := json.Marshal(datedCursor{At: sdk.FormatTime(s.now()), After: page.NextCursor})
+		page.NextCursor = base64.RawURLEncoding.EncodeToString(b)
+	}
+	return page, err
 }

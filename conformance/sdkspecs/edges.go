@@ -3,6 +3,7 @@ package sdkspecs
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -56,6 +57,40 @@ func Edges(s *battery.Suite) {
 				continue
 			}
 			e.CheckErr(err, reference.ErrInvalid, in)
+		}
+	})
+
+	s.It("P-LIST-1", "a cursor derived from an issued one, each part corrupted in turn, fails with ErrInvalid or lists only the caller's tasks; never another error", func(e *battery.Env) {
+		st := e.SDK()
+		session := newSession(e, "derived")
+		ids, size, paged := paged(e, st, session, nil)
+		if !paged || size < 1 {
+			return // paged said partly verified: no cursor was issued
+		}
+		first, err := st.ListTasks(e.Ctx, session, "")
+		e.RequireErr(err, nil, fmt.Sprintf("setup: ListTasks(%s, first page)", whoOf(session)))
+		if first.NextCursor == "" {
+			e.Fatalf("ListTasks(%s) of %d tasks, pages of %d: no nextCursor on the first page", whoOf(session), len(ids), size)
+		}
+		forged := deriveCursors(first.NextCursor)
+		e.Note("%d cursors derived from the issued %s", len(forged), battery.Q(first.NextCursor))
+		for _, f := range forged {
+			page, err := st.ListTasks(e.Ctx, session, f.cursor)
+			in := fmt.Sprintf("ListTasks(%s, cursor %s): the issued cursor %s with %s", whoOf(session), battery.Q(f.cursor), battery.Q(first.NextCursor), f.what)
+			if err != nil {
+				// A cursor the store cannot read is invalid params (-32602), never an
+				// internal error: the store's parser meets what a client sent.
+				e.CheckErr(err, reference.ErrInvalid, in)
+				continue
+			}
+			// A forged position that parses cannot be told from an issued one without
+			// signing: the page may be served, with the caller's tasks only.
+			for _, t := range page.Tasks {
+				if !slices.Contains(ids, t.TaskID) {
+					e.Check(false, in, "ErrInvalid, or a page of the caller's tasks", "a task the caller never created: "+show(t))
+					break
+				}
+			}
 		}
 	})
 
