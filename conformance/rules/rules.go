@@ -149,9 +149,9 @@ var Catalogue = []Rule{
 	{"F-DECLARE-1", Must, "faults", "durability", "A store that may lose acknowledged writes on a crash or failover declares it; its losses are reported as declared, never as passed."},
 
 	{"V-AUTH-1", Must, "server", "auth", "A bearer token maps to a principal, none is anonymous, an unknown one is HTTP 401; tasks are owned as the facades' truth table says."},
-	{"V-DENY-1", Must, "server", "isolation", "Another principal's (or, with require-owner, an anonymous) task is answered exactly as a missing one by every tasks/* method, and never listed."},
+	{"V-DENY-1", Must, "server", "isolation", "Another principal's (or, with require-owner, an anonymous) task is answered exactly as a missing one by every tasks/* method, and never listed; so is any task to a request without session and credentials, in either era's shape, unless the transport refuses it."},
 	{"V-SESSION-1", Must, "server", "isolation", "A 2025-11-25 session is bound to its principal: its id with another token, or an id never issued, is HTTP 404."},
-	{"V-LIST-1", Must, "server", "list", "tasks/list pages the caller's tasks with nextCursor exactly when more follow, none skipped or repeated under concurrent creation; a forged or foreign cursor is -32602."},
+	{"V-LIST-1", Must, "server", "list", "tasks/list pages the caller's tasks with nextCursor whenever more follow (on a last page, only one leading to an empty end), none skipped or repeated under concurrent creation or at a multiple of the page size; a forged, altered or foreign cursor is -32602."},
 	{"V-FIN-1", Must, "server", "finality", "A terminal task stays terminal: 2025-11-25 tasks/cancel of it is -32602, the extension's is an acknowledgement; a working task cancelled is cancelled."},
 	{"V-RACE-1", Must, "server", "finality", "tasks/cancel racing a task's own end leaves one terminal status, told alike by every later tasks/get and tasks/result; the race never met is inconclusive."},
 	{"V-SHAPE-1", Must, "server", "fields", "A task as every answer shows it carries its taskId, a status of the five, createdAt and lastUpdatedAt as ISO 8601 timestamps and its ttl (ms or null; 2025-11-25: in tasks/get); durations are whole milliseconds; the extension's tasks/get inlines the result or error."},
