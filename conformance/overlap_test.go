@@ -445,6 +445,55 @@ func TestWireRoundsRunForWireRaceTime(t *testing.T) {
 	}
 }
 
+// TestWireRoundsRunUntilTheChildHadItsCPU: over the wire, where the harness tells the
+// child's processor time, a check runs past its wall-time minimum until the child has
+// had WireRaceCPUShare of it in processor time: a child starved on a loaded machine
+// (a tenth of a processor) runs on, one with a whole processor stops at the wall-time
+// minimum, and one whose processor time is unknown keeps the wall-time minimum alone.
+func TestWireRoundsRunUntilTheChildHadItsCPU(t *testing.T) {
+	var together []battery.Span
+	for c := range 40 {
+		together = append(together, battery.Span{Client: c % 2, Task: "t", Call: 100, Ret: 200})
+	}
+	const base, min = 40, 100 * time.Millisecond // base: the round cap (ExtendRounds times it) is not what stops it
+	need := time.Duration(float64(min) * battery.WireRaceCPUShare)
+	for _, tc := range []struct {
+		name     string
+		share    float64 // the child's processor time per wall second
+		known    bool
+		from, to time.Duration // how long the check must run
+	}{
+		{"a starved child", 0.1, true, time.Duration(float64(need) / 0.1), 3 * time.Duration(float64(need)/0.1)},
+		{"a child with a processor", 1, true, min, 3 * min},
+		{"processor time unknown", 0.1, false, min, 3 * min},
+	} {
+		started := time.Now()
+		g := &cpuGauged{gauged: gauged{memharness.Harness()}, share: tc.share, known: tc.known, since: started}
+		e := &battery.Env{Ctx: context.Background(), Opts: battery.Options{Budget: battery.Budget{WireRaceTime: min}}, H: g}
+		m := e.Meter()
+		for range m.Rounds(base) {
+			time.Sleep(time.Millisecond)
+			m.Add(together)
+		}
+		m.Done()
+		if took := time.Since(started); took < tc.from || took > tc.to {
+			t.Errorf("%s: ran %v; want between %v and %v (wall minimum %v, processor time %v at %.0f%% of a processor)", tc.name, took, tc.from, tc.to, min, need, 100*tc.share)
+		}
+	}
+}
+
+// cpuGauged is a gauged harness whose child has had share of a processor since since.
+type cpuGauged struct {
+	gauged
+	share float64
+	known bool
+	since time.Time
+}
+
+func (g *cpuGauged) StoreCPU() (time.Duration, bool) {
+	return time.Duration(float64(time.Since(g.since)) * g.share), g.known
+}
+
 // gauged is a harness that counts requests in flight, as the wire client does.
 type gauged struct{ harness.Harness }
 

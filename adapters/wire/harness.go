@@ -23,7 +23,17 @@ type Harness struct {
 var (
 	_ harness.Harness       = (*Harness)(nil)
 	_ harness.InFlightGauge = (*Harness)(nil)
+	_ harness.CPUGauge      = (*Harness)(nil)
 )
+
+// StoreCPU is the processor time of the child's process group (the child and whatever
+// it started).
+func (h *Harness) StoreCPU() (time.Duration, bool) {
+	if h.c.cmd == nil || h.c.cmd.Process == nil {
+		return 0, false
+	}
+	return groupCPU(h.c.cmd.Process.Pid)
+}
 
 // PeakInFlight is the client's count of requests in flight at the store process
 // (Client.PeakInFlight).

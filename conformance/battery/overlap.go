@@ -195,8 +195,8 @@ const (
 func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 	return func(yield func(int) bool) {
 		var deadline time.Time
-		var wireUntil time.Time
 		start, budget := time.Now(), m.E.Opts.Budget.RaceTime
+		wire := m.wireMinimum(start)
 		for r := 0; ; r++ {
 			// The rounds that ran are judged, conclusive or not (Env.TimeShort).
 			if r > 0 && m.E.TimeShort() {
@@ -209,12 +209,11 @@ func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 			if r >= base {
 				if deadline.IsZero() {
 					deadline = time.Now().Add(extendFor)
-					wireUntil = m.wireRounds(start)
 				}
 				if m.E.Ctx.Err() != nil || len(m.E.Faults()) > 0 || r >= max(base*ExtendRounds, extendAtLeast) || time.Now().After(deadline) {
 					return
 				}
-				if m.sample(); m.stats.Conclusive() && !time.Now().Before(wireUntil) {
+				if m.sample(); m.stats.Conclusive() && wire.met() {
 					return
 				}
 			}
@@ -225,16 +224,64 @@ func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 	}
 }
 
-// wireRounds answers, when a check's base rounds have run, until when it runs more: over
-// the wire protocol, until Budget.WireRaceTime has passed since start; else the zero
-// time (no more). The child starts a round's requests one after another as it reads
+// WireRaceCPUShare is the share of Budget.WireRaceTime that a race check over the wire
+// protocol gives the child in processor time, besides the wall time itself, where the
+// harness tells the child's processor time (harness.CPUGauge). On a quiet machine a
+// child serving eight racing clients has it within the wall-time minimum; on a loaded
+// one the child gets a fraction of a processor, and the check runs on until it has had
+// as many rounds' worth of processor time (within extendFor), so that a defect's window
+// inside the child meets as many rounds as on a quiet machine.
+const WireRaceCPUShare = 0.5
+
+// wireMin is when a race check over the wire protocol has run its minimum.
+type wireMin struct {
+	g             harness.CPUGauge // nil: wall time alone
+	until         time.Time        // the wall-time minimum
+	cpu0, cpuNeed time.Duration    // the child's processor time at the start, and what it must have had since
+	checked       time.Time        // the last read of the child's processor time
+	done          bool
+}
+
+// wireMinimum is the minimum of a check started at start: over the wire protocol,
+// Budget.WireRaceTime of wall time and WireRaceCPUShare of it in the child's processor
+// time; else none. The child starts a round's requests one after another as it reads
 // them off its pipe, so a defect whose window inside a fast child is a few hundred
 // nanoseconds is met in a few of its rounds, not in every run.
-func (m *OverlapMeter) wireRounds(start time.Time) time.Time {
+func (m *OverlapMeter) wireMinimum(start time.Time) *wireMin {
 	if m.gauge == nil {
-		return time.Time{}
+		return &wireMin{done: true}
 	}
-	return start.Add(m.E.Opts.Budget.WireRaceTime)
+	w := &wireMin{until: start.Add(m.E.Opts.Budget.WireRaceTime)}
+	if g, ok := m.E.H.(harness.CPUGauge); ok {
+		if cpu, ok := g.StoreCPU(); ok {
+			w.g, w.cpu0 = g, cpu
+			w.cpuNeed = time.Duration(float64(m.E.Opts.Budget.WireRaceTime) * WireRaceCPUShare)
+		}
+	}
+	return w
+}
+
+// met reports whether the minimum has run. The child's processor time is read from
+// the system at most every 20 ms: a round takes microseconds.
+func (w *wireMin) met() bool {
+	if w.done {
+		return true
+	}
+	now := time.Now()
+	if now.Before(w.until) {
+		return false
+	}
+	if w.g == nil {
+		w.done = true
+		return true
+	}
+	if now.Sub(w.checked) < 20*time.Millisecond {
+		return false
+	}
+	w.checked = now
+	cpu, ok := w.g.StoreCPU()
+	w.done = !ok || cpu-w.cpu0 >= w.cpuNeed
+	return w.done
 }
 
 // spent reports whether a check started at start has used its time budget: it has
