@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"time"
 
 	"github.com/storecheck/storecheck/mcp/server"
 )
@@ -23,9 +24,9 @@ var transportMutants = []Mutant{
 	{
 		Name:   "stdio-late-parse-error",
 		Honest: true,
-		Doc: "a stdio server that answers a line that is not JSON after the line that follows " +
-			"it (JSON-RPC lets answers come in any order): the -32700 comes after the probe's " +
-			"ping is answered, and V-BAD-1 still passes",
+		Doc: "a stdio server that reads a line that is not JSON 100 ms after the line that " +
+			"follows it (JSON-RPC lets answers come in any order): the -32700 comes after the " +
+			"probe's ping is answered, and V-BAD-1 still passes",
 		Input:     holdMalformed,
 		StdioOnly: true,
 	},
@@ -49,41 +50,55 @@ var transportMutants = []Mutant{
 
 // dropMalformed passes on the lines of in that are JSON (or blank) and drops the others.
 func dropMalformed(in io.Reader) io.Reader {
-	return relines(in, func(line []byte, held [][]byte) (out, hold [][]byte) {
+	return relines(in, func(line []byte, write func([]byte) error) error {
 		if malformed(line) {
-			return nil, nil
+			return nil
 		}
-		return [][]byte{line}, nil
+		return write(line)
 	})
 }
 
-// holdMalformed passes on a line that is not JSON after the line that follows it.
+// lateBy is how long after the line that follows it stdio-late-parse-error reads a line
+// that is not JSON: long enough for the answer to the next line to be written first.
+const lateBy = 100 * time.Millisecond
+
+// holdMalformed passes on a line that is not JSON lateBy after the line that follows it.
 func holdMalformed(in io.Reader) io.Reader {
-	return relines(in, func(line []byte, held [][]byte) (out, hold [][]byte) {
+	var held [][]byte
+	return relines(in, func(line []byte, write func([]byte) error) error {
 		if malformed(line) {
-			return nil, append(held, line)
+			held = append(held, line)
+			return nil
 		}
-		return append([][]byte{line}, held...), nil
+		if err := write(line); err != nil || len(held) == 0 {
+			return err
+		}
+		time.Sleep(lateBy)
+		for _, h := range held {
+			if err := write(h); err != nil {
+				return err
+			}
+		}
+		held = nil
+		return nil
 	})
 }
 
 func malformed(line []byte) bool { return len(bytes.TrimSpace(line)) > 0 && !json.Valid(line) }
 
-// relines reads in line by line and passes on what step makes of each line, given the
-// lines it held back before.
-func relines(in io.Reader, step func(line []byte, held [][]byte) (out, hold [][]byte)) io.Reader {
+// relines reads in line by line and passes on what step writes of each line.
+func relines(in io.Reader, step func(line []byte, write func([]byte) error) error) io.Reader {
 	pr, pw := io.Pipe()
+	write := func(line []byte) error {
+		_, err := pw.Write(append(line, '\n'))
+		return err
+	}
 	go func() {
 		sc := bufio.NewScanner(in)
 		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		var held [][]byte
 		for sc.Scan() {
-			var out [][]byte
-			out, held = step(bytes.Clone(sc.Bytes()), held)
-			for _, l := range out {
-				if _, err := pw.Write(append(l, '\n')); err != nil {
-					return
-				}
+			if err := step(bytes.Clone(sc.Bytes()), write); err != nil {
+				return
 			}
 		}
 		pw.CloseWithError(sc.Err())
