@@ -10,17 +10,6 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
-// outside lists the rows that c does not admit.
-func outside(rows []legacy.Task, c battery.ScopeCase, requireOwner bool) []string {
-	var out []string
-	for _, r := range rows {
-		if !c.Admits(battery.RowOwner(r), requireOwner) {
-			out = append(out, fmt.Sprintf("%s (owner %s)", battery.Q(r.ID()), battery.Show(r[legacy.KeyOwner])))
-		}
-	}
-	return out
-}
-
 func List(s *battery.Suite) {
 	s.It("L-LIST-1", "filters by exact status (an unknown status yields nothing) and returns each task once", func(e *battery.Env) {
 		st := e.Legacy()

@@ -201,89 +201,37 @@ func (m *Legacy) Cleanup(ttl time.Duration, now int64) []string {
 	return gone
 }
 
-// ScopeAdmits is the owner scope of L-LIST-3 for a row owned by owner.
-func ScopeAdmits(s legacy.OwnerScope, owner string, requireOwner bool) bool {
-	switch {
-	case s.IsAny():
-		return true
-	case s.IsAnonymous():
-		return owner == "" && !requireOwner
-	}
-	p, _ := s.Principal()
-	return owner == p || (owner == "" && !requireOwner)
-}
-
 func statusMatches(opts legacy.ListOptions, t legacy.Task) bool {
 	return opts.Status == nil || string(LegacyStatus(t)) == *opts.Status
 }
 
 // CheckList judges the rows a store's List(opts) returned (L-LIST-1..4). ours tells the
 // ids this check created from rows it must ignore (B-ISO-1: the backend may hold others).
-// It accepts both readings of L-LIST-4: the store honours Owner and Limit, or ignores both
-// and returns every row matching Status. It returns the rule broken and why, or "", nil.
+// Each row of ours must be once, as stored and match Status; the answer as a whole must
+// be one of L-LIST-4's readings (ReadList). It returns the rule broken and why, or "", nil.
 func (m *Legacy) CheckList(opts legacy.ListOptions, rows []legacy.Task, ours func(id string) bool) (string, error) {
-	seen := map[string]bool{}
-	foreign := false // a row of ours outside the owner scope
-	if rule, err := m.eachRow(rows, ours, "L-LIST-1", seen, func(id string, r, want legacy.Task) (string, error) {
+	if rule, err := m.eachRow(rows, ours, "L-LIST-1", map[string]bool{}, func(id string, r, want legacy.Task) (string, error) {
 		if !jsonvalue.Equal(map[string]any(want), map[string]any(r)) {
 			return "L-LIST-1", fmt.Errorf("returned task %q as %s, stored is %s", id, jsonvalue.Describe(map[string]any(r)), jsonvalue.Describe(map[string]any(want)))
 		}
 		if !statusMatches(opts, r) {
 			return "L-LIST-1", fmt.Errorf("returned task %q with status %q for the status filter %q", id, LegacyStatus(r), *opts.Status)
 		}
-		if !ScopeAdmits(opts.Owner, LegacyOwner(r), opts.RequireOwner) {
-			foreign = true
-		}
 		return "", nil
 	}); rule != "" {
 		return rule, err
 	}
-	var matching, admitted []string // ours, by status; and also in scope
-	for _, id := range m.IDs() {
-		if !ours(id) || !statusMatches(opts, m.tasks[id]) {
-			continue
-		}
-		matching = append(matching, id)
-		if ScopeAdmits(opts.Owner, LegacyOwner(m.tasks[id]), opts.RequireOwner) {
-			admitted = append(admitted, id)
+	owned := map[string]OwnedRow{}
+	for id, t := range m.tasks {
+		if ours(id) {
+			owned[id] = OwnedRow{Owner: LegacyOwner(t), Status: string(LegacyStatus(t))}
 		}
 	}
-	all := func(ids []string) string {
-		for _, id := range ids {
-			if !seen[id] {
-				return id
-			}
-		}
-		return ""
-	}
-	// Reading "ignores both": every row matching Status, the scope and limit ignored.
-	if all(matching) == "" && len(seen) == len(matching) {
+	a := ReadList(opts, owned, rows)
+	if a.Honours || a.Ignores {
 		return "", nil
 	}
-	limited := opts.Limit != nil
-	if foreign {
-		if limited {
-			return "L-LIST-4", fmt.Errorf("rows outside the owner scope %s returned while Limit %d was honoured (%d of %d matching rows)", opts.Owner, *opts.Limit, len(seen), len(matching))
-		}
-		return "L-LIST-3", fmt.Errorf("rows outside the owner scope %s (require_owner %v) returned", opts.Owner, opts.RequireOwner)
-	}
-	// Reading "honours both".
-	if limited && *opts.Limit <= 0 && len(rows) > 0 {
-		return "L-LIST-2", fmt.Errorf("Limit %d must return no rows, returned %d", *opts.Limit, len(rows))
-	}
-	if limited && *opts.Limit > 0 && len(rows) > *opts.Limit {
-		return "L-LIST-2", fmt.Errorf("Limit %d exceeded: %d rows", *opts.Limit, len(rows))
-	}
-	if !limited || len(rows) < *opts.Limit {
-		if id := all(admitted); id != "" {
-			rule := "L-LIST-1"
-			if !opts.Owner.IsAny() {
-				rule = "L-LIST-3"
-			}
-			return rule, fmt.Errorf("task %q matches (status filter, scope %s, require_owner %v) but is missing", id, opts.Owner, opts.RequireOwner)
-		}
-	}
-	return "", nil
+	return a.Broken(), fmt.Errorf("expected %s; got %s", a.Want(), a.Got())
 }
 
 // --- facade (docs/spec.md 1.2) ---

@@ -219,13 +219,6 @@ func Goid() uint64 {
 // MS renders a duration in ms as the pointer the task fields use.
 func MS(v int64) *int64 { return &v }
 
-// isSystemOr spells out the store-level truth table for an owned task: the system
-// caller and the owner see it, nobody else does.
-func isSystemOr(c reference.Caller, owner string) bool {
-	id, ok := c.PrincipalID()
-	return c.IsSystem() || (ok && id == owner)
-}
-
 // createOrRefused judges a Create the store may refuse with refusal: accepted, it
 // returned and stored exactly in, at version 1; refused, it stored nothing. want says
 // what was acceptable, for the failure message.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/conformance/model"
 	"github.com/storecheck/storecheck/reference"
 )
 
@@ -40,8 +41,8 @@ func Get(s *battery.Suite) {
 				owner   string
 				visible bool
 			}{
-				{owned.TaskID, "alice", isSystemOr(c, "alice")},
-				{unowned.TaskID, "", true},
+				{owned.TaskID, "alice", model.Visible("alice", c, false)},
+				{unowned.TaskID, "", model.Visible("", c, false)},
 			} {
 				input := fmt.Sprintf("Get(%s, %s) of a task owned by %q", battery.Q(tc.task), c, tc.owner)
 				got, err := st.Get(e.Ctx, tc.task, c)

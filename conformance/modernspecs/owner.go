@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/conformance/model"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/modern"
 )
@@ -115,7 +116,7 @@ func Owner(s *battery.Suite) {
 			t := tasks[o]
 			for _, p := range owners {
 				c := reference.Principal(p)
-				input := fmt.Sprintf("Get(%s, principal %s) of a task owned by %s", battery.Q(t.TaskID), battery.ShowOwner(p), battery.ShowOwner(o))
+				input := fmt.Sprintf("Get(%s, principal %s) of a task owned by %s", battery.Q(t.TaskID), model.ShowOwner(p), model.ShowOwner(o))
 				got, err := st.Get(e.Ctx, t.TaskID, c)
 				if p == o {
 					if e.CheckErr(err, nil, input) {
@@ -127,11 +128,11 @@ func Owner(s *battery.Suite) {
 					continue
 				}
 				next := Next(t, "by another principal")
-				call := fmt.Sprintf("Swap(principal %s, %d, …) of a task owned by %s", battery.ShowOwner(p), t.Version, battery.ShowOwner(o))
+				call := fmt.Sprintf("Swap(principal %s, %d, …) of a task owned by %s", model.ShowOwner(p), t.Version, model.ShowOwner(o))
 				_, err = st.Swap(e.Ctx, c, t.Version, next)
 				e.CheckErr(err, reference.ErrNotFound, call)
 			}
-			CheckStored(e, st, t, fmt.Sprintf("Swaps by every other principal of the task owned by %s", battery.ShowOwner(o)))
+			CheckStored(e, st, t, fmt.Sprintf("Swaps by every other principal of the task owned by %s", model.ShowOwner(o)))
 		}
 	})
 }

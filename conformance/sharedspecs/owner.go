@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/conformance/model"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
@@ -170,17 +171,10 @@ func OwnerListTable(e *battery.Env, st legacy.Store, requireOwner bool) {
 	}
 }
 
-// CallerAdmits is the truth table as the battery states it (docs/spec.md section 0), for a
+// CallerAdmits is the owner truth table (model.Visible) with the caller first, for a
 // task owned by owner ("" for none).
 func CallerAdmits(c reference.Caller, owner string, requireOwner bool) bool {
-	if c.IsSystem() {
-		return true
-	}
-	id, isPrincipal := c.PrincipalID()
-	if !isPrincipal {
-		return battery.AnonymousScope().Admits(owner, requireOwner)
-	}
-	return battery.PrincipalScope(id).Admits(owner, requireOwner)
+	return model.Visible(owner, c, requireOwner)
 }
 
 func LegacyOwner(s *battery.Suite) {
@@ -246,20 +240,20 @@ func LegacyOwner(s *battery.Suite) {
 				_, err := fac.Get(e.Ctx, ids[o], reference.Principal(c))
 				switch {
 				case c == o && err != nil:
-					refusals = append(refusals, fmt.Sprintf("Get as %s of its own task: %s", battery.ShowOwner(c), battery.DescribeErr(err)))
+					refusals = append(refusals, fmt.Sprintf("Get as %s of its own task: %s", model.ShowOwner(c), battery.DescribeErr(err)))
 				case c != o && !errors.Is(err, reference.ErrNotFound):
-					leaks = append(leaks, fmt.Sprintf("Get as %s of the task of %s: %s", battery.ShowOwner(c), battery.ShowOwner(o), battery.DescribeErr(err)))
+					leaks = append(leaks, fmt.Sprintf("Get as %s of the task of %s: %s", model.ShowOwner(c), model.ShowOwner(o), battery.DescribeErr(err)))
 				}
 			}
 		}
 		for _, c := range owners {
 			want := battery.SetOf(ids[c], unowned)
 			rows, err := fac.List(e.Ctx, legacy.ListOptions{}, reference.Principal(c))
-			if !e.CheckErr(err, nil, fmt.Sprintf("facade List({}, principal %s)", battery.ShowOwner(c))) {
+			if !e.CheckErr(err, nil, fmt.Sprintf("facade List({}, principal %s)", model.ShowOwner(c))) {
 				continue
 			}
 			if got := battery.RowIDs(rows, mine); !got.Equal(want) {
-				leaks = append(leaks, fmt.Sprintf("facade List as %s returned %s, want %s", battery.ShowOwner(c), got, want))
+				leaks = append(leaks, fmt.Sprintf("facade List as %s returned %s, want %s", model.ShowOwner(c), got, want))
 			}
 		}
 		// The store's own List, where owner comparison is pushed down into a query: each
@@ -281,16 +275,16 @@ func LegacyOwner(s *battery.Suite) {
 					continue
 				}
 				if _, err := fac.Cancel(e.Ctx, ids[o], reference.Principal(c)); !errors.Is(err, reference.ErrNotFound) {
-					leaks = append(leaks, fmt.Sprintf("Cancel as %s of the task of %s: %s", battery.ShowOwner(c), battery.ShowOwner(o), battery.DescribeErr(err)))
+					leaks = append(leaks, fmt.Sprintf("Cancel as %s of the task of %s: %s", model.ShowOwner(c), model.ShowOwner(o), battery.DescribeErr(err)))
 				}
 			}
 		}
 		for _, o := range owners {
 			if t, ok := battery.Stored(e, st, ids[o]); !ok || battery.StatusOf(t) != "working" {
-				leaks = append(leaks, fmt.Sprintf("the task of %s after only foreign Cancels: %s", battery.ShowOwner(o), battery.Show(t)))
+				leaks = append(leaks, fmt.Sprintf("the task of %s after only foreign Cancels: %s", model.ShowOwner(o), battery.Show(t)))
 			}
 			if _, err := fac.Cancel(e.Ctx, ids[o], reference.Principal(o)); err != nil {
-				refusals = append(refusals, fmt.Sprintf("Cancel as %s of its own task: %s", battery.ShowOwner(o), battery.DescribeErr(err)))
+				refusals = append(refusals, fmt.Sprintf("Cancel as %s of its own task: %s", model.ShowOwner(o), battery.DescribeErr(err)))
 			}
 		}
 		const most = 15
