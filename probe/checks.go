@@ -415,7 +415,7 @@ func checkBad(ctx context.Context, r *eraRun) error {
 	} else if err := badPost(ctx, p); err != nil {
 		return err
 	}
-	res, err := p.call(ctx, "storecheck/no-such-method", nil, true)
+	res, err := p.owed(ctx, "storecheck/no-such-method", nil, true, "the method storecheck/no-such-method", "-32601 (Method not found)")
 	if err != nil {
 		return err
 	}
@@ -429,17 +429,18 @@ func checkBad(ctx context.Context, r *eraRun) error {
 }
 
 // badLine writes a line of malformed JSON to a stdio server: JSON-RPC 2.0 answers it
-// with a -32700 error whose id is null.
+// with a -32700 error whose id is null. A ping follows it: a server that answers the ping
+// and never the line has read the line and kept silent (see ordered).
 func badLine(ctx context.Context, p *peer) error {
-	rctx, cancel := context.WithTimeout(ctx, p.timeout)
-	res, err := p.conn.SendRaw(rctx, nil, []byte(`{"jsonrpc":"2.0","id":1,"method":`), nil)
-	cancel()
-	in := "a line of malformed JSON on the server's stdin"
+	in, want := "a line of malformed JSON on the server's stdin", "a -32700 (Parse error) answer with id null, and the server still serving"
+	res, err := p.ordered(ctx, "the line that is not JSON", in, want, func(ctx context.Context) func() (*client.Response, error) {
+		return p.conn.StartRaw(ctx, nil, []byte(`{"jsonrpc":"2.0","id":1,"method":`), nil)
+	})
 	switch {
 	case errors.Is(err, client.ErrNoAnswer):
-		return faultf(in, "a -32700 (Parse error) answer with id null, and the server still serving", err)
+		return faultf(in, want, err)
 	case err != nil:
-		return noAnswer(err, in, p.timeout)
+		return err
 	case res.Error == nil || res.Error.Code != jsonrpc.CodeParse:
 		return faultf(in, "-32700 (Parse error)", answer(res))
 	}
