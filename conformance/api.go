@@ -16,8 +16,9 @@ type (
 	Options = battery.Options
 	// Budget bounds the randomised checks (battery.Budget).
 	Budget = battery.Budget
-	// Era names a contract of docs/spec.md.
-	Era = battery.Era
+	// Era names a contract of docs/spec.md: legacy, modern or sdk. It is the one Era
+	// type (harness.Era, which the battery's packages use), under its public name.
+	Era = harness.Era
 	// Rule is one rule of docs/spec.md (rules.Rule).
 	Rule = rules.Rule
 	// Level is MUST or SHOULD.
@@ -43,9 +44,9 @@ type (
 )
 
 const (
-	EraLegacy = battery.EraLegacy
-	EraModern = battery.EraModern
-	EraSDK    = battery.EraSDK
+	EraLegacy = harness.EraLegacy
+	EraModern = harness.EraModern
+	EraSDK    = harness.EraSDK
 
 	Must   = rules.Must
 	Should = rules.Should

@@ -12,8 +12,8 @@ import (
 
 // areas is the battery's table of contents: the areas of each era, in the order their
 // specs run. A rule shared by the eras is written once and listed under each.
-var areas = map[battery.Era][]func(*battery.Suite){
-	battery.EraLegacy: {
+var areas = map[Era][]func(*battery.Suite){
+	EraLegacy: {
 		legacyspecs.Cancel,
 		legacyspecs.Cleanup,
 		legacyspecs.Concurrency,
@@ -37,7 +37,7 @@ var areas = map[battery.Era][]func(*battery.Suite){
 		sharedspecs.Transitions,
 		sharedspecs.LegacyValues,
 	},
-	battery.EraModern: {
+	EraModern: {
 		modernspecs.Concurrency,
 		modernspecs.Context,
 		modernspecs.Create,
@@ -66,7 +66,7 @@ var areas = map[battery.Era][]func(*battery.Suite){
 		sharedspecs.GenerateID,
 		sharedspecs.Transitions,
 	},
-	battery.EraSDK: {
+	EraSDK: {
 		sdkspecs.Create,
 		sdkspecs.Edges,
 		sdkspecs.IDs,

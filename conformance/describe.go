@@ -20,23 +20,23 @@ import (
 // (Options.JSON or JUnit given here panics with ErrOptions; the variables and flags are
 // left to the runs that write them).
 func DescribeLegacy(h harness.Harness, opts ...battery.Options) bool {
-	return describeOwn(h, battery.EraLegacy, opts)
+	return describeOwn(h, EraLegacy, opts)
 }
 
 // DescribeModern is DescribeLegacy for the modern era.
 func DescribeModern(h harness.Harness, opts ...battery.Options) bool {
-	return describeOwn(h, battery.EraModern, opts)
+	return describeOwn(h, EraModern, opts)
 }
 
 // DescribeSDK is DescribeLegacy for the SDK task-store profile (docs/spec.md section 6).
 func DescribeSDK(h harness.Harness, opts ...battery.Options) bool {
-	return describeOwn(h, battery.EraSDK, opts)
+	return describeOwn(h, EraSDK, opts)
 }
 
 // describeOwn is describe for a suite that is not Run's: it reads the options itself,
 // filters the specs by rule and owns the artifacts of each spec.
-func describeOwn(h harness.Harness, era battery.Era, opts []battery.Options) bool {
-	name := map[battery.Era]string{battery.EraLegacy: "DescribeLegacy", battery.EraModern: "DescribeModern", battery.EraSDK: "DescribeSDK"}[era]
+func describeOwn(h harness.Harness, era Era, opts []battery.Options) bool {
+	name := map[Era]string{EraLegacy: "DescribeLegacy", EraModern: "DescribeModern", EraSDK: "DescribeSDK"}[era]
 	if len(opts) > 1 {
 		panic(fmt.Errorf("conformance.%s: %w: at most one Options, got %d (merge them into one)", name, ErrOptions, len(opts)))
 	}
@@ -65,7 +65,7 @@ func describeOwn(h harness.Harness, era battery.Era, opts []battery.Options) boo
 	})
 }
 
-func describe(h harness.Harness, era battery.Era, opts []battery.Options) bool {
+func describe(h harness.Harness, era Era, opts []battery.Options) bool {
 	var o battery.Options
 	if len(opts) > 0 {
 		o = opts[0]

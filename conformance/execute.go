@@ -27,7 +27,7 @@ import (
 type ExecConfig struct {
 	// Eras to run; nil runs every era the harness declares. Asking for an era the
 	// harness does not declare is an error.
-	Eras []battery.Era
+	Eras []Era
 	// Options tune the specs (Strict, Seed, Budget, SpecTimeout). Seed 0 picks one,
 	// which the Report carries.
 	Options battery.Options
@@ -53,7 +53,7 @@ type ExecConfig struct {
 
 // SpecEvent reports one spec that has just finished.
 type SpecEvent struct {
-	Era     battery.Era
+	Era     Era
 	Area    string
 	RuleID  string
 	Name    string
@@ -189,13 +189,13 @@ func captureReport() *types.Report {
 }
 
 // allEras are the contracts a store may declare, in the order runs take them.
-var allEras = []battery.Era{battery.EraLegacy, battery.EraModern, battery.EraSDK}
+var allEras = []Era{EraLegacy, EraModern, EraSDK}
 
-func selectEras(h harness.Harness, asked []battery.Era) ([]battery.Era, error) {
+func selectEras(h harness.Harness, asked []Era) ([]Era, error) {
 	caps := h.Capabilities()
-	declared := map[battery.Era]bool{battery.EraLegacy: caps.Legacy, battery.EraModern: caps.Modern, battery.EraSDK: caps.SDK}
+	declared := map[Era]bool{EraLegacy: caps.Legacy, EraModern: caps.Modern, EraSDK: caps.SDK}
 	if len(asked) == 0 {
-		var eras []battery.Era
+		var eras []Era
 		for _, e := range allEras {
 			if declared[e] {
 				eras = append(eras, e)
@@ -206,7 +206,7 @@ func selectEras(h harness.Harness, asked []battery.Era) ([]battery.Era, error) {
 		}
 		return eras, nil
 	}
-	var eras []battery.Era
+	var eras []Era
 	for _, e := range allEras { // legacy first, whatever the order asked
 		for _, a := range asked {
 			if a == e && !slices.Contains(eras, e) {
@@ -216,7 +216,7 @@ func selectEras(h harness.Harness, asked []battery.Era) ([]battery.Era, error) {
 	}
 	for _, a := range asked {
 		if !slices.Contains(allEras, a) {
-			return nil, fmt.Errorf("%w: unknown era %q (want %q, %q or %q)", ErrSelection, a, battery.EraLegacy, battery.EraModern, battery.EraSDK)
+			return nil, fmt.Errorf("%w: unknown era %q (want %q, %q or %q)", ErrSelection, a, EraLegacy, EraModern, EraSDK)
 		}
 		if !declared[a] {
 			return nil, fmt.Errorf("%w: store %s does not implement the %s era", ErrSelection, h.Name(), a)
@@ -227,7 +227,7 @@ func selectEras(h harness.Harness, asked []battery.Era) ([]battery.Era, error) {
 
 // ruleFilter turns a rule-ID selection and a label expression into one Ginkgo label
 // filter, refusing IDs that are unknown or have no specs in the eras run.
-func ruleFilter(ids []string, label string, eras []battery.Era) (string, error) {
+func ruleFilter(ids []string, label string, eras []Era) (string, error) {
 	var terms []string
 	for _, id := range ids {
 		id = strings.TrimSpace(id)
@@ -266,7 +266,7 @@ func ruleFilter(ids []string, label string, eras []battery.Era) (string, error) 
 
 // bringUp opens a namespace and each era's store once before the run, so that a
 // harness that cannot start is one clear error rather than every spec failing.
-func bringUp(ctx context.Context, h harness.Harness, eras []battery.Era) (err error) {
+func bringUp(ctx context.Context, h harness.Harness, eras []Era) (err error) {
 	var clock reference.Clock = reference.SystemClock{}
 	if h.Capabilities().Clock {
 		clock = reference.NewManualClock(battery.Epoch)
@@ -284,11 +284,11 @@ func bringUp(ctx context.Context, h harness.Harness, eras []battery.Era) (err er
 	}()
 	for _, era := range eras {
 		switch era {
-		case battery.EraLegacy:
+		case EraLegacy:
 			_, err = ns.Legacy(ctx)
-		case battery.EraModern:
+		case EraModern:
 			_, err = ns.Modern(ctx)
-		case battery.EraSDK:
+		case EraSDK:
 			var st sdk.Store
 			if st, err = harness.OpenSDK(ctx, ns); err == nil {
 				err = st.Policy().Validate()

@@ -164,8 +164,8 @@ func TestReplayMemstore(t *testing.T) {
 }
 
 // propertyChecks are the bodies of this area's specs per era, as the battery runs them.
-func propertyChecks(era battery.Era) map[string]func(*battery.Env) {
-	if era == battery.EraLegacy {
+func propertyChecks(era Era) map[string]func(*battery.Env) {
+	if era == EraLegacy {
 		return map[string]func(*battery.Env){
 			"S-CONC-1 machine": func(e *battery.Env) {
 				property.ReportRapid(e, "legacy", property.RunLegacyMachine(e, e.Opts.Budget.Checks, nil))
@@ -193,7 +193,7 @@ func propertyChecks(era battery.Era) map[string]func(*battery.Env) {
 
 // killedBy runs every property check of era against h with seed and returns the names
 // of the checks that found a fault.
-func killedBy(t *testing.T, h harness.Harness, era battery.Era, seed int64) []string {
+func killedBy(t *testing.T, h harness.Harness, era Era, seed int64) []string {
 	var by []string
 	for name, body := range propertyChecks(era) {
 		e := newPropEnv(t, h, "S-CONC-1", battery.Options{Seed: seed})
@@ -205,7 +205,7 @@ func killedBy(t *testing.T, h harness.Harness, era battery.Era, seed int64) []st
 }
 
 func TestPropertyChecksPassMemstore(t *testing.T) {
-	for _, era := range []battery.Era{battery.EraLegacy, battery.EraModern} {
+	for _, era := range []Era{EraLegacy, EraModern} {
 		start := time.Now()
 		for name, body := range propertyChecks(era) {
 			e := newPropEnv(t, memharness.Harness(), "S-CONC-1", battery.Options{Seed: 99})
@@ -217,7 +217,7 @@ func TestPropertyChecksPassMemstore(t *testing.T) {
 	}
 }
 
-var racyEras = map[racyKind]battery.Era{racyLostUpdate: battery.EraLegacy, racyCheckThenAct: battery.EraLegacy, racyCASNoCompare: battery.EraModern}
+var racyEras = map[racyKind]Era{racyLostUpdate: EraLegacy, racyCheckThenAct: EraLegacy, racyCASNoCompare: EraModern}
 
 // TestRacyStoresKilled: each racy store fails this area's checks (three seeds here;
 // STORECHECK_KILLRATE=N measures the rate over N seeds and wants at least 95%).
@@ -278,7 +278,7 @@ func TestFailureReplaysWithSeed(t *testing.T) {
 }
 
 func TestPropertyChecksPassWithoutClockControl(t *testing.T) {
-	for _, era := range []battery.Era{battery.EraLegacy, battery.EraModern} {
+	for _, era := range []Era{EraLegacy, EraModern} {
 		for name, body := range propertyChecks(era) {
 			for seed := int64(1); seed <= 3; seed++ {
 				e := newPropEnv(t, realClockHarness{}, "S-CONC-1", battery.Options{Seed: seed})

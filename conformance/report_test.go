@@ -23,7 +23,7 @@ import (
 
 type fakeSpec struct {
 	rule    string
-	era     battery.Era
+	era     Era
 	text    string
 	state   types.SpecState
 	message string
@@ -80,7 +80,7 @@ var (
 	panicked = types.SpecStatePanicked
 )
 
-func mustSelection(t *testing.T, eras []battery.Era, filter string) ginkgoreport.Selection {
+func mustSelection(t *testing.T, eras []Era, filter string) ginkgoreport.Selection {
 	t.Helper()
 	sel, err := ginkgoreport.NewSelection(eras, filter, nil)
 	if err != nil {
@@ -92,21 +92,21 @@ func mustSelection(t *testing.T, eras []battery.Era, filter string) ginkgoreport
 func sampleReport(t *testing.T) *report.Report {
 	t.Helper()
 	tr := fakeRun(
-		fakeSpec{rule: "L-LIST-2", era: battery.EraLegacy, text: "limit", state: passed},
-		fakeSpec{rule: "S-OWN-1", era: battery.EraLegacy, text: "truth table a", state: passed},
-		fakeSpec{rule: "S-OWN-1", era: battery.EraLegacy, text: "truth table b", state: failed, message: "[S-OWN-1 MUST] Every scoped operation follows the owner truth table.\n  store: fake (legacy era)\n  input:    Get(\"t1\")\n  expected: ErrNotFound\n  got:      owner leak"},
-		fakeSpec{rule: "S-VAL-3", era: battery.EraLegacy, text: "1 MiB", state: passed, warning: "[S-VAL-3 SHOULD] too slow"},
-		fakeSpec{rule: "L-CLEAN-1", era: battery.EraLegacy, text: "cleanup", state: skipped, message: "no clock control"},
-		fakeSpec{rule: "L-CREATE-1", era: battery.EraLegacy, text: "create", state: timedout, message: "A spec timeout occurred"},
-		fakeSpec{rule: "L-GET-1", era: battery.EraLegacy, text: "get", state: panicked, message: "Test Panicked", panic: "nil map"},
-		fakeSpec{rule: "L-F-FIN-2", era: battery.EraLegacy, text: "race", state: passed},
-		fakeSpec{rule: "L-F-FIN-2", era: battery.EraLegacy, text: "race, shared", state: skipped, message: "not applicable: single instance",
+		fakeSpec{rule: "L-LIST-2", era: EraLegacy, text: "limit", state: passed},
+		fakeSpec{rule: "S-OWN-1", era: EraLegacy, text: "truth table a", state: passed},
+		fakeSpec{rule: "S-OWN-1", era: EraLegacy, text: "truth table b", state: failed, message: "[S-OWN-1 MUST] Every scoped operation follows the owner truth table.\n  store: fake (legacy era)\n  input:    Get(\"t1\")\n  expected: ErrNotFound\n  got:      owner leak"},
+		fakeSpec{rule: "S-VAL-3", era: EraLegacy, text: "1 MiB", state: passed, warning: "[S-VAL-3 SHOULD] too slow"},
+		fakeSpec{rule: "L-CLEAN-1", era: EraLegacy, text: "cleanup", state: skipped, message: "no clock control"},
+		fakeSpec{rule: "L-CREATE-1", era: EraLegacy, text: "create", state: timedout, message: "A spec timeout occurred"},
+		fakeSpec{rule: "L-GET-1", era: EraLegacy, text: "get", state: panicked, message: "Test Panicked", panic: "nil map"},
+		fakeSpec{rule: "L-F-FIN-2", era: EraLegacy, text: "race", state: passed},
+		fakeSpec{rule: "L-F-FIN-2", era: EraLegacy, text: "race, shared", state: skipped, message: "not applicable: single instance",
 			notes: map[string]string{"cleanup error": "drop schema: boom"}},
-		fakeSpec{rule: "S-OWN-1", era: battery.EraModern, text: "truth table", state: passed},
+		fakeSpec{rule: "S-OWN-1", era: EraModern, text: "truth table", state: passed},
 		// Left out by the label filter below: Ginkgo reports it as skipped, without reason.
-		fakeSpec{rule: "M-GET-1", era: battery.EraModern, text: "get", state: skipped},
+		fakeSpec{rule: "M-GET-1", era: EraModern, text: "get", state: skipped},
 	)
-	meta := report.Report{Store: "fake", Eras: []battery.Era{battery.EraLegacy, battery.EraModern}, Seed: 77}
+	meta := report.Report{Store: "fake", Eras: []Era{EraLegacy, EraModern}, Seed: 77}
 	return ginkgoreport.BuildReport(meta, tr, mustSelection(t, meta.Eras, "!M-GET-1"))
 }
 
@@ -114,20 +114,20 @@ func TestReportOutcomes(t *testing.T) {
 	r := sampleReport(t)
 	cases := []struct {
 		id      string
-		era     battery.Era
+		era     Era
 		outcome report.Outcome
 		reason  string // a substring of the first reason; "" for none
 	}{
-		{"L-LIST-2", battery.EraLegacy, report.Passed, ""},
-		{"S-OWN-1", battery.EraLegacy, report.Failed, "got:      owner leak"},
-		{"S-OWN-1", battery.EraModern, report.Passed, ""},
-		{"S-VAL-3", battery.EraLegacy, report.Warned, "too slow"},
-		{"L-CLEAN-1", battery.EraLegacy, report.Skipped, "no clock control"},
-		{"L-CREATE-1", battery.EraLegacy, report.Failed, "timed out"},
-		{"L-GET-1", battery.EraLegacy, report.Failed, "panic: nil map"},
-		{"L-F-FIN-2", battery.EraLegacy, report.Passed, ""},
-		{"L-UPDATE-1", battery.EraLegacy, report.NotCovered, ""},
-		{"M-SWAP-1", battery.EraModern, report.NotCovered, ""},
+		{"L-LIST-2", EraLegacy, report.Passed, ""},
+		{"S-OWN-1", EraLegacy, report.Failed, "got:      owner leak"},
+		{"S-OWN-1", EraModern, report.Passed, ""},
+		{"S-VAL-3", EraLegacy, report.Warned, "too slow"},
+		{"L-CLEAN-1", EraLegacy, report.Skipped, "no clock control"},
+		{"L-CREATE-1", EraLegacy, report.Failed, "timed out"},
+		{"L-GET-1", EraLegacy, report.Failed, "panic: nil map"},
+		{"L-F-FIN-2", EraLegacy, report.Passed, ""},
+		{"L-UPDATE-1", EraLegacy, report.NotCovered, ""},
+		{"M-SWAP-1", EraModern, report.NotCovered, ""},
 	}
 	for _, c := range cases {
 		rr, ok := r.Rule(c.id, c.era)
@@ -145,16 +145,16 @@ func TestReportOutcomes(t *testing.T) {
 			t.Errorf("rule %s (%s): reasons %q, want none", c.id, c.era, rr.Reasons)
 		}
 	}
-	if _, ok := r.Rule("M-GET-1", battery.EraModern); ok {
+	if _, ok := r.Rule("M-GET-1", EraModern); ok {
 		t.Errorf("M-GET-1 was filtered out, yet the report has a result for it")
 	}
-	if _, ok := r.Rule("L-GET-1", battery.EraModern); ok {
+	if _, ok := r.Rule("L-GET-1", EraModern); ok {
 		t.Errorf("L-GET-1 is a legacy rule, yet the report has a modern result for it")
 	}
-	if _, ok := r.Rule("B-ISO-1", battery.EraLegacy); ok {
+	if _, ok := r.Rule("B-ISO-1", EraLegacy); ok {
 		t.Errorf("B-ISO-1 is a battery self-check, yet the report lists it for a store")
 	}
-	fin, _ := r.Rule("L-F-FIN-2", battery.EraLegacy)
+	fin, _ := r.Rule("L-F-FIN-2", EraLegacy)
 	if len(fin.Notes) != 2 || !strings.Contains(strings.Join(fin.Notes, "\n"), "not applicable: single instance") ||
 		!strings.Contains(strings.Join(fin.Notes, "\n"), "drop schema: boom") {
 		t.Errorf("L-F-FIN-2 notes = %q, want the skipped spec's reason and the cleanup error", fin.Notes)
@@ -167,10 +167,10 @@ func TestReportOutcomes(t *testing.T) {
 	// filtered out); 9 legacy and 1 modern have specs.
 	legacyRules, modernRules := 0, 0
 	for _, rule := range rules.All() {
-		if rules.AppliesTo(rule, battery.EraLegacy) {
+		if rules.AppliesTo(rule, EraLegacy) {
 			legacyRules++
 		}
-		if rules.AppliesTo(rule, battery.EraModern) && rule.ID != "M-GET-1" {
+		if rules.AppliesTo(rule, EraModern) && rule.ID != "M-GET-1" {
 			modernRules++
 		}
 	}
@@ -188,11 +188,11 @@ func TestReportOutcomes(t *testing.T) {
 
 func TestReportOKWithOnlyWarningsAndSkips(t *testing.T) {
 	tr := fakeRun(
-		fakeSpec{rule: "S-VAL-3", era: battery.EraModern, state: passed, warning: "slow"},
-		fakeSpec{rule: "M-SWEEP-1", era: battery.EraModern, state: skipped, message: "no clock control"},
-		fakeSpec{rule: "M-GET-1", era: battery.EraModern, state: passed},
+		fakeSpec{rule: "S-VAL-3", era: EraModern, state: passed, warning: "slow"},
+		fakeSpec{rule: "M-SWEEP-1", era: EraModern, state: skipped, message: "no clock control"},
+		fakeSpec{rule: "M-GET-1", era: EraModern, state: passed},
 	)
-	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraModern}}, tr, mustSelection(t, []battery.Era{battery.EraModern}, "S-VAL-3 || M-SWEEP-1 || M-GET-1"))
+	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []Era{EraModern}}, tr, mustSelection(t, []Era{EraModern}, "S-VAL-3 || M-SWEEP-1 || M-GET-1"))
 	if !r.OK() {
 		t.Errorf("OK() = false for warnings and skips only; totals %+v, suite failures %q", r.Totals, r.SuiteFailures)
 	}
@@ -200,7 +200,7 @@ func TestReportOKWithOnlyWarningsAndSkips(t *testing.T) {
 		t.Errorf("%d rule results, want 3 (the selection): %+v", got, r.Rules)
 	}
 	tr.SpecialSuiteFailureReasons = []string{"Interrupted by User"}
-	r = ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraModern}}, tr, mustSelection(t, []battery.Era{battery.EraModern}, ""))
+	r = ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []Era{EraModern}}, tr, mustSelection(t, []Era{EraModern}, ""))
 	if r.OK() || len(r.SuiteFailures) != 1 {
 		t.Errorf("an interrupted run: OK() = %v, suite failures %q; want false and the reason", r.OK(), r.SuiteFailures)
 	}
@@ -208,9 +208,9 @@ func TestReportOKWithOnlyWarningsAndSkips(t *testing.T) {
 
 func TestReportStrictShouldFails(t *testing.T) {
 	// Under Strict the spec itself fails (suite.run calls Fail for a SHOULD fault).
-	tr := fakeRun(fakeSpec{rule: "L-CREATE-2", era: battery.EraLegacy, state: failed, message: "[L-CREATE-2 SHOULD] overwrote"})
-	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraLegacy}, Strict: true}, tr, mustSelection(t, []battery.Era{battery.EraLegacy}, "L-CREATE-2"))
-	rr, _ := r.Rule("L-CREATE-2", battery.EraLegacy)
+	tr := fakeRun(fakeSpec{rule: "L-CREATE-2", era: EraLegacy, state: failed, message: "[L-CREATE-2 SHOULD] overwrote"})
+	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []Era{EraLegacy}, Strict: true}, tr, mustSelection(t, []Era{EraLegacy}, "L-CREATE-2"))
+	rr, _ := r.Rule("L-CREATE-2", EraLegacy)
 	if rr.Outcome != report.Failed || r.OK() {
 		t.Errorf("strict SHOULD failure: outcome %q, OK %v; want failed, false", rr.Outcome, r.OK())
 	}
@@ -272,7 +272,7 @@ func TestReportJUnit(t *testing.T) {
 	}
 	legacyNotCovered := 0
 	for _, rr := range r.Rules {
-		if rr.Era == battery.EraLegacy && rr.Outcome == report.NotCovered {
+		if rr.Era == EraLegacy && rr.Outcome == report.NotCovered {
 			legacyNotCovered++
 		}
 	}
@@ -304,13 +304,13 @@ func TestReportSummary(t *testing.T) {
 }
 
 func TestSelectionMatchesSpecLabels(t *testing.T) {
-	sel := mustSelection(t, []battery.Era{battery.EraLegacy, battery.EraModern}, "S-OWN-1 || area:list")
+	sel := mustSelection(t, []Era{EraLegacy, EraModern}, "S-OWN-1 || area:list")
 	own, _ := rules.ByID("S-OWN-1")
 	list, _ := rules.ByID("L-LIST-4")
 	get, _ := rules.ByID("L-GET-1")
-	if !sel.Wants(own, battery.EraModern) || !sel.Wants(list, battery.EraLegacy) || sel.Wants(get, battery.EraLegacy) || sel.Wants(list, battery.EraModern) {
+	if !sel.Wants(own, EraModern) || !sel.Wants(list, EraLegacy) || sel.Wants(get, EraLegacy) || sel.Wants(list, EraModern) {
 		t.Errorf("selection %q: wants(S-OWN-1 modern)=%v wants(L-LIST-4 legacy)=%v wants(L-GET-1 legacy)=%v wants(L-LIST-4 modern)=%v; want true true false false",
-			sel.Filter, sel.Wants(own, battery.EraModern), sel.Wants(list, battery.EraLegacy), sel.Wants(get, battery.EraLegacy), sel.Wants(list, battery.EraModern))
+			sel.Filter, sel.Wants(own, EraModern), sel.Wants(list, EraLegacy), sel.Wants(get, EraLegacy), sel.Wants(list, EraModern))
 	}
 }
 
@@ -327,34 +327,34 @@ func TestReportNewOutcomes(t *testing.T) {
 	const died = "store process exited unexpectedly (signal: killed) (in flight: legacy.get)"
 	const refused = "the store refused Update with ErrUnsupported"
 	tr := fakeRun(
-		fakeSpec{rule: "L-GET-1", era: battery.EraLegacy, text: "get", state: passed},
-		fakeSpec{rule: "L-CLEAN-1", era: battery.EraLegacy, text: "ttl", state: passed},
-		fakeSpec{rule: "L-CLEAN-1", era: battery.EraLegacy, text: "boundary", state: skipped, message: "no clock control",
+		fakeSpec{rule: "L-GET-1", era: EraLegacy, text: "get", state: passed},
+		fakeSpec{rule: "L-CLEAN-1", era: EraLegacy, text: "ttl", state: passed},
+		fakeSpec{rule: "L-CLEAN-1", era: EraLegacy, text: "boundary", state: skipped, message: "no clock control",
 			notes: map[string]string{battery.EntryPartly: "no clock control: a boundary spec"}},
-		fakeSpec{rule: "S-CONC-1", era: battery.EraLegacy, text: "lin", state: passed, notes: map[string]string{battery.EntryInconclusive: "overlap 2% < 10%"}},
-		fakeSpec{rule: "S-VAL-4", era: battery.EraLegacy, text: "copies", state: skipped, message: "not exercised: x",
+		fakeSpec{rule: "S-CONC-1", era: EraLegacy, text: "lin", state: passed, notes: map[string]string{battery.EntryInconclusive: "overlap 2% < 10%"}},
+		fakeSpec{rule: "S-VAL-4", era: EraLegacy, text: "copies", state: skipped, message: "not exercised: x",
 			notes: map[string]string{battery.EntryNotExercised: "the wire client copies values"}},
-		fakeSpec{rule: "L-UPDATE-1", era: battery.EraLegacy, text: "merge", state: skipped, message: "setup refused: ...",
+		fakeSpec{rule: "L-UPDATE-1", era: EraLegacy, text: "merge", state: skipped, message: "setup refused: ...",
 			notes: map[string]string{battery.EntrySetupRefused: refused}},
-		fakeSpec{rule: "L-UPDATE-2", era: battery.EraLegacy, text: "missing", state: skipped, message: "setup refused: ...",
+		fakeSpec{rule: "L-UPDATE-2", era: EraLegacy, text: "missing", state: skipped, message: "setup refused: ...",
 			notes: map[string]string{battery.EntrySetupRefused: refused}},
-		fakeSpec{rule: "L-LIST-1", era: battery.EraLegacy, text: "status", state: failed, message: "faults caused by the transport",
+		fakeSpec{rule: "L-LIST-1", era: EraLegacy, text: "status", state: failed, message: "faults caused by the transport",
 			notes: map[string]string{battery.EntryAborted: died}},
-		fakeSpec{rule: "L-LIST-2", era: battery.EraLegacy, text: "limit", state: skipped, message: "aborted: not run",
+		fakeSpec{rule: "L-LIST-2", era: EraLegacy, text: "limit", state: skipped, message: "aborted: not run",
 			notes: map[string]string{battery.EntryAborted: died}},
-		fakeSpec{rule: "S-TRANS-1", era: battery.EraLegacy, text: "table", state: passed},
+		fakeSpec{rule: "S-TRANS-1", era: EraLegacy, text: "table", state: passed},
 	)
-	sel := mustSelection(t, []battery.Era{battery.EraLegacy}, "L-GET-1 || L-CLEAN-1 || S-CONC-1 || S-VAL-4 || L-UPDATE-1 || L-UPDATE-2 || L-LIST-1 || L-LIST-2 || S-TRANS-1")
-	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraLegacy}, Seed: 5}, tr, sel)
+	sel := mustSelection(t, []Era{EraLegacy}, "L-GET-1 || L-CLEAN-1 || S-CONC-1 || S-VAL-4 || L-UPDATE-1 || L-UPDATE-2 || L-LIST-1 || L-LIST-2 || S-TRANS-1")
+	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []Era{EraLegacy}, Seed: 5}, tr, sel)
 	for id, want := range map[string]report.Outcome{
 		"L-GET-1": report.Passed, "L-CLEAN-1": report.PartlyVerified, "S-CONC-1": report.Inconclusive, "S-VAL-4": report.NotExercised,
 		"L-UPDATE-1": report.SetupRefused, "L-UPDATE-2": report.SetupRefused, "L-LIST-1": report.Aborted, "L-LIST-2": report.Aborted, "S-TRANS-1": report.Passed,
 	} {
-		if rr, _ := r.Rule(id, battery.EraLegacy); rr.Outcome != want {
+		if rr, _ := r.Rule(id, EraLegacy); rr.Outcome != want {
 			t.Errorf("%s: outcome %q, want %q (reasons %q)", id, rr.Outcome, want, rr.Reasons)
 		}
 	}
-	if rr, _ := r.Rule("S-TRANS-1", battery.EraLegacy); rr.Subject != rules.SubjectLibrary {
+	if rr, _ := r.Rule("S-TRANS-1", EraLegacy); rr.Subject != rules.SubjectLibrary {
 		t.Errorf("S-TRANS-1 subject %q, want library", rr.Subject)
 	}
 	if got := r.Totals.BySubject[rules.SubjectStore][report.Passed]; got != 1 {
@@ -384,7 +384,7 @@ func TestReportNewOutcomes(t *testing.T) {
 	// Only partly verified and inconclusive: a pass, failed by Strict for either.
 	tr = fakeRun(tr.SpecReports[1:4]...)
 	for _, sel := range []string{"L-CLEAN-1 || S-CONC-1", "L-CLEAN-1", "S-CONC-1"} {
-		r = ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraLegacy}}, tr, mustSelection(t, []battery.Era{battery.EraLegacy}, sel))
+		r = ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []Era{EraLegacy}}, tr, mustSelection(t, []Era{EraLegacy}, sel))
 		if !r.OK() {
 			t.Errorf("%s (partly verified, inconclusive): OK() = false without Strict", sel)
 		}
@@ -399,7 +399,7 @@ func TestReportNewOutcomes(t *testing.T) {
 
 	var junit bytes.Buffer
 	r.Strict = false
-	r = ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraLegacy}}, fakeRun(tr.SpecReports...), mustSelection(t, []battery.Era{battery.EraLegacy}, ""))
+	r = ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []Era{EraLegacy}}, fakeRun(tr.SpecReports...), mustSelection(t, []Era{EraLegacy}, ""))
 	if err := r.JUnit(&junit); err != nil {
 		t.Fatal(err)
 	}
@@ -415,22 +415,22 @@ func TestReportNewOutcomes(t *testing.T) {
 // by storecheck's own code (S-VAL-4 under --exec) stays "not exercised".
 func TestReportUnverifiedMustRules(t *testing.T) {
 	tr := fakeRun(
-		fakeSpec{rule: "M-SWEEP-1", era: battery.EraModern, text: "boundary", state: skipped, message: "no clock control",
+		fakeSpec{rule: "M-SWEEP-1", era: EraModern, text: "boundary", state: skipped, message: "no clock control",
 			notes: map[string]string{battery.EntryPartly: "no clock control: a boundary spec"}},
-		fakeSpec{rule: "S-CTX-1", era: battery.EraModern, text: "ended before", state: passed},
-		fakeSpec{rule: "S-CTX-1", era: battery.EraModern, text: "held", state: skipped, message: "not exercised: " + sharedspecs.NoBlocker,
+		fakeSpec{rule: "S-CTX-1", era: EraModern, text: "ended before", state: passed},
+		fakeSpec{rule: "S-CTX-1", era: EraModern, text: "held", state: skipped, message: "not exercised: " + sharedspecs.NoBlocker,
 			notes: map[string]string{battery.EntryNotExercised: sharedspecs.NoBlocker, battery.EntryStoreTestable: sharedspecs.NoBlocker}},
-		fakeSpec{rule: "S-VAL-4", era: battery.EraModern, text: "copies", state: skipped, message: "not exercised: " + battery.RemoteCopies,
+		fakeSpec{rule: "S-VAL-4", era: EraModern, text: "copies", state: skipped, message: "not exercised: " + battery.RemoteCopies,
 			notes: map[string]string{battery.EntryNotExercised: battery.RemoteCopies}},
 	)
-	sel := mustSelection(t, []battery.Era{battery.EraModern}, "M-SWEEP-1 || S-CTX-1 || S-VAL-4")
-	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraModern}}, tr, sel)
+	sel := mustSelection(t, []Era{EraModern}, "M-SWEEP-1 || S-CTX-1 || S-VAL-4")
+	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []Era{EraModern}}, tr, sel)
 	for id, want := range map[string]report.Outcome{"M-SWEEP-1": report.PartlyVerified, "S-CTX-1": report.PartlyVerified, "S-VAL-4": report.NotExercised} {
-		if rr, _ := r.Rule(id, battery.EraModern); rr.Outcome != want {
+		if rr, _ := r.Rule(id, EraModern); rr.Outcome != want {
 			t.Errorf("%s: outcome %q, want %q (reasons %q)", id, rr.Outcome, want, rr.Reasons)
 		}
 	}
-	if rr, _ := r.Rule("S-CTX-1", battery.EraModern); len(rr.Reasons) == 0 || !strings.Contains(rr.Reasons[0], "harness.Blocker") {
+	if rr, _ := r.Rule("S-CTX-1", EraModern); len(rr.Reasons) == 0 || !strings.Contains(rr.Reasons[0], "harness.Blocker") {
 		t.Errorf("S-CTX-1 reasons %q do not say what was not exercised", rr.Reasons)
 	}
 	if !r.OK() {
@@ -442,7 +442,7 @@ func TestReportUnverifiedMustRules(t *testing.T) {
 	}
 	// Strict on its own: S-VAL-4 alone passes, M-SWEEP-1 alone and S-CTX-1 alone fail.
 	for sel, ok := range map[string]bool{"S-VAL-4": true, "M-SWEEP-1": false, "S-CTX-1": false} {
-		r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraModern}, Strict: true}, tr, mustSelection(t, []battery.Era{battery.EraModern}, sel))
+		r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []Era{EraModern}, Strict: true}, tr, mustSelection(t, []Era{EraModern}, sel))
 		if r.OK() != ok {
 			t.Errorf("%s under Strict: OK() = %v, want %v", sel, r.OK(), ok)
 		}
@@ -452,9 +452,9 @@ func TestReportUnverifiedMustRules(t *testing.T) {
 // TestAlarmsCountWarnings: a SHOULD warning is an alarm whether the run was Strict or
 // not (TestHonestStore runs without Strict and reads the alarms afterwards).
 func TestAlarmsCountWarnings(t *testing.T) {
-	tr := fakeRun(fakeSpec{rule: "S-VAL-3", era: battery.EraLegacy, text: "1 MiB", state: passed, warning: "[S-VAL-3 SHOULD] too slow"})
+	tr := fakeRun(fakeSpec{rule: "S-VAL-3", era: EraLegacy, text: "1 MiB", state: passed, warning: "[S-VAL-3 SHOULD] too slow"})
 	for _, strict := range []bool{false, true} {
-		r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraLegacy}}, tr, mustSelection(t, []battery.Era{battery.EraLegacy}, "S-VAL-3"))
+		r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []Era{EraLegacy}}, tr, mustSelection(t, []Era{EraLegacy}, "S-VAL-3"))
 		r.Strict = strict
 		if a := r.Alarms(); len(a) != 1 || a[0] != "S-VAL-3 legacy" {
 			t.Errorf("Strict=%v: Alarms() = %v, want [S-VAL-3 legacy]", strict, a)
@@ -471,26 +471,26 @@ func TestReportOverlap(t *testing.T) {
 			PeakInFlight: peak, MinOverlapping: battery.MinOverlapping, MinInFlight: battery.MinInFlight})
 		return string(b)
 	}
-	lin := fakeSpec{rule: "S-CONC-1", era: battery.EraLegacy, text: "lin", state: passed}.report()
+	lin := fakeSpec{rule: "S-CONC-1", era: EraLegacy, text: "lin", state: passed}.report()
 	lin.ReportEntries = append(lin.ReportEntries,
 		types.ReportEntry{Name: battery.EntryOverlap, Value: types.WrapEntryValue(stats(300, 400, 9))},
 		types.ReportEntry{Name: battery.EntryOverlap, Value: types.WrapEntryValue(stats(65, 24, 3))})
 	tr := fakeRun(lin,
-		fakeSpec{rule: "L-CONC-1", era: battery.EraLegacy, text: "counter", state: passed,
+		fakeSpec{rule: "L-CONC-1", era: EraLegacy, text: "counter", state: passed,
 			notes: map[string]string{battery.EntryOverlap: stats(3, 500, 1), battery.EntryInconclusive: "too little overlap"}}.report(),
-		fakeSpec{rule: "L-CREATE-2", era: battery.EraLegacy, text: "one id", state: failed, message: "two winners",
+		fakeSpec{rule: "L-CREATE-2", era: EraLegacy, text: "one id", state: failed, message: "two winners",
 			notes: map[string]string{battery.EntryOverlap: stats(70, 80, 4)}}.report(),
-		fakeSpec{rule: "L-GET-1", era: battery.EraLegacy, text: "get", state: passed}.report(),
+		fakeSpec{rule: "L-GET-1", era: EraLegacy, text: "get", state: passed}.report(),
 	)
-	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []battery.Era{battery.EraLegacy}}, tr, mustSelection(t, []battery.Era{battery.EraLegacy}, "S-CONC-1 || L-CONC-1 || L-CREATE-2 || L-GET-1"))
-	conc, _ := r.Rule("S-CONC-1", battery.EraLegacy)
+	r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []Era{EraLegacy}}, tr, mustSelection(t, []Era{EraLegacy}, "S-CONC-1 || L-CONC-1 || L-CREATE-2 || L-GET-1"))
+	conc, _ := r.Rule("S-CONC-1", EraLegacy)
 	if o := conc.Overlap; o == nil || o.Checks != 2 || o.OverlappingOps != 365 || o.Ops != 424 || o.PeakInFlight != 9 || !o.Conclusive {
 		t.Errorf("S-CONC-1 overlap = %+v, want 2 checks, 365/424, peak 9, conclusive", o)
 	}
-	if rr, _ := r.Rule("L-CONC-1", battery.EraLegacy); rr.Outcome != report.Inconclusive || rr.Overlap == nil || rr.Overlap.Conclusive {
+	if rr, _ := r.Rule("L-CONC-1", EraLegacy); rr.Outcome != report.Inconclusive || rr.Overlap == nil || rr.Overlap.Conclusive {
 		t.Errorf("L-CONC-1 = %q, overlap %+v, want inconclusive and not conclusive", rr.Outcome, rr.Overlap)
 	}
-	if rr, _ := r.Rule("L-GET-1", battery.EraLegacy); rr.Overlap != nil {
+	if rr, _ := r.Rule("L-GET-1", EraLegacy); rr.Overlap != nil {
 		t.Errorf("L-GET-1 has overlap %+v, want none", rr.Overlap)
 	}
 	for _, s := range r.Specs {
@@ -508,7 +508,7 @@ func TestReportOverlap(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if rr, _ := back.Rule("S-CONC-1", battery.EraLegacy); rr.Overlap == nil || *rr.Overlap != *conc.Overlap || back.Specs[0].Overlap == nil {
+	if rr, _ := back.Rule("S-CONC-1", EraLegacy); rr.Overlap == nil || *rr.Overlap != *conc.Overlap || back.Specs[0].Overlap == nil {
 		t.Errorf("JSON round trip lost the overlap: rule %+v, spec %+v", rr.Overlap, back.Specs[0].Overlap)
 	}
 	for _, key := range []string{`"overlapping_ops": 365`, `"ops": 424`, `"peak_in_flight": 9`, `"conclusive": true`, `"share"`} {

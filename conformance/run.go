@@ -25,19 +25,19 @@ import (
 //	func TestLegacy(t *testing.T) { conformance.RunLegacy(t, myHarness) }
 func RunLegacy(t *testing.T, h harness.Harness, opts ...battery.Options) {
 	t.Helper()
-	runEras(t, h, []battery.Era{battery.EraLegacy}, opts)
+	runEras(t, h, []Era{EraLegacy}, opts)
 }
 
 // RunModern runs the modern-era battery against h from a Go test.
 func RunModern(t *testing.T, h harness.Harness, opts ...battery.Options) {
 	t.Helper()
-	runEras(t, h, []battery.Era{battery.EraModern}, opts)
+	runEras(t, h, []Era{EraModern}, opts)
 }
 
 // RunSDK runs the SDK task-store profile's battery (docs/spec.md section 6) against h.
 func RunSDK(t *testing.T, h harness.Harness, opts ...battery.Options) {
 	t.Helper()
-	runEras(t, h, []battery.Era{battery.EraSDK}, opts)
+	runEras(t, h, []Era{EraSDK}, opts)
 }
 
 // Run runs the battery of every era h declares (the SDK profile included). At most one Options may be given; the
@@ -46,16 +46,16 @@ func RunSDK(t *testing.T, h harness.Harness, opts ...battery.Options) {
 // caller's line when the run fails, and with go test -v always.
 func Run(t *testing.T, h harness.Harness, opts ...battery.Options) {
 	t.Helper()
-	var eras []battery.Era
+	var eras []Era
 	caps := h.Capabilities()
 	if caps.Legacy {
-		eras = append(eras, battery.EraLegacy)
+		eras = append(eras, EraLegacy)
 	}
 	if caps.Modern {
-		eras = append(eras, battery.EraModern)
+		eras = append(eras, EraModern)
 	}
 	if caps.SDK {
-		eras = append(eras, battery.EraSDK)
+		eras = append(eras, EraSDK)
 	}
 	if len(eras) == 0 {
 		t.Fatalf("storecheck: harness %s declares no era", h.Name())
@@ -72,7 +72,7 @@ var ranInProcess bool
 // process, so a second Run* call in the same test binary (RunLegacy in one test,
 // RunModern in another) re-executes the test binary for just that test, where it is the
 // first call again.
-func runEras(t *testing.T, h harness.Harness, eras []battery.Era, opts []battery.Options) {
+func runEras(t *testing.T, h harness.Harness, eras []Era, opts []battery.Options) {
 	t.Helper()
 	if ranInProcess {
 		reexec(t)

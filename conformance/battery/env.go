@@ -32,7 +32,7 @@ type Env struct {
 	Ctx  context.Context
 	Rule rules.Rule
 	Caps harness.Capabilities
-	era  Era
+	era  harness.Era
 	Opts Options
 
 	H      harness.Harness

@@ -104,7 +104,7 @@ const (
 // Suite registers the specs of one era against one harness.
 type Suite struct {
 	H    harness.Harness
-	Era  Era
+	Era  harness.Era
 	Opts Options
 	Caps harness.Capabilities
 
@@ -119,21 +119,12 @@ type Suite struct {
 // SpecSite is where one spec is written: its rule, era and text, and the file and line
 // of its It call, relative to the module.
 type SpecSite struct {
-	Rule string `json:"rule"`
-	Era  Era    `json:"era"`
-	Text string `json:"text"`
-	File string `json:"file"`
-	Line int    `json:"line"`
+	Rule string      `json:"rule"`
+	Era  harness.Era `json:"era"`
+	Text string      `json:"text"`
+	File string      `json:"file"`
+	Line int         `json:"line"`
 }
-
-// Era names a contract of docs/spec.md.
-type Era = harness.Era
-
-const (
-	EraLegacy = harness.EraLegacy
-	EraModern = harness.EraModern
-	EraSDK    = harness.EraSDK
-)
 
 // It registers one spec for rule id. Every spec opens a fresh namespace, gets the
 // battery's clock set to Epoch, and closes the namespace when it ends. Faults recorded
