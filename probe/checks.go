@@ -254,7 +254,7 @@ func checkList(ctx context.Context, r *eraRun) error {
 	const n = 12
 	want := map[string]bool{}
 	for range n {
-		id, err := r.owner.create(ctx, r.tools.Quick, r.tools.QuickArgs)
+		id, err := r.owner.createEnded(ctx, r.tools.Quick, r.tools.QuickArgs)
 		if err != nil {
 			return fmt.Errorf("%w: %w", errSetup, err)
 		}

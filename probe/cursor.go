@@ -201,7 +201,7 @@ func (r *eraRun) checkBoundaries(ctx context.Context, known map[string]bool, siz
 	more := multiple - 1 - n
 	for _, count := range []int{multiple - 1, multiple, multiple + 1} {
 		for range more {
-			id, err := r.owner.create(ctx, r.tools.Quick, r.tools.QuickArgs)
+			id, err := r.owner.createEnded(ctx, r.tools.Quick, r.tools.QuickArgs)
 			if err != nil {
 				return fmt.Errorf("%w: %w", errSetup, err)
 			}

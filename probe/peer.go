@@ -177,6 +177,20 @@ func (p *peer) create(ctx context.Context, tool string, args map[string]any) (st
 	return id, err
 }
 
+// createEnded starts tool as a task and waits for it to end: tasks a check makes only
+// to have them listed are made one after another, so that a server's limit of tasks
+// running at once per requestor (V-LIMIT-1's, which a server may keep) never refuses them.
+func (p *peer) createEnded(ctx context.Context, tool string, args map[string]any) (string, error) {
+	id, err := p.create(ctx, tool, args)
+	if err != nil {
+		return "", err
+	}
+	if _, err := p.terminal(ctx, id); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
 // createWith starts tool as a task with the 2025-11-25 params.task given (ignored in the
 // extension) and returns its id and the answer's result.
 func (p *peer) createWith(ctx context.Context, tool string, args, task map[string]any) (string, *client.Response, error) {
