@@ -34,9 +34,8 @@ const (
 type Rule struct {
 	ID    string
 	Level Level
-	// Part is the part of docs/spec.md the rule belongs to. Its JSON name stays "Era",
-	// which scripts reading storecheck list --json know.
-	Part Part `json:"Era"`
+	// Part is the part of docs/spec.md the rule belongs to.
+	Part Part
 	// Area groups rules for progress output ("owner", "list", "swap", ...).
 	Area string
 	// Text is the rule in one line.
