@@ -25,3 +25,24 @@ func TestReferenceImportsNoConformance(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceImportsNoRootInternal keeps the arrows pointing down: the reference
+// stores depend on nothing of the module outside reference/, so its root internal/
+// packages (which serve the adapters and the tools) are not theirs. Tests may use the
+// shared benchmark harness.
+func TestReferenceImportsNoRootInternal(t *testing.T) {
+	const module = "github.com/storecheck/storecheck/"
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}`, module+"reference/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	pkgs := strings.Fields(string(out))
+	if len(pkgs) == 0 {
+		t.Fatal("go list listed no packages: the check would pass vacuously")
+	}
+	for _, p := range pkgs {
+		if strings.HasPrefix(p, module) && !strings.HasPrefix(p, module+"reference") {
+			t.Errorf("a package under reference/ depends on %s, outside reference/ (find the importer with: go list -deps -f '{{.ImportPath}} {{.Imports}}' ./reference/...)", p)
+		}
+	}
+}

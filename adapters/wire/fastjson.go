@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/storecheck/storecheck/internal/jsonscan"
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonscan"
 	"github.com/storecheck/storecheck/reference/modern"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/storecheck/storecheck/internal/jsonscan"
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonscan"
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
@@ -113,7 +113,7 @@ func TestFastJSONSeeds(t *testing.T) {
 func checkFast(t *testing.T, line []byte) {
 	t.Helper()
 	// The generic scanner and decoder are checked against encoding/json in
-	// internal/jsonscan (FuzzDecode); here, what the wire's own fast paths build on them.
+	// reference/jsonscan (FuzzDecode); here, what the wire's own fast paths build on them.
 	if _, ok := jsonscan.ScanObject(line, nil); ok && !json.Valid(line) {
 		t.Fatalf("ScanObject accepts %q, encoding/json does not", line)
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/storecheck/storecheck/internal/jsonscan"
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonscan"
 )
 
 // ProtocolVersion is the newest version of docs/wire.md this package speaks: storecheck

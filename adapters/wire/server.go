@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance/harness"
-	"github.com/storecheck/storecheck/internal/jsonscan"
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonscan"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storecheck/storecheck/internal/jsonscan"
+	"github.com/storecheck/storecheck/reference/jsonscan"
 )
 
 // decodeSeeds are values the fast path must decode exactly as encoding/json does, or

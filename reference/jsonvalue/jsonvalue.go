@@ -19,7 +19,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/storecheck/storecheck/internal/jsonscan"
+	"github.com/storecheck/storecheck/reference/jsonscan"
 )
 
 // ErrNotJSON is wrapped by Normalize for values that have no JSON form.

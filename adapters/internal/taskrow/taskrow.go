@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/storecheck/storecheck/internal/jsonscan"
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/jsonscan"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -211,7 +211,7 @@ func FillModern(t *modern.Task, body string) error {
 }
 
 // fill is DecodeJSON(body, b) for the bodies NewModern writes, through the wire's
-// scanner (internal/jsonscan): a modern Get spent most of its client CPU in
+// scanner (reference/jsonscan): a modern Get spent most of its client CPU in
 // encoding/json's reflection (docs/performance.md, "decode"). It reports false, leaving
 // b to be thrown away, for anything else (a key of another spelling or case, or twice,
 // a value of another type, a number an int64 does not hold): DecodeJSON then decides,
