@@ -43,7 +43,7 @@ func describeOwn(h harness.Harness, era Era, opts []battery.Options) bool {
 	if len(opts) == 1 && (opts[0].JSON != "" || opts[0].JUnit != "") {
 		panic(fmt.Errorf("conformance.%s: %w: Options.JSON and JUnit are written by Run and Execute; in a Ginkgo suite use ginkgo --json-report / --junit-report", name, ErrOptions))
 	}
-	s := &battery.Suite{H: h, Era: era, Caps: h.Capabilities(), OwnArtifacts: true}
+	s := &battery.Suite{Harness: h, Era: era, Caps: h.Capabilities(), OwnArtifacts: true}
 	return ginkgo.Describe(fmt.Sprintf("%s [%s era]", h.Name(), era), ginkgo.Label(string(era)), func() {
 		o, err := goTestOptions(opts)
 		if err != nil {
@@ -70,7 +70,7 @@ func describe(h harness.Harness, era Era, opts []battery.Options) bool {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	s := &battery.Suite{H: h, Era: era, Opts: o.WithDefaults(), Caps: h.Capabilities()}
+	s := &battery.Suite{Harness: h, Era: era, Opts: o.WithDefaults(), Caps: h.Capabilities()}
 	return ginkgo.Describe(fmt.Sprintf("%s [%s era]", h.Name(), era), ginkgo.Label(string(era)), func() {
 		for _, register := range areas[era] {
 			register(s)

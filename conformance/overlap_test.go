@@ -369,7 +369,7 @@ func TestRoundsStopOnTheirTimeBudget(t *testing.T) {
 	} {
 		e := &battery.Env{Ctx: context.Background(), Opts: battery.Options{Budget: battery.Budget{RaceTime: tc.budget}}}
 		if tc.name == "over the wire" {
-			e.H = gauged{memharness.Harness()}
+			e.Harness = gauged{memharness.Harness()}
 		}
 		m := e.Meter()
 		n := 0
@@ -422,7 +422,7 @@ func TestWireRoundsRunForWireRaceTime(t *testing.T) {
 	} {
 		e := &battery.Env{Ctx: context.Background(), Opts: battery.Options{Budget: battery.Budget{WireRaceTime: tc.budget}}}
 		if tc.wire {
-			e.H = gauged{memharness.Harness()}
+			e.Harness = gauged{memharness.Harness()}
 		}
 		m := e.Meter()
 		n, start := 0, time.Now()
@@ -469,7 +469,7 @@ func TestWireRoundsRunUntilTheChildHadItsCPU(t *testing.T) {
 	} {
 		started := time.Now()
 		g := &cpuGauged{gauged: gauged{memharness.Harness()}, share: tc.share, known: tc.known, since: started}
-		e := &battery.Env{Ctx: context.Background(), Opts: battery.Options{Budget: battery.Budget{WireRaceTime: min}}, H: g}
+		e := &battery.Env{Ctx: context.Background(), Opts: battery.Options{Budget: battery.Budget{WireRaceTime: min}}, Harness: g}
 		m := e.Meter()
 		for range m.Rounds(base) {
 			time.Sleep(time.Millisecond)

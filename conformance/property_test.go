@@ -41,7 +41,7 @@ func newPropEnv(t testing.TB, h harness.Harness, rule string, opts battery.Optio
 	if !ok {
 		t.Fatalf("unknown rule %s", rule)
 	}
-	return &battery.Env{Ctx: ctx, Rule: r, Caps: caps, Opts: opts.WithDefaults(), H: h, Ns: ns, Manual: clock, Tag: fmt.Sprintf("t%d", time.Now().UnixNano()%1e6)}
+	return &battery.Env{Ctx: ctx, Rule: r, Caps: caps, Opts: opts.WithDefaults(), Harness: h, Namespace: ns, Manual: clock, Tag: fmt.Sprintf("t%d", time.Now().UnixNano()%1e6)}
 }
 
 // runProp runs a spec body and returns its faults.

@@ -35,9 +35,9 @@ type Env struct {
 	era  harness.Era
 	Opts Options
 
-	H      harness.Harness
-	Ns     harness.Namespace
-	Manual *reference.ManualClock // nil without clock control
+	Harness   harness.Harness
+	Namespace harness.Namespace
+	Manual    *reference.ManualClock // nil without clock control
 
 	mu     sync.Mutex
 	faults []fault
@@ -103,17 +103,17 @@ func (e *Env) NowMillis() int64 { return reference.NowMillis(e.Clock()) }
 
 // Legacy returns the spec's legacy store (the same instance on every call).
 func (e *Env) Legacy() legacy.Store {
-	return opened(e, &e.legacy, "legacy store", e.Ns.Legacy)
+	return opened(e, &e.legacy, "legacy store", e.Namespace.Legacy)
 }
 
 // Modern returns the spec's modern store (the same instance on every call).
 func (e *Env) Modern() modern.Store {
-	return opened(e, &e.modern, "modern store", e.Ns.Modern)
+	return opened(e, &e.modern, "modern store", e.Namespace.Modern)
 }
 
 // SDK returns the spec's SDK-profile store (the same instance on every call).
 func (e *Env) SDK() sdk.Store {
-	return opened(e, &e.sdk, "SDK-profile store", func(ctx context.Context) (sdk.Store, error) { return harness.OpenSDK(ctx, e.Ns) })
+	return opened(e, &e.sdk, "SDK-profile store", func(ctx context.Context) (sdk.Store, error) { return harness.OpenSDK(ctx, e.Namespace) })
 }
 
 // opened returns *st, opening it first when it is not yet: the spec's one instance of
@@ -132,10 +132,14 @@ func opened[S comparable](e *Env, st *S, what string, open func(context.Context)
 
 // OtherLegacy opens another instance on the same namespace (S-SHARE-1). It skips when
 // the harness does not declare shared instances.
-func (e *Env) OtherLegacy() legacy.Store { return other(e, "second legacy instance", e.Ns.Legacy) }
+func (e *Env) OtherLegacy() legacy.Store {
+	return other(e, "second legacy instance", e.Namespace.Legacy)
+}
 
 // OtherModern is OtherLegacy for the modern era.
-func (e *Env) OtherModern() modern.Store { return other(e, "second modern instance", e.Ns.Modern) }
+func (e *Env) OtherModern() modern.Store {
+	return other(e, "second modern instance", e.Namespace.Modern)
+}
 
 func other[S any](e *Env, what string, open func(context.Context) (S, error)) S {
 	if !e.Caps.Shared {
@@ -150,7 +154,7 @@ func other[S any](e *Env, what string, open func(context.Context) (S, error)) S 
 // harness's or the transport's failure, not the rule's.
 func (e *Env) BringUp(what string, err error) {
 	if err != nil {
-		abort(fmt.Sprintf("bring-up of the %s failed: %v", what, err), e.H)
+		abort(fmt.Sprintf("bring-up of the %s failed: %v", what, err), e.Harness)
 	}
 }
 

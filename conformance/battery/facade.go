@@ -55,9 +55,9 @@ func (e *Env) ReferenceFacadeOnly(why string) {
 // facades returns the namespace's own facades, failing the spec when the harness
 // declared FacadeOwn without providing them.
 func (e *Env) facades() harness.Facades {
-	f, ok := e.Ns.(harness.Facades)
+	f, ok := e.Namespace.(harness.Facades)
 	if !ok {
-		e.BringUp("the store's facades", fmt.Errorf("the harness declares its own facade, but its namespace %T does not implement harness.Facades", e.Ns))
+		e.BringUp("the store's facades", fmt.Errorf("the harness declares its own facade, but its namespace %T does not implement harness.Facades", e.Namespace))
 	}
 	return f
 }

@@ -43,7 +43,7 @@ func (e *Env) FaultOf(rule, msg string) {
 		return
 	}
 	b, _ := json.Marshal(FaultOf{Rule: r.ID, Message: fmt.Sprintf("%s\n  store: %s (%s era)\n  found by a spec of %s:\n  %s",
-		r, e.H.Name(), e.era, e.Rule.ID, strings.ReplaceAll(strings.TrimSpace(msg), "\n", "\n  "))})
+		r, e.Harness.Name(), e.era, e.Rule.ID, strings.ReplaceAll(strings.TrimSpace(msg), "\n", "\n  "))})
 	if e.InSpec {
 		ginkgo.AddReportEntry(EntryFaultOf, string(b))
 	}

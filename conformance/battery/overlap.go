@@ -138,7 +138,7 @@ type OverlapMeter struct {
 // flight at its store, the count starts afresh here.
 func (e *Env) Meter() *OverlapMeter {
 	m := &OverlapMeter{E: e, stats: report.OverlapStats{MinOverlapping: MinOverlapping, MinInFlight: MinInFlight}}
-	if g, ok := e.H.(harness.InFlightGauge); ok {
+	if g, ok := e.Harness.(harness.InFlightGauge); ok {
 		m.gauge = g
 		g.PeakInFlight()
 	}
@@ -252,7 +252,7 @@ func (m *OverlapMeter) wireMinimum(start time.Time) *wireMin {
 		return &wireMin{done: true}
 	}
 	w := &wireMin{until: start.Add(m.E.Opts.Budget.WireRaceTime)}
-	if g, ok := m.E.H.(harness.CPUGauge); ok {
+	if g, ok := m.E.Harness.(harness.CPUGauge); ok {
 		if cpu, ok := g.StoreCPU(); ok {
 			w.g, w.cpu0 = g, cpu
 			w.cpuNeed = time.Duration(float64(m.E.Opts.Budget.WireRaceTime) * WireRaceCPUShare)

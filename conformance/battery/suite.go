@@ -103,10 +103,10 @@ const (
 
 // Suite registers the specs of one era against one harness.
 type Suite struct {
-	H    harness.Harness
-	Era  harness.Era
-	Opts Options
-	Caps harness.Capabilities
+	Harness harness.Harness
+	Era     harness.Era
+	Opts    Options
+	Caps    harness.Capabilities
 
 	Only         map[string]bool // when set, the rule IDs whose specs are registered (Describe* with rules)
 	OwnArtifacts bool            // each spec starts and removes its own artifacts (Describe*, outside Run)
@@ -155,7 +155,7 @@ func (s *Suite) It(id, text string, body func(e *Env), decorators ...any) {
 func (s *Suite) run(ctx ginkgo.SpecContext, rule rules.Rule, body func(e *Env)) {
 	deadline := time.Now().Add(s.Opts.SpecTimeout)
 	// Once the transport has failed, nothing later is the store's answer.
-	if err := transportFailure(s.H); err != nil {
+	if err := transportFailure(s.Harness); err != nil {
 		abort("not run: the transport failed in an earlier spec: "+err.Error(), nil)
 	}
 	if s.OwnArtifacts {
@@ -170,9 +170,9 @@ func (s *Suite) run(ctx ginkgo.SpecContext, rule rules.Rule, body func(e *Env)) 
 	if clock != nil {
 		openClock = clock
 	}
-	ns, err := s.H.Open(ctx, openClock)
+	ns, err := s.Harness.Open(ctx, openClock)
 	if err != nil {
-		abort(fmt.Sprintf("namespace bring-up failed: %v", err), s.H)
+		abort(fmt.Sprintf("namespace bring-up failed: %v", err), s.Harness)
 	}
 	ginkgo.DeferCleanup(func() {
 		// Cleanup gets its own context: the spec's may have ended.
@@ -184,7 +184,7 @@ func (s *Suite) run(ctx ginkgo.SpecContext, rule rules.Rule, body func(e *Env)) 
 	})
 	var tag [4]byte
 	_, _ = rand.Read(tag[:])
-	e := &Env{Ctx: ctx, Rule: rule, Caps: s.Caps, era: s.Era, Opts: s.Opts, H: s.H, Ns: ns, Manual: clock, Tag: hex.EncodeToString(tag[:]), InSpec: true, Deadline: deadline}
+	e := &Env{Ctx: ctx, Rule: rule, Caps: s.Caps, era: s.Era, Opts: s.Opts, Harness: s.Harness, Namespace: ns, Manual: clock, Tag: hex.EncodeToString(tag[:]), InSpec: true, Deadline: deadline}
 	active.Store(e)
 	defer active.Store(nil)
 	// Faults of other rules are filed however the spec ends (a skip included).
@@ -198,7 +198,7 @@ func (s *Suite) run(ctx ginkgo.SpecContext, rule rules.Rule, body func(e *Env)) 
 				}
 				// A panic after the transport failed (a nil answer dereferenced, a
 				// matcher's Fail) is the transport's doing: the entry makes it aborted.
-				if err := transportFailure(s.H); err != nil {
+				if err := transportFailure(s.Harness); err != nil {
 					ginkgo.AddReportEntry(EntryAborted, abortCause(err.Error()))
 				}
 				panic(r)
@@ -211,11 +211,11 @@ func (s *Suite) run(ctx ginkgo.SpecContext, rule rules.Rule, body func(e *Env)) 
 	if len(faults) == 0 {
 		return
 	}
-	if err := transportFailure(s.H); err != nil {
+	if err := transportFailure(s.Harness); err != nil {
 		abort(fmt.Sprintf("the transport failed during this spec: %v\n  faults recorded (not judged: they may be the transport's):\n%s",
 			err, strings.Join(faults, "\n  ---\n")), nil)
 	}
-	msg := fmt.Sprintf("%s\n  store: %s (%s era)\n%s", rule, s.H.Name(), s.Era, strings.Join(faults, "\n  ---\n"))
+	msg := fmt.Sprintf("%s\n  store: %s (%s era)\n%s", rule, s.Harness.Name(), s.Era, strings.Join(faults, "\n  ---\n"))
 	if rule.Level == rules.Should && !s.Opts.Strict {
 		ginkgo.AddReportEntry(LabelWarning, msg)
 		return

@@ -183,7 +183,7 @@ func modernCrowdHeld(e *battery.Env) {
 // crowdOrHeld picks S-CTX-1's held-call check: the harness's hold when it has one, the
 // crowd otherwise.
 func crowdOrHeld(e *battery.Env, era harness.Era) (*blocked, bool) {
-	b, ok := e.Ns.(harness.Blocker)
+	b, ok := e.Namespace.(harness.Blocker)
 	if !ok {
 		if era == harness.EraLegacy {
 			legacyCrowdHeld(e)
