@@ -236,8 +236,8 @@ func (m *Legacy) CheckList(opts legacy.ListOptions, rows []legacy.Task, ours fun
 
 // --- facade (docs/spec.md 1.2) ---
 
-// FCreate is L-F-CREATE-1: a non-empty owner is stamped over meta's.
-func (m *Legacy) FCreate(id string, meta legacy.Task, owner string, now int64) (legacy.Task, error) {
+// FacadeCreate is L-F-CREATE-1: a non-empty owner is stamped over meta's.
+func (m *Legacy) FacadeCreate(id string, meta legacy.Task, owner string, now int64) (legacy.Task, error) {
 	meta = canonical(meta)
 	if owner != "" {
 		meta[legacy.KeyOwner] = owner
@@ -245,8 +245,8 @@ func (m *Legacy) FCreate(id string, meta legacy.Task, owner string, now int64) (
 	return m.Create(id, meta, now)
 }
 
-// FGet is the facade's scoped Get (S-OWN-1/2): a denied task is not found.
-func (m *Legacy) FGet(id string, c reference.Caller, requireOwner bool) (legacy.Task, error) {
+// FacadeGet is the facade's scoped Get (S-OWN-1/2): a denied task is not found.
+func (m *Legacy) FacadeGet(id string, c reference.Caller, requireOwner bool) (legacy.Task, error) {
 	t, ok := m.tasks[id]
 	if !ok || !Visible(LegacyOwner(t), c, requireOwner) {
 		return nil, reference.NotFound(id)
@@ -254,10 +254,10 @@ func (m *Legacy) FGet(id string, c reference.Caller, requireOwner bool) (legacy.
 	return copyTask(t), nil
 }
 
-// FUpdate is the worker's Update (L-F-FIN-1): a write carrying status is refused with
+// FacadeUpdate is the worker's Update (L-F-FIN-1): a write carrying status is refused with
 // ErrTerminal on a terminal task and with ErrInvalidTransition against the table (a
 // status that is not a known string included); other writes are not checked.
-func (m *Legacy) FUpdate(id string, changes legacy.Task) (legacy.Task, error) {
+func (m *Legacy) FacadeUpdate(id string, changes legacy.Task) (legacy.Task, error) {
 	raw, hasStatus := changes[legacy.KeyStatus]
 	if !hasStatus {
 		return m.Update(id, changes)
@@ -277,9 +277,9 @@ func (m *Legacy) FUpdate(id string, changes legacy.Task) (legacy.Task, error) {
 	return m.Update(id, changes)
 }
 
-// FCancel is the facade's scoped Cancel (L-F-SCOPE-1, L-F-CANCEL-1, L-F-FIN-1).
-func (m *Legacy) FCancel(id string, c reference.Caller, requireOwner bool) (legacy.Task, error) {
-	t, err := m.FGet(id, c, requireOwner)
+// FacadeCancel is the facade's scoped Cancel (L-F-SCOPE-1, L-F-CANCEL-1, L-F-FIN-1).
+func (m *Legacy) FacadeCancel(id string, c reference.Caller, requireOwner bool) (legacy.Task, error) {
+	t, err := m.FacadeGet(id, c, requireOwner)
 	if err != nil {
 		return nil, err
 	}
@@ -289,10 +289,10 @@ func (m *Legacy) FCancel(id string, c reference.Caller, requireOwner bool) (lega
 	return m.Cancel(id)
 }
 
-// FListVisible is what the facade's List(opts, caller) may return (L-F-LIST-1): the
+// FacadeListVisible is what the facade's List(opts, caller) may return (L-F-LIST-1): the
 // caller's visible tasks matching the status filter, sorted by id; the facade returns
 // min(Limit, len) of them in the store's order (Limit <= 0: none).
-func (m *Legacy) FListVisible(opts legacy.ListOptions, c reference.Caller, requireOwner bool) []legacy.Task {
+func (m *Legacy) FacadeListVisible(opts legacy.ListOptions, c reference.Caller, requireOwner bool) []legacy.Task {
 	var out []legacy.Task
 	for _, id := range m.IDs() {
 		t := m.tasks[id]
@@ -303,8 +303,8 @@ func (m *Legacy) FListVisible(opts legacy.ListOptions, c reference.Caller, requi
 	return out
 }
 
-// FCleanup is L-F-CLEAN-1: the store's Cleanup when it has one, else nothing and 0.
-func (m *Legacy) FCleanup(ttl time.Duration, now int64, hasCleaner bool) int {
+// FacadeCleanup is L-F-CLEAN-1: the store's Cleanup when it has one, else nothing and 0.
+func (m *Legacy) FacadeCleanup(ttl time.Duration, now int64, hasCleaner bool) int {
 	if !hasCleaner {
 		return 0
 	}
@@ -358,7 +358,7 @@ func (m *Legacy) CheckFList(opts legacy.ListOptions, c reference.Caller, require
 		return rule, err
 	}
 	if opts.Limit == nil || len(rows) < *opts.Limit {
-		for _, t := range m.FListVisible(opts, c, requireOwner) {
+		for _, t := range m.FacadeListVisible(opts, c, requireOwner) {
 			if id := t[legacy.KeyTaskID].(string); ours(id) && !seen[id] {
 				return "L-F-LIST-1", fmt.Errorf("task %q is visible to %s and matches, but is missing", id, c)
 			}

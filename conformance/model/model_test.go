@@ -102,32 +102,32 @@ func TestLegacyCheckList(t *testing.T) {
 
 func TestLegacyFacade(t *testing.T) {
 	m := NewLegacy()
-	m.FCreate("t", legacy.Task{"owner": "mallory"}, "alice", 0)
+	m.FacadeCreate("t", legacy.Task{"owner": "mallory"}, "alice", 0)
 	if tk, _ := m.Task("t"); LegacyOwner(tk) != "alice" {
 		t.Fatalf("owner not stamped over meta's: %v", tk)
 	}
-	_, err := m.FGet("t", reference.Principal("Alice"), false)
+	_, err := m.FacadeGet("t", reference.Principal("Alice"), false)
 	mustErr(t, err, reference.ErrNotFound, "FGet by another principal")
-	_, err = m.FCancel("t", reference.Anonymous(), false)
+	_, err = m.FacadeCancel("t", reference.Anonymous(), false)
 	mustErr(t, err, reference.ErrNotFound, "FCancel by anonymous")
 	if tk, _ := m.Task("t"); LegacyStatus(tk) != reference.StatusWorking {
 		t.Fatal("denied cancel wrote")
 	}
-	_, err = m.FUpdate("t", legacy.Task{"status": "Working"})
+	_, err = m.FacadeUpdate("t", legacy.Task{"status": "Working"})
 	mustErr(t, err, reference.ErrInvalidTransition, "FUpdate to an unknown status")
-	if _, err = m.FCancel("t", reference.Principal("alice"), true); err != nil {
+	if _, err = m.FacadeCancel("t", reference.Principal("alice"), true); err != nil {
 		t.Fatal(err)
 	}
-	_, err = m.FUpdate("t", legacy.Task{"status": "completed"})
+	_, err = m.FacadeUpdate("t", legacy.Task{"status": "completed"})
 	mustErr(t, err, reference.ErrTerminal, "FUpdate of a cancelled task")
-	if _, err = m.FUpdate("t", legacy.Task{"note": "x"}); err != nil {
+	if _, err = m.FacadeUpdate("t", legacy.Task{"note": "x"}); err != nil {
 		t.Fatalf("a write without status is not checked: %v", err)
 	}
-	m.FCreate("u", legacy.Task{}, "", 0)
-	if n := len(m.FListVisible(legacy.ListOptions{}, reference.Anonymous(), true)); n != 0 {
+	m.FacadeCreate("u", legacy.Task{}, "", 0)
+	if n := len(m.FacadeListVisible(legacy.ListOptions{}, reference.Anonymous(), true)); n != 0 {
 		t.Fatalf("require_owner: anonymous sees %d unowned tasks", n)
 	}
-	if n := len(m.FListVisible(legacy.ListOptions{}, reference.Anonymous(), false)); n != 1 {
+	if n := len(m.FacadeListVisible(legacy.ListOptions{}, reference.Anonymous(), false)); n != 1 {
 		t.Fatalf("anonymous sees %d tasks, want the unowned one", n)
 	}
 }
@@ -179,39 +179,39 @@ func TestModernFacade(t *testing.T) {
 		t.Fatalf("1.5 ms must round up to 2: %v", ttl)
 	}
 	m := NewModern()
-	_, err := m.FCreate(f, "x", CreateOptions{TTL: new(time.Duration(0))}, 0, nil)
+	_, err := m.FacadeCreate(f, "x", CreateOptions{TTL: new(time.Duration(0))}, 0, nil)
 	mustErr(t, err, reference.ErrInvalid, "ttl 0")
 	hook := errors.New("boom")
-	task, err := m.FCreate(f, "t", CreateOptions{Owner: "alice"}, 100, hook)
+	task, err := m.FacadeCreate(f, "t", CreateOptions{Owner: "alice"}, 100, hook)
 	if !errors.Is(err, hook) || task.Status != reference.StatusFailed || task.Version != 2 || len(m.Notes) != 2 {
 		t.Fatalf("hook failure: %v %v v%d notes %d", err, task.Status, task.Version, len(m.Notes))
 	}
 
-	m.FCreate(f, "u", CreateOptions{}, 100, nil)
-	if _, err := m.FRequireInput(f, "u", map[string]any{"k1": "q", "k2": "q"}, 200); err != nil {
+	m.FacadeCreate(f, "u", CreateOptions{}, 100, nil)
+	if _, err := m.FacadeRequireInput(f, "u", map[string]any{"k1": "q", "k2": "q"}, 200); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := m.FUpdate(f, "u", reference.Anonymous(), map[string]any{"k1": "a", "zz": "ignored"}, 300)
+	got, _ := m.FacadeUpdate(f, "u", reference.Anonymous(), map[string]any{"k1": "a", "zz": "ignored"}, 300)
 	if got.Status != reference.StatusInputRequired || len(got.StagedResponses) != 1 || len(got.InputResponses) != 0 {
 		t.Fatalf("partial answer: %+v", got)
 	}
 	before := len(m.Notes)
-	if again, _ := m.FUpdate(f, "u", reference.Anonymous(), map[string]any{"k1": "b"}, 300); again.Version != got.Version || len(m.Notes) != before {
+	if again, _ := m.FacadeUpdate(f, "u", reference.Anonymous(), map[string]any{"k1": "b"}, 300); again.Version != got.Version || len(m.Notes) != before {
 		t.Fatal("answering a key twice wrote")
 	}
-	got, _ = m.FUpdate(f, "u", reference.Anonymous(), map[string]any{"k2": "a"}, 300)
+	got, _ = m.FacadeUpdate(f, "u", reference.Anonymous(), map[string]any{"k2": "a"}, 300)
 	if got.Status != reference.StatusWorking || len(got.InputResponses) != 2 || len(got.StagedResponses) != 0 {
 		t.Fatalf("last answer: %+v", got)
 	}
-	_, err = m.FRequireInput(f, "u", map[string]any{"k1": "again"}, 400)
+	_, err = m.FacadeRequireInput(f, "u", map[string]any{"k1": "again"}, 400)
 	mustErr(t, err, reference.ErrKeyReused, "reissued key")
-	m.FComplete(f, "u", map[string]any{"r": json.Number("1")}, 500)
-	cur, err := m.FCancel(f, "u", reference.System(), 600)
+	m.FacadeComplete(f, "u", map[string]any{"r": json.Number("1")}, 500)
+	cur, err := m.FacadeCancel(f, "u", reference.System(), 600)
 	mustErr(t, err, reference.ErrTerminal, "Cancel of a completed task")
 	if cur.Status != reference.StatusCompleted || cur.LastUpdatedAt != 500 {
 		t.Fatalf("Cancel of a terminal task must answer it as it is: %+v", cur)
 	}
-	_, err = m.FGet(Facade{RequireOwner: true}, "u", reference.Anonymous(), 600)
+	_, err = m.FacadeGet(Facade{RequireOwner: true}, "u", reference.Anonymous(), 600)
 	mustErr(t, err, reference.ErrNotFound, "require_owner: anonymous Get of an unowned task")
 }
 

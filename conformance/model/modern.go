@@ -163,10 +163,10 @@ func (f Facade) TTL(requested *time.Duration) *int64 {
 	return &ms
 }
 
-// FCreate is M-F-CREATE-1 for the id the facade generated: a working task stamped from
+// FacadeCreate is M-F-CREATE-1 for the id the facade generated: a working task stamped from
 // opts at now, then, when the start hook failed with hookErr, failed with code -32603
 // and the hook's message.
-func (m *Modern) FCreate(f Facade, id string, opts CreateOptions, now int64, hookErr error) (modern.Task, error) {
+func (m *Modern) FacadeCreate(f Facade, id string, opts CreateOptions, now int64, hookErr error) (modern.Task, error) {
 	if (opts.TTL != nil && *opts.TTL <= 0) || (opts.PollInterval != nil && *opts.PollInterval <= 0) {
 		return modern.Task{}, reference.ErrInvalid
 	}
@@ -186,7 +186,7 @@ func (m *Modern) FCreate(f Facade, id string, opts CreateOptions, now int64, hoo
 	if hookErr == nil {
 		return created, nil
 	}
-	failed, _ := m.FFail(f, id, map[string]any{"code": json.Number("-32603"), "message": hookErr.Error()}, now)
+	failed, _ := m.FacadeFail(f, id, map[string]any{"code": json.Number("-32603"), "message": hookErr.Error()}, now)
 	return failed, fmt.Errorf("start task %s: %w", id, hookErr)
 }
 
@@ -199,19 +199,19 @@ func (m *Modern) load(f Facade, id string, c reference.Caller, now int64) (moder
 	return t, nil
 }
 
-// FGet is the client's tasks/get (M-F-SCOPE-1).
-func (m *Modern) FGet(f Facade, id string, c reference.Caller, now int64) (modern.Task, error) {
+// FacadeGet is the client's tasks/get (M-F-SCOPE-1).
+func (m *Modern) FacadeGet(f Facade, id string, c reference.Caller, now int64) (modern.Task, error) {
 	return m.load(f, id, c, now)
 }
 
-// FStatus is the worker's read (M-F-TTL-1).
-func (m *Modern) FStatus(f Facade, id string, now int64) (modern.Task, error) {
+// FacadeStatus is the worker's read (M-F-TTL-1).
+func (m *Modern) FacadeStatus(f Facade, id string, now int64) (modern.Task, error) {
 	return m.load(f, id, reference.System(), now)
 }
 
-// FCancelled reports whether the task is cancelled.
-func (m *Modern) FCancelled(f Facade, id string, now int64) (bool, error) {
-	t, err := m.FStatus(f, id, now)
+// FacadeCancelled reports whether the task is cancelled.
+func (m *Modern) FacadeCancelled(f Facade, id string, now int64) (bool, error) {
+	t, err := m.FacadeStatus(f, id, now)
 	return err == nil && t.Status == reference.StatusCancelled, err
 }
 
@@ -251,16 +251,16 @@ func object(v map[string]any) map[string]any {
 	return n.(map[string]any)
 }
 
-// FProgress sets the status message of a live task.
-func (m *Modern) FProgress(f Facade, id, message string, now int64) (modern.Task, error) {
+// FacadeProgress sets the status message of a live task.
+func (m *Modern) FacadeProgress(f Facade, id, message string, now int64) (modern.Task, error) {
 	return m.write(f, id, reference.System(), now, func(t *modern.Task) (bool, error) {
 		t.StatusMessage = message
 		return true, nil
 	})
 }
 
-// FRequireInput is M-F-INPUT-1. Keys of one call are issued in sorted order.
-func (m *Modern) FRequireInput(f Facade, id string, requests map[string]any, now int64) (modern.Task, error) {
+// FacadeRequireInput is M-F-INPUT-1. Keys of one call are issued in sorted order.
+func (m *Modern) FacadeRequireInput(f Facade, id string, requests map[string]any, now int64) (modern.Task, error) {
 	if len(requests) == 0 {
 		return modern.Task{}, reference.ErrInvalid
 	}
@@ -283,8 +283,8 @@ func (m *Modern) FRequireInput(f Facade, id string, requests map[string]any, now
 	})
 }
 
-// FUpdate is the client's tasks/update (M-F-INPUT-2, M-F-SCOPE-1).
-func (m *Modern) FUpdate(f Facade, id string, c reference.Caller, responses map[string]any, now int64) (modern.Task, error) {
+// FacadeUpdate is the client's tasks/update (M-F-INPUT-2, M-F-SCOPE-1).
+func (m *Modern) FacadeUpdate(f Facade, id string, c reference.Caller, responses map[string]any, now int64) (modern.Task, error) {
 	resps := object(responses)
 	return m.write(f, id, c, now, func(t *modern.Task) (bool, error) {
 		applied := false
@@ -311,8 +311,8 @@ func (m *Modern) FUpdate(f Facade, id string, c reference.Caller, responses map[
 	})
 }
 
-// FComplete finishes a live task with result (nil stores {}).
-func (m *Modern) FComplete(f Facade, id string, result map[string]any, now int64) (modern.Task, error) {
+// FacadeComplete finishes a live task with result (nil stores {}).
+func (m *Modern) FacadeComplete(f Facade, id string, result map[string]any, now int64) (modern.Task, error) {
 	res := object(result)
 	return m.write(f, id, reference.System(), now, func(t *modern.Task) (bool, error) {
 		t.Status = reference.StatusCompleted
@@ -321,8 +321,8 @@ func (m *Modern) FComplete(f Facade, id string, result map[string]any, now int64
 	})
 }
 
-// FFail fails a live task with a JSON-RPC error object (nil is ErrInvalid).
-func (m *Modern) FFail(f Facade, id string, rpcError map[string]any, now int64) (modern.Task, error) {
+// FacadeFail fails a live task with a JSON-RPC error object (nil is ErrInvalid).
+func (m *Modern) FacadeFail(f Facade, id string, rpcError map[string]any, now int64) (modern.Task, error) {
 	if rpcError == nil {
 		return modern.Task{}, reference.ErrInvalid
 	}
@@ -334,9 +334,9 @@ func (m *Modern) FFail(f Facade, id string, rpcError map[string]any, now int64) 
 	})
 }
 
-// FCancel is the client's tasks/cancel: a terminal task is answered as it is with
+// FacadeCancel is the client's tasks/cancel: a terminal task is answered as it is with
 // ErrTerminal (M-F-FIN-1).
-func (m *Modern) FCancel(f Facade, id string, c reference.Caller, now int64) (modern.Task, error) {
+func (m *Modern) FacadeCancel(f Facade, id string, c reference.Caller, now int64) (modern.Task, error) {
 	return m.write(f, id, c, now, func(t *modern.Task) (bool, error) {
 		t.Status = reference.StatusCancelled
 		return true, nil

@@ -20,8 +20,8 @@ func TestExplainModernJudgesTheFinalRead(t *testing.T) {
 	owner := reference.System()
 	calls := []RaceCall[modern.Task]{{"Cancel(system)",
 		func(context.Context) (modern.Task, error) { return modern.Task{}, nil },
-		func() (modern.Task, error) { return m.FCancel(model.Facade{}, "t1", owner, 5) }}}
-	want, err := start.Clone().FCancel(model.Facade{}, "t1", owner, 5)
+		func() (modern.Task, error) { return m.FacadeCancel(model.Facade{}, "t1", owner, 5) }}}
+	want, err := start.Clone().FacadeCancel(model.Facade{}, "t1", owner, 5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -369,11 +369,11 @@ func (lm *legacyMachine) fCreate(t *rapid.T) {
 	}
 	lm.createStep(t, "L-F-CREATE-1", id, fmt.Sprintf("Tasks.Create(%q, %s, %q)", id, battery.Q(meta), owner), stored,
 		func() (legacy.Task, error) { return lm.fac[0].Create(lm.ctx, id, meta, owner) },
-		func(now int64) (legacy.Task, error) { return lm.m.FCreate(id, meta, owner, now) })
+		func(now int64) (legacy.Task, error) { return lm.m.FacadeCreate(id, meta, owner, now) })
 }
 
 func (lm *legacyMachine) fGet(t *rapid.T) {
-	lm.scoped(t, "S-OWN-1", "Get", (*legacy.Tasks).Get, lm.m.FGet, nil)
+	lm.scoped(t, "S-OWN-1", "Get", (*legacy.Tasks).Get, lm.m.FacadeGet, nil)
 }
 
 // scoped makes the call op (run) of a drawn id, as a drawn caller, through a drawn facade
@@ -402,12 +402,12 @@ func (lm *legacyMachine) fUpdate(t *rapid.T) {
 	}
 	got, err := lm.fac[0].Update(lm.ctx, id, changes)
 	in := lm.step(t, "L-F-FIN-1", "Tasks.Update(%q, %s) -> %s", id, battery.Q(changes), battery.Outcome(err))
-	want, wantErr := lm.m.FUpdate(id, changes)
+	want, wantErr := lm.m.FacadeUpdate(id, changes)
 	lm.judge(t, "L-F-FIN-1", in, id, want, wantErr, got, err)
 }
 
 func (lm *legacyMachine) fCancel(t *rapid.T) {
-	lm.scoped(t, "L-F-CANCEL-1", "Cancel", (*legacy.Tasks).Cancel, lm.m.FCancel, func(id string, wantErr error) string {
+	lm.scoped(t, "L-F-CANCEL-1", "Cancel", (*legacy.Tasks).Cancel, lm.m.FacadeCancel, func(id string, wantErr error) string {
 		switch {
 		case errors.Is(wantErr, reference.ErrNotFound) && model.ValidID(id):
 			return "L-F-SCOPE-1"
@@ -437,7 +437,7 @@ func (lm *legacyMachine) fCleanup(t *rapid.T) {
 	ttl := lm.drawTTL(t)
 	n, err := lm.fac[0].Cleanup(lm.ctx, ttl)
 	in := lm.step(t, "L-F-CLEAN-1", "Tasks.Cleanup(%v) -> %s", ttl, battery.Outcome(err))
-	want := lm.m.FCleanup(ttl, lm.now(), lm.clean != nil)
+	want := lm.m.FacadeCleanup(ttl, lm.now(), lm.clean != nil)
 	switch {
 	case err != nil:
 		lm.fatal(t, "L-F-CLEAN-1", in, "success", err)

@@ -401,7 +401,7 @@ func (mm *modernMachine) fCreate(t *rapid.T) {
 	if hookSaw != nil {
 		mm.fatal(t, "M-F-CREATE-1", in, "the start hook finds the task", hookSaw)
 	}
-	want, wantErr := mm.m.FCreate(mm.cfg[0], id, opts, now, map[bool]error{true: errHook}[fails])
+	want, wantErr := mm.m.FacadeCreate(mm.cfg[0], id, opts, now, map[bool]error{true: errHook}[fails])
 	if wantErr != nil && id == "" {
 		want = modern.Task{}
 	}
@@ -427,7 +427,7 @@ func (mm *modernMachine) fGet(t *rapid.T) {
 	id, c, f, cfg, ro := mm.facade(t)
 	got, err := f.Get(mm.ctx, id, c)
 	in := mm.step(t, "M-F-SCOPE-1", "Tasks[require_owner=%v].Get(%s, %s) -> %s", ro, mm.name(id), c, battery.Outcome(err))
-	want, wantErr := mm.m.FGet(cfg, id, c, mm.now())
+	want, wantErr := mm.m.FacadeGet(cfg, id, c, mm.now())
 	mm.judge(t, mm.missRule(id, "M-F-SCOPE-1", wantErr, c, ro), in, id, want, wantErr, got, err)
 	mm.sameNotFound(t, in, id, err)
 }
@@ -436,7 +436,7 @@ func (mm *modernMachine) fStatus(t *rapid.T) {
 	id := mm.drawID(t)
 	got, err := mm.fac[0].Status(mm.ctx, id)
 	in := mm.step(t, "M-F-TTL-1", "Tasks.Status(%s) -> %s", mm.name(id), battery.Outcome(err))
-	want, wantErr := mm.m.FStatus(mm.cfg[0], id, mm.now())
+	want, wantErr := mm.m.FacadeStatus(mm.cfg[0], id, mm.now())
 	mm.judge(t, "M-F-TTL-1", in, id, want, wantErr, got, err)
 }
 
@@ -444,7 +444,7 @@ func (mm *modernMachine) fCancelled(t *rapid.T) {
 	id := mm.drawID(t)
 	got, err := mm.fac[0].Cancelled(mm.ctx, id)
 	in := mm.step(t, "M-F-FIN-1", "Tasks.Cancelled(%s) -> %v %s", mm.name(id), got, battery.Outcome(err))
-	want, wantErr := mm.m.FCancelled(mm.cfg[0], id, mm.now())
+	want, wantErr := mm.m.FacadeCancelled(mm.cfg[0], id, mm.now())
 	if !model.SameKind(wantErr, err) && !(!model.ValidID(id) && err != nil) || got != want {
 		mm.fatal(t, mm.missRule(id, "M-F-FIN-1", wantErr, reference.System(), false), in, errWant(wantErr, want), errGot(err, got))
 	}
@@ -471,7 +471,7 @@ func (mm *modernMachine) fProgress(t *rapid.T) {
 	msg := rapid.SampledFrom(messages).Draw(t, "message")
 	mm.write(t, "S-CONC-1", id, reference.System(), false, fmt.Sprintf("Tasks.Progress(%s, %d-byte message)", mm.name(id), len(msg)),
 		func() (modern.Task, error) { return mm.fac[0].Progress(mm.ctx, id, msg) },
-		func(now int64) (modern.Task, error) { return mm.m.FProgress(mm.cfg[0], id, msg, now) })
+		func(now int64) (modern.Task, error) { return mm.m.FacadeProgress(mm.cfg[0], id, msg, now) })
 }
 
 func (mm *modernMachine) fRequireInput(t *rapid.T) {
@@ -479,7 +479,7 @@ func (mm *modernMachine) fRequireInput(t *rapid.T) {
 	reqs := drawKeysObject(t, "requests", inputKeys, 0, 2)
 	mm.write(t, "M-F-INPUT-1", id, reference.System(), false, fmt.Sprintf("Tasks.RequireInput(%s, %s)", mm.name(id), battery.Q(reqs)),
 		func() (modern.Task, error) { return mm.fac[0].RequireInput(mm.ctx, id, reqs) },
-		func(now int64) (modern.Task, error) { return mm.m.FRequireInput(mm.cfg[0], id, reqs, now) })
+		func(now int64) (modern.Task, error) { return mm.m.FacadeRequireInput(mm.cfg[0], id, reqs, now) })
 }
 
 func (mm *modernMachine) fUpdate(t *rapid.T) {
@@ -487,7 +487,7 @@ func (mm *modernMachine) fUpdate(t *rapid.T) {
 	resps := drawKeysObject(t, "responses", append(inputKeys, "never"), 0, 2)
 	mm.write(t, "M-F-INPUT-2", id, c, ro, fmt.Sprintf("Tasks[require_owner=%v].Update(%s, %s, %s)", ro, mm.name(id), c, battery.Q(resps)),
 		func() (modern.Task, error) { return f.Update(mm.ctx, id, c, resps) },
-		func(now int64) (modern.Task, error) { return mm.m.FUpdate(cfg, id, c, resps, now) })
+		func(now int64) (modern.Task, error) { return mm.m.FacadeUpdate(cfg, id, c, resps, now) })
 }
 
 func (mm *modernMachine) fComplete(t *rapid.T) {
@@ -498,7 +498,7 @@ func (mm *modernMachine) fComplete(t *rapid.T) {
 	}
 	mm.write(t, "M-F-FIN-1", id, reference.System(), false, fmt.Sprintf("Tasks.Complete(%s, %s)", mm.name(id), battery.Q(result)),
 		func() (modern.Task, error) { return mm.fac[0].Complete(mm.ctx, id, result) },
-		func(now int64) (modern.Task, error) { return mm.m.FComplete(mm.cfg[0], id, result, now) })
+		func(now int64) (modern.Task, error) { return mm.m.FacadeComplete(mm.cfg[0], id, result, now) })
 }
 
 func (mm *modernMachine) fFail(t *rapid.T) {
@@ -509,14 +509,14 @@ func (mm *modernMachine) fFail(t *rapid.T) {
 	}
 	mm.write(t, "M-F-FIN-1", id, reference.System(), false, fmt.Sprintf("Tasks.Fail(%s, %s)", mm.name(id), battery.Q(e)),
 		func() (modern.Task, error) { return mm.fac[0].Fail(mm.ctx, id, e) },
-		func(now int64) (modern.Task, error) { return mm.m.FFail(mm.cfg[0], id, e, now) })
+		func(now int64) (modern.Task, error) { return mm.m.FacadeFail(mm.cfg[0], id, e, now) })
 }
 
 func (mm *modernMachine) fCancel(t *rapid.T) {
 	id, c, f, cfg, ro := mm.facade(t)
 	mm.write(t, "M-F-FIN-1", id, c, ro, fmt.Sprintf("Tasks[require_owner=%v].Cancel(%s, %s)", ro, mm.name(id), c),
 		func() (modern.Task, error) { return f.Cancel(mm.ctx, id, c) },
-		func(now int64) (modern.Task, error) { return mm.m.FCancel(cfg, id, c, now) })
+		func(now int64) (modern.Task, error) { return mm.m.FacadeCancel(cfg, id, c, now) })
 }
 
 func (mm *modernMachine) moveClock(t *rapid.T) {

@@ -111,7 +111,7 @@ func ModernRaces(e *battery.Env) {
 			case "Cancel":
 				calls = append(calls, RaceCall[modern.Task]{"Cancel(alice)",
 					func(ctx context.Context) (modern.Task, error) { return fac.Cancel(ctx, id, owner) },
-					func() (modern.Task, error) { return m.FCancel(cfg, id, owner, now) }})
+					func() (modern.Task, error) { return m.FacadeCancel(cfg, id, owner, now) }})
 			case "Complete", "Complete2":
 				res := jsonvalue.CloneObject(result)
 				if c == "Complete2" {
@@ -119,27 +119,27 @@ func ModernRaces(e *battery.Env) {
 				}
 				calls = append(calls, RaceCall[modern.Task]{"Complete(" + jsonvalue.Describe(res) + ")",
 					func(ctx context.Context) (modern.Task, error) { return fac.Complete(ctx, id, res) },
-					func() (modern.Task, error) { return m.FComplete(cfg, id, res, now) }})
+					func() (modern.Task, error) { return m.FacadeComplete(cfg, id, res, now) }})
 			case "Fail":
 				rpc := modern.RPCError(-32000, "worker failed", nil)
 				calls = append(calls, RaceCall[modern.Task]{"Fail",
 					func(ctx context.Context) (modern.Task, error) { return fac.Fail(ctx, id, rpc) },
-					func() (modern.Task, error) { return m.FFail(cfg, id, rpc, now) }})
+					func() (modern.Task, error) { return m.FacadeFail(cfg, id, rpc, now) }})
 			case "Update":
 				resp := map[string]any{"k1": "answer"}
 				calls = append(calls, RaceCall[modern.Task]{"Update(alice, k1)",
 					func(ctx context.Context) (modern.Task, error) { return fac.Update(ctx, id, owner, resp) },
-					func() (modern.Task, error) { return m.FUpdate(cfg, id, owner, resp, now) }})
+					func() (modern.Task, error) { return m.FacadeUpdate(cfg, id, owner, resp, now) }})
 			case "RequireInput":
 				req := map[string]any{"k2": "another question"}
 				calls = append(calls, RaceCall[modern.Task]{"RequireInput(k2)",
 					func(ctx context.Context) (modern.Task, error) { return fac.RequireInput(ctx, id, req) },
-					func() (modern.Task, error) { return m.FRequireInput(cfg, id, req, now) }})
+					func() (modern.Task, error) { return m.FacadeRequireInput(cfg, id, req, now) }})
 			case "Progress":
 				msg := fmt.Sprintf("progress %d", len(calls))
 				calls = append(calls, RaceCall[modern.Task]{"Progress(" + msg + ")",
 					func(ctx context.Context) (modern.Task, error) { return fac.Progress(ctx, id, msg) },
-					func() (modern.Task, error) { return m.FProgress(cfg, id, msg, now) }})
+					func() (modern.Task, error) { return m.FacadeProgress(cfg, id, msg, now) }})
 			}
 		}
 		return instance{kind, id, calls, m.Clone(), m}
@@ -359,7 +359,7 @@ func LegacyRaces(e *battery.Env) {
 					func(ctx context.Context) (legacy.Task, error) {
 						return fac.Cancel(ctx, id, reference.Principal("alice"))
 					},
-					func() (legacy.Task, error) { return m.FCancel(id, reference.Principal("alice"), false) }})
+					func() (legacy.Task, error) { return m.FacadeCancel(id, reference.Principal("alice"), false) }})
 			case "Complete", "Fail":
 				ch := legacy.Task{legacy.KeyStatus: "completed", "result": map[string]any{"n": json.Number(fmt.Sprint(i))}}
 				if c == "Fail" {
@@ -367,7 +367,7 @@ func LegacyRaces(e *battery.Env) {
 				}
 				calls = append(calls, RaceCall[legacy.Task]{"Update(" + jsonvalue.Describe(map[string]any(ch)) + ")",
 					func(ctx context.Context) (legacy.Task, error) { return fac.Update(ctx, id, ch) },
-					func() (legacy.Task, error) { return m.FUpdate(id, ch) }})
+					func() (legacy.Task, error) { return m.FacadeUpdate(id, ch) }})
 			}
 		}
 		return instance{kind, id, calls, m.Clone(), m}
