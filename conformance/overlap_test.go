@@ -177,7 +177,7 @@ func TestSerialClientsAreInconclusive(t *testing.T) {
 		{"L-CONC-1", legacyspecs.DisjointUpdates, false},
 		{"M-CREATE-1", modernspecs.ModernCreateRace, false},
 		{"M-SWAP-4", func(e *battery.Env) {
-			property.CheckHistories(e, "modern-per-task", func(p0 int, p1 uint64) property.History { return property.ModernTaskHistory(e, p0, p1) })
+			property.CheckHistories(e, "modern-per-task", func(i int, seed uint64) property.History { return property.ModernTaskHistory(e, i, seed) })
 		}, false},
 		{"M-F-FIN-2", facadespecs.FacadeFinRaces, true},
 		{"M-F-FIN-2", property.ModernRaces, true},

@@ -88,13 +88,13 @@ func TestLinearizabilityMemstore(t *testing.T) {
 		run  func(e *battery.Env)
 	}{
 		{"legacy-per-task", func(e *battery.Env) {
-			property.CheckHistories(e, "legacy-per-task", func(p0 int, p1 uint64) property.History { return property.LegacyTaskHistory(e, p0, p1) })
+			property.CheckHistories(e, "legacy-per-task", func(i int, seed uint64) property.History { return property.LegacyTaskHistory(e, i, seed) })
 		}},
 		{"legacy-cross-task", func(e *battery.Env) {
-			property.CheckHistories(e, "legacy-cross-task", func(p0 int, p1 uint64) property.History { return property.LegacyCrossHistory(e, p0, p1) })
+			property.CheckHistories(e, "legacy-cross-task", func(i int, seed uint64) property.History { return property.LegacyCrossHistory(e, i, seed) })
 		}},
 		{"modern-per-task", func(e *battery.Env) {
-			property.CheckHistories(e, "modern-per-task", func(p0 int, p1 uint64) property.History { return property.ModernTaskHistory(e, p0, p1) })
+			property.CheckHistories(e, "modern-per-task", func(i int, seed uint64) property.History { return property.ModernTaskHistory(e, i, seed) })
 		}},
 	} {
 		start := time.Now()
@@ -151,10 +151,10 @@ func TestReplayMemstore(t *testing.T) {
 			property.CheckReplay(e, "modern", func(trace func(string)) property.RapidRun { return property.RunModernMachine(e, 3, trace) })
 		},
 		func(e *battery.Env) {
-			property.CheckScripts(e, "legacy per-task history", func(p0 int, p1 uint64) property.History { return property.LegacyTaskHistory(e, p0, p1) })
+			property.CheckScripts(e, "legacy per-task history", func(i int, seed uint64) property.History { return property.LegacyTaskHistory(e, i, seed) })
 		},
 		func(e *battery.Env) {
-			property.CheckScripts(e, "modern per-task history", func(p0 int, p1 uint64) property.History { return property.ModernTaskHistory(e, p0, p1) })
+			property.CheckScripts(e, "modern per-task history", func(i int, seed uint64) property.History { return property.ModernTaskHistory(e, i, seed) })
 		},
 	} {
 		if faults := runProp(newPropEnv(t, memharness.Harness(), "B-REPRO-1", battery.Options{Seed: 11}), body); len(faults) > 0 {
@@ -171,10 +171,10 @@ func propertyChecks(era Era) map[string]func(*battery.Env) {
 				property.ReportRapid(e, "legacy", property.RunLegacyMachine(e, e.Opts.Budget.Checks, nil))
 			},
 			"L-CONC-1 history": func(e *battery.Env) {
-				property.CheckHistories(e, "legacy-per-task", func(p0 int, p1 uint64) property.History { return property.LegacyTaskHistory(e, p0, p1) })
+				property.CheckHistories(e, "legacy-per-task", func(i int, seed uint64) property.History { return property.LegacyTaskHistory(e, i, seed) })
 			},
 			"S-CONC-1 lists": func(e *battery.Env) {
-				property.CheckHistories(e, "legacy-cross-task", func(p0 int, p1 uint64) property.History { return property.LegacyCrossHistory(e, p0, p1) })
+				property.CheckHistories(e, "legacy-cross-task", func(i int, seed uint64) property.History { return property.LegacyCrossHistory(e, i, seed) })
 			},
 			"L-F-FIN-2 races": property.LegacyRaces,
 		}
@@ -184,7 +184,7 @@ func propertyChecks(era Era) map[string]func(*battery.Env) {
 			property.ReportRapid(e, "modern", property.RunModernMachine(e, e.Opts.Budget.Checks, nil))
 		},
 		"M-SWAP-4 history": func(e *battery.Env) {
-			property.CheckHistories(e, "modern-per-task", func(p0 int, p1 uint64) property.History { return property.ModernTaskHistory(e, p0, p1) })
+			property.CheckHistories(e, "modern-per-task", func(i int, seed uint64) property.History { return property.ModernTaskHistory(e, i, seed) })
 		},
 		"M-F-FIN-2 races":  property.ModernRaces,
 		"M-SWAP-4 counter": property.CasIncrements,

@@ -114,6 +114,26 @@ type legacyFacade struct {
 	c     *Client
 	clock *reference.ManualClock
 	cfg   harness.FacadeConfig
+	// nullOwner sends "no owner" as null instead of "" (NoOwnerAsNull).
+	nullOwner bool
+}
+
+// NoOwnerAsNull returns the facade sending a create's "no owner" (Go owner "") as null
+// rather than "": the wire has both encodings (docs/wire.md, "Values") and the facade
+// specs create each none row's task with both, since a child may mishandle either.
+func (f *legacyFacade) NoOwnerAsNull() legacy.Facade {
+	g := *f
+	g.nullOwner = true
+	return &g
+}
+
+// ownerArg is a create's owner on the wire: a named owner as itself, "no owner" as ""
+// or, with null, as null.
+func ownerArg(owner string, null bool) any {
+	if owner == "" && null {
+		return nil
+	}
+	return owner
 }
 
 func (f *legacyFacade) taskCall(ctx context.Context, op string, args any) (legacy.Task, error) {
@@ -134,9 +154,9 @@ func (f *legacyFacade) Create(ctx context.Context, id string, meta legacy.Task, 
 	if err != nil {
 		return nil, err
 	}
-	// owner "" (no owner) travels as "", not null: a child must treat both as no owner
-	// (docs/wire.md, "Values"), and only "" shows whether it does.
-	return f.taskCall(ctx, opLegacyTasksCreate, map[string]any{"task_id": id, "metadata": m, "owner": owner})
+	// owner "" (no owner) travels as "" unless nullOwner: a child must treat both as no
+	// owner (docs/wire.md, "Values"), and each encoding is a path of its own in a shim.
+	return f.taskCall(ctx, opLegacyTasksCreate, map[string]any{"task_id": id, "metadata": m, "owner": ownerArg(owner, f.nullOwner)})
 }
 
 // callerCall is a call on one task as caller: Get or Cancel.
@@ -186,6 +206,15 @@ type modernFacade struct {
 	c     *Client
 	clock *reference.ManualClock
 	cfg   harness.FacadeConfig
+	// nullOwner sends "no owner" as null instead of "" (NoOwnerAsNull).
+	nullOwner bool
+}
+
+// NoOwnerAsNull is legacyFacade.NoOwnerAsNull for the modern facade.
+func (f *modernFacade) NoOwnerAsNull() modern.Facade {
+	g := *f
+	g.nullOwner = true
+	return &g
 }
 
 func (f *modernFacade) taskCall(ctx context.Context, op string, args map[string]any) (modern.Task, error) {
@@ -228,7 +257,7 @@ func (f *modernFacade) Create(ctx context.Context, opts modern.CreateOptions, st
 	if err := checkUTF8(opts.StatusMessage); err != nil {
 		return modern.Task{}, err
 	}
-	created, err := f.taskCall(ctx, opModernTasksCreate, map[string]any{"options": createOptionsArg(opts)})
+	created, err := f.taskCall(ctx, opModernTasksCreate, map[string]any{"options": createOptionsArg(opts, f.nullOwner)})
 	if err != nil || start == nil {
 		return created, err
 	}

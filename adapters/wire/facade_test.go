@@ -210,8 +210,9 @@ func TestFacadeConfigDeclared(t *testing.T) {
 }
 
 // TestOwnerEmptyTravelsAsEmpty: a facade create with owner "" (no owner) sends "" to
-// the child, never null, so that a child which takes "" for a real owner is caught
-// (docs/wire.md, "Values"); a named owner travels as itself.
+// the child, so that a child which takes "" for a real owner is caught, and the facade
+// NoOwnerAsNull returns sends null, so that one which mishandles null is caught too
+// (docs/wire.md, "Values"); a named owner travels as itself either way.
 func TestOwnerEmptyTravelsAsEmpty(t *testing.T) {
 	ctx := context.Background()
 	c, err := start(t, "echo-owner", wire.Options{})
@@ -226,14 +227,33 @@ func TestOwnerEmptyTravelsAsEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for owner, want := range map[string]string{"": `""`, "alice": `"alice"`} {
-		got, err := lf.Create(ctx, "t", legacy.Task{}, owner)
-		if raw, _ := json.Marshal(got["seen_owner"]); err != nil || string(raw) != want {
-			t.Errorf("legacy facade Create(owner %q) sent owner %s (%v), want %s", owner, raw, err, want)
-		}
-		_, err = mf.Create(ctx, modern.CreateOptions{Owner: owner}, nil)
-		if err == nil || !strings.Contains(err.Error(), "seen owner "+want) {
-			t.Errorf("modern facade Create(owner %q): %v, want the child to have seen owner %s", owner, err, want)
+	type nullable[F any] interface{ NoOwnerAsNull() F }
+	ln, ok := lf.(nullable[legacy.Facade])
+	if !ok {
+		t.Fatalf("the legacy facade %T has no NoOwnerAsNull", lf)
+	}
+	mn, ok := mf.(nullable[modern.Facade])
+	if !ok {
+		t.Fatalf("the modern facade %T has no NoOwnerAsNull", mf)
+	}
+	for _, tc := range []struct {
+		how   string
+		l     legacy.Facade
+		m     modern.Facade
+		empty string // what "no owner" travels as
+	}{
+		{"facade", lf, mf, `""`},
+		{"NoOwnerAsNull facade", ln.NoOwnerAsNull(), mn.NoOwnerAsNull(), `null`},
+	} {
+		for owner, want := range map[string]string{"": tc.empty, "alice": `"alice"`} {
+			got, err := tc.l.Create(ctx, "t", legacy.Task{}, owner)
+			if raw, _ := json.Marshal(got["seen_owner"]); err != nil || string(raw) != want {
+				t.Errorf("legacy %s Create(owner %q) sent owner %s (%v), want %s", tc.how, owner, raw, err, want)
+			}
+			_, err = tc.m.Create(ctx, modern.CreateOptions{Owner: owner}, nil)
+			if err == nil || !strings.Contains(err.Error(), "seen owner "+want) {
+				t.Errorf("modern %s Create(owner %q): %v, want the child to have seen owner %s", tc.how, owner, err, want)
+			}
 		}
 	}
 }

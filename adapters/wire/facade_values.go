@@ -140,10 +140,10 @@ func decodeOptionalMillis(args map[string]any, key string) (*time.Duration, erro
 	return &d, nil
 }
 
-// createOptionsArg is modern.tasks.create's options object; owner "" travels as ""
-// (see legacyFacade.Create).
-func createOptionsArg(o modern.CreateOptions) map[string]any {
-	return map[string]any{"owner": o.Owner, "ttl_ms": optionalMillis(o.TTL), "poll_interval_ms": optionalMillis(o.PollInterval), "status_message": o.StatusMessage}
+// createOptionsArg is modern.tasks.create's options object; owner "" travels as "", or
+// as null with nullOwner (see legacyFacade.Create).
+func createOptionsArg(o modern.CreateOptions, nullOwner bool) map[string]any {
+	return map[string]any{"owner": ownerArg(o.Owner, nullOwner), "ttl_ms": optionalMillis(o.TTL), "poll_interval_ms": optionalMillis(o.PollInterval), "status_message": o.StatusMessage}
 }
 
 func decodeCreateOptions(v any) (modern.CreateOptions, error) {

@@ -29,16 +29,16 @@ import (
 
 func LegacyLinearizable(s *battery.Suite) {
 	s.It("L-CONC-1", "concurrent Create, Get, Update, Delete (and Cancel, UpdateIf when offered) on a few tasks form a linearizable history, per task", func(e *battery.Env) {
-		CheckHistories(e, "legacy-per-task", func(p0 int, p1 uint64) History { return LegacyTaskHistory(e, p0, p1) })
+		CheckHistories(e, "legacy-per-task", func(i int, seed uint64) History { return LegacyTaskHistory(e, i, seed) })
 	})
 	s.It("S-CONC-1", "List and Cleanup racing status writes, creates and deletes see each task as it was at one instant within the call (per-task linearizability)", func(e *battery.Env) {
-		CheckHistories(e, "legacy-cross-task", func(p0 int, p1 uint64) History { return LegacyCrossHistory(e, p0, p1) })
+		CheckHistories(e, "legacy-cross-task", func(i int, seed uint64) History { return LegacyCrossHistory(e, i, seed) })
 	})
 }
 
 func ModernLinearizable(s *battery.Suite) {
 	s.It("M-SWAP-4", "concurrent CAS loops (Get, Swap), stale Swaps, Creates and Deletes on a few tasks form a linearizable history, per task", func(e *battery.Env) {
-		CheckHistories(e, "modern-per-task", func(p0 int, p1 uint64) History { return ModernTaskHistory(e, p0, p1) })
+		CheckHistories(e, "modern-per-task", func(i int, seed uint64) History { return ModernTaskHistory(e, i, seed) })
 	})
 }
 

@@ -13,14 +13,14 @@ import (
 func LegacyReplay(s *battery.Suite) {
 	s.It("B-REPRO-1", "the legacy state machine and concurrent histories replay the same operations from the same seed", func(e *battery.Env) {
 		CheckReplay(e, "legacy state machine", func(trace func(string)) RapidRun { return RunLegacyMachine(e, 3, trace) })
-		CheckScripts(e, "legacy per-task history", func(p0 int, p1 uint64) History { return LegacyTaskHistory(e, p0, p1) })
+		CheckScripts(e, "legacy per-task history", func(i int, seed uint64) History { return LegacyTaskHistory(e, i, seed) })
 	})
 }
 
 func ModernReplay(s *battery.Suite) {
 	s.It("B-REPRO-1", "the modern state machine and concurrent histories replay the same operations from the same seed", func(e *battery.Env) {
 		CheckReplay(e, "modern state machine", func(trace func(string)) RapidRun { return RunModernMachine(e, 3, trace) })
-		CheckScripts(e, "modern per-task history", func(p0 int, p1 uint64) History { return ModernTaskHistory(e, p0, p1) })
+		CheckScripts(e, "modern per-task history", func(i int, seed uint64) History { return ModernTaskHistory(e, i, seed) })
 	})
 }
 
