@@ -85,7 +85,8 @@ func ownerFilters(c reference.Caller, q string) []legacy.OwnerScope {
 // facadeListRows creates L-F-LIST-1's tasks: three of flist-p, three of flist-q and nine
 // without an owner (the owner key absent, null, "" in the metadata, and a task created
 // through fac with owner ""), three of them before the owned ones and six after (a
-// store that lists in creation order shows either first), every third one completed.
+// store that lists in creation order shows either first), every third one completed;
+// then one working task created through each other form of "no owner" fac can send.
 // It returns each task's owner ("" for none) and status.
 func facadeListRows(e *battery.Env, st legacy.Store, fac legacy.Facade) (battery.OwnedRows, map[string]string) {
 	rows := battery.OwnedRows{}
@@ -114,6 +115,15 @@ func facadeListRows(e *battery.Env, st legacy.Store, fac legacy.Facade) (battery
 			statuses[id] = "completed"
 		}
 		rows[id] = owner
+	}
+	for _, form := range ownerForms(fac)[1:] {
+		id := e.ID("flist")
+		if form.create(e, fmt.Sprintf("facade Create(%s, {}, owner \"\")", battery.Q(id)), func() error {
+			_, err := form.fac.Create(e.Ctx, id, legacy.Task{}, "")
+			return err
+		}) {
+			rows[id], statuses[id] = "", "working"
+		}
 	}
 	return rows, statuses
 }

@@ -78,12 +78,17 @@ func ModernCreate(s *battery.Suite) {
 		modernspecs.CheckTask(e, call+" returned", want, got)
 		modernspecs.CheckStored(e, st, want, call)
 
-		// Ids are fresh each time, and a task without owner has none.
-		other, err := f.Create(e.Ctx, modern.CreateOptions{}, nil)
-		if e.CheckErr(err, nil, "facade Create({}, nil)") {
-			e.Check(other.TaskID != got.TaskID && idPattern.MatchString(other.TaskID), "facade Create({}, nil)", "another fresh 22-character id", other.TaskID)
-			e.Check(other.Owner == "" && other.TTL == nil && other.PollInterval == nil && other.Status == reference.StatusWorking,
-				"facade Create({}, nil) without default ttl", "no owner, no ttl, no poll interval, working", other)
+		// Ids are fresh each time, and a task without owner has none, however "no owner"
+		// travelled.
+		for _, form := range ownerForms(f) {
+			other, err := form.fac.Create(e.Ctx, modern.CreateOptions{}, nil)
+			call := "facade Create({}, nil" + form.note() + ")"
+			if e.CheckErr(err, nil, call) {
+				e.Check(other.TaskID != got.TaskID && idPattern.MatchString(other.TaskID), call, "another fresh 22-character id", other.TaskID)
+				e.Check(other.Owner == "" && other.TTL == nil && other.PollInterval == nil && other.Status == reference.StatusWorking,
+					call+" without default ttl", "no owner, no ttl, no poll interval, working", other)
+				modernspecs.CheckStored(e, st, other, call)
+			}
 		}
 	})
 

@@ -32,32 +32,45 @@ func finOf(e *battery.Env, rule, input, want, got string) {
 func legacyFinishedScope(e *battery.Env, st legacy.Store, requireOwner bool) {
 	fac := battery.LegacyFacade(e, st, requireOwner)
 	for _, status := range []string{"completed", "failed", "cancelled"} {
-		for _, row := range battery.OwnerTable() {
-			id := e.ID("fin-scope")
-			if _, err := fac.Create(e.Ctx, id, legacy.Task{"job": "j"}, row.Owner()); err != nil {
-				e.Fatalf("setup: facade Create(%s, {job}, owner %q): %s", battery.Q(id), row.Owner(), battery.DescribeErr(err))
-			}
-			before := battery.MustStatus(e, st, id, status)
-			input := fmt.Sprintf("facade Cancel(%s, %s) of a %s task with %s [%s]", battery.Q(id), row.Caller, status, battery.SettingName(requireOwner), row.Name)
-			got, err := fac.Cancel(e.Ctx, id, row.Caller)
-			if !row.Allowed(requireOwner) {
-				if e.CheckErr(err, reference.ErrNotFound, input+": denied by the truth table (as for a missing id, before any finality check)") {
-					e.Check(got == nil, input, "no task with the denial", got)
+		for _, form := range ownerForms(fac) {
+			for _, row := range battery.OwnerTable() {
+				if !form.skips(row.Owned) {
+					legacyFinishedRow(e, st, fac, form, requireOwner, status, row.Name, row.Owner(), row.Caller, row.Allowed(requireOwner))
 				}
-				battery.CheckStored(e, st, id, before, input+" (denied: nothing written)")
-				continue
-			}
-			if errors.Is(err, reference.ErrNotFound) {
-				e.Check(false, input, "past the owner check: the truth table admits the caller (then ErrTerminal)", battery.DescribeErr(err))
-				continue
-			}
-			if !errors.Is(err, reference.ErrTerminal) {
-				finOf(e, "L-F-FIN-1", input, "ErrTerminal", battery.DescribeErr(err))
-			}
-			if after, ok := battery.Stored(e, st, id); !ok || !legacy.Equal(after, before) {
-				finOf(e, "L-F-FIN-1", input, "nothing written: "+battery.Show(before), battery.Show(after))
 			}
 		}
+	}
+}
+
+// legacyFinishedRow is one row of legacyFinishedScope: a task of owner created through
+// form, finished with status, then cancelled by caller through fac.
+func legacyFinishedRow(e *battery.Env, st legacy.Store, fac legacy.Facade, form ownerForm[legacy.Facade], requireOwner bool, status, name, owner string, caller reference.Caller, allowed bool) {
+	id := e.ID("fin-scope")
+	if !form.create(e, fmt.Sprintf("facade Create(%s, {job}, owner %q)", battery.Q(id), owner), func() error {
+		_, err := form.fac.Create(e.Ctx, id, legacy.Task{"job": "j"}, owner)
+		return err
+	}) {
+		return
+	}
+	before := battery.MustStatus(e, st, id, status)
+	input := fmt.Sprintf("facade Cancel(%s, %s) of a %s task with %s [%s%s]", battery.Q(id), caller, status, battery.SettingName(requireOwner), name, form.note())
+	got, err := fac.Cancel(e.Ctx, id, caller)
+	if !allowed {
+		if e.CheckErr(err, reference.ErrNotFound, input+": denied by the truth table (as for a missing id, before any finality check)") {
+			e.Check(got == nil, input, "no task with the denial", got)
+		}
+		battery.CheckStored(e, st, id, before, input+" (denied: nothing written)")
+		return
+	}
+	if errors.Is(err, reference.ErrNotFound) {
+		e.Check(false, input, "past the owner check: the truth table admits the caller (then ErrTerminal)", battery.DescribeErr(err))
+		return
+	}
+	if !errors.Is(err, reference.ErrTerminal) {
+		finOf(e, "L-F-FIN-1", input, "ErrTerminal", battery.DescribeErr(err))
+	}
+	if after, ok := battery.Stored(e, st, id); !ok || !legacy.Equal(after, before) {
+		finOf(e, "L-F-FIN-1", input, "nothing written: "+battery.Show(before), battery.Show(after))
 	}
 }
 
@@ -78,55 +91,63 @@ func modernFinishedScope(e *battery.Env, requireOwner bool) {
 		}
 	}
 	for _, fin := range fins {
-		for _, row := range battery.OwnerTable() {
-			c := row.Caller
-			allowed := row.Allowed(requireOwner)
-			t := createThrough(e, f, modern.CreateOptions{Owner: row.Owner()})
-			_, err := f.RequireInput(e.Ctx, t.TaskID, map[string]any{"k": map[string]any{"message": "?"}})
-			e.RequireErr(err, nil, fmt.Sprintf("setup: facade RequireInput(%s, {k})", battery.Q(t.TaskID)))
-			final, err := fin.run(e, f, t.TaskID)
-			e.RequireErr(err, nil, fmt.Sprintf("setup: facade %s(%s)", fin.name, battery.Q(t.TaskID)))
-			where := fmt.Sprintf("[%s, %s, after %s (%s)]", setting, row.Name, fin.name, final.Status)
-			// admittedWrite judges an admitted caller's write: past the owner check here,
-			// the rest is finality's.
-			admittedWrite := func(input string, got modern.Task, err error, returnsTask bool) {
-				if errors.Is(err, reference.ErrNotFound) {
-					e.Check(false, input, "past the owner check: the truth table admits the caller (then ErrTerminal)", battery.DescribeErr(err))
-					return
+		for _, form := range ownerForms(f) {
+			for _, row := range battery.OwnerTable() {
+				if form.skips(row.Owned) {
+					continue
 				}
-				if !errors.Is(err, reference.ErrTerminal) {
-					finOf(e, "M-F-FIN-1", input, "ErrTerminal", battery.DescribeErr(err))
-				} else if returnsTask && !modern.Equal(got, final) {
-					finOf(e, "M-F-FIN-1", input, "the task as it is: "+battery.Show(final), battery.Show(got))
+				c := row.Caller
+				allowed := row.Allowed(requireOwner)
+				t, ok := createModern(e, form, modern.CreateOptions{Owner: row.Owner()})
+				if !ok {
+					continue
 				}
-				if after, ok := modernspecs.Stored(e, st, t.TaskID); !ok || !modern.Equal(after, final) {
-					finOf(e, "M-F-FIN-1", input, "nothing written: "+battery.Show(final), battery.Show(after))
+				_, err := f.RequireInput(e.Ctx, t.TaskID, map[string]any{"k": map[string]any{"message": "?"}})
+				e.RequireErr(err, nil, fmt.Sprintf("setup: facade RequireInput(%s, {k})", battery.Q(t.TaskID)))
+				final, err := fin.run(e, f, t.TaskID)
+				e.RequireErr(err, nil, fmt.Sprintf("setup: facade %s(%s)", fin.name, battery.Q(t.TaskID)))
+				where := fmt.Sprintf("[%s, %s%s, after %s (%s)]", setting, row.Name, form.note(), fin.name, final.Status)
+				// admittedWrite judges an admitted caller's write: past the owner check here,
+				// the rest is finality's.
+				admittedWrite := func(input string, got modern.Task, err error, returnsTask bool) {
+					if errors.Is(err, reference.ErrNotFound) {
+						e.Check(false, input, "past the owner check: the truth table admits the caller (then ErrTerminal)", battery.DescribeErr(err))
+						return
+					}
+					if !errors.Is(err, reference.ErrTerminal) {
+						finOf(e, "M-F-FIN-1", input, "ErrTerminal", battery.DescribeErr(err))
+					} else if returnsTask && !modern.Equal(got, final) {
+						finOf(e, "M-F-FIN-1", input, "the task as it is: "+battery.Show(final), battery.Show(got))
+					}
+					if after, ok := modernspecs.Stored(e, st, t.TaskID); !ok || !modern.Equal(after, final) {
+						finOf(e, "M-F-FIN-1", input, "nothing written: "+battery.Show(final), battery.Show(after))
+					}
 				}
-			}
 
-			checkScopedGet(e, f, where, c, allowed, t.TaskID, missing, final)
+				checkScopedGet(e, f, where, c, allowed, t.TaskID, missing, final)
 
-			answer := map[string]any{"k": "late"}
-			_, missErr := f.Update(e.Ctx, missing, c, answer)
-			input := fmt.Sprintf("%s facade Update(%s, %s, {\"k\": \"late\"})", where, battery.Q(t.TaskID), c)
-			got, err := f.Update(e.Ctx, t.TaskID, c, answer)
-			if allowed {
-				admittedWrite(input, got, err, false)
-			} else {
-				modernspecs.CheckNotFoundLike(e, input+": denied by the truth table (before any finality check)", err, t.TaskID, missErr, missing)
-				modernspecs.CheckStored(e, st, final, input+" (denied: nothing written)")
-			}
-
-			_, missErr = f.Cancel(e.Ctx, missing, c)
-			input = fmt.Sprintf("%s facade Cancel(%s, %s)", where, battery.Q(t.TaskID), c)
-			got, err = f.Cancel(e.Ctx, t.TaskID, c)
-			if allowed {
-				admittedWrite(input, got, err, true)
-			} else {
-				if modernspecs.CheckNotFoundLike(e, input+": denied by the truth table (before any finality check)", err, t.TaskID, missErr, missing) {
-					e.Check(got.TaskID == "", input, "no task with the denial", got)
+				answer := map[string]any{"k": "late"}
+				_, missErr := f.Update(e.Ctx, missing, c, answer)
+				input := fmt.Sprintf("%s facade Update(%s, %s, {\"k\": \"late\"})", where, battery.Q(t.TaskID), c)
+				got, err := f.Update(e.Ctx, t.TaskID, c, answer)
+				if allowed {
+					admittedWrite(input, got, err, false)
+				} else {
+					modernspecs.CheckNotFoundLike(e, input+": denied by the truth table (before any finality check)", err, t.TaskID, missErr, missing)
+					modernspecs.CheckStored(e, st, final, input+" (denied: nothing written)")
 				}
-				modernspecs.CheckStored(e, st, final, input+" (denied: nothing written)")
+
+				_, missErr = f.Cancel(e.Ctx, missing, c)
+				input = fmt.Sprintf("%s facade Cancel(%s, %s)", where, battery.Q(t.TaskID), c)
+				got, err = f.Cancel(e.Ctx, t.TaskID, c)
+				if allowed {
+					admittedWrite(input, got, err, true)
+				} else {
+					if modernspecs.CheckNotFoundLike(e, input+": denied by the truth table (before any finality check)", err, t.TaskID, missErr, missing) {
+						e.Check(got.TaskID == "", input, "no task with the denial", got)
+					}
+					modernspecs.CheckStored(e, st, final, input+" (denied: nothing written)")
+				}
 			}
 		}
 	}
