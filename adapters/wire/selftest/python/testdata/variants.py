@@ -6,6 +6,8 @@ for storecheck's own tests:
   has: it stamps it, and shows such a task to the system caller only.
 - facade-owner-empty-as-principal: the same, but such a task is shown to a caller whose
   principal id reads as "" (the anonymous caller, whatever require_owner says).
+- wire-owner-null-as-principal: the facade decodes a create's owner null as the
+  principal named "null" ("" stays no owner).
 - facade-cancel-terminal-first: the legacy facade's Cancel answers a finished task with
   terminal before its owner check.
 - facade-update-terminal-first: the modern facade's tasks/update answers a finished task
@@ -44,6 +46,13 @@ class OwnerEmptyAsPrincipal(OwnerEmptyDenied):
         return caller["scope"] == "system" or caller.get("id", "") == ""
 
 
+class OwnerNullAsPrincipal(facade.Facade):
+    def owner_arg(self, a):
+        if "owner" in a and a["owner"] is None:
+            return "null"  # null read as a name
+        return super().owner_arg(a)
+
+
 class CancelTerminalFirst(facade.Facade):
     def legacy_cancel(self, a):
         tid = self.store.legacy_find(a)
@@ -73,6 +82,7 @@ class BackendError(store.Store):
 VARIANTS = {
     "facade-owner-empty-denied": {"facade_class": OwnerEmptyDenied},
     "facade-owner-empty-as-principal": {"facade_class": OwnerEmptyAsPrincipal},
+    "wire-owner-null-as-principal": {"facade_class": OwnerNullAsPrincipal},
     "facade-cancel-terminal-first": {"facade_class": CancelTerminalFirst},
     "facade-update-terminal-first": {"facade_class": UpdateTerminalFirst},
     "legacy-only": {"store_class": LegacyOnly},
