@@ -787,16 +787,6 @@ func (c *Client) settle(ctx context.Context, timeout time.Duration) error {
 	}
 }
 
-// forget drops a request that was never sent.
-func (c *Client) forget(id int64) {
-	c.mu.Lock()
-	if cl, ok := c.pending[id]; ok {
-		c.dropPendingLocked(id)
-		cl.leave()
-	}
-	c.mu.Unlock()
-}
-
 // abandon marks a request whose caller gave up: its answer, when it comes, is dropped
 // rather than taken for an answer to an unknown id. A call holding the reader role (or
 // handed it) passes it on.

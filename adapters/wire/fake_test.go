@@ -27,7 +27,7 @@ func fakeChild(mode string) {
 	out := bufio.NewWriter(os.Stdout)
 	send := func(format string, args ...any) {
 		fmt.Fprintf(out, format+"\n", args...)
-		out.Flush()
+		_ = out.Flush() // a parent that stopped reading ends the fake child anyway
 	}
 	var held []int64 // for mode "reverse"
 	for in.Scan() {

@@ -86,15 +86,8 @@ const (
 	opSDKMutate       = "sdk.mutate"
 )
 
-// request is one line storecheck sends.
-type request struct {
-	ID   int64           `json:"id"`
-	Op   string          `json:"op"`
-	Args json.RawMessage `json:"args"`
-}
-
 // appendRequest appends the line of a request, newline included. It writes what
-// json.Marshal(request{...}) would, without a reflection pass and the second validation
+// json.Marshal of {"id": id, "op": op, "args": args} would, without a reflection pass and the second validation
 // of args: args come from json.Marshal, so they are compact valid JSON already, and op
 // is one of the constants above (plain ASCII, quoted as is).
 func appendRequest(b []byte, id int64, op string, args json.RawMessage) []byte {

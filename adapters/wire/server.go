@@ -245,8 +245,10 @@ func decodeRequestFast(line []byte) (id int64, op string, args map[string]any, o
 	if err != nil || rawID[0] == '+' {
 		return 0, "", nil, false
 	}
-	v, ok := jsonscan.Scalar(rawOp)
-	if op, ok = v.(string); !ok {
+	// An op that is not a plain string (an escape in it, or no string at all) takes the
+	// slow path.
+	v, plain := jsonscan.Scalar(rawOp)
+	if op, ok = v.(string); !plain || !ok {
 		return 0, "", nil, false
 	}
 	switch rawArgs[0] {

@@ -27,7 +27,9 @@ func TestSpinner(t *testing.T) {
 	sp, w := spinPipe(t)
 	buf := make([]byte, 64)
 
-	unix.Write(w, []byte("a\n"))
+	if _, err := unix.Write(w, []byte("a\n")); err != nil {
+		t.Fatal(err)
+	}
 	if n, err := sp.read(buf, true, nil); n != 2 || err != nil || sp.spun != 0 {
 		t.Fatalf("data waiting: read = %d, %v after %d spins; want 2, nil, no spin", n, err, sp.spun)
 	}
@@ -89,7 +91,7 @@ func TestSpinner(t *testing.T) {
 		n, err := sp.read(buf, true, func() bool {
 			if !wrote {
 				wrote = true
-				unix.Write(w, []byte("c\n"))
+				_, _ = unix.Write(w, []byte("c\n")) // a lost write fails the read's check below
 			}
 			return false
 		})

@@ -29,15 +29,6 @@ func checkUTF8(v any) error {
 	return nil
 }
 
-// brief quotes s for an error message, cut to a readable length.
-func brief(s string) string {
-	const max = 48
-	if len(s) <= max {
-		return strconv.Quote(s)
-	}
-	return strconv.Quote(s[:max]) + fmt.Sprintf("…(%d bytes)", len(s))
-}
-
 // encodeLegacyTask is a legacy task's wire form: the object verbatim.
 func encodeLegacyTask(t legacy.Task) (json.RawMessage, error) {
 	n, err := legacy.Normalize(t)
