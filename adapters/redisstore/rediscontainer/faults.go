@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -484,7 +485,7 @@ func (c *Cluster) KillPrimary(ctx context.Context) (string, error) {
 		if !strings.Contains(info, "role:master") {
 			continue
 		}
-		slots, err := cl.ClusterSlots(ctx).Result()
+		primary, err := slot0Primary(ctx, cl)
 		if err != nil {
 			return "", err
 		}
@@ -492,10 +493,8 @@ func (c *Cluster) KillPrimary(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		for _, s := range slots {
-			if s.Start == 0 && len(s.Nodes) > 0 && s.Nodes[0].ID == id {
-				victim, victimID = c.nodes[i], id
-			}
+		if primary == id {
+			victim, victimID = c.nodes[i], id
 		}
 	}
 	if victim == nil {
@@ -514,14 +513,12 @@ func (c *Cluster) KillPrimary(ctx context.Context) (string, error) {
 		survivor = clients[1]
 	}
 	if err := retry(ctx, time.Minute, func() error {
-		slots, err := survivor.ClusterSlots(ctx).Result()
+		primary, err := slot0Primary(ctx, survivor)
 		if err != nil {
 			return err
 		}
-		for _, s := range slots {
-			if s.Start == 0 && len(s.Nodes) > 0 && s.Nodes[0].ID != victimID {
-				return nil
-			}
+		if primary != "" && primary != victimID {
+			return nil
 		}
 		return errors.New("slot 0 still on the killed primary")
 	}); err != nil {
@@ -531,6 +528,26 @@ func (c *Cluster) KillPrimary(ctx context.Context) (string, error) {
 		return victim.name, fmt.Errorf("no replica took over from %s: %w", victim.name, err)
 	}
 	return victim.name + " (primary of slot 0)", nil
+}
+
+// slot0Primary is the ID of the primary that cl's view of the cluster (CLUSTER SHARDS,
+// Redis 7.0 and later) says serves slot 0, or "" when none does.
+func slot0Primary(ctx context.Context, cl *redis.Client) (string, error) {
+	shards, err := cl.ClusterShards(ctx).Result()
+	if err != nil {
+		return "", err
+	}
+	for _, sh := range shards {
+		if !slices.ContainsFunc(sh.Slots, func(r redis.SlotRange) bool { return r.Start == 0 }) {
+			continue
+		}
+		for _, n := range sh.Nodes {
+			if n.Role == "master" {
+				return n.ID, nil
+			}
+		}
+	}
+	return "", nil
 }
 
 // RestoreKilled starts the node KillPrimary killed; it rejoins as a replica.

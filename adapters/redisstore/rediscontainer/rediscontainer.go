@@ -324,7 +324,13 @@ func run(ctx context.Context, img containers.Image, opts ...testcontainers.Conta
 		// the callers ping for real afterwards.
 		testcontainers.WithWaitStrategy(wait.ForLog("Ready to accept connections").WithStartupTimeout(2 * time.Minute)),
 	}, opts...)
-	return testcontainers.Run(ctx, img.Name, all...)
+	ctr, err := testcontainers.Run(ctx, img.Name, all...)
+	if ctr == nil {
+		// A nil *DockerContainer in the interface would not compare equal to nil: the
+		// callers' "if ctr != nil" would keep a container that never started.
+		return nil, err
+	}
+	return ctr, err
 }
 
 func terminator(ctr testcontainers.Container) func(context.Context) error {
