@@ -68,6 +68,11 @@ func (c *app) runFaults(fs *flag.FlagSet, f runFlags, a adapter, arg, spec strin
 			fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
 			return exitUsage
 		}
+		// The close is where a full disk shows; the deferred one only covers early returns.
+		if err := out.Close(); err != nil {
+			fmt.Fprintf(c.stderr, "storecheck run: writing the report: %v\n", err)
+			return exitUsage
+		}
 	}
 	return exitFor(report.OK())
 }

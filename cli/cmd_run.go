@@ -144,7 +144,9 @@ func runBattery(c *app, args []string) int {
 		fmt.Fprintf(c.stderr, "storecheck run: %v\n", err)
 		return exitUsage
 	}
-	defer outputs.close()
+	// After outputs.write (which reports the close) a no-op; on the early returns it
+	// releases the files.
+	defer func() { _ = outputs.close() }()
 
 	var others *otherEras // nil-safe: stop does nothing without other processes
 	fail := func(err error) int {

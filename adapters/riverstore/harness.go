@@ -181,7 +181,8 @@ func (h *SQLiteHarness) Close() {
 func (h *SQLiteHarness) migrated(ctx context.Context) ([]byte, error) {
 	h.once.Do(func() {
 		path := filepath.Join(h.dir, randomName("template-")+".db")
-		defer removeSQLite(path)
+		// The template's own file: a failed removal leaves litter in h.dir, removed with it.
+		defer func() { _ = removeSQLite(path) }()
 		db, err := OpenSQLite(path)
 		if err != nil {
 			h.err = err

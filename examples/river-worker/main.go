@@ -143,7 +143,11 @@ func run(path string) error {
 	if err != nil {
 		return err
 	}
-	defer s.stop(ctx)
+	defer func() {
+		if err := s.stop(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "river-worker: stopping River: %v\n", err)
+		}
+	}()
 	alice := reference.Principal("alice")
 	show := func(id string) {
 		t, _ := s.tasks.Status(ctx, id)
