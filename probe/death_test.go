@@ -43,14 +43,7 @@ func TestServerDeathIsAFinding(t *testing.T) {
 			if tc.perEra {
 				deaths = len(r.Eras)
 			}
-			if len(r.Findings) != deaths {
-				t.Fatalf("findings %q; want %d", r.Findings, deaths)
-			}
-			for _, f := range r.Findings {
-				if !regexp.MustCompile(tc.finding).MatchString(f) {
-					t.Errorf("finding %q; want one matching %q", f, tc.finding)
-				}
-			}
+			checkFindings(t, r, deaths, tc.finding)
 			for _, rr := range r.Rules {
 				why := strings.Join(rr.Reasons, "\n")
 				switch {
@@ -77,5 +70,18 @@ func TestServerDeathIsAFinding(t *testing.T) {
 				t.Errorf("the mutant not judged killed: %s", why)
 			}
 		})
+	}
+}
+
+// checkFindings: the report has n findings, each matching pattern.
+func checkFindings(t *testing.T, r *conformance.Report, n int, pattern string) {
+	t.Helper()
+	if len(r.Findings) != n {
+		t.Fatalf("findings %q; want %d", r.Findings, n)
+	}
+	for _, f := range r.Findings {
+		if !regexp.MustCompile(pattern).MatchString(f) {
+			t.Errorf("finding %q; want one matching %q", f, pattern)
+		}
 	}
 }
