@@ -9,8 +9,9 @@ import (
 )
 
 // ListJudge judges every answer of the store's List in one spec against L-LIST-4's
-// either/or: an answer either honours Owner and Limit (only rows in scope, at most Limit
-// of them, and none of the caller's rows starved) or ignores both (every row matching
+// either/or, as model.ReadList reads an answer (the property checks read it the same
+// way): an answer either honours Owner and Limit (only rows in scope, at most Limit of
+// them, and none of the caller's rows starved) or ignores both (every row matching
 // Status). Which of the two a store does is never taken from a probe: each answer must
 // be one of them, and one store must give the same one on every call, so a store that
 // honours the scope for some callers and not for others fails.
