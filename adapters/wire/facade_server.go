@@ -73,7 +73,7 @@ func (s *server) dispatchFacade(ctx context.Context, op string, args map[string]
 	if s.version.Load() < 2 || !s.servesFacade() || !ok {
 		return nil, fmt.Errorf("%w: %s serves no facade", reference.ErrUnsupported, s.name)
 	}
-	a := facadeArgs{op: op, args: args}
+	a := facadeArgs{opArgs{op: op, args: args}}
 	if strings.HasPrefix(op, "legacy.") {
 		f, err := fs.LegacyFacade(ctx, s.config())
 		if err != nil {
@@ -89,41 +89,7 @@ func (s *server) dispatchFacade(ctx context.Context, op string, args map[string]
 }
 
 // facadeArgs decodes one facade request's arguments.
-type facadeArgs struct {
-	op   string
-	args map[string]any
-}
-
-func (a facadeArgs) str(k string) (string, error) {
-	v, ok := a.args[k].(string)
-	if !ok {
-		return "", errArgs(a.op, "%s must be a string, got %s", k, kindOf(a.args[k]))
-	}
-	return v, nil
-}
-
-func (a facadeArgs) object(k string, nullable bool) (map[string]any, error) {
-	switch v := a.args[k].(type) {
-	case map[string]any:
-		return v, nil
-	case nil:
-		if nullable {
-			return nil, nil
-		}
-	}
-	return nil, errArgs(a.op, "%s must be an object, got %s", k, kindOf(a.args[k]))
-}
-
-func (a facadeArgs) caller(k string, nullable bool) (reference.Caller, error) {
-	if a.args[k] == nil && nullable {
-		return reference.System(), nil
-	}
-	c, err := decodeCaller(a.args[k])
-	if err != nil {
-		return reference.Caller{}, errArgs(a.op, "%s: %v", k, err)
-	}
-	return c, nil
-}
+type facadeArgs struct{ opArgs }
 
 func (a facadeArgs) legacy(ctx context.Context, f legacy.Facade) (any, error) {
 	id, idErr := a.str("task_id")

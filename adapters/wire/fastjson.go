@@ -199,106 +199,121 @@ func decodeModernFast(raw []byte) (modern.Task, bool) {
 	}
 	var t modern.Task
 	for _, f := range fields {
-		v := f.Val
-		null := v[0] == 'n'
-		switch k := modernKeyIndex(string(f.Key)); k {
-		case 0, 1, 2, 3: // task_id, owner, status, status_message
-			var s string
-			if !null || k == 0 || k == 2 {
-				if s, ok = jsonscan.PlainString(v); !ok {
-					return modern.Task{}, false
-				}
-			}
-			switch k {
-			case 0:
-				t.TaskID = s
-			case 1:
-				t.Owner = s
-			case 2:
-				t.Status = reference.Status(s)
-			case 3:
-				t.StatusMessage = s
-			}
-		case 4, 5, 14: // created_at_ms, last_updated_at_ms, version
-			n, ok := plainInt(v)
-			if !ok {
-				return modern.Task{}, false
-			}
-			switch k {
-			case 4:
-				t.CreatedAt = n
-			case 5:
-				t.LastUpdatedAt = n
-			case 14:
-				t.Version = n
-			}
-		case 6, 7: // ttl_ms, poll_interval_ms
-			if null {
-				continue
-			}
-			n, ok := plainInt(v)
-			if !ok {
-				return modern.Task{}, false
-			}
-			if k == 6 {
-				t.TTL = &n
-			} else {
-				t.PollInterval = &n
-			}
-		case 8, 9, 10, 11, 12: // the maps
-			if null {
-				continue
-			}
-			if v[0] != '{' {
-				return modern.Task{}, false
-			}
-			x, ok := jsonscan.Value(v)
-			if !ok {
-				return modern.Task{}, false
-			}
-			m := x.(map[string]any)
-			switch k {
-			case 8:
-				t.Result = m
-			case 9:
-				t.Error = m
-			case 10:
-				t.InputRequests = m
-			case 11:
-				t.StagedResponses = m
-			case 12:
-				t.InputResponses = m
-			}
-		case 13: // issued_keys
-			if null {
-				continue
-			}
-			if v[0] != '[' {
-				return modern.Task{}, false
-			}
-			t.IssuedKeys = []string{}
-			i := jsonscan.SkipWS(v, 1)
-			if v[i] == ']' {
-				continue
-			}
-			for {
-				end := jsonscan.SkipValue(v, i)
-				s, ok := jsonscan.PlainString(v[i:end])
-				if !ok {
-					return modern.Task{}, false
-				}
-				t.IssuedKeys = append(t.IssuedKeys, s)
-				i = jsonscan.SkipWS(v, end)
-				if v[i] == ']' {
-					break
-				}
-				i = jsonscan.SkipWS(v, i+1)
-			}
-		default:
+		if !setModernFast(&t, modernKeyIndex(string(f.Key)), f.Val) {
 			return modern.Task{}, false
 		}
 	}
 	return t, true
+}
+
+// setModernFast sets the field of t at modernKeys[k] from its validated value v: false
+// when v is not of the key's type or needs the slow path, or k is no key.
+func setModernFast(t *modern.Task, k int, v []byte) bool {
+	null := v[0] == 'n'
+	switch k {
+	case 0, 1, 2, 3: // task_id, owner, status, status_message
+		var s string
+		if !null || k == 0 || k == 2 {
+			var ok bool
+			if s, ok = jsonscan.PlainString(v); !ok {
+				return false
+			}
+		}
+		switch k {
+		case 0:
+			t.TaskID = s
+		case 1:
+			t.Owner = s
+		case 2:
+			t.Status = reference.Status(s)
+		case 3:
+			t.StatusMessage = s
+		}
+	case 4, 5, 14: // created_at_ms, last_updated_at_ms, version
+		n, ok := plainInt(v)
+		if !ok {
+			return false
+		}
+		switch k {
+		case 4:
+			t.CreatedAt = n
+		case 5:
+			t.LastUpdatedAt = n
+		case 14:
+			t.Version = n
+		}
+	case 6, 7: // ttl_ms, poll_interval_ms
+		if null {
+			return true
+		}
+		n, ok := plainInt(v)
+		if !ok {
+			return false
+		}
+		if k == 6 {
+			t.TTL = &n
+		} else {
+			t.PollInterval = &n
+		}
+	case 8, 9, 10, 11, 12: // the maps
+		return null || setModernMapFast(t, k, v)
+	case 13: // issued_keys
+		return null || setIssuedKeysFast(t, v)
+	default:
+		return false
+	}
+	return true
+}
+
+// setModernMapFast sets the map field of t at modernKeys[k] (8 to 12) from v, not null.
+func setModernMapFast(t *modern.Task, k int, v []byte) bool {
+	if v[0] != '{' {
+		return false
+	}
+	x, ok := jsonscan.Value(v)
+	if !ok {
+		return false
+	}
+	m := x.(map[string]any)
+	switch k {
+	case 8:
+		t.Result = m
+	case 9:
+		t.Error = m
+	case 10:
+		t.InputRequests = m
+	case 11:
+		t.StagedResponses = m
+	case 12:
+		t.InputResponses = m
+	}
+	return true
+}
+
+// setIssuedKeysFast sets t.IssuedKeys from v, not null: false unless an array of plain
+// strings.
+func setIssuedKeysFast(t *modern.Task, v []byte) bool {
+	if v[0] != '[' {
+		return false
+	}
+	t.IssuedKeys = []string{}
+	i := jsonscan.SkipWS(v, 1)
+	if v[i] == ']' {
+		return true
+	}
+	for {
+		end := jsonscan.SkipValue(v, i)
+		s, ok := jsonscan.PlainString(v[i:end])
+		if !ok {
+			return false
+		}
+		t.IssuedKeys = append(t.IssuedKeys, s)
+		i = jsonscan.SkipWS(v, end)
+		if v[i] == ']' {
+			return true
+		}
+		i = jsonscan.SkipWS(v, i+1)
+	}
 }
 
 // plainInt is a validated JSON number that is a plain integer literal in int64 range

@@ -50,88 +50,102 @@ func (c *Client) sdkStore(clock *reference.ManualClock) (sdk.Store, error) {
 
 // combineSDK is b with exactly the optional operations declared: one of 16 types.
 func combineSDK(b *sdkBase, del, clean, wait, mutate bool) sdk.Store {
-	d, l, w, m := sdkDeleteOp{b}, sdkCleanupOp{b}, sdkWaitOp{b}, sdkMutateOp{b}
-	switch key := [4]bool{del, clean, wait, mutate}; key {
-	case [4]bool{false, false, false, false}:
+	if mutate {
+		return combineSDKMutating(b, del, clean, wait)
+	}
+	return combineSDKNotMutating(b, del, clean, wait)
+}
+
+// combineSDKNotMutating is combineSDK for the 8 types without sdkMutateOp.
+func combineSDKNotMutating(b *sdkBase, del, clean, wait bool) sdk.Store {
+	d, l, w := sdkDeleteOp{b}, sdkCleanupOp{b}, sdkWaitOp{b}
+	switch key := [3]bool{del, clean, wait}; key {
+	case [3]bool{false, false, false}:
 		return b
-	case [4]bool{true, false, false, false}:
+	case [3]bool{true, false, false}:
 		return struct {
 			*sdkBase
 			sdkDeleteOp
 		}{b, d}
-	case [4]bool{false, true, false, false}:
+	case [3]bool{false, true, false}:
 		return struct {
 			*sdkBase
 			sdkCleanupOp
 		}{b, l}
-	case [4]bool{false, false, true, false}:
+	case [3]bool{false, false, true}:
 		return struct {
 			*sdkBase
 			sdkWaitOp
 		}{b, w}
-	case [4]bool{false, false, false, true}:
-		return struct {
-			*sdkBase
-			sdkMutateOp
-		}{b, m}
-	case [4]bool{true, true, false, false}:
+	case [3]bool{true, true, false}:
 		return struct {
 			*sdkBase
 			sdkDeleteOp
 			sdkCleanupOp
 		}{b, d, l}
-	case [4]bool{true, false, true, false}:
+	case [3]bool{true, false, true}:
 		return struct {
 			*sdkBase
 			sdkDeleteOp
 			sdkWaitOp
 		}{b, d, w}
-	case [4]bool{true, false, false, true}:
-		return struct {
-			*sdkBase
-			sdkDeleteOp
-			sdkMutateOp
-		}{b, d, m}
-	case [4]bool{false, true, true, false}:
+	case [3]bool{false, true, true}:
 		return struct {
 			*sdkBase
 			sdkCleanupOp
 			sdkWaitOp
 		}{b, l, w}
-	case [4]bool{false, true, false, true}:
+	}
+	return struct {
+		*sdkBase
+		sdkDeleteOp
+		sdkCleanupOp
+		sdkWaitOp
+	}{b, d, l, w}
+}
+
+// combineSDKMutating is combineSDK for the 8 types with sdkMutateOp.
+func combineSDKMutating(b *sdkBase, del, clean, wait bool) sdk.Store {
+	d, l, w, m := sdkDeleteOp{b}, sdkCleanupOp{b}, sdkWaitOp{b}, sdkMutateOp{b}
+	switch key := [3]bool{del, clean, wait}; key {
+	case [3]bool{false, false, false}:
+		return struct {
+			*sdkBase
+			sdkMutateOp
+		}{b, m}
+	case [3]bool{true, false, false}:
+		return struct {
+			*sdkBase
+			sdkDeleteOp
+			sdkMutateOp
+		}{b, d, m}
+	case [3]bool{false, true, false}:
 		return struct {
 			*sdkBase
 			sdkCleanupOp
 			sdkMutateOp
 		}{b, l, m}
-	case [4]bool{false, false, true, true}:
+	case [3]bool{false, false, true}:
 		return struct {
 			*sdkBase
 			sdkWaitOp
 			sdkMutateOp
 		}{b, w, m}
-	case [4]bool{true, true, true, false}:
-		return struct {
-			*sdkBase
-			sdkDeleteOp
-			sdkCleanupOp
-			sdkWaitOp
-		}{b, d, l, w}
-	case [4]bool{true, true, false, true}:
+	case [3]bool{true, true, false}:
 		return struct {
 			*sdkBase
 			sdkDeleteOp
 			sdkCleanupOp
 			sdkMutateOp
 		}{b, d, l, m}
-	case [4]bool{true, false, true, true}:
+	case [3]bool{true, false, true}:
 		return struct {
 			*sdkBase
 			sdkDeleteOp
 			sdkWaitOp
 			sdkMutateOp
 		}{b, d, w, m}
-	case [4]bool{false, true, true, true}:
+	case [3]bool{false, true, true}:
 		return struct {
 			*sdkBase
 			sdkCleanupOp

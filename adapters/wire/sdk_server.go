@@ -112,18 +112,13 @@ func (s *server) dispatchSDK(ctx context.Context, op string, args map[string]any
 	if s.version.Load() < 3 || st == nil {
 		return nil, fmt.Errorf("%w: %s does not serve the sdk profile", reference.ErrUnsupported, s.name)
 	}
-	str := func(k string) (string, error) {
-		v, ok := args[k].(string)
-		if !ok {
-			return "", errArgs(op, "%s must be a string, got %s", k, kindOf(args[k]))
-		}
-		return v, nil
-	}
+	a := opArgs{op: op, args: args}
 	session, err := decodeSession(args["session"])
 	if err != nil {
 		return nil, errArgs(op, "%v", err)
 	}
-	if op == opSDKCreate {
+	switch op {
+	case opSDKCreate:
 		p, err := decodeParams(args["params"])
 		if err != nil {
 			return nil, errArgs(op, "%v", err)
@@ -133,8 +128,7 @@ func (s *server) dispatchSDK(ctx context.Context, op string, args map[string]any
 			return nil, err
 		}
 		return s.held.holdTask(&t)
-	}
-	if op == opSDKList {
+	case opSDKList:
 		cursor, err := optionalString(args, "cursor")
 		if err != nil {
 			return nil, errArgs(op, "%v", err)
@@ -147,41 +141,27 @@ func (s *server) dispatchSDK(ctx context.Context, op string, args map[string]any
 			p.Tasks = []sdk.Task{}
 		}
 		return p, nil
-	}
-	if op == opSDKCleanup {
+	case opSDKCleanup:
 		c, ok := st.(sdk.Cleaner)
 		if !ok {
 			return nil, fmt.Errorf("%w: %s has no sdk cleanup", reference.ErrUnsupported, s.name)
 		}
 		return c.Cleanup(ctx)
 	}
-	id, err := str("task_id")
+	id, err := a.str("task_id")
 	if err != nil {
 		return nil, err
 	}
-	switch op {
+	return s.dispatchSDKTask(ctx, st, a, session, id)
+}
+
+// dispatchSDKTask answers one sdk.* op on the task id of session.
+func (s *server) dispatchSDKTask(ctx context.Context, st sdk.Store, a opArgs, session, id string) (any, error) {
+	switch a.op {
 	case opSDKGet:
 		return st.GetTask(ctx, session, id)
 	case opSDKStoreResult:
-		status, err := str("status")
-		if err != nil {
-			return nil, err
-		}
-		var r sdk.Result
-		switch x := args["result"].(type) {
-		case nil:
-		case map[string]any:
-			r = x
-		default:
-			return nil, errArgs(op, "result must be an object, got %s", kindOf(x))
-		}
-		if err := st.StoreTaskResult(ctx, session, id, reference.Status(status), r); err != nil {
-			return nil, err
-		}
-		if r != nil {
-			s.held.holdStored(id, r)
-		}
-		return nil, nil
+		return s.sdkStoreResult(ctx, st, a, session, id)
 	case opSDKGetResult:
 		r, err := st.GetTaskResult(ctx, session, id)
 		if err != nil {
@@ -192,13 +172,13 @@ func (s *server) dispatchSDK(ctx context.Context, op string, args map[string]any
 		}
 		return s.held.holdReturned(id, r)
 	case opSDKUpdateStatus:
-		status, err := str("status")
+		status, err := a.str("status")
 		if err != nil {
 			return nil, err
 		}
-		msg, err := optionalString(args, "status_message")
+		msg, err := optionalString(a.args, "status_message")
 		if err != nil {
-			return nil, errArgs(op, "%v", err)
+			return nil, errArgs(a.op, "%v", err)
 		}
 		return nil, st.UpdateTaskStatus(ctx, session, id, reference.Status(status), msg)
 	case opSDKDelete:
@@ -208,32 +188,61 @@ func (s *server) dispatchSDK(ctx context.Context, op string, args map[string]any
 		}
 		return nil, d.DeleteTask(ctx, session, id)
 	case opSDKWait:
-		w, ok := st.(sdk.Waiter)
-		if !ok {
-			return nil, fmt.Errorf("%w: %s has no sdk wait", reference.ErrUnsupported, s.name)
-		}
-		d, err := decodeOptionalMillis(args, "timeout_ms")
-		if err != nil || d == nil || *d <= 0 {
-			return nil, errArgs(op, "timeout_ms must be a positive integer")
-		}
-		wctx, cancel := context.WithTimeout(ctx, min(*d, waitCap))
-		defer cancel()
-		err = w.WaitForUpdate(wctx, session, id)
-		switch {
-		case err == nil:
-			return true, nil
-		case errors.Is(err, context.DeadlineExceeded) && wctx.Err() != nil && ctx.Err() == nil:
-			return false, nil
-		}
-		return nil, err
+		return s.sdkWait(ctx, st, a, session, id)
 	case opSDKMutate:
-		what, err := str("what")
+		what, err := a.str("what")
 		if err != nil {
 			return nil, err
 		}
 		return nil, s.held.mutate(id, sdk.Held(what))
 	}
-	return nil, fmt.Errorf("%w: unknown op %q", reference.ErrUnsupported, op)
+	return nil, fmt.Errorf("%w: unknown op %q", reference.ErrUnsupported, a.op)
+}
+
+// sdkStoreResult answers sdk.store_result.
+func (s *server) sdkStoreResult(ctx context.Context, st sdk.Store, a opArgs, session, id string) (any, error) {
+	status, err := a.str("status")
+	if err != nil {
+		return nil, err
+	}
+	var r sdk.Result
+	switch x := a.args["result"].(type) {
+	case nil:
+	case map[string]any:
+		r = x
+	default:
+		return nil, errArgs(a.op, "result must be an object, got %s", kindOf(x))
+	}
+	if err := st.StoreTaskResult(ctx, session, id, reference.Status(status), r); err != nil {
+		return nil, err
+	}
+	if r != nil {
+		s.held.holdStored(id, r)
+	}
+	return nil, nil
+}
+
+// sdkWait answers sdk.wait: true when the task changed, false when timeout_ms (capped
+// at waitCap) passed first.
+func (s *server) sdkWait(ctx context.Context, st sdk.Store, a opArgs, session, id string) (any, error) {
+	w, ok := st.(sdk.Waiter)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s has no sdk wait", reference.ErrUnsupported, s.name)
+	}
+	d, err := decodeOptionalMillis(a.args, "timeout_ms")
+	if err != nil || d == nil || *d <= 0 {
+		return nil, errArgs(a.op, "timeout_ms must be a positive integer")
+	}
+	wctx, cancel := context.WithTimeout(ctx, min(*d, waitCap))
+	defer cancel()
+	err = w.WaitForUpdate(wctx, session, id)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, context.DeadlineExceeded) && wctx.Err() != nil && ctx.Err() == nil:
+		return false, nil
+	}
+	return nil, err
 }
 
 // openSDK opens the SDK-profile store of ns when the harness declares one.

@@ -499,58 +499,52 @@ func errArgs(op, format string, args ...any) error {
 }
 
 func (s *server) dispatch(ctx context.Context, op string, args map[string]any) (any, error) {
-	str := func(k string) (string, error) {
-		v, ok := args[k].(string)
-		if !ok {
-			return "", errArgs(op, "%s must be a string, got %s", k, kindOf(args[k]))
-		}
-		return v, nil
-	}
-	object := func(k string) (map[string]any, error) {
-		v, ok := args[k].(map[string]any)
-		if !ok {
-			return nil, errArgs(op, "%s must be an object, got %s", k, kindOf(args[k]))
-		}
-		return v, nil
-	}
-	num := func(k string) (int64, error) {
-		n, ok := args[k].(json.Number)
-		if !ok {
-			return 0, errArgs(op, "%s must be an integer, got %s", k, kindOf(args[k]))
-		}
-		v, err := integer(n)
-		if err != nil {
-			return 0, errArgs(op, "%s: %v", k, err)
-		}
-		return v, nil
-	}
 	if len(op) > 7 && op[:7] == "legacy." && s.legacy == nil || len(op) > 7 && op[:7] == "modern." && s.modern == nil {
 		return nil, fmt.Errorf("%w: %s does not implement the %s era", reference.ErrUnsupported, s.name, op[:6])
 	}
+	a := opArgs{op: op, args: args}
 	switch op {
+	case opLegacyCreate, opLegacyUpdate, opLegacyGet, opLegacyDelete, opLegacyCancel,
+		opLegacyList, opLegacyCleanup, opLegacyUpdateIf:
+		return s.dispatchLegacy(ctx, a)
+	case opModernCreate, opModernSwap, opModernGet, opModernDelete, opModernSweep:
+		return s.dispatchModern(ctx, a)
+	}
+	if s.isFacadeOp(op) {
+		return s.dispatchFacade(ctx, op, args)
+	}
+	if isSDKOp(op) {
+		return s.dispatchSDK(ctx, op, args)
+	}
+	return nil, fmt.Errorf("%w: unknown op %q", reference.ErrUnsupported, op)
+}
+
+// dispatchLegacy answers one legacy store op.
+func (s *server) dispatchLegacy(ctx context.Context, a opArgs) (any, error) {
+	switch a.op {
 	case opLegacyCreate, opLegacyUpdate:
-		id, err := str("task_id")
+		id, err := a.str("task_id")
 		if err != nil {
 			return nil, err
 		}
 		key := "metadata"
-		if op == opLegacyUpdate {
+		if a.op == opLegacyUpdate {
 			key = "changes"
 		}
-		m, err := object(key)
+		m, err := a.object(key, false)
 		if err != nil {
 			return nil, err
 		}
-		if op == opLegacyCreate {
+		if a.op == opLegacyCreate {
 			return s.legacy.Create(ctx, id, legacy.Task(m))
 		}
 		return s.legacy.Update(ctx, id, legacy.Task(m))
 	case opLegacyGet, opLegacyDelete, opLegacyCancel:
-		id, err := str("task_id")
+		id, err := a.str("task_id")
 		if err != nil {
 			return nil, err
 		}
-		switch op {
+		switch a.op {
 		case opLegacyGet:
 			return s.legacy.Get(ctx, id)
 		case opLegacyDelete:
@@ -562,118 +556,125 @@ func (s *server) dispatch(ctx context.Context, op string, args map[string]any) (
 		}
 		return c.Cancel(ctx, id)
 	case opLegacyList:
-		var o legacy.ListOptions
-		switch v := args["status"].(type) {
-		case nil:
-		case string:
-			o.Status = &v
-		default:
-			return nil, errArgs(op, "status must be a string or null, got %s", kindOf(v))
-		}
-		if args["limit"] != nil {
-			n, err := num("limit")
-			if err != nil {
-				return nil, err
-			}
-			l := int(n)
-			o.Limit = &l
-		}
-		scope, err := decodeScope(args["owner"])
-		if err != nil {
-			return nil, errArgs(op, "%v", err)
-		}
-		o.Owner = scope
-		if got, ok := optional(args["require_owner"], &o.RequireOwner); !ok {
-			return nil, errArgs(op, "require_owner must be a boolean, got %s", got)
-		}
-		rows, err := s.legacy.List(ctx, o)
-		if rows == nil && err == nil {
-			rows = []legacy.Task{}
-		}
-		return rows, err
+		return s.legacyList(ctx, a)
 	case opLegacyCleanup:
 		c, ok := s.legacy.(legacy.Cleaner)
 		if !ok {
 			return nil, fmt.Errorf("%w: %s has no legacy Cleanup", reference.ErrUnsupported, s.name)
 		}
-		ms, err := num("ttl_ms")
+		ms, err := a.num("ttl_ms")
 		if err != nil {
 			return nil, err
 		}
 		return c.Cleanup(ctx, time.Duration(ms)*time.Millisecond)
-	case opLegacyUpdateIf:
-		u, ok := s.legacy.(legacy.ConditionalUpdater)
-		if !ok {
-			return nil, fmt.Errorf("%w: %s has no legacy UpdateIf", reference.ErrUnsupported, s.name)
-		}
-		id, err := str("task_id")
+	}
+	return s.legacyUpdateIf(ctx, a)
+}
+
+// legacyList answers legacy.list.
+func (s *server) legacyList(ctx context.Context, a opArgs) (any, error) {
+	var o legacy.ListOptions
+	switch v := a.args["status"].(type) {
+	case nil:
+	case string:
+		o.Status = &v
+	default:
+		return nil, errArgs(a.op, "status must be a string or null, got %s", kindOf(v))
+	}
+	if a.args["limit"] != nil {
+		n, err := a.num("limit")
 		if err != nil {
 			return nil, err
 		}
-		m, err := object("changes")
-		if err != nil {
-			return nil, err
-		}
-		list, ok := args["allowed_statuses"].([]any)
+		l := int(n)
+		o.Limit = &l
+	}
+	scope, err := decodeScope(a.args["owner"])
+	if err != nil {
+		return nil, errArgs(a.op, "%v", err)
+	}
+	o.Owner = scope
+	if got, ok := optional(a.args["require_owner"], &o.RequireOwner); !ok {
+		return nil, errArgs(a.op, "require_owner must be a boolean, got %s", got)
+	}
+	rows, err := s.legacy.List(ctx, o)
+	if rows == nil && err == nil {
+		rows = []legacy.Task{}
+	}
+	return rows, err
+}
+
+// legacyUpdateIf answers legacy.update_if.
+func (s *server) legacyUpdateIf(ctx context.Context, a opArgs) (any, error) {
+	u, ok := s.legacy.(legacy.ConditionalUpdater)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s has no legacy UpdateIf", reference.ErrUnsupported, s.name)
+	}
+	id, err := a.str("task_id")
+	if err != nil {
+		return nil, err
+	}
+	m, err := a.object("changes", false)
+	if err != nil {
+		return nil, err
+	}
+	list, ok := a.args["allowed_statuses"].([]any)
+	if !ok {
+		return nil, errArgs(a.op, "allowed_statuses must be an array of strings, got %s", kindOf(a.args["allowed_statuses"]))
+	}
+	allowed := make([]reference.Status, 0, len(list))
+	for _, e := range list {
+		st, ok := e.(string)
 		if !ok {
-			return nil, errArgs(op, "allowed_statuses must be an array of strings, got %s", kindOf(args["allowed_statuses"]))
+			return nil, errArgs(a.op, "allowed_statuses must be an array of strings, and holds %s", kindOf(e))
 		}
-		allowed := make([]reference.Status, 0, len(list))
-		for _, e := range list {
-			st, ok := e.(string)
-			if !ok {
-				return nil, errArgs(op, "allowed_statuses must be an array of strings, and holds %s", kindOf(e))
-			}
-			allowed = append(allowed, reference.Status(st))
-		}
-		return u.UpdateIf(ctx, id, allowed, legacy.Task(m))
+		allowed = append(allowed, reference.Status(st))
+	}
+	return u.UpdateIf(ctx, id, allowed, legacy.Task(m))
+}
+
+// dispatchModern answers one modern store op.
+func (s *server) dispatchModern(ctx context.Context, a opArgs) (any, error) {
+	switch a.op {
 	case opModernCreate, opModernSwap:
-		m, err := object("task")
+		m, err := a.object("task", false)
 		if err != nil {
 			return nil, err
 		}
 		t, err := modernFromObject(m)
 		if err != nil {
-			return nil, errArgs(op, "task: %v", err)
+			return nil, errArgs(a.op, "task: %v", err)
 		}
-		if op == opModernCreate {
+		if a.op == opModernCreate {
 			return s.modern.Create(ctx, t)
 		}
-		caller, err := decodeCaller(args["caller"])
+		caller, err := decodeCaller(a.args["caller"])
 		if err != nil {
-			return nil, errArgs(op, "%v", err)
+			return nil, errArgs(a.op, "%v", err)
 		}
-		v, err := num("expected_version")
+		v, err := a.num("expected_version")
 		if err != nil {
 			return nil, err
 		}
 		return s.modern.Swap(ctx, caller, v, t)
 	case opModernGet:
-		id, err := str("task_id")
+		id, err := a.str("task_id")
 		if err != nil {
 			return nil, err
 		}
-		caller, err := decodeCaller(args["caller"])
+		caller, err := decodeCaller(a.args["caller"])
 		if err != nil {
-			return nil, errArgs(op, "%v", err)
+			return nil, errArgs(a.op, "%v", err)
 		}
 		return s.modern.Get(ctx, id, caller)
 	case opModernDelete:
-		id, err := str("task_id")
+		id, err := a.str("task_id")
 		if err != nil {
 			return nil, err
 		}
 		return nil, s.modern.Delete(ctx, id)
-	case opModernSweep:
-		return s.modern.Sweep(ctx)
 	}
-	if s.isFacadeOp(op) {
-		return s.dispatchFacade(ctx, op, args)
-	}
-	if isSDKOp(op) {
-		return s.dispatchSDK(ctx, op, args)
-	}
-	return nil, fmt.Errorf("%w: unknown op %q", reference.ErrUnsupported, op)
+	return s.modern.Sweep(ctx)
 }
 
 // StoreHarness makes a harness of a constructor, for serving a Go store that has no

@@ -287,91 +287,111 @@ func modernFromObject(m map[string]any) (modern.Task, error) {
 // present), as modernFromObject describes.
 func modernFromValues(get func(k string) any) (modern.Task, error) {
 	var t modern.Task
-	var err error
-	str := func(k string, nullable bool) string {
-		if err != nil {
-			return ""
-		}
-		switch x := get(k).(type) {
-		case string:
-			return x
-		case nil:
-			if nullable {
-				return ""
-			}
-		}
-		err = fmt.Errorf("%s must be a string%s, got %s", k, orNull(nullable), kindOf(get(k)))
-		return ""
-	}
-	num := func(k string, nullable bool) *int64 {
-		if err != nil {
-			return nil
-		}
-		switch x := get(k).(type) {
-		case json.Number:
-			i, e := integer(x)
-			if e == nil {
-				return &i
-			}
-		case nil:
-			if nullable {
-				return nil
-			}
-		}
-		err = fmt.Errorf("%s must be an integer%s, got %s", k, orNull(nullable), kindOf(get(k)))
-		return nil
-	}
-	obj := func(k string) map[string]any {
-		if err != nil {
-			return nil
-		}
-		switch x := get(k).(type) {
-		case map[string]any:
-			return x
-		case nil:
-			return nil
-		}
-		err = fmt.Errorf("%s must be an object or null, got %s", k, kindOf(get(k)))
-		return nil
-	}
-	t.TaskID = str("task_id", false)
-	t.Owner = str("owner", true)
-	t.Status = reference.Status(str("status", false))
-	t.StatusMessage = str("status_message", true) // null reads as empty, as for the maps
-	if p := num("created_at_ms", false); p != nil {
+	r := valueReader{get: get}
+	t.TaskID = r.str("task_id", false)
+	t.Owner = r.str("owner", true)
+	t.Status = reference.Status(r.str("status", false))
+	t.StatusMessage = r.str("status_message", true) // null reads as empty, as for the maps
+	if p := r.num("created_at_ms", false); p != nil {
 		t.CreatedAt = *p
 	}
-	if p := num("last_updated_at_ms", false); p != nil {
+	if p := r.num("last_updated_at_ms", false); p != nil {
 		t.LastUpdatedAt = *p
 	}
-	t.TTL = num("ttl_ms", true)
-	t.PollInterval = num("poll_interval_ms", true)
-	if p := num("version", false); p != nil {
+	t.TTL = r.num("ttl_ms", true)
+	t.PollInterval = r.num("poll_interval_ms", true)
+	if p := r.num("version", false); p != nil {
 		t.Version = *p
 	}
-	t.Result = obj("result")
-	t.Error = obj("error")
-	t.InputRequests = obj("input_requests")
-	t.StagedResponses = obj("staged_responses")
-	t.InputResponses = obj("input_responses")
+	t.Result = r.obj("result")
+	t.Error = r.obj("error")
+	t.InputRequests = r.obj("input_requests")
+	t.StagedResponses = r.obj("staged_responses")
+	t.InputResponses = r.obj("input_responses")
+	if r.err != nil {
+		return modern.Task{}, r.err
+	}
+	keys, err := issuedKeysFromValue(get("issued_keys"))
 	if err != nil {
 		return modern.Task{}, err
 	}
-	switch x := get("issued_keys").(type) {
+	t.IssuedKeys = keys
+	return t, nil
+}
+
+// valueReader reads typed values by key; after the first error it reads nothing more
+// and err keeps that error.
+type valueReader struct {
+	get func(k string) any
+	err error
+}
+
+func (r *valueReader) str(k string, nullable bool) string {
+	if r.err != nil {
+		return ""
+	}
+	switch x := r.get(k).(type) {
+	case string:
+		return x
 	case nil:
+		if nullable {
+			return ""
+		}
+	}
+	r.err = fmt.Errorf("%s must be a string%s, got %s", k, orNull(nullable), kindOf(r.get(k)))
+	return ""
+}
+
+func (r *valueReader) num(k string, nullable bool) *int64 {
+	if r.err != nil {
+		return nil
+	}
+	switch x := r.get(k).(type) {
+	case json.Number:
+		i, e := integer(x)
+		if e == nil {
+			return &i
+		}
+	case nil:
+		if nullable {
+			return nil
+		}
+	}
+	r.err = fmt.Errorf("%s must be an integer%s, got %s", k, orNull(nullable), kindOf(r.get(k)))
+	return nil
+}
+
+func (r *valueReader) obj(k string) map[string]any {
+	if r.err != nil {
+		return nil
+	}
+	switch x := r.get(k).(type) {
+	case map[string]any:
+		return x
+	case nil:
+		return nil
+	}
+	r.err = fmt.Errorf("%s must be an object or null, got %s", k, kindOf(r.get(k)))
+	return nil
+}
+
+// issuedKeysFromValue reads issued_keys: null, or an array of strings.
+func issuedKeysFromValue(v any) ([]string, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
 	case []any:
-		t.IssuedKeys = make([]string, len(x))
+		keys := make([]string, len(x))
 		for i, e := range x {
 			s, ok := e.(string)
 			if !ok {
-				return modern.Task{}, fmt.Errorf("issued_keys must be an array of strings, and element %d is %s", i, kindOf(e))
+				return nil, fmt.Errorf("issued_keys must be an array of strings, and element %d is %s", i, kindOf(e))
 			}
-			t.IssuedKeys[i] = s
+			keys[i] = s
 		}
-	default:
-		return modern.Task{}, fmt.Errorf("issued_keys must be an array of strings, got %s", kindOf(x))
+		return keys, nil
 	}
-	return t, nil
+	return nil, fmt.Errorf("issued_keys must be an array of strings, got %s", kindOf(v))
 }
 
 func orNull(nullable bool) string {
