@@ -31,14 +31,14 @@ const (
 
 // facadeMutants are the facade's defects: the store under them is honest.
 var facadeMutants = []Mutant{
-	{"facade-cancel-overwrites-finished", []string{"L-F-FIN-1", "M-F-FIN-1", "L-F-FIN-2", "M-F-FIN-2"}, "the facade's Cancel overwrites a completed, failed or cancelled task (ConduitMCP's cancel)", both, facadeCancelOverwrites},
-	{"facade-list-skips-recheck", []string{"L-F-LIST-1", "L-F-SCOPE-1", "S-OWN-1"}, "the facade's List scopes by the request's owner filter and re-checks no row the store returns", legacyOnly, facadeListSkipsRecheck},
-	{"facade-update-accepts-unissued", []string{"M-F-INPUT-2"}, "the facade's tasks/update stages answers for input keys never issued", modernOnly, facadeUpdateUnissued},
-	{"facade-owner-empty-denied", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner that no caller has: it stamps it, and shows such a task to the system caller only`, both, facadeOwnerEmptyDenied},
-	{"facade-owner-empty-as-principal", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner and shows such a task only to a caller whose principal id is "" (the anonymous caller, whatever require_owner says) and to the system caller`, both, facadeOwnerEmptyPrincipal},
-	{"facade-cancel-terminal-first", []string{"L-F-SCOPE-1"}, "the facade's Cancel answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", legacyOnly, facadeCancelTerminalFirst},
-	{"facade-update-terminal-first", []string{"M-F-SCOPE-1"}, "the facade's tasks/update answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", modernOnly, facadeUpdateTerminalFirst},
-	{"facade-cleanup-answers-zero", []string{"L-F-CLEAN-1"}, "the facade's Cleanup answers 0 and removes nothing although its store has Cleanup (the reference facade's answer for a store without one)", legacyOnly, facadeCleanupZero},
+	{"facade-cancel-overwrites-finished", []string{"L-F-FIN-1", "M-F-FIN-1", "L-F-FIN-2", "M-F-FIN-2"}, "the facade's Cancel overwrites a completed, failed or cancelled task (ConduitMCP's cancel)", both, inside(facadeCancelOverwrites)},
+	{"facade-list-skips-recheck", []string{"L-F-LIST-1", "L-F-SCOPE-1", "S-OWN-1"}, "the facade's List scopes by the request's owner filter and re-checks no row the store returns", legacyOnly, inside(facadeListSkipsRecheck)},
+	{"facade-update-accepts-unissued", []string{"M-F-INPUT-2"}, "the facade's tasks/update stages answers for input keys never issued", modernOnly, inside(facadeUpdateUnissued)},
+	{"facade-owner-empty-denied", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner that no caller has: it stamps it, and shows such a task to the system caller only`, both, inside(facadeOwnerEmptyDenied)},
+	{"facade-owner-empty-as-principal", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner and shows such a task only to a caller whose principal id is "" (the anonymous caller, whatever require_owner says) and to the system caller`, both, inside(facadeOwnerEmptyPrincipal)},
+	{"facade-cancel-terminal-first", []string{"L-F-SCOPE-1"}, "the facade's Cancel answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", legacyOnly, inside(facadeCancelTerminalFirst)},
+	{"facade-update-terminal-first", []string{"M-F-SCOPE-1"}, "the facade's tasks/update answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", modernOnly, inside(facadeUpdateTerminalFirst)},
+	{"facade-cleanup-answers-zero", []string{"L-F-CLEAN-1"}, "the facade's Cleanup answers 0 and removes nothing although its store has Cleanup (the reference facade's answer for a store without one)", legacyOnly, inside(facadeCleanupZero)},
 }
 
 func isFacadeDefect(d defect) bool { return d >= facadeCancelOverwrites }
@@ -55,13 +55,13 @@ func facadeMode(d defect) harness.FacadeMode {
 func (n *namespace) LegacyFacade(ctx context.Context, cfg harness.FacadeConfig) (legacy.Facade, error) {
 	st := legacyStore{n.instance()}
 	ref := legacy.New(st, legacy.WithRequireOwner(cfg.RequireOwner))
-	switch n.d {
+	switch n.w.d {
 	case facadeCancelOverwrites:
 		return legacyCancelOverwrites{ref, st}, nil
 	case facadeListSkipsRecheck:
 		return legacyListTrusting{ref, st, cfg.RequireOwner}, nil
 	case facadeOwnerEmptyDenied, facadeOwnerEmptyPrincipal:
-		return legacyOwnerEmpty{ref, emptyOwnerSeer(n.d == facadeOwnerEmptyPrincipal)}, nil
+		return legacyOwnerEmpty{ref, emptyOwnerSeer(n.w.d == facadeOwnerEmptyPrincipal)}, nil
 	case facadeCleanupZero:
 		return legacyCleanupZero{ref}, nil
 	case facadeCancelTerminalFirst:
@@ -77,7 +77,7 @@ func (n *namespace) ModernFacade(ctx context.Context, cfg harness.FacadeConfig) 
 	ref := modern.New(modern.Config{Store: st, Clock: inst.b.clock, RequireOwner: cfg.RequireOwner, DefaultTTL: cfg.DefaultTTL, MaxTTL: cfg.MaxTTL,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	m := modernBroken{Tasks: ref, st: st, clock: inst.b.clock}
-	switch n.d {
+	switch n.w.d {
 	case facadeCancelOverwrites:
 		m.cancelOverwrites = true
 	case facadeUpdateUnissued:
@@ -85,7 +85,7 @@ func (n *namespace) ModernFacade(ctx context.Context, cfg harness.FacadeConfig) 
 	case facadeUpdateTerminalFirst:
 		m.terminalFirst = true
 	case facadeOwnerEmptyDenied, facadeOwnerEmptyPrincipal:
-		m.emptyOwner = emptyOwnerSeer(n.d == facadeOwnerEmptyPrincipal)
+		m.emptyOwner = emptyOwnerSeer(n.w.d == facadeOwnerEmptyPrincipal)
 	default:
 		return ref, nil
 	}

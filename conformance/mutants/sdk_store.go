@@ -20,6 +20,47 @@ import (
 // Each defect is one the SDKs' own in-memory stores have, or one a store author could
 // easily make.
 
+// sdkMutants are the profile's defects. Those marked (TS) are the TypeScript SDK's
+// InMemoryTaskStore's own defects, found by the profile.
+var sdkMutants = []Mutant{
+	{"sdk-sequential-ids", []string{"P-ID-1"}, "CreateTask numbers its tasks: task-1, task-2, ... (distinct, guessable)", sdkOnly, inside(sdkSequentialIDs)},
+	{"sdk-racy-ids", []string{"P-ID-2"}, "the next id is drawn ahead and replaced only after the insert: concurrent creates share it (natural race)", sdkOnly, &wrapper{d: sdkRacyIDs, race: true}},
+	{"sdk-create-no-last-updated", []string{"P-CREATE-1"}, "a created task has no lastUpdatedAt until its first write", sdkOnly, inside(sdkCreateNoLastUpdated)},
+	{"sdk-session-case-insensitive", []string{"P-SESS-1"}, "sessions are compared case-insensitively (session ABC sees session abc's tasks)", sdkOnly, inside(sdkSessionFold)},
+	{"sdk-sessionless-sees-all", []string{"P-SESS-2"}, "(TS) a caller without a session sees and writes every session's task, while the store declares sessionless callers isolated", sdkOnly, inside(sdkSessionlessSeesAll)},
+	{"sdk-aliases", []string{"P-RESULT-3"}, "(TS) CreateTask and GetTask hand out the stored task, StoreTaskResult keeps the caller's map, GetTaskResult returns the stored one", sdkOnly, inside(sdkAliases)},
+	{"sdk-cursor-by-id", []string{"P-LIST-2"}, "(TS) the cursor is the last task's id: once that task is deleted or expired, ListTasks fails with invalid cursor", sdkOnly, inside(sdkCursorByID)},
+	{"sdk-quadratic-paging", []string{"P-LIST-3"}, "(TS) every page copies all of the caller's tasks first: O(tasks) per page, O(tasks²) per listing", sdkOnly, &wrapper{d: sdkQuadraticPaging, measured: true}},
+	{"sdk-ttl-removes-working", []string{"P-TTL-1"}, "(TS) the ttl removes a task whatever its status, working ones included", sdkOnly, inside(sdkTTLRemovesWorking)},
+	{"sdk-ttl-restarts-at-completion", []string{"P-TTL-2"}, "(TS) the ttl is counted again from the terminal status while the store declares it counts from creation", sdkOnly, inside(sdkTTLRestarts)},
+	{"sdk-ttl-zero-kept", []string{"P-TTL-3"}, "(TS) a task reports ttl 0 and never expires (if (ttl) is false for 0)", sdkOnly, inside(sdkTTLZeroKept)},
+	{"sdk-unknown-status-stored", []string{"P-STATUS-1"}, "(TS) UpdateTaskStatus stores any status, bogus included", sdkOnly, inside(sdkUnknownStatusStored)},
+	{"sdk-complete-without-result", []string{"P-RESULT-4"}, "(TS) UpdateTaskStatus(completed) is taken without a result: GetTaskResult can never answer", sdkOnly, inside(sdkCompleteWithoutResult)},
+	{"sdk-terminal-overwritable", []string{"P-FIN-1", "P-FIN-2"}, "UpdateTaskStatus does not check for a terminal status: a completed task can be cancelled or resumed", sdkOnly, inside(sdkTerminalOverwritable)},
+	{"sdk-toctou-finish", []string{"P-FIN-2"}, "terminal writes check the status under the lock, then write under it again later: racing writers both win (natural race)", sdkOnly, &wrapper{d: sdkTOCTOUFinish, race: true}},
+	{"sdk-result-any-status", []string{"P-RESULT-1"}, "(TS) StoreTaskResult takes any status: a working task gets a result", sdkOnly, inside(sdkResultAnyStatus)},
+	{"sdk-no-result-not-found", []string{"P-RESULT-2"}, "GetTaskResult of a task without a result answers not found, as if the task were gone", sdkOnly, inside(sdkNoResultNotFound)},
+	{"sdk-list-stale", []string{"P-LIST-1"}, "ListTasks shows each task as it was created, not as it is", sdkOnly, inside(sdkListStale)},
+	{"sdk-lists-expired", []string{"P-LIST-1"}, "ListTasks keeps listing a task whose ttl ended, which GetTask no longer finds", sdkOnly, inside(sdkListsExpired)},
+	{"sdk-cursor-carries-session", []string{"P-SESS-1"}, "a cursor names the session it was issued to, and ListTasks goes on as that session: another session holding it reads the first one's tasks", sdkOnly, inside(sdkCursorCarriesSession)},
+	{"sdk-cleanup-ttl-int32", []string{"P-CLEAN-1"}, "Cleanup passes the ttl as a 32-bit integer: a task kept 2^31 ms or more is swept at once", sdkOnly, inside(sdkCleanupTTLInt32)},
+	{"sdk-delete-missing-succeeds", []string{"P-DELETE-1"}, "DeleteTask of a missing task answers success", sdkOnly, inside(sdkDeleteMissingSucceeds)},
+	{"sdk-cleanup-removes-terminal", []string{"P-CLEAN-1"}, "Cleanup removes every terminal task with a ttl, expired or not", sdkOnly, inside(sdkCleanupRemovesTerminal)},
+	{"sdk-wait-returns-at-once", []string{"P-WAIT-1"}, "WaitForUpdate returns at once, whether or not the task changed", sdkOnly, inside(sdkWaitReturnsAtOnce)},
+	{"sdk-list-loses-boundary", []string{"P-LIST-1"}, "has-more off by one: a full page gets a nextCursor only when more than one task is left, so a listing of page+1 tasks loses the last", sdkOnly, inside(sdkListLosesBoundary)},
+	{"sdk-cursor-garbage-restarts", []string{"P-LIST-1"}, "a cursor it cannot read lists from the first page again instead of failing with ErrInvalid", sdkOnly, inside(sdkCursorGarbageRestarts)},
+	{"sdk-keeps-negative-ttl", []string{"P-CREATE-1"}, "(TS) a negative ttl is kept and reported as is", sdkOnly, inside(sdkKeepsNegativeTTL)},
+	{"sdk-session-prefix-255", []string{"P-SESS-1"}, "sessions are compared on their first 255 bytes (a VARCHAR(255) column): two sessions that differ after that share their tasks", sdkOnly, inside(sdkSessionPrefix255)},
+	{"sdk-session-normalized", []string{"P-SESS-1"}, "sessions are compared after Unicode normalisation: \"café\" composed and decomposed are one session", sdkOnly, inside(sdkSessionNormalized)},
+	{"sdk-result-written-apart", []string{"P-RESULT-1"}, "StoreTaskResult writes the status, then the result in a second write: a reader between them sees a completed task with no result (natural race)", sdkOnly, &wrapper{d: sdkResultWrittenApart, race: true, inProcessOnly: "its window between two writes is a scheduler yield inside the child: over the wire the readers' round trips rarely land in it"}},
+	{"sdk-delete-foreign-succeeds", []string{"P-DELETE-1"}, "DeleteTask looks the id up without the session, then deletes by id and session: another session's task answers success and is left in place", sdkOnly, inside(sdkDeleteForeignSucceeds)},
+	{"sdk-delete-expired-succeeds", []string{"P-DELETE-1"}, "DeleteTask finds a task whose ttl has passed but that no read or sweep has dropped yet, and answers success (a DELETE whose WHERE has no expiry)", sdkOnly, inside(sdkDeleteExpiredSucceeds)},
+	{"sdk-delete-recycles-id", []string{"P-DELETE-1"}, "DeleteTask hands the deleted id back to a pool CreateTask draws from first: a later task takes the deleted one's id (a slot allocator)", sdkOnly, inside(sdkDeleteRecyclesID)},
+	{"sdk-ttl-timer-overflow", []string{"P-TTL-2", "P-CLEAN-1"}, "(TS) a ttl past 2^31-1 ms expires 1 ms after the task ends (Node's setTimeout runs a longer delay at once), so a Cleanup sweeps it too", sdkOnly, inside(sdkTTLTimerOverflow)},
+	{"sdk-ttl-restarts-declared", []string{"P-TTL-4"}, "the ttl counts from creation and starts again when the task becomes terminal, declared as ttl_from completion (P-TTL-2 holds; MCP's creation does not)", sdkOnly, inside(sdkTTLRestartsDeclared)},
+	{"sdk-sessions-ignored", []string{"P-SESS-1", "P-SESS-3", "P-LIST-1", "P-WAIT-1"}, "every caller sees every session's task, declared sessionless unrestricted (no policy value says that sessions are ignored for everyone)", sdkOnly, inside(sdkSessionsIgnored)},
+}
+
 // pageSize is the honest store's page size (the TypeScript and Python SDKs' own).
 const sdkPageSize = 10
 

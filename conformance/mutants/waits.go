@@ -2,6 +2,7 @@ package mutants
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -28,26 +29,35 @@ const (
 	fastIO = 2 * time.Millisecond
 )
 
-// waitsMutants are the defects whose every call is slow: the whole battery would take
-// hours, so they are judged on the rules they break only.
-var waitsMutants = map[defect]bool{sleepsHoldingLock: true, queuesOnChannel: true}
+// slowly is a gate that makes the call wait its turn ignoring its context, after
+// answering a context already ended: sleeps-holding-lock holds the store's I/O lock
+// across a sleep, queues-on-channel hands the call to a single worker over an unbuffered
+// channel and waits for its reply. The honest call runs with a context that never ends:
+// the namespace offers no hold to wait on.
+func slowly(wait func(x *wrapState, contended bool)) *wrapper {
+	w := gated(func(ctx context.Context, x *wrapState) (context.Context, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("mutant store: %w", err)
+		}
+		contended := x.inStore.Add(1) > 1
+		defer x.inStore.Add(-1)
+		wait(x, contended)
+		return context.WithoutCancel(ctx), nil
+	}, "the protocol has no cancellation: the Go client stops waiting for a call whose context ended itself")
+	w.slow = true
+	return w
+}
 
-// waitSlowly makes the call wait its turn, ignoring ctx: sleeps-holding-lock holds the
-// store's I/O lock across a sleep, queues-on-channel hands the call to a single worker
-// over an unbuffered channel and waits for its reply.
-func (s *store) waitSlowly() {
-	contended := s.b.inStore.Add(1) > 1
-	defer s.b.inStore.Add(-1)
-	switch s.d {
-	case sleepsHoldingLock:
-		s.b.io.Lock()
-		time.Sleep(ioTime(contended))
-		s.b.io.Unlock()
-	case queuesOnChannel:
-		j := ioJob{slow: contended, done: make(chan struct{})}
-		s.b.worker().jobs <- j
-		<-j.done
-	}
+func sleepHoldingLock(x *wrapState, contended bool) {
+	x.io.Lock()
+	time.Sleep(ioTime(contended))
+	x.io.Unlock()
+}
+
+func queueOnChannel(x *wrapState, contended bool) {
+	j := ioJob{slow: contended, done: make(chan struct{})}
+	x.worker().jobs <- j
+	<-j.done
 }
 
 func ioTime(contended bool) time.Duration {
@@ -66,21 +76,21 @@ type ioJob struct {
 // ioWorker is queues-on-channel's single worker: one job at a time, slowIO each.
 type ioWorker struct{ jobs chan ioJob }
 
-// worker starts the backend's worker on first use; it lives as long as the process.
-func (b *backend) worker() *ioWorker {
-	b.workerOnce.Do(func() {
-		b.ioWorker = &ioWorker{jobs: make(chan ioJob)}
+// worker starts the namespace's worker on first use; it lives as long as the process.
+func (x *wrapState) worker() *ioWorker {
+	x.workerOnce.Do(func() {
+		x.ioWorker = &ioWorker{jobs: make(chan ioJob)}
 		go func() {
-			for j := range b.ioWorker.jobs {
+			for j := range x.ioWorker.jobs {
 				time.Sleep(ioTime(j.slow))
 				close(j.done)
 			}
 		}()
 	})
-	return b.ioWorker
+	return x.ioWorker
 }
 
-// ioState is the part of backend the waiting mutants use.
+// ioState is the part of wrapState the waiting mutants use.
 type ioState struct {
 	inStore    atomic.Int64
 	io         sync.Mutex
@@ -117,17 +127,11 @@ func (u unheld) Close(ctx context.Context) error                  { return u.n.C
 // OnlyRules, when not empty, are the only rules the battery runs on the mutant: its calls
 // are too slow for the rest.
 func (m Mutant) OnlyRules() []string {
-	if waitsMutants[m.d] {
+	if m.spec().slow {
 		return m.Breaks
 	}
 	return nil
 }
-
-// foundByMachines are the defects whose declared rule only the state machines of
-// S-CONC-1 catch: they file the fault under the rule broken (Env.FaultOf), and no spec
-// of that rule meets the defect (a Get that caches misses; owners compared by prefix or
-// with live wildcards, found as M-GET-1 faults).
-var foundByMachines = map[defect]bool{getCachesMisses: true, ownerPrefix: true, ownerWildcard: true}
 
 // JudgedRules are the rules `storecheck mutants --declared` runs on the mutant: the
 // rules it breaks, which alone decide whether it is killed (Judge), S-CONC-1 for a
@@ -143,7 +147,9 @@ func (m Mutant) JudgedRules() []string {
 			rules = append(rules, id)
 		}
 	}
-	if foundByMachines[m.d] {
+	// A defect whose declared rule only the state machines of S-CONC-1 catch: they file
+	// the fault under the rule broken (Env.FaultOf), and no spec of that rule meets it.
+	if m.spec().machines {
 		add("S-CONC-1")
 	}
 	if slices.Contains(m.Eras, conformance.EraLegacy) || slices.Contains(m.Eras, conformance.EraModern) {

@@ -8,100 +8,22 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
-	"github.com/storecheck/storecheck/reference/modern"
 	"github.com/storecheck/storecheck/reference/sdk"
 )
 
-// Store mutants written as wrappers: the honest store, untouched, under a layer that
-// adds one defect on its way in or out. Each wrapper embeds the honest store's own type,
-// so the optional operations it does not override (Cancel, UpdateIf, DeleteTask, ...)
-// stay the honest ones.
+// Defects found at the edges of the owner index, Cleanup's reading of created_at and the
+// SDK profile's cursors and ttls, each a layer over the honest store.
 
-// wrappedMutants are the wrapped defects, listed in the catalogue.
+// wrappedMutants are the edge defects, listed in the catalogue.
 var wrappedMutants = []Mutant{
-	{"owner-index-survives-delete", []string{"L-LIST-3"}, "List finds a principal's rows through a per-owner index that Delete does not clean: an id deleted and created again under another owner (or none) is still listed to the old owner", legacyOnly, honest},
-	{"cleanup-ages-digit-strings", []string{"L-CLEAN-1"}, `Cleanup reads a created_at that is text of a number ("1764392800000", " 1764392800000 ", "1764392800000.0", "1.7643928e+12") as that number and ages the task from it (section 4: a created_at that is not an integer has no age)`, legacyOnly, honest},
-	{"sdk-cursor-date-internal", []string{"P-LIST-1"}, "a cursor is base64url of JSON {\"at\": a date, \"after\": a position}; a date that does not parse is a plain error (an internal error, not invalid params)", sdkOnly, honest},
-	{"sdk-refuses-huge-ttl", []string{"P-CREATE-1"}, "CreateTask refuses a ttl past 32 bits of milliseconds with ErrInvalid (an INT column guarded by a check): the specs that need such a task for their setup read setup refused, not failed", sdkOnly, honest},
-}
-
-// wrapper is one wrapped mutant: how it wraps each era's honest store. A nil func leaves
-// that era's store honest. Each namespace gets its own state.
-type wrapper struct {
-	legacy func(st legacyStore, w *wrapState) legacy.Store
-	sdk    func(st sdkStore) sdk.Store
-}
-
-// wrapState is a namespace's state the wrappers keep beside the honest backend (an
-// index of their own).
-type wrapState struct {
-	mu      sync.Mutex
-	byOwner map[string]map[string]bool // owner → ids ever created under it
-}
-
-func newWrapState() *wrapState { return &wrapState{byOwner: map[string]map[string]bool{}} }
-
-var wrappers = map[string]wrapper{
-	"owner-index-survives-delete": {legacy: func(st legacyStore, w *wrapState) legacy.Store { return ownerIndexed{st, w} }},
-	"cleanup-ages-digit-strings":  {legacy: func(st legacyStore, _ *wrapState) legacy.Store { return cleanupSniffsAge{st} }},
-	"sdk-refuses-huge-ttl":        {sdk: func(st sdkStore) sdk.Store { return refusesHugeTTL{st} }},
-	"sdk-cursor-date-internal":    {sdk: func(st sdkStore) sdk.Store { return datedCursors{st} }},
-}
-
-// wrappedHarness is the honest store's harness with the wrapper's layer on each store.
-type wrappedHarness struct {
-	name string
-	w    wrapper
-}
-
-func (h wrappedHarness) Name() string { return "mutant " + h.name }
-
-func (h wrappedHarness) Capabilities() harness.Capabilities { return Honest().Capabilities() }
-
-func (h wrappedHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
-	return &wrappedNamespace{namespace: &namespace{b: newBackend(clock), sdk: newSDKBackend(clock)}, w: h.w, state: newWrapState()}, nil
-}
-
-// wrappedNamespace is the honest namespace (its Blocker included) handing out wrapped
-// stores.
-type wrappedNamespace struct {
-	*namespace
-	w     wrapper
-	state *wrapState
-}
-
-func (n *wrappedNamespace) Legacy(ctx context.Context) (legacy.Store, error) {
-	return n.w.wrapLegacy(legacyStore{n.instance()}, n.state), nil
-}
-
-func (n *wrappedNamespace) SDK(ctx context.Context) (sdk.Store, error) {
-	return n.w.wrapSDK(sdkStore{b: n.namespace.sdk}), nil
-}
-
-func (w wrapper) wrapLegacy(st legacyStore, state *wrapState) legacy.Store {
-	if w.legacy == nil {
-		return st
-	}
-	return w.legacy(st, state)
-}
-
-func (w wrapper) wrapSDK(st sdkStore) sdk.Store {
-	if w.sdk == nil {
-		return st
-	}
-	return w.sdk(st)
-}
-
-// stores is Mutant.Stores for a wrapped mutant.
-func (w wrapper) stores(clock reference.Clock) (legacy.Store, modern.Store) {
-	s := &store{b: newBackend(clock)}
-	return w.wrapLegacy(legacyStore{s}, newWrapState()), modernStore{s}
+	{"owner-index-survives-delete", []string{"L-LIST-3"}, "List finds a principal's rows through a per-owner index that Delete does not clean: an id deleted and created again under another owner (or none) is still listed to the old owner", legacyOnly, &wrapper{legacy: func(st legacyStore, w *wrapState) legacy.Store { return ownerIndexed{st, w} }}},
+	{"cleanup-ages-digit-strings", []string{"L-CLEAN-1"}, `Cleanup reads a created_at that is text of a number ("1764392800000", " 1764392800000 ", "1764392800000.0", "1.7643928e+12") as that number and ages the task from it (section 4: a created_at that is not an integer has no age)`, legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return cleanupSniffsAge{st} })},
+	{"sdk-cursor-date-internal", []string{"P-LIST-1"}, "a cursor is base64url of JSON {\"at\": a date, \"after\": a position}; a date that does not parse is a plain error (an internal error, not invalid params)", sdkOnly, &wrapper{sdk: func(st sdkStore) sdk.Store { return datedCursors{st} }}},
+	{"sdk-refuses-huge-ttl", []string{"P-CREATE-1"}, "CreateTask refuses a ttl past 32 bits of milliseconds with ErrInvalid (an INT column guarded by a check): the specs that need such a task for their setup read setup refused, not failed", sdkOnly, &wrapper{sdk: func(st sdkStore) sdk.Store { return refusesHugeTTL{st} }}},
 }
 
 // ownerIndexed keeps, beside the honest rows, an index owner → ids that Create fills and
