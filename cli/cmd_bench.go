@@ -27,9 +27,9 @@ func init() {
 	})
 }
 
-func bench(c *app, args []string) int {
-	fs := newFlagSet("bench", "storecheck bench [--adapter NAME] [--vs NAME] [flags]", func(w io.Writer) {
-		fmt.Fprint(w, `Benchmarks a store, operation by operation, against its baseline measured in the
+// benchHelp is storecheck bench's help, after its usage line.
+func benchHelp() string {
+	return `Benchmarks a store, operation by operation, against its baseline measured in the
 same run: memstore and ets-like against a plain mutex+map store that copies values,
 postgres against the equivalent raw pgx statements, redis and redis-cluster against
 the equivalent raw commands, wire (memstore served by a child over the wire protocol)
@@ -39,9 +39,64 @@ The table shows ns/op, ops/s and allocs/op of both, and the ratio baseline ns/op
 store ns/op: above 1 the store is faster than its baseline. --vs runs a second
 adapter the same way and compares the two stores side by side.
 
-Targets: `+targetNames()+`
+Targets: ` + targetNames() + `
 
-`)
+`
+}
+
+// benchTarget is the target named n: a store given by an option (brought up here, with
+// the operations it can run and its cleanup), or one of benchmarks' own (no ops, a
+// no-op cleanup). ok is false after a usage error, with the exit code.
+func (c *app) benchTarget(fs *flag.FlagSet, n string) (t benchmarks.Target, ops []string, cleanup func(), code int, ok bool) {
+	cleanup = func() {}
+	if a, custom := c.adapters[n]; custom && a.custom {
+		h, done, up := c.bringUp("storecheck bench", n, a.open, "")
+		if !up {
+			return t, nil, cleanup, exitUsage, false
+		}
+		d, err := conformance.Detect(c.ctx, h)
+		if err != nil {
+			done()
+			fmt.Fprintf(c.stderr, "storecheck bench: %v\n", err)
+			return t, nil, cleanup, exitUsage, false
+		}
+		hasCleanup := false
+		for _, o := range d.Legacy {
+			hasCleanup = hasCleanup || (o.Op == "Cleanup" && o.Offered)
+		}
+		return benchmarks.HarnessTarget(h), benchmarks.HarnessOps(h, hasCleanup), done, 0, true
+	}
+	t, err := benchmarks.Lookup(n)
+	if err != nil {
+		code, _ := c.usageError(fs, err.Error())
+		return t, nil, cleanup, code, false
+	}
+	return t, nil, cleanup, 0, true
+}
+
+// writeBenchFiles writes the results in go test -bench format to out and as an SVG
+// chart to svg, each when named.
+func writeBenchFiles(flat []benchmarks.Result, names []string, out, svg string) error {
+	if out != "" {
+		var b bytes.Buffer
+		_ = benchmarks.WriteBenchstat(&b, flat)
+		if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	if svg != "" {
+		var b bytes.Buffer
+		_ = benchmarks.WriteSVG(&b, "storecheck bench: "+strings.Join(names, " vs "), flat)
+		if err := os.WriteFile(svg, b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func bench(c *app, args []string) int {
+	fs := newFlagSet("bench", "storecheck bench [--adapter NAME] [--vs NAME] [flags]", func(w io.Writer) {
+		fmt.Fprint(w, benchHelp())
 	})
 	var (
 		spec, vs, benchtime, cleanupTime, ops, out, svg string
@@ -81,29 +136,13 @@ Targets: `+targetNames()+`
 	var targets []benchmarks.Target
 	var harnessOps []string // the operations a store given by an option can run
 	for _, n := range names {
-		if a, ok := c.adapters[n]; ok && a.custom {
-			h, cleanup, ok := c.bringUp("storecheck bench", n, a.open, "")
-			if !ok {
-				return exitUsage
-			}
-			defer cleanup()
-			d, err := conformance.Detect(c.ctx, h)
-			if err != nil {
-				fmt.Fprintf(c.stderr, "storecheck bench: %v\n", err)
-				return exitUsage
-			}
-			hasCleanup := false
-			for _, o := range d.Legacy {
-				hasCleanup = hasCleanup || (o.Op == "Cleanup" && o.Offered)
-			}
-			harnessOps = benchmarks.HarnessOps(h, hasCleanup)
-			targets = append(targets, benchmarks.HarnessTarget(h))
-			continue
-		}
-		t, err := benchmarks.Lookup(n)
-		if err != nil {
-			code, _ := c.usageError(fs, err.Error())
+		t, ops, cleanup, code, ok := c.benchTarget(fs, n)
+		if !ok {
 			return code
+		}
+		defer cleanup()
+		if ops != nil {
+			harnessOps = ops
 		}
 		targets = append(targets, t)
 	}
@@ -147,21 +186,9 @@ Targets: `+targetNames()+`
 	if err := c.peakRSS(maxRSS); err != nil && runErr == nil {
 		runErr = err
 	}
-	if out != "" {
-		var b bytes.Buffer
-		_ = benchmarks.WriteBenchstat(&b, flat)
-		if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
-			fmt.Fprintf(c.stderr, "storecheck bench: %v\n", err)
-			return exitFailed
-		}
-	}
-	if svg != "" {
-		var b bytes.Buffer
-		_ = benchmarks.WriteSVG(&b, "storecheck bench: "+strings.Join(names, " vs "), flat)
-		if err := os.WriteFile(svg, b.Bytes(), 0o644); err != nil {
-			fmt.Fprintf(c.stderr, "storecheck bench: %v\n", err)
-			return exitFailed
-		}
+	if err := writeBenchFiles(flat, names, out, svg); err != nil {
+		fmt.Fprintf(c.stderr, "storecheck bench: %v\n", err)
+		return exitFailed
 	}
 	switch {
 	case errors.Is(runErr, benchmarks.ErrUnavailable):

@@ -38,9 +38,8 @@ func (p *principalTokens) Set(v string) error {
 	return nil
 }
 
-func runProbe(c *app, args []string) int {
-	fs := newFlagSet("probe", "storecheck probe [flags] URL\n       storecheck probe [flags] --exec CMD [ARGS...]", func(w io.Writer) {
-		fmt.Fprint(w, `Checks a live MCP server's tasks from the outside, over Streamable HTTP or stdio, in the eras it
+// probeHelp is storecheck probe's help, after its usage line.
+const probeHelp = `Checks a live MCP server's tasks from the outside, over Streamable HTTP or stdio, in the eras it
 serves (2025-11-25 tasks and the 2026-07-28 tasks extension), with two or more
 principals: the server rules V-* of docs/spec.md section 7. The first principal makes
 tasks; the others, and a caller without credentials, must not see them. The report is
@@ -77,7 +76,38 @@ Exit status: 0 no rule failed; 1 a rule failed, was aborted or had its setup ref
 exercised (a server without tasks, a selection of rules it cannot be checked on:
 --allow-empty accepts that); 2 usage error.
 
-`)
+`
+
+// splitProbeArgs parts probe's arguments into the flags, the URLs (which may come
+// before or after the flags) and the server's command: --exec takes the rest of the
+// line, the command and its own flags.
+func splitProbeArgs(args []string) (flags, urls, command []string, err error) {
+	for i, a := range args {
+		if a == "--exec" || a == "-exec" {
+			if i+1 == len(args) {
+				return nil, nil, nil, errors.New("--exec: give the server's command")
+			}
+			words, err := wire.SplitCommand(args[i+1])
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("--exec: %w", err)
+			}
+			args, command = args[:i], append(words, args[i+2:]...)
+			break
+		}
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
+			urls = append(urls, a)
+		} else {
+			flags = append(flags, a)
+		}
+	}
+	return flags, urls, command, nil
+}
+
+func runProbe(c *app, args []string) int {
+	fs := newFlagSet("probe", "storecheck probe [flags] URL\n       storecheck probe [flags] --exec CMD [ARGS...]", func(w io.Writer) {
+		fmt.Fprint(w, probeHelp)
 	})
 	var (
 		principals     principalTokens
@@ -112,31 +142,10 @@ exercised (a server without tasks, a selection of rules it cannot be checked on:
 		fs.StringVar(&f[1], string(role)+"-args", string(raw), "its arguments, a JSON object ({} when another tool is named without them)")
 	}
 	fs.StringVar(&toolsFile, "tools", "", "the tool of every role in a JSON `FILE`: {\"quick\": {\"tool\": NAME, \"args\": {...}}, ...},\nroles quick, slow, race, failing, erring, input, long; a --ROLE-tool or --ROLE-args given overrides it")
-	// --exec takes the rest of the line: the server's command and its own flags.
-	var command []string
-	for i, a := range args {
-		if a == "--exec" || a == "-exec" {
-			if i+1 == len(args) {
-				code, _ := c.usageError(fs, "--exec: give the server's command")
-				return code
-			}
-			words, err := wire.SplitCommand(args[i+1])
-			if err != nil {
-				code, _ := c.usageError(fs, fmt.Sprintf("--exec: %v", err))
-				return code
-			}
-			args, command = args[:i], append(words, args[i+2:]...)
-			break
-		}
-	}
-	// The URL may come before or after the flags.
-	var urls, rest []string
-	for _, a := range args {
-		if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
-			urls = append(urls, a)
-		} else {
-			rest = append(rest, a)
-		}
+	rest, urls, command, err := splitProbeArgs(args)
+	if err != nil {
+		code, _ := c.usageError(fs, err.Error())
+		return code
 	}
 	if code, ok := c.parse(fs, rest); !ok {
 		return code
@@ -179,6 +188,11 @@ exercised (a server without tasks, a selection of rules it cannot be checked on:
 	if vf.progress(c) {
 		cfg.Progress = c.stderr
 	}
+	return c.probe(fs, cfg, vf, jsonOut, junit)
+}
+
+// probe runs the probe of cfg and reports it on stdout and in the report files named.
+func (c *app) probe(fs *flag.FlagSet, cfg probe.Config, vf verdictFlags, jsonOut, junit string) int {
 	outputs, err := openOutputs(jsonOut, junit)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "storecheck probe: %v\n", err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/conformance/harness"
 )
 
 func init() {
@@ -80,6 +81,30 @@ beside a rule exercised; none of these count as passed.
 	return fs
 }
 
+// checkBeforeBringUp checks what can be checked without the store, before it is
+// brought up (a typo must not cost a child process or a container), and returns the
+// number of processes and the era part of this one.
+func checkBeforeBringUp(f runFlags, a adapter, cfg conformance.ExecConfig) (procs int, part eraPart, err error) {
+	if err := conformance.CheckSelection(cfg.Rules, cfg.LabelFilter, cfg.FocusStrings); err != nil {
+		return 0, part, err
+	}
+	if a.validate != nil {
+		if err := a.validate(); err != nil {
+			return 0, part, err
+		}
+	}
+	if procs, err = procsFor(f, a, cfg); err != nil {
+		return 0, part, err
+	}
+	part = eraPart{0, 1}
+	if f.eraPart != "" {
+		if part, err = parseEraPart(f.eraPart); err == nil && procs > 1 {
+			err = fmt.Errorf("--era-part %s checks one group in this process: not with --procs %d", f.eraPart, procs)
+		}
+	}
+	return procs, part, err
+}
+
 func runBattery(c *app, args []string) int {
 	var f runFlags
 	fs := c.runFlagSet(&f)
@@ -111,32 +136,10 @@ func runBattery(c *app, args []string) int {
 	if f.timeout == 0 && a.specTimeout != 0 {
 		cfg.Options.SpecTimeout = a.specTimeout
 	}
-	// Everything that can be checked without the store is checked before it is brought
-	// up: a typo must not cost a child process or a container.
-	if err := conformance.CheckSelection(cfg.Rules, cfg.LabelFilter, cfg.FocusStrings); err != nil {
-		code, _ := c.usageError(fs, err.Error())
-		return code
-	}
-	if a.validate != nil {
-		if err := a.validate(); err != nil {
-			code, _ := c.usageError(fs, err.Error())
-			return code
-		}
-	}
-	procs, err := procsFor(f, a, cfg)
+	procs, part, err := checkBeforeBringUp(f, a, cfg)
 	if err != nil {
 		code, _ := c.usageError(fs, err.Error())
 		return code
-	}
-	part := eraPart{0, 1}
-	if f.eraPart != "" {
-		if part, err = parseEraPart(f.eraPart); err == nil && procs > 1 {
-			err = fmt.Errorf("--era-part %s checks one group in this process: not with --procs %d", f.eraPart, procs)
-		}
-		if err != nil {
-			code, _ := c.usageError(fs, err.Error())
-			return code
-		}
 	}
 	// Reports are opened first: a path that cannot be written should not cost a run.
 	outputs, err := openOutputs(f.json, f.junit)
@@ -188,6 +191,13 @@ func runBattery(c *app, args []string) int {
 			return exitOK
 		}
 	}
+	return c.executeBattery(f, h, cfg, others, outputs, detected, started)
+}
+
+// executeBattery runs the battery of cfg on h, merges the reports of the other eras'
+// processes and reports the whole on stdout and in the report files.
+func (c *app) executeBattery(f runFlags, h harness.Harness, cfg conformance.ExecConfig, others *otherEras,
+	outputs *outputs, detected conformance.Detected, started time.Time) int {
 	var prog *progress
 	if f.progress(c) {
 		prog = &progress{w: c.stderr, started: started}

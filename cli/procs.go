@@ -251,7 +251,7 @@ func (o *otherEras) stop() {
 	}
 	o.cancel()
 	for _, p := range o.procs {
-		_ = <-p.done // only waited for: the process was cancelled, its end is no finding
+		_ = <-p.done  // only waited for: the process was cancelled, its end is no finding
 		p.done <- nil // collect may still read it
 	}
 	os.RemoveAll(o.dir)
