@@ -215,12 +215,21 @@ func (s legacyStore) update(ctx context.Context, id string, allowed []reference.
 	if err != nil {
 		return nil, err
 	}
+	return s.write(id, allowed, c, nil)
+}
+
+// write merges the normalised changes c into the task under id, or into missing when
+// there is none (nil: not found), unless its status is not allowed.
+func (s legacyStore) write(id string, allowed []reference.Status, c, missing legacy.Task) (legacy.Task, error) {
 	k := s.key(id)
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
 	cur, ok := s.b.legacy[k]
-	if !ok {
+	if !ok && missing == nil {
 		return nil, reference.NotFound(id)
+	}
+	if !ok {
+		cur = missing
 	}
 	if allowed != nil && !statusIn(cur.Status(), allowed) {
 		return nil, reference.ErrorFor(reference.ErrConflict, id)

@@ -102,19 +102,7 @@ func (s upserting) orCreate(id string, allowed []reference.Status, changes, t le
 	if err != nil {
 		return nil, err
 	}
-	k := s.key(id)
-	s.b.mu.Lock()
-	defer s.b.mu.Unlock()
-	cur, ok := s.b.legacy[k]
-	if !ok {
-		cur = legacy.Task{legacy.KeyTaskID: id}
-	}
-	if allowed != nil && !statusIn(cur.Status(), allowed) {
-		return nil, reference.ErrorFor(reference.ErrConflict, id)
-	}
-	next := s.merge(cur, c)
-	s.b.legacy[k] = next
-	return s.out(next), nil
+	return s.write(id, allowed, c, legacy.Task{legacy.KeyTaskID: id})
 }
 
 // createMerging merges a Create of an existing id into the old task.
