@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/conformance/model"
 	"github.com/storecheck/storecheck/conformance/sharedspecs"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -190,7 +191,7 @@ func Legacy(s *battery.Suite) {
 									if limit != nil && len(want) >= *limit {
 										break
 									}
-									if (status == nil || battery.StatusOf(r) == *status) && sharedspecs.CallerAdmits(c, battery.RowOwner(r), ro) {
+									if (status == nil || battery.StatusOf(r) == *status) && model.Visible(battery.RowOwner(r), c, ro) {
 										want = append(want, r.ID())
 									}
 								}
@@ -208,7 +209,7 @@ func Legacy(s *battery.Suite) {
 								// And against this spec's own rows: nothing foreign, nothing starved.
 								visible := 0
 								for id, owner := range rows {
-									if (status == nil || statuses[id] == *status) && sharedspecs.CallerAdmits(c, owner, ro) {
+									if (status == nil || statuses[id] == *status) && model.Visible(owner, c, ro) {
 										visible++
 									}
 								}

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance/battery"
-	"github.com/storecheck/storecheck/conformance/sharedspecs"
+	"github.com/storecheck/storecheck/conformance/model"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
@@ -49,13 +49,13 @@ func foreignFacadeList(e *battery.Env) {
 							continue
 						}
 						for _, r := range got {
-							if (status != nil && battery.StatusOf(r) != *status) || !sharedspecs.CallerAdmits(c, battery.RowOwner(r), ro) {
+							if (status != nil && battery.StatusOf(r) != *status) || !model.Visible(battery.RowOwner(r), c, ro) {
 								e.Check(false, input, "only rows the caller may see and that match Status", "row "+battery.Show(r))
 							}
 						}
 						visible := 0
 						for id, owner := range rows {
-							if (status == nil || statuses[id] == *status) && sharedspecs.CallerAdmits(c, owner, ro) {
+							if (status == nil || statuses[id] == *status) && model.Visible(owner, c, ro) {
 								visible++
 							}
 						}

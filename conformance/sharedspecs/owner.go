@@ -157,7 +157,7 @@ func OwnerListTable(e *battery.Env, st legacy.Store, requireOwner bool) {
 			case other[id]:
 				owner = battery.OwnerX
 			}
-			if CallerAdmits(c, owner, requireOwner) {
+			if model.Visible(owner, c, requireOwner) {
 				want[id] = true
 			}
 		}
@@ -169,12 +169,6 @@ func OwnerListTable(e *battery.Env, st legacy.Store, requireOwner bool) {
 		got := battery.RowIDs(rows, mine)
 		e.Check(got.Equal(want), input, "of this spec's tasks exactly "+want.String(), got)
 	}
-}
-
-// CallerAdmits is the owner truth table (model.Visible) with the caller first, for a
-// task owned by owner ("" for none).
-func CallerAdmits(c reference.Caller, owner string, requireOwner bool) bool {
-	return model.Visible(owner, c, requireOwner)
 }
 
 func LegacyOwner(s *battery.Suite) {
