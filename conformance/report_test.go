@@ -440,11 +440,17 @@ func TestReportUnverifiedMustRules(t *testing.T) {
 	if r.OK() {
 		t.Error("OK() = true under Strict with partly verified MUST rules")
 	}
-	// Strict on its own: S-VAL-4 alone passes, M-SWEEP-1 alone and S-CTX-1 alone fail.
-	for sel, ok := range map[string]bool{"S-VAL-4": true, "M-SWEEP-1": false, "S-CTX-1": false} {
+	// Strict on its own: M-SWEEP-1 alone and S-CTX-1 alone fail; S-VAL-4 alone exercised
+	// nothing, so it fails unless an empty run is allowed, and then it passes (not
+	// exercised is no fault, even under Strict).
+	for sel, ok := range map[string]bool{"S-VAL-4": false, "M-SWEEP-1": false, "S-CTX-1": false} {
 		r := ginkgoreport.BuildReport(report.Report{Store: "fake", Eras: []Era{EraModern}, Strict: true}, tr, mustSelection(t, []Era{EraModern}, sel))
 		if r.OK() != ok {
 			t.Errorf("%s under Strict: OK() = %v, want %v", sel, r.OK(), ok)
+		}
+		r.AllowEmpty = true
+		if want := sel == "S-VAL-4"; r.OK() != want {
+			t.Errorf("%s under Strict, an empty run allowed: OK() = %v, want %v", sel, r.OK(), want)
 		}
 	}
 }
