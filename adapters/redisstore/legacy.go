@@ -242,18 +242,9 @@ func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Ta
 	if opts.Status != nil {
 		hasStatus, status = "1", *opts.Status
 	}
-	var scope, principal string
-	switch p, isPrincipal := opts.Owner.Principal(); {
-	case opts.Owner.IsAny():
-		scope = "a"
-	case isPrincipal && opts.RequireOwner:
-		scope, principal = "q", p
-	case isPrincipal:
-		scope, principal = "p", p
-	case opts.RequireOwner: // anonymous sees only unowned rows, and those are excluded
+	scope, principal := listScope(opts)
+	if scope == "" {
 		return out, nil
-	default:
-		scope = "n"
 	}
 	buckets := l.s.allBuckets()
 	// ask[b] is how many rows bucket b is asked for (-1: all); got[b] how many it gave.
@@ -290,16 +281,12 @@ func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Ta
 				if !opts.LimitAllows(len(out)) {
 					return out, nil
 				}
-				flat, err := replyStrings(row)
+				t, ok, err := listRow(row)
 				if err != nil {
 					return nil, err
 				}
-				if len(flat) == 0 {
+				if !ok {
 					continue // cannot happen: an indexed id always has its hash
-				}
-				t, err := decodeHash(flat)
-				if err != nil {
-					return nil, err
 				}
 				if seen != nil {
 					id, _ := t[legacy.KeyTaskID].(string)
@@ -330,6 +317,34 @@ func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Ta
 		buckets = more
 	}
 	return out, nil
+}
+
+// listScope is the legacyList script's owner scope of opts (a: any, q: principal's
+// own only, p: principal's and unowned, n: unowned) and its principal; scope is ""
+// when no row can match (anonymous requiring an owner sees only unowned rows, and those
+// are excluded).
+func listScope(opts legacy.ListOptions) (scope, principal string) {
+	switch p, isPrincipal := opts.Owner.Principal(); {
+	case opts.Owner.IsAny():
+		return "a", ""
+	case isPrincipal && opts.RequireOwner:
+		return "q", p
+	case isPrincipal:
+		return "p", p
+	case opts.RequireOwner:
+		return "", ""
+	}
+	return "n", ""
+}
+
+// listRow decodes one row of a legacyList reply; ok is false for an empty hash.
+func listRow(row any) (t legacy.Task, ok bool, err error) {
+	flat, err := replyStrings(row)
+	if err != nil || len(flat) == 0 {
+		return nil, false, err
+	}
+	t, err = decodeHash(flat)
+	return t, err == nil, err
 }
 
 // listReply takes apart a legacyList reply: {rows, more}.

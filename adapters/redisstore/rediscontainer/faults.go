@@ -211,99 +211,42 @@ const nodeTimeout = 2000
 
 // StartFaultableCluster starts a cluster of ClusterSize primaries and ClusterSize
 // replicas with persistence p, ports pinned. The caller must call Stop.
-func StartFaultableCluster(ctx context.Context, p Persistence) (c *Cluster, err error) {
+func StartFaultableCluster(ctx context.Context, p Persistence) (*Cluster, error) {
 	quietClientLogs()
 	img, err := image(ctx)
 	if err != nil {
 		return nil, err
 	}
 	_, _ = containers.ReapOrphans(ctx)
-	c = &Cluster{Persistence: p, route: &routes{m: map[string]string{}}}
-	defer func() {
-		if err != nil {
-			_ = c.Stop(context.WithoutCancel(ctx))
-			c, err = nil, fmt.Errorf("rediscontainer: cluster of image %s: %w", img, err)
-		}
-	}()
+	c := &Cluster{Persistence: p, route: &routes{m: map[string]string{}}}
+	if err := c.start(ctx, img); err != nil {
+		_ = c.Stop(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("rediscontainer: cluster of image %s: %w", img, err)
+	}
+	return c, nil
+}
+
+// start starts c's nodes on a network of their own, forms them into a healthy cluster
+// and sets c.Options once a cluster client is served.
+func (c *Cluster) start(ctx context.Context, img containers.Image) error {
+	var err error
 	if c.nw, err = network.New(ctx); err != nil {
-		return nil, fmt.Errorf("create network: %w", err)
+		return fmt.Errorf("create network: %w", err)
 	}
-	var seeds []string
 	for i := range 2 * ClusterSize {
-		name := fmt.Sprintf("redis-%d", i)
-		ctr, err := run(ctx, img,
-			network.WithNetwork([]string{name}, c.nw),
-			containers.PinPorts(port+"/tcp"),
-			testcontainers.WithLabels(containers.Owned()),
-			testcontainers.WithCmd(persistentArgs(p, "--cluster-enabled", "yes",
-				"--cluster-config-file", "/tmp/nodes.conf", "--cluster-node-timeout", fmt.Sprint(nodeTimeout))...))
-		if ctr != nil {
-			c.nodes = append(c.nodes, &clusterNode{name: name, ctr: ctr})
-		}
-		if err != nil {
-			return nil, err
-		}
-		n := c.nodes[i]
-		if n.addr, err = published(ctx, ctr); err != nil {
-			return nil, err
-		}
-		if n.ip, err = networkIP(ctx, ctr, c.nw.Name); err != nil {
-			return nil, err
-		}
-		c.route.set(net.JoinHostPort(n.ip, port), n.addr)
-		c.route.set(n.addr, n.addr)
-		if i < ClusterSize {
-			seeds = append(seeds, n.addr)
-		}
-		addr := n.addr
-		n.faults = &containers.Faults{ID: ctr.GetContainerID(), Ready: func(ctx context.Context) error {
-			return pingNew(ctx, &redis.Options{Addr: addr, Protocol: protocol}, 5*time.Second)
-		}}
-	}
-	clients := c.clients()
-	defer closeAll(clients)
-	ips := make([]string, len(c.nodes))
-	for i, n := range c.nodes {
-		ips[i] = n.ip
-	}
-	// The primaries form the cluster as StartCluster's do; then each replica meets it
-	// and replicates its primary.
-	if err := form(ctx, clients[:ClusterSize], ips[:ClusterSize]); err != nil {
-		return nil, err
-	}
-	for i := range ClusterSize {
-		if err := p.VerifyConfig(ctx, clients[i]); err != nil {
-			return nil, fmt.Errorf("primary %d: %w", i, err)
+		if err := c.startNode(ctx, img, i); err != nil {
+			return err
 		}
 	}
-	for i := ClusterSize; i < len(c.nodes); i++ {
-		r := clients[i]
-		if err := ping(ctx, r, 60*time.Second); err != nil {
-			return nil, fmt.Errorf("replica %d: %w", i, err)
-		}
-		if err := p.VerifyConfig(ctx, r); err != nil {
-			return nil, fmt.Errorf("replica %d: %w", i, err)
-		}
-		if err := r.ConfigSet(ctx, "cluster-announce-ip", ips[i]).Err(); err != nil {
-			return nil, fmt.Errorf("replica %d: CONFIG SET cluster-announce-ip: %w", i, err)
-		}
-		if err := r.ClusterMeet(ctx, ips[0], port).Err(); err != nil {
-			return nil, fmt.Errorf("replica %d: CLUSTER MEET: %w", i, err)
-		}
-	}
-	for i := ClusterSize; i < len(c.nodes); i++ {
-		primary, err := clients[i-ClusterSize].ClusterMyID(ctx).Result()
-		if err != nil {
-			return nil, err
-		}
-		if err := retry(ctx, 30*time.Second, func() error {
-			return clients[i].ClusterReplicate(ctx, primary).Err()
-		}); err != nil {
-			return nil, fmt.Errorf("replica %d: CLUSTER REPLICATE %s: %w", i, primary, err)
-		}
+	if err := c.form(ctx); err != nil {
+		return err
 	}
 	if err := c.waitHealthy(ctx, 60*time.Second); err != nil {
-		return nil, err
+		return err
+	}
+	var seeds []string
+	for _, n := range c.nodes[:ClusterSize] {
+		seeds = append(seeds, n.addr)
 	}
 	c.Options = &redis.ClusterOptions{
 		Addrs:                 seeds,
@@ -314,21 +257,90 @@ func StartFaultableCluster(ctx context.Context, p Persistence) (c *Cluster, err 
 		// for up to a minute after its replica took over. Reloading every second is what
 		// makes the store serve again within seconds of a failover (F-RECOVER-1).
 		ClusterStateReloadInterval: time.Second,
-		Dialer: func(ctx context.Context, netw, addr string) (net.Conn, error) {
-			to, ok := c.route.get(addr)
-			if !ok {
-				return nil, fmt.Errorf("rediscontainer: %s is not a node of this cluster", addr)
-			}
-			var d net.Dialer
-			return d.DialContext(ctx, netw, to)
-		},
+		Dialer:                     routeDialer(c.route.get),
 	}
 	cc := redis.NewClusterClient(c.Options)
 	defer cc.Close()
-	if err := waitCluster(ctx, cc, 30*time.Second); err != nil {
-		return nil, err
+	return waitCluster(ctx, cc, 30*time.Second)
+}
+
+// startNode starts node i (a primary below ClusterSize, a replica from there) and
+// routes its announced and published addresses to the published one.
+func (c *Cluster) startNode(ctx context.Context, img containers.Image, i int) error {
+	name := fmt.Sprintf("redis-%d", i)
+	ctr, err := run(ctx, img,
+		network.WithNetwork([]string{name}, c.nw),
+		containers.PinPorts(port+"/tcp"),
+		testcontainers.WithLabels(containers.Owned()),
+		testcontainers.WithCmd(persistentArgs(c.Persistence, "--cluster-enabled", "yes",
+			"--cluster-config-file", "/tmp/nodes.conf", "--cluster-node-timeout", fmt.Sprint(nodeTimeout))...))
+	if ctr != nil {
+		c.nodes = append(c.nodes, &clusterNode{name: name, ctr: ctr})
 	}
-	return c, nil
+	if err != nil {
+		return err
+	}
+	n := c.nodes[i]
+	if n.addr, err = published(ctx, ctr); err != nil {
+		return err
+	}
+	if n.ip, err = networkIP(ctx, ctr, c.nw.Name); err != nil {
+		return err
+	}
+	c.route.set(net.JoinHostPort(n.ip, port), n.addr)
+	c.route.set(n.addr, n.addr)
+	addr := n.addr
+	n.faults = &containers.Faults{ID: ctr.GetContainerID(), Ready: func(ctx context.Context) error {
+		return pingNew(ctx, &redis.Options{Addr: addr, Protocol: protocol}, 5*time.Second)
+	}}
+	return nil
+}
+
+// form makes the cluster of c's started nodes: the primaries form it as StartCluster's
+// do; then each replica meets it and replicates its primary. Every node's persistence
+// is verified.
+func (c *Cluster) form(ctx context.Context) error {
+	clients := c.clients()
+	defer closeAll(clients)
+	ips := make([]string, len(c.nodes))
+	for i, n := range c.nodes {
+		ips[i] = n.ip
+	}
+	if err := form(ctx, clients[:ClusterSize], ips[:ClusterSize]); err != nil {
+		return err
+	}
+	for i := range ClusterSize {
+		if err := c.Persistence.VerifyConfig(ctx, clients[i]); err != nil {
+			return fmt.Errorf("primary %d: %w", i, err)
+		}
+	}
+	for i := ClusterSize; i < len(c.nodes); i++ {
+		r := clients[i]
+		if err := ping(ctx, r, 60*time.Second); err != nil {
+			return fmt.Errorf("replica %d: %w", i, err)
+		}
+		if err := c.Persistence.VerifyConfig(ctx, r); err != nil {
+			return fmt.Errorf("replica %d: %w", i, err)
+		}
+		if err := r.ConfigSet(ctx, "cluster-announce-ip", ips[i]).Err(); err != nil {
+			return fmt.Errorf("replica %d: CONFIG SET cluster-announce-ip: %w", i, err)
+		}
+		if err := r.ClusterMeet(ctx, ips[0], port).Err(); err != nil {
+			return fmt.Errorf("replica %d: CLUSTER MEET: %w", i, err)
+		}
+	}
+	for i := ClusterSize; i < len(c.nodes); i++ {
+		primary, err := clients[i-ClusterSize].ClusterMyID(ctx).Result()
+		if err != nil {
+			return err
+		}
+		if err := retry(ctx, 30*time.Second, func() error {
+			return clients[i].ClusterReplicate(ctx, primary).Err()
+		}); err != nil {
+			return fmt.Errorf("replica %d: CLUSTER REPLICATE %s: %w", i, primary, err)
+		}
+	}
+	return nil
 }
 
 func (c *Cluster) clients() []*redis.Client {

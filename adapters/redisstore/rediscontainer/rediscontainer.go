@@ -117,78 +117,27 @@ func StartCluster(ctx context.Context) (opts *redis.ClusterOptions, stop func(co
 	if err != nil {
 		return nil, nil, err
 	}
-	var (
-		ctrs []testcontainers.Container
-		nw   *testcontainers.DockerNetwork
-	)
-	stop = func(ctx context.Context) error {
-		var errs []error
-		for _, c := range ctrs {
-			errs = append(errs, terminator(c)(ctx))
-		}
-		if nw != nil {
-			errs = append(errs, nw.Remove(ctx))
-		}
-		return errors.Join(errs...)
-	}
+	started := &clusterContainers{}
+	stop = started.stop
 	fail := func(err error) (*redis.ClusterOptions, func(context.Context) error, error) {
 		_ = stop(context.WithoutCancel(ctx))
 		return nil, nil, fmt.Errorf("rediscontainer: cluster of image %s: %w", img, err)
 	}
-	nw, err = network.New(ctx)
-	if err != nil {
+	if started.nw, err = network.New(ctx); err != nil {
 		return fail(fmt.Errorf("create network: %w", err))
 	}
-	// Announced address (on the network) → published address (on the host).
-	route := map[string]string{}
-	var seeds []string
-	nodes := make([]*redis.Client, 0, ClusterSize)
-	defer func() {
-		for _, n := range nodes {
-			_ = n.Close()
-		}
-	}()
-	var ips []string
-	for i := range ClusterSize {
-		ctr, err := run(ctx, img,
-			network.WithNetwork([]string{fmt.Sprintf("redis-%d", i)}, nw),
-			testcontainers.WithCmd(serverArgs("--cluster-enabled", "yes",
-				"--cluster-config-file", "/tmp/nodes.conf", "--cluster-node-timeout", "5000")...))
-		if ctr != nil {
-			ctrs = append(ctrs, ctr)
-		}
-		if err != nil {
-			return fail(err)
-		}
-		addr, err := published(ctx, ctr)
-		if err != nil {
-			return fail(err)
-		}
-		ip, err := networkIP(ctx, ctr, nw.Name)
-		if err != nil {
-			return fail(err)
-		}
-		ips = append(ips, ip)
-		route[net.JoinHostPort(ip, port)] = addr
-		route[addr] = addr
-		seeds = append(seeds, addr)
-		nodes = append(nodes, redis.NewClient(&redis.Options{Addr: addr}))
-	}
-	if err := form(ctx, nodes, ips); err != nil {
+	route, seeds, err := started.startNodes(ctx, img)
+	if err != nil {
 		return fail(err)
 	}
 	opts = &redis.ClusterOptions{
 		Addrs:                 seeds,
 		ContextTimeoutEnabled: true,
 		Protocol:              protocol,
-		Dialer: func(ctx context.Context, netw, addr string) (net.Conn, error) {
+		Dialer: routeDialer(func(addr string) (string, bool) {
 			to, ok := route[addr]
-			if !ok {
-				return nil, fmt.Errorf("rediscontainer: %s is not a node of this cluster", addr)
-			}
-			var d net.Dialer
-			return d.DialContext(ctx, netw, to)
-		},
+			return to, ok
+		}),
 	}
 	c := redis.NewClusterClient(opts)
 	defer c.Close()
@@ -311,6 +260,79 @@ func image(ctx context.Context) (containers.Image, error) {
 		return containers.Image{}, fmt.Errorf("rediscontainer: %w", err)
 	}
 	return img, nil
+}
+
+// clusterContainers are the containers and the network of a cluster StartCluster starts.
+type clusterContainers struct {
+	ctrs []testcontainers.Container
+	nw   *testcontainers.DockerNetwork
+}
+
+func (cc *clusterContainers) stop(ctx context.Context) error {
+	var errs []error
+	for _, c := range cc.ctrs {
+		errs = append(errs, terminator(c)(ctx))
+	}
+	if cc.nw != nil {
+		errs = append(errs, cc.nw.Remove(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// startNodes starts ClusterSize primaries on cc.nw and forms them into a cluster. route
+// maps each node's announced address (on the network) and its published one (on the
+// host) to the published one; seeds are the published ones.
+func (cc *clusterContainers) startNodes(ctx context.Context, img containers.Image) (route map[string]string, seeds []string, err error) {
+	route = map[string]string{}
+	nodes := make([]*redis.Client, 0, ClusterSize)
+	defer func() {
+		for _, n := range nodes {
+			_ = n.Close()
+		}
+	}()
+	var ips []string
+	for i := range ClusterSize {
+		ctr, err := run(ctx, img,
+			network.WithNetwork([]string{fmt.Sprintf("redis-%d", i)}, cc.nw),
+			testcontainers.WithCmd(serverArgs("--cluster-enabled", "yes",
+				"--cluster-config-file", "/tmp/nodes.conf", "--cluster-node-timeout", "5000")...))
+		if ctr != nil {
+			cc.ctrs = append(cc.ctrs, ctr)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		addr, err := published(ctx, ctr)
+		if err != nil {
+			return nil, nil, err
+		}
+		ip, err := networkIP(ctx, ctr, cc.nw.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		ips = append(ips, ip)
+		route[net.JoinHostPort(ip, port)] = addr
+		route[addr] = addr
+		seeds = append(seeds, addr)
+		nodes = append(nodes, redis.NewClient(&redis.Options{Addr: addr}))
+	}
+	if err := form(ctx, nodes, ips); err != nil {
+		return nil, nil, err
+	}
+	return route, seeds, nil
+}
+
+// routeDialer dials, for a node's address, the address lookup routes it to; an address
+// lookup does not know is no node of the cluster.
+func routeDialer(lookup func(addr string) (string, bool)) func(ctx context.Context, netw, addr string) (net.Conn, error) {
+	return func(ctx context.Context, netw, addr string) (net.Conn, error) {
+		to, ok := lookup(addr)
+		if !ok {
+			return nil, fmt.Errorf("rediscontainer: %s is not a node of this cluster", addr)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, netw, to)
+	}
 }
 
 // run starts one Redis container with its port published. Both kinds of image get the
