@@ -78,6 +78,21 @@ exercised (a server without tasks, a selection of rules it cannot be checked on:
 
 `
 
+// addToolFlags adds --ROLE-tool and --ROLE-args for every role, defaulting to the
+// reference server's tools: the values are each role's tool and its arguments.
+func addToolFlags(fs *flag.FlagSet) map[probe.Role]*[2]string {
+	toolFlags := map[probe.Role]*[2]string{}
+	for _, role := range probe.Roles {
+		name, args := probe.DefaultTools.Tool(role)
+		raw, _ := json.Marshal(args)
+		f := &[2]string{}
+		toolFlags[role] = f
+		fs.StringVar(&f[0], string(role)+"-tool", name, role.Kind()+roleUse[role])
+		fs.StringVar(&f[1], string(role)+"-args", string(raw), "its arguments, a JSON object ({} when another tool is named without them)")
+	}
+	return toolFlags
+}
+
 // splitProbeArgs parts probe's arguments into the flags, the URLs (which may come
 // before or after the flags) and the server's command: --exec takes the rest of the
 // line, the command and its own flags.
@@ -132,15 +147,7 @@ func runProbe(c *app, args []string) int {
 	fs.DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait for any one answer of the server (tasks/result: --wait more);\na check that gets none is aborted")
 	vf.add(fs)
 	fs.IntVar(&limitTasks, "limit-tasks", 64, "V-LIMIT-1: how many tasks of the long tool the first principal makes, looking for\nthe server's limit, before the rule reads not exercised")
-	toolFlags := map[probe.Role]*[2]string{}
-	for _, role := range probe.Roles {
-		name, args := probe.DefaultTools.Tool(role)
-		raw, _ := json.Marshal(args)
-		f := &[2]string{}
-		toolFlags[role] = f
-		fs.StringVar(&f[0], string(role)+"-tool", name, role.Kind()+roleUse[role])
-		fs.StringVar(&f[1], string(role)+"-args", string(raw), "its arguments, a JSON object ({} when another tool is named without them)")
-	}
+	toolFlags := addToolFlags(fs)
 	fs.StringVar(&toolsFile, "tools", "", "the tool of every role in a JSON `FILE`: {\"quick\": {\"tool\": NAME, \"args\": {...}}, ...},\nroles quick, slow, race, failing, erring, input, long; a --ROLE-tool or --ROLE-args given overrides it")
 	rest, urls, command, err := splitProbeArgs(args)
 	if err != nil {

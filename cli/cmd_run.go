@@ -81,6 +81,18 @@ beside a rule exercised; none of these count as passed.
 	return fs
 }
 
+// resolveRun is the configuration of run's flags and the adapter they name.
+func (c *app) resolveRun(fs *flag.FlagSet, f runFlags) (cfg conformance.ExecConfig, spec string, a adapter, arg string, err error) {
+	if cfg, err = f.execConfig(); err != nil {
+		return cfg, "", a, "", err
+	}
+	if spec, err = impliedAdapter(fs, f.adapter); err != nil {
+		return cfg, "", a, "", err
+	}
+	a, arg, err = c.lookupAdapter(spec)
+	return cfg, spec, a, arg, err
+}
+
 // checkBeforeBringUp checks what can be checked without the store, before it is
 // brought up (a typo must not cost a child process or a container), and returns the
 // number of processes and the era part of this one.
@@ -111,17 +123,7 @@ func runBattery(c *app, args []string) int {
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
-	cfg, err := f.execConfig()
-	if err != nil {
-		code, _ := c.usageError(fs, err.Error())
-		return code
-	}
-	spec, err := impliedAdapter(fs, f.adapter)
-	if err != nil {
-		code, _ := c.usageError(fs, err.Error())
-		return code
-	}
-	a, arg, err := c.lookupAdapter(spec)
+	cfg, spec, a, arg, err := c.resolveRun(fs, f)
 	if err != nil {
 		code, _ := c.usageError(fs, err.Error())
 		return code

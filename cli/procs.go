@@ -251,8 +251,10 @@ func (o *otherEras) stop() {
 	}
 	o.cancel()
 	for _, p := range o.procs {
-		_ = <-p.done  // only waited for: the process was cancelled, its end is no finding
-		p.done <- nil // collect may still read it
+		// Only waited for: the process was cancelled, its end is no finding. Then nil
+		// goes back, for collect may still read it.
+		<-p.done //nolint:errcheck // see above
+		p.done <- nil
 	}
 	os.RemoveAll(o.dir)
 }
