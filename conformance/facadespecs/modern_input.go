@@ -107,7 +107,7 @@ func ModernInput(s *battery.Suite) {
 
 		// Reuse of any key issued before, delivered or outstanding, alone or mixed.
 		for _, reuse := range []map[string]any{{"a": "again"}, {"c": "again"}, {"f": "new", "b": "again"}, {"e": "E?"}} {
-			got, err = f.RequireInput(e.Ctx, id, reuse)
+			_, err = f.RequireInput(e.Ctx, id, reuse)
 			input := fmt.Sprintf("RequireInput(%s, %s) reusing an issued key", battery.Q(id), jsonvalue.Describe(reuse))
 			e.CheckErr(err, reference.ErrKeyReused, input)
 			if stored, ok := modernspecs.Stored(e, st, id); ok {

@@ -114,11 +114,8 @@ func Concurrency(s *battery.Suite) {
 						lost = append(lost, fmt.Sprintf("p%d", c))
 					}
 				}
-				if !e.Check(len(lost) == 0, "Get("+battery.Q(id)+") after "+in, "status cancelled and every pN = 1: no write lost",
-					fmt.Sprintf("lost %v in %s\n  %s", lost, battery.Show(got), e.Rerun())) {
-					return false
-				}
-				return true
+				return e.Check(len(lost) == 0, "Get("+battery.Q(id)+") after "+in, "status cancelled and every pN = 1: no write lost",
+					fmt.Sprintf("lost %v in %s\n  %s", lost, battery.Show(got), e.Rerun()))
 			}}
 		})
 	})

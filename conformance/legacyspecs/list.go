@@ -269,28 +269,3 @@ func scopeCorpus(e *battery.Env, st legacy.Store, rule string) *battery.ListJudg
 	rows[id] = ""
 	return j
 }
-
-// filterStatus keeps the rows whose status is exactly status.
-func filterStatus(rows []legacy.Task, status string) []legacy.Task {
-	var out []legacy.Task
-	for _, r := range rows {
-		if battery.StatusOf(r) == status {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// describeRows renders a set of a spec's rows with their owners, for messages.
-func describeRows(rows battery.OwnedRows, ids battery.IDSet) string {
-	var parts []string
-	for _, id := range ids.Sorted() {
-		owner := rows[id]
-		if owner == "" {
-			parts = append(parts, id+" (unowned)")
-		} else {
-			parts = append(parts, fmt.Sprintf("%s (owner %q)", id, owner))
-		}
-	}
-	return fmt.Sprintf("%d rows [%s]", len(ids), strings.Join(parts, ", "))
-}

@@ -341,7 +341,7 @@ func (m *Legacy) eachRow(rows []legacy.Task, ours func(id string) bool, rule str
 // limit, every visible matching task of ours present.
 func (m *Legacy) CheckFList(opts legacy.ListOptions, c reference.Caller, requireOwner bool, rows []legacy.Task, ours func(id string) bool) (string, error) {
 	if opts.Limit != nil && len(rows) > max(*opts.Limit, 0) {
-		return "L-F-LIST-1", fmt.Errorf("Limit %d exceeded: %d rows", *opts.Limit, len(rows))
+		return "L-F-LIST-1", fmt.Errorf("%d rows exceed Limit %d", len(rows), *opts.Limit)
 	}
 	seen := map[string]bool{}
 	if rule, err := m.eachRow(rows, ours, "L-F-LIST-1", seen, func(id string, r, want legacy.Task) (string, error) {

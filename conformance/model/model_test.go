@@ -56,7 +56,9 @@ func TestLegacyStoreRules(t *testing.T) {
 	}
 
 	// Cleanup: strictly older than ttl, terminal only.
-	m.Create("t2", legacy.Task{}, 1000) // working: never removed
+	if _, err := m.Create("t2", legacy.Task{}, 1000); err != nil { // working: never removed
+		t.Fatal(err)
+	}
 	if gone := m.Cleanup(time.Second, 2000); len(gone) != 0 {
 		t.Fatalf("age == ttl removed %v", gone)
 	}
@@ -67,9 +69,14 @@ func TestLegacyStoreRules(t *testing.T) {
 
 func TestLegacyCheckList(t *testing.T) {
 	m := NewLegacy()
-	m.Create("p/1", legacy.Task{"owner": "alice"}, 0)
-	m.Create("p/2", legacy.Task{"owner": "bob"}, 0)
-	m.Create("p/3", legacy.Task{}, 0)
+	for _, c := range []struct {
+		id   string
+		meta legacy.Task
+	}{{"p/1", legacy.Task{"owner": "alice"}}, {"p/2", legacy.Task{"owner": "bob"}}, {"p/3", legacy.Task{}}} {
+		if _, err := m.Create(c.id, c.meta, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ours := func(id string) bool { return strings.HasPrefix(id, "p/") }
 	row := func(id string) legacy.Task { t, _ := m.Task(id); return t }
 	alice := legacy.ListOptions{Owner: legacy.PrincipalOwner("alice"), Limit: new(5)}
@@ -102,7 +109,9 @@ func TestLegacyCheckList(t *testing.T) {
 
 func TestLegacyFacade(t *testing.T) {
 	m := NewLegacy()
-	m.FacadeCreate("t", legacy.Task{"owner": "mallory"}, "alice", 0)
+	if _, err := m.FacadeCreate("t", legacy.Task{"owner": "mallory"}, "alice", 0); err != nil {
+		t.Fatal(err)
+	}
 	if tk, _ := m.Task("t"); LegacyOwner(tk) != "alice" {
 		t.Fatalf("owner not stamped over meta's: %v", tk)
 	}
@@ -123,7 +132,9 @@ func TestLegacyFacade(t *testing.T) {
 	if _, err = m.FacadeUpdate("t", legacy.Task{"note": "x"}); err != nil {
 		t.Fatalf("a write without status is not checked: %v", err)
 	}
-	m.FacadeCreate("u", legacy.Task{}, "", 0)
+	if _, err = m.FacadeCreate("u", legacy.Task{}, "", 0); err != nil {
+		t.Fatal(err)
+	}
 	if n := len(m.FacadeListVisible(legacy.ListOptions{}, reference.Anonymous(), true)); n != 0 {
 		t.Fatalf("require_owner: anonymous sees %d unowned tasks", n)
 	}
@@ -187,7 +198,9 @@ func TestModernFacade(t *testing.T) {
 		t.Fatalf("hook failure: %v %v v%d notes %d", err, task.Status, task.Version, len(m.Notes))
 	}
 
-	m.FacadeCreate(f, "u", CreateOptions{}, 100, nil)
+	if _, err := m.FacadeCreate(f, "u", CreateOptions{}, 100, nil); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := m.FacadeRequireInput(f, "u", map[string]any{"k1": "q", "k2": "q"}, 200); err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +218,9 @@ func TestModernFacade(t *testing.T) {
 	}
 	_, err = m.FacadeRequireInput(f, "u", map[string]any{"k1": "again"}, 400)
 	mustErr(t, err, reference.ErrKeyReused, "reissued key")
-	m.FacadeComplete(f, "u", map[string]any{"r": json.Number("1")}, 500)
+	if _, err = m.FacadeComplete(f, "u", map[string]any{"r": json.Number("1")}, 500); err != nil {
+		t.Fatal(err)
+	}
 	cur, err := m.FacadeCancel(f, "u", reference.System(), 600)
 	mustErr(t, err, reference.ErrTerminal, "Cancel of a completed task")
 	if cur.Status != reference.StatusCompleted || cur.LastUpdatedAt != 500 {

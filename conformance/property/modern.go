@@ -39,7 +39,6 @@ type modernMachine struct {
 	gen        []string          // ids the facade generated
 	names      map[string]string // generated id -> F1, F2, ... for traces
 	caseLog
-	hookFault string
 }
 
 func RunModernMachine(e *battery.Env, checks int, trace func(string)) RapidRun {

@@ -69,12 +69,12 @@ func crowdHeld(e *battery.Env, crowd func(i int) error, probes []crowdProbe) {
 		p := probes[k%len(probes)]
 		ctx, cancel := context.WithTimeout(e.Ctx, crowdDeadline)
 		deadline, _ := ctx.Deadline()
-		done := make(chan error, 1)
-		go func() { done <- p.call(ctx) }()
-		var err error
+		var err error // read only once done is closed
+		done := make(chan struct{})
+		go func() { defer close(done); err = p.call(ctx) }()
 		answered := true
 		select {
-		case err = <-done:
+		case <-done:
 		case <-time.After(time.Until(deadline) + modernspecs.Prompt):
 			answered = false
 		}
