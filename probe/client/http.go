@@ -114,7 +114,7 @@ func (c *Conn) Listen(ctx context.Context) error {
 			}
 			for _, m := range msgs {
 				if reply := c.deliver(m, "get"); reply != nil {
-					go t.post(context.WithoutCancel(ctx), reply, nil)
+					t.answer(ctx, reply)
 				}
 			}
 			return true
@@ -173,6 +173,20 @@ func (t *httpTransport) post(ctx context.Context, body []byte, hdr http.Header) 
 	return res, nil
 }
 
+// answer posts the probe's reply to a server's request, in the background and past the
+// end of ctx (the stream that carried the request may be ending). A reply that fails
+// to post is no error of the probe's: the server sees its request unanswered, which is
+// what the check waiting on it judges.
+func (t *httpTransport) answer(ctx context.Context, reply []byte) {
+	go func() {
+		res, err := t.post(context.WithoutCancel(ctx), reply, nil)
+		if err != nil {
+			return
+		}
+		res.Body.Close()
+	}()
+}
+
 func (t *httpTransport) roundTrip(ctx context.Context, id json.RawMessage, body []byte, hdr http.Header) (*Response, error) {
 	res, err := t.post(ctx, body, hdr)
 	if err != nil {
@@ -204,11 +218,7 @@ func (t *httpTransport) roundTrip(ctx context.Context, id json.RawMessage, body 
 				}
 				out.Others = append(out.Others, m)
 				if reply := t.conn.deliver(m, "post"); reply != nil {
-					go func() {
-						if r, err := t.post(context.WithoutCancel(ctx), reply, nil); err == nil {
-							r.Body.Close()
-						}
-					}()
+					t.answer(ctx, reply)
 				}
 			}
 			return !found
