@@ -15,49 +15,61 @@ import (
 	"github.com/storecheck/storecheck/conformance/harness"
 )
 
-func redisAdapters() (as []cli.Adapter) {
-	var (
-		persistence     string
-		url, clusterURL string
-		buckets         int
-	)
-	// buckets is shared by both adapters; 0 picks each one's default.
-	bucketsFor := func(def int) int {
-		if buckets > 0 {
-			return buckets
-		}
-		return def
+func redisAdapters() []cli.Adapter {
+	f := &redisFlags{}
+	return []cli.Adapter{f.node(), f.cluster()}
+}
+
+// redisFlags holds the Redis adapters' flags; persistence and buckets are shared by both.
+type redisFlags struct {
+	persistence     string
+	url, clusterURL string
+	buckets         int
+}
+
+// shared registers the flags both adapters read.
+func (f *redisFlags) shared(fs *flag.FlagSet) {
+	fs.StringVar(&f.persistence, "redis-persistence", string(rediscontainer.AOFAlways), "redis, redis-cluster with --faults: the containers' persistence: always (appendonly yes,\nappendfsync always), everysec, or default (Redis's own: no AOF, RDB snapshots)")
+	fs.IntVar(&f.buckets, "redis-buckets", 0, "redis, redis-cluster: index buckets per namespace (default 4 on one node, 12 on a cluster)")
+}
+
+// bucketsFor is --redis-buckets, or def (the adapter's default) when it is not given.
+func (f *redisFlags) bucketsFor(def int) int {
+	if f.buckets > 0 {
+		return f.buckets
 	}
-	// faultPersistence is the persistence of the containers --faults starts; given, the
-	// URL flag's value, names a deployment storecheck may not kill.
-	faultPersistence := func(given, what, flag string) (rediscontainer.Persistence, error) {
-		if err := ownBackend(given, what, flag); err != nil {
-			return "", err
-		}
-		return rediscontainer.ParsePersistence(persistence)
+	return def
+}
+
+// faultPersistence is the persistence of the containers --faults starts; given, the
+// URL flag's value, names a deployment storecheck may not kill.
+func (f *redisFlags) faultPersistence(given, what, flag string) (rediscontainer.Persistence, error) {
+	if err := ownBackend(given, what, flag); err != nil {
+		return "", err
 	}
-	flags := func(fs *flag.FlagSet) {
-		fs.StringVar(&persistence, "redis-persistence", string(rediscontainer.AOFAlways), "redis, redis-cluster with --faults: the containers' persistence: always (appendonly yes,\nappendfsync always), everysec, or default (Redis's own: no AOF, RDB snapshots)")
-		fs.IntVar(&buckets, "redis-buckets", 0, "redis, redis-cluster: index buckets per namespace (default 4 on one node, 12 on a cluster)")
-	}
-	as = append(as, cli.Adapter{
+	return rediscontainer.ParsePersistence(f.persistence)
+}
+
+// node is the adapter for one Redis server.
+func (f *redisFlags) node() cli.Adapter {
+	return cli.Adapter{
 		Name:    "redis",
 		Summary: "Redis, one node, both eras: a container it starts itself, or --redis-url (each spec on its own key prefix, deleted after)",
 		// Each process its own container; never a shared server, which S-CTX-1's
 		// CLIENT PAUSE holds for every client.
 		Parallel: func() int {
-			if url != "" || os.Getenv(rediscontainer.EnvURL) != "" {
+			if f.url != "" || os.Getenv(rediscontainer.EnvURL) != "" {
 				return 1
 			}
 			return runtime.NumCPU()
 		},
 		Flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&url, "redis-url", "", "redis: URL of an existing server, redis://host:port/db (default: $"+
+			fs.StringVar(&f.url, "redis-url", "", "redis: URL of an existing server, redis://host:port/db (default: $"+
 				rediscontainer.EnvURL+", else a container from $"+rediscontainer.EnvImage+" or "+rediscontainer.DefaultImage+")")
-			flags(fs)
+			f.shared(fs)
 		},
 		OpenFaults: func(ctx context.Context) (harness.Harness, func(), error) {
-			p, err := faultPersistence(url, "server", "--redis-url")
+			p, err := f.faultPersistence(f.url, "server", "--redis-url")
 			if err != nil {
 				return nil, nil, err
 			}
@@ -65,28 +77,32 @@ func redisAdapters() (as []cli.Adapter) {
 			if err != nil {
 				return nil, nil, err
 			}
-			h := redisstore.NewHarness("redis ("+string(p)+")", redisstore.Clients(srv.Options), bucketsFor(4))
+			h := redisstore.NewHarness("redis ("+string(p)+")", redisstore.Clients(srv.Options), f.bucketsFor(4))
 			fh := redisstore.NewFaultHarness(h, srv.Faults, harness.Durability{MayLoseOnCrash: p.LosesOnCrash(), Setting: p.Setting()})
 			return fh, closer(ctx, h, srv.Stop), nil
 		},
 		Open: func(ctx context.Context) (harness.Harness, func(), error) {
-			opts, stop, err := openRedis(ctx, url)
+			opts, stop, err := openRedis(ctx, f.url)
 			if err != nil {
 				return nil, nil, err
 			}
-			h := redisstore.NewHarness("redis", redisstore.Clients(opts), bucketsFor(4))
+			h := redisstore.NewHarness("redis", redisstore.Clients(opts), f.bucketsFor(4))
 			return h, closer(ctx, h, stop), nil
 		},
-	})
-	as = append(as, cli.Adapter{
+	}
+}
+
+// cluster is the adapter for a Redis Cluster.
+func (f *redisFlags) cluster() cli.Adapter {
+	return cli.Adapter{
 		Name:    "redis-cluster",
 		Summary: "Redis Cluster, both eras: three masters in containers it starts itself, or --redis-cluster-url",
 		Flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&clusterURL, "redis-cluster-url", "", "redis-cluster: URL of an existing cluster, redis://host:port?addr=host2:port2 (default: $"+
+			fs.StringVar(&f.clusterURL, "redis-cluster-url", "", "redis-cluster: URL of an existing cluster, redis://host:port?addr=host2:port2 (default: $"+
 				rediscontainer.EnvClusterURL+", else containers)")
 		},
 		OpenFaults: func(ctx context.Context) (harness.Harness, func(), error) {
-			p, err := faultPersistence(clusterURL, "cluster", "--redis-cluster-url")
+			p, err := f.faultPersistence(f.clusterURL, "cluster", "--redis-cluster-url")
 			if err != nil {
 				return nil, nil, err
 			}
@@ -94,7 +110,7 @@ func redisAdapters() (as []cli.Adapter) {
 			if err != nil {
 				return nil, nil, err
 			}
-			h := redisstore.NewHarness("redis-cluster ("+string(p)+")", redisstore.ClusterClients(c.Options), bucketsFor(12))
+			h := redisstore.NewHarness("redis-cluster ("+string(p)+")", redisstore.ClusterClients(c.Options), f.bucketsFor(12))
 			fh := &redisstore.FailoverHarness{
 				FaultHarness: redisstore.NewFaultHarness(h, c, harness.Durability{
 					MayLoseOnCrash: p.LosesOnCrash(), MayLoseOnFailover: true,
@@ -105,15 +121,14 @@ func redisAdapters() (as []cli.Adapter) {
 			return fh, closer(ctx, h, c.Stop), nil
 		},
 		Open: func(ctx context.Context) (harness.Harness, func(), error) {
-			opts, stop, err := openCluster(ctx, clusterURL)
+			opts, stop, err := openCluster(ctx, f.clusterURL)
 			if err != nil {
 				return nil, nil, err
 			}
-			h := redisstore.NewHarness("redis-cluster", redisstore.ClusterClients(opts), bucketsFor(12))
+			h := redisstore.NewHarness("redis-cluster", redisstore.ClusterClients(opts), f.bucketsFor(12))
 			return h, closer(ctx, h, stop), nil
 		},
-	})
-	return as
+	}
 }
 
 func openRedis(ctx context.Context, url string) (*redis.Options, func(context.Context) error, error) {
