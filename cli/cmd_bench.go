@@ -94,70 +94,82 @@ func writeBenchFiles(flat []benchmarks.Result, names []string, out, svg string) 
 	return nil
 }
 
+// benchFlags is storecheck bench's flags.
+type benchFlags struct {
+	spec, vs, benchtime, cleanupTime, ops, out, svg string
+	count                                           int
+	maxRSS                                          int64
+	battery, paging                                 bool
+	pagingMax                                       int
+	pagingBudget                                    time.Duration
+}
+
+// register declares the flags on fs; adapter is --adapter's default.
+func (f *benchFlags) register(fs *flag.FlagSet, adapter string) {
+	fs.StringVar(&f.spec, "adapter", adapter, "the store to benchmark")
+	fs.StringVar(&f.vs, "vs", "", "a second store to benchmark and compare side by side")
+	fs.StringVar(&f.benchtime, "benchtime", "1s", "each benchmark's run time (or Nx for N ops), as go test -benchtime")
+	fs.IntVar(&f.count, "count", 3, "run each benchmark this many times, store and baseline alternating; the table shows the median")
+	fs.StringVar(&f.cleanupTime, "cleanup-benchtime", "5x", "the legacy-cleanup benchmark's (each op reloads 5 000 tasks untimed)")
+	fs.StringVar(&f.ops, "ops", "", "comma-separated operations to run (default: all): "+strings.Join(opNames(), ","))
+	fs.StringVar(&f.out, "o", "", "write the results in go test -bench format, for benchstat, to `FILE`")
+	fs.StringVar(&f.svg, "svg", "", "write an SVG bar chart of the results to `FILE`")
+	fs.BoolVar(&f.battery, "battery", false, "time the conformance battery itself against --adapter (a `storecheck run` adapter), --count times: wall time per run and per area")
+	fs.Int64Var(&f.maxRSS, "max-rss-mib", 1024, "fail when the peak RSS of this process or of a child it ran exceeds this many MiB (0: no limit)")
+	fs.BoolVar(&f.paging, "paging", false, "the SDK profile's paging benchmark: list N tasks (1k…64k) page by page through memstore's SDK store in\nprocess, over the wire, and the --exec store process if given; a table of times and growth, and --svg a chart")
+	fs.IntVar(&f.pagingMax, "paging-max", benchmarks.PagingSizes[len(benchmarks.PagingSizes)-1], "--paging: the largest N")
+	fs.DurationVar(&f.pagingBudget, "paging-budget", 60*time.Second, "--paging: a store whose listing takes longer is not listed at larger N (the cap is noted)")
+}
+
+// names is the stores to benchmark: --adapter, then --vs when given.
+func (f *benchFlags) names() []string {
+	if f.vs != "" {
+		return []string{f.spec, f.vs}
+	}
+	return []string{f.spec}
+}
+
+// options is the benchmarks' options: --ops, else the operations a store given by an
+// option can run (nil: all).
+func (f *benchFlags) options(env benchmarks.Env, harnessOps []string, progress io.Writer) benchmarks.Options {
+	opts := benchmarks.Options{
+		Env:              env,
+		Benchtime:        f.benchtime,
+		CleanupBenchtime: f.cleanupTime,
+		Count:            f.count,
+		Progress:         progress,
+	}
+	if f.ops != "" {
+		opts.Ops = strings.Split(f.ops, ",")
+	} else if harnessOps != nil {
+		opts.Ops = harnessOps
+	}
+	return opts
+}
+
 func bench(c *app, args []string) int {
 	fs := newFlagSet("bench", "storecheck bench [--adapter NAME] [--vs NAME] [flags]", func(w io.Writer) {
 		fmt.Fprint(w, benchHelp())
 	})
-	var (
-		spec, vs, benchtime, cleanupTime, ops, out, svg string
-		count                                           int
-		maxRSS                                          int64
-		battery, paging                                 bool
-		pagingMax                                       int
-		pagingBudget                                    time.Duration
-	)
-	fs.StringVar(&spec, "adapter", c.benchDefault(), "the store to benchmark")
-	fs.StringVar(&vs, "vs", "", "a second store to benchmark and compare side by side")
-	fs.StringVar(&benchtime, "benchtime", "1s", "each benchmark's run time (or Nx for N ops), as go test -benchtime")
-	fs.IntVar(&count, "count", 3, "run each benchmark this many times, store and baseline alternating; the table shows the median")
-	fs.StringVar(&cleanupTime, "cleanup-benchtime", "5x", "the legacy-cleanup benchmark's (each op reloads 5 000 tasks untimed)")
-	fs.StringVar(&ops, "ops", "", "comma-separated operations to run (default: all): "+strings.Join(opNames(), ","))
-	fs.StringVar(&out, "o", "", "write the results in go test -bench format, for benchstat, to `FILE`")
-	fs.StringVar(&svg, "svg", "", "write an SVG bar chart of the results to `FILE`")
-	fs.BoolVar(&battery, "battery", false, "time the conformance battery itself against --adapter (a `storecheck run` adapter), --count times: wall time per run and per area")
-	fs.Int64Var(&maxRSS, "max-rss-mib", 1024, "fail when the peak RSS of this process or of a child it ran exceeds this many MiB (0: no limit)")
-	fs.BoolVar(&paging, "paging", false, "the SDK profile's paging benchmark: list N tasks (1k…64k) page by page through memstore's SDK store in\nprocess, over the wire, and the --exec store process if given; a table of times and growth, and --svg a chart")
-	fs.IntVar(&pagingMax, "paging-max", benchmarks.PagingSizes[len(benchmarks.PagingSizes)-1], "--paging: the largest N")
-	fs.DurationVar(&pagingBudget, "paging-budget", 60*time.Second, "--paging: a store whose listing takes longer is not listed at larger N (the cap is noted)")
+	var f benchFlags
+	f.register(fs, c.benchDefault())
 	c.addAdapterFlags(fs) // --dsn and the other backends' flags, read back below
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
-	if battery {
-		return c.benchBattery(fs, spec, count, out, maxRSS)
+	if f.battery {
+		return c.benchBattery(fs, f.spec, f.count, f.out, f.maxRSS)
 	}
-	if paging {
-		return c.benchPaging(fs, count, pagingMax, pagingBudget, out, svg, maxRSS)
+	if f.paging {
+		return c.benchPaging(fs, f.count, f.pagingMax, f.pagingBudget, f.out, f.svg, f.maxRSS)
 	}
-	names := []string{spec}
-	if vs != "" {
-		names = append(names, vs)
+	names := f.names()
+	targets, harnessOps, cleanup, code, ok := c.benchTargets(fs, names)
+	defer cleanup()
+	if !ok {
+		return code
 	}
-	var targets []benchmarks.Target
-	var harnessOps []string // the operations a store given by an option can run
-	for _, n := range names {
-		t, ops, cleanup, code, ok := c.benchTarget(fs, n)
-		if !ok {
-			return code
-		}
-		defer cleanup()
-		if ops != nil {
-			harnessOps = ops
-		}
-		targets = append(targets, t)
-	}
-	opts := benchmarks.Options{
-		Env:              benchEnv(fs),
-		Benchtime:        benchtime,
-		CleanupBenchtime: cleanupTime,
-		Count:            count,
-		Progress:         c.stderr,
-	}
-	if ops != "" {
-		opts.Ops = strings.Split(ops, ",")
-	} else if harnessOps != nil {
-		opts.Ops = harnessOps
-	}
+	opts := f.options(benchEnv(fs), harnessOps, c.stderr)
 	loadAtStart := loadAverage()
 	var all [][]benchmarks.Result
 	var runErr error
@@ -170,11 +182,41 @@ func bench(c *app, args []string) int {
 			break
 		}
 	}
+	return c.reportBench(&f, names, all, runErr, loadAtStart)
+}
+
+// benchTargets brings up the stores named, in order; cleanup releases those brought up
+// (even when ok is false: a later one failed, with the exit code). harnessOps is the
+// operations the last store given by an option can run.
+func (c *app) benchTargets(fs *flag.FlagSet, names []string) (targets []benchmarks.Target, harnessOps []string, cleanup func(), code int, ok bool) {
+	var cleanups []func()
+	cleanup = func() {
+		for _, f := range slices.Backward(cleanups) {
+			f()
+		}
+	}
+	for _, n := range names {
+		t, ops, done, code, ok := c.benchTarget(fs, n)
+		if !ok {
+			return nil, nil, cleanup, code, false
+		}
+		cleanups = append(cleanups, done)
+		if ops != nil {
+			harnessOps = ops
+		}
+		targets = append(targets, t)
+	}
+	return targets, harnessOps, cleanup, 0, true
+}
+
+// reportBench writes the table (and the side-by-side comparison of two stores), checks
+// the peak RSS and writes the files asked for; the exit code is the run's.
+func (c *app) reportBench(f *benchFlags, names []string, all [][]benchmarks.Result, runErr error, loadAtStart string) int {
 	var flat []benchmarks.Result
 	for _, rs := range all {
 		flat = append(flat, rs...)
 	}
-	fmt.Fprintf(c.stdout, "storecheck bench, %s, GOMAXPROCS %d, benchtime %s, median of %d; load average at start %s, at end %s\n\n", cpuOrUnknown(), benchmarks.Procs(), benchtime, max(count, 1), loadAtStart, loadAverage())
+	fmt.Fprintf(c.stdout, "storecheck bench, %s, GOMAXPROCS %d, benchtime %s, median of %d; load average at start %s, at end %s\n\n", cpuOrUnknown(), benchmarks.Procs(), f.benchtime, max(f.count, 1), loadAtStart, loadAverage())
 	if err := benchmarks.WriteTable(c.stdout, flat); err != nil {
 		fmt.Fprintf(c.stderr, "storecheck bench: %v\n", err)
 		return exitFailed
@@ -183,10 +225,10 @@ func bench(c *app, args []string) int {
 		fmt.Fprintln(c.stdout)
 		_ = benchmarks.WriteSideBySide(c.stdout, all[0], all[1])
 	}
-	if err := c.peakRSS(maxRSS); err != nil && runErr == nil {
+	if err := c.peakRSS(f.maxRSS); err != nil && runErr == nil {
 		runErr = err
 	}
-	if err := writeBenchFiles(flat, names, out, svg); err != nil {
+	if err := writeBenchFiles(flat, names, f.out, f.svg); err != nil {
 		fmt.Fprintf(c.stderr, "storecheck bench: %v\n", err)
 		return exitFailed
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -55,10 +56,9 @@ type mutantRun struct {
 	took    time.Duration
 }
 
-func runMutants(c *app, args []string) int {
-	var f mutantsFlags
-	fs := newFlagSet("mutants", "storecheck mutants [flags]", func(w io.Writer) {
-		fmt.Fprint(w, `Runs the conformance battery (strict: SHOULD faults count) against every store of
+// mutantsHelp is storecheck mutants' help, after its usage line.
+func mutantsHelp() string {
+	return `Runs the conformance battery (strict: SHOULD faults count) against every store of
 the mutant catalogue, each with one deliberate defect, and against the honest store
 they are all variants of. A mutant is killed when a spec labelled with a rule it
 breaks fails on an assertion; a crash, a timeout or an unrelated rule does not count
@@ -67,8 +67,11 @@ protocol, or a namespace could not be brought up) nothing later counts: such a
 mutant reads "aborted", never "killed". Exit status 0 when every mutant is killed
 and the honest store passes; 1 otherwise; 2 for a usage error.
 
-`)
-	})
+`
+}
+
+// register declares the flags on fs.
+func (f *mutantsFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.list, "list", false, "list the catalogue and exit")
 	fs.StringVar(&f.only, "only", "", "run only these mutants (comma-separated names)")
 	fs.BoolVar(&f.races, "natural-races", false, "run only the natural race mutants (no sleep widens their window: a run kills one only when\nits racers land in it, so judge them with --runs)")
@@ -82,35 +85,23 @@ and the honest store passes; 1 otherwise; 2 for a usage error.
 	fs.StringVar(&f.focus, "focus", "", "judge with only the specs whose text matches this regular expression\n(e.g. the property checks: 'state machine|linearizable|racing|increments')")
 	fs.BoolVar(&f.declared, "declared", false, "judge each mutant with only the specs of the rules it breaks (and B-REPRO-1's replay):\nthe same kills in a fraction of the time; the honest store still meets the whole battery")
 	fs.BoolVar(&f.server, "server", false, "judge the reference MCP server's deliberate defects instead: storecheck probe against each\n(on loopback, both eras, strict), each killed by exactly the rules it breaks (--only names some)")
+}
+
+func runMutants(c *app, args []string) int {
+	var f mutantsFlags
+	fs := newFlagSet("mutants", "storecheck mutants [flags]", func(w io.Writer) {
+		fmt.Fprint(w, mutantsHelp())
+	})
+	f.register(fs)
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
 	if f.server {
 		return runServerMutants(c, f.only, f.parallel, f.list)
 	}
-	catalogue := mutants.Catalogue()
-	if f.only != "" {
-		var picked []mutants.Mutant
-		for _, name := range strings.Split(f.only, ",") {
-			m, ok := mutants.Lookup(strings.TrimSpace(name))
-			if !ok {
-				code, _ := c.usageError(fs, fmt.Sprintf("--only: no mutant %q", name))
-				return code
-			}
-			if m.Name != mutants.HonestName { // the honest store always runs
-				picked = append(picked, m)
-			}
-		}
-		catalogue = picked
-	}
-	if f.races {
-		var picked []mutants.Mutant
-		for _, m := range catalogue {
-			if m.NaturalRace() {
-				picked = append(picked, m)
-			}
-		}
-		catalogue = picked
+	catalogue, code, ok := c.pickMutants(fs, f)
+	if !ok {
+		return code
 	}
 	if f.list {
 		return listMutants(c.stdout, catalogue)
@@ -136,18 +127,60 @@ and the honest store passes; 1 otherwise; 2 for a usage error.
 	defer os.RemoveAll(dir)
 
 	if f.wire {
-		var overWire []mutants.Mutant
-		for _, m := range catalogue {
-			if m.InProcessOnly() != "" {
-				fmt.Fprintf(c.stdout, "not judged over the wire: %s (%s)\n", m.Name, m.InProcessOnly())
-				continue
-			}
-			overWire = append(overWire, m)
-		}
-		catalogue = overWire
+		catalogue = overWire(c.stdout, catalogue)
 	}
 	honest, _ := mutants.Lookup(mutants.HonestName)
 	all := append([]mutants.Mutant{honest}, catalogue...)
+	return reportMutants(c, all, c.runAllMutants(self, dir, all, f), f.json)
+}
+
+// pickMutants is the catalogue --only and --natural-races leave; ok is false after a
+// usage error, with the exit code.
+func (c *app) pickMutants(fs *flag.FlagSet, f mutantsFlags) (catalogue []mutants.Mutant, code int, ok bool) {
+	catalogue = mutants.Catalogue()
+	if f.only != "" {
+		var picked []mutants.Mutant
+		for _, name := range strings.Split(f.only, ",") {
+			m, ok := mutants.Lookup(strings.TrimSpace(name))
+			if !ok {
+				code, _ := c.usageError(fs, fmt.Sprintf("--only: no mutant %q", name))
+				return nil, code, false
+			}
+			if m.Name != mutants.HonestName { // the honest store always runs
+				picked = append(picked, m)
+			}
+		}
+		catalogue = picked
+	}
+	if f.races {
+		var picked []mutants.Mutant
+		for _, m := range catalogue {
+			if m.NaturalRace() {
+				picked = append(picked, m)
+			}
+		}
+		catalogue = picked
+	}
+	return catalogue, 0, true
+}
+
+// overWire is the mutants of catalogue that can be served over the wire; the others are
+// named on w.
+func overWire(w io.Writer, catalogue []mutants.Mutant) []mutants.Mutant {
+	var served []mutants.Mutant
+	for _, m := range catalogue {
+		if m.InProcessOnly() != "" {
+			fmt.Fprintf(w, "not judged over the wire: %s (%s)\n", m.Name, m.InProcessOnly())
+			continue
+		}
+		served = append(served, m)
+	}
+	return served
+}
+
+// runAllMutants runs the battery --runs times against each of all, --parallel at once:
+// runs[i][k] is run k of all[i].
+func (c *app) runAllMutants(self, dir string, all []mutants.Mutant, f mutantsFlags) [][]mutantRun {
 	runs := make([][]mutantRun, len(all))
 	for i := range runs {
 		runs[i] = make([]mutantRun, f.runs)
@@ -167,7 +200,7 @@ and the honest store passes; 1 otherwise; 2 for a usage error.
 		}
 	}
 	_ = g.Wait() // every run records its own failure
-	return reportMutants(c, all, runs, f.json)
+	return runs
 }
 
 // runMutant runs the battery against m once: run k of --runs, with seed --seed+k when
@@ -241,6 +274,139 @@ func verdictWord(m mutants.Mutant, r mutantRun) string {
 	return "SURVIVED"
 }
 
+// mutantRunJSON is one run of a mutant in --json's verdicts (with --runs above 1).
+type mutantRunJSON struct {
+	Seed        int64    `json:"seed"`
+	Killed      bool     `json:"killed"`
+	Passed      bool     `json:"passed"`
+	KilledBy    []string `json:"killed_by,omitempty"`
+	FailedRules []string `json:"failed_rules,omitempty"`
+	Crashes     []string `json:"crashes,omitempty"`
+	Aborted     string   `json:"aborted,omitempty"`
+	Error       string   `json:"error,omitempty"`
+}
+
+// mutantVerdictJSON is one mutant's verdict over its runs in --json's output.
+type mutantVerdictJSON struct {
+	Mutant       string          `json:"mutant"`
+	Defect       string          `json:"defect"`
+	Breaks       []string        `json:"breaks"`
+	Killed       bool            `json:"killed"` // in every run
+	Kills        int             `json:"kills"`
+	Runs         int             `json:"runs"`
+	KilledBy     []string        `json:"killed_by,omitempty"`
+	KillingRules []string        `json:"killing_rules,omitempty"`
+	FailedRules  []string        `json:"failed_rules,omitempty"`
+	Crashes      []string        `json:"crashes,omitempty"`
+	Aborted      string          `json:"aborted,omitempty"`
+	AbortedSpecs int             `json:"aborted_specs,omitempty"`
+	Error        string          `json:"error,omitempty"`
+	EachRun      []mutantRunJSON `json:"each_run,omitempty"`
+}
+
+// mutantTally is one mutant's runs summed: its verdict, and what its row of the table
+// says besides.
+type mutantTally struct {
+	mutantVerdictJSON
+	passes        int           // runs that passed whole, without error
+	took          time.Duration // a run's mean time
+	errs          []string      // the runs that failed to run
+	survivedSeeds []string      // the seeds of the runs a mutant survived
+}
+
+// tallyMutant sums the runs of m.
+func tallyMutant(m mutants.Mutant, runs []mutantRun) mutantTally {
+	n := len(runs)
+	t := mutantTally{mutantVerdictJSON: mutantVerdictJSON{Mutant: m.Name, Defect: m.Defect, Breaks: m.Breaks, Runs: n}}
+	for _, r := range runs {
+		v := r.verdict
+		t.took += r.took
+		if v.Killed {
+			t.Kills++
+		}
+		if r.passed && r.err == "" {
+			t.passes++
+		}
+		if r.err != "" {
+			t.errs = append(t.errs, r.err)
+		} else if !v.Killed && m.Name != mutants.HonestName {
+			t.survivedSeeds = append(t.survivedSeeds, fmt.Sprint(r.seed))
+		}
+		if t.KilledBy == nil {
+			t.KilledBy = v.KilledBy
+		}
+		t.KillingRules = union(t.KillingRules, v.KillingRules)
+		t.FailedRules = union(t.FailedRules, v.FailedRules)
+		t.Crashes = union(t.Crashes, v.Crashes)
+		if t.Aborted == "" {
+			t.Aborted = v.Aborted
+		}
+		t.AbortedSpecs += v.AbortedSpecs
+		if n > 1 {
+			t.EachRun = append(t.EachRun, mutantRunJSON{r.seed, v.Killed, r.passed, v.KilledBy, v.FailedRules, v.Crashes, v.Aborted, r.err})
+		}
+	}
+	t.Killed = t.Kills == n
+	if len(t.errs) > 0 {
+		t.Error = t.errs[0]
+	}
+	t.took /= time.Duration(n)
+	return t
+}
+
+// honestNote is the honest store's note in the table; passed is whether it passed every
+// run, as it must.
+func honestNote(m mutants.Mutant, first mutantRun, t mutantTally) (note string, passed bool) {
+	note = verdictWord(m, first)
+	if t.Runs > 1 {
+		note = fmt.Sprintf("passes %d/%d (must pass all)", t.passes, t.Runs)
+		if t.passes < t.Runs {
+			note = fmt.Sprintf("FAILS: passes only %d/%d; failed rules %s", t.passes, t.Runs, strings.Join(t.FailedRules, ", "))
+		}
+	}
+	return note, t.passes == t.Runs
+}
+
+// mutantNote is a mutant's note in the table: the spec that killed it, else why it was
+// not killed; with the seeds it survived when some runs killed it and some did not.
+func mutantNote(m mutants.Mutant, first mutantRun, t mutantTally) string {
+	note := verdictWord(m, first)
+	switch {
+	case t.Kills > 0:
+		note = t.KilledBy[0]
+		if len(t.KilledBy) > 1 {
+			note += fmt.Sprintf(" (+%d more)", len(t.KilledBy)-1)
+		}
+	case len(t.errs) > 0:
+		note = "ERROR " + t.errs[0]
+	default:
+		if len(t.FailedRules) > 0 {
+			note += ": failed only " + strings.Join(t.FailedRules, ", ")
+		}
+		if len(t.Crashes) > 0 {
+			note += fmt.Sprintf("; %d crashed or timed out", len(t.Crashes))
+		}
+		if t.AbortedSpecs > 0 {
+			note += fmt.Sprintf("; %d specs aborted", t.AbortedSpecs)
+		}
+	}
+	if t.Kills < t.Runs && t.Kills > 0 {
+		note = fmt.Sprintf("survived seeds %s; %s", strings.Join(t.survivedSeeds, ","), note)
+	}
+	return note
+}
+
+// killedWord is the KILLED column: yes or no for one run, k/N for several.
+func killedWord(kills, n int) string {
+	switch {
+	case n > 1:
+		return fmt.Sprintf("%d/%d", kills, n)
+	case kills == 0:
+		return "no"
+	}
+	return "yes"
+}
+
 func reportMutants(c *app, all []mutants.Mutant, runs [][]mutantRun, jsonPath string) int {
 	n := len(runs[0])
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
@@ -248,126 +414,26 @@ func reportMutants(c *app, all []mutants.Mutant, runs [][]mutantRun, jsonPath st
 	killed, total := 0, 0
 	ok := true
 	minKills, minName := n, ""
-	type jsonRun struct {
-		Seed        int64    `json:"seed"`
-		Killed      bool     `json:"killed"`
-		Passed      bool     `json:"passed"`
-		KilledBy    []string `json:"killed_by,omitempty"`
-		FailedRules []string `json:"failed_rules,omitempty"`
-		Crashes     []string `json:"crashes,omitempty"`
-		Aborted     string   `json:"aborted,omitempty"`
-		Error       string   `json:"error,omitempty"`
-	}
-	type jsonVerdict struct {
-		Mutant       string    `json:"mutant"`
-		Defect       string    `json:"defect"`
-		Breaks       []string  `json:"breaks"`
-		Killed       bool      `json:"killed"` // in every run
-		Kills        int       `json:"kills"`
-		Runs         int       `json:"runs"`
-		KilledBy     []string  `json:"killed_by,omitempty"`
-		KillingRules []string  `json:"killing_rules,omitempty"`
-		FailedRules  []string  `json:"failed_rules,omitempty"`
-		Crashes      []string  `json:"crashes,omitempty"`
-		Aborted      string    `json:"aborted,omitempty"`
-		AbortedSpecs int       `json:"aborted_specs,omitempty"`
-		Error        string    `json:"error,omitempty"`
-		EachRun      []jsonRun `json:"each_run,omitempty"`
-	}
-	var verdicts []jsonVerdict
+	var verdicts []mutantVerdictJSON
 	for i, m := range all {
-		kills, passes := 0, 0
-		var took time.Duration
-		var errs, survivedSeeds []string
-		jv := jsonVerdict{Mutant: m.Name, Defect: m.Defect, Breaks: m.Breaks, Runs: n}
-		for _, r := range runs[i] {
-			v := r.verdict
-			took += r.took
-			if v.Killed {
-				kills++
-			}
-			if r.passed && r.err == "" {
-				passes++
-			}
-			if r.err != "" {
-				errs = append(errs, r.err)
-			} else if !v.Killed && m.Name != mutants.HonestName {
-				survivedSeeds = append(survivedSeeds, fmt.Sprint(r.seed))
-			}
-			if jv.KilledBy == nil {
-				jv.KilledBy = v.KilledBy
-			}
-			jv.KillingRules = union(jv.KillingRules, v.KillingRules)
-			jv.FailedRules = union(jv.FailedRules, v.FailedRules)
-			jv.Crashes = union(jv.Crashes, v.Crashes)
-			if jv.Aborted == "" {
-				jv.Aborted = v.Aborted
-			}
-			jv.AbortedSpecs += v.AbortedSpecs
-			if n > 1 {
-				jv.EachRun = append(jv.EachRun, jsonRun{r.seed, v.Killed, r.passed, v.KilledBy, v.FailedRules, v.Crashes, v.Aborted, r.err})
-			}
-		}
-		jv.Kills, jv.Killed = kills, kills == n
-		if len(errs) > 0 {
-			jv.Error = errs[0]
-		}
-		verdicts = append(verdicts, jv)
-		took /= time.Duration(n)
+		t := tallyMutant(m, runs[i])
+		verdicts = append(verdicts, t.mutantVerdictJSON)
 		if m.Name == mutants.HonestName {
-			note := verdictWord(m, runs[i][0])
-			if n > 1 {
-				note = fmt.Sprintf("passes %d/%d (must pass all)", passes, n)
-				if passes < n {
-					note = fmt.Sprintf("FAILS: passes only %d/%d; failed rules %s", passes, n, strings.Join(jv.FailedRules, ", "))
-				}
-			}
-			if passes < n {
-				ok = false
-			}
-			fmt.Fprintf(tw, "%s\t-\t-\t%s\t%s\n", m.Name, truncate(note, 90), took.Round(time.Millisecond))
+			note, passed := honestNote(m, runs[i][0], t)
+			ok = ok && passed
+			fmt.Fprintf(tw, "%s\t-\t-\t%s\t%s\n", m.Name, truncate(note, 90), t.took.Round(time.Millisecond))
 			continue
 		}
 		total++
-		if kills < minKills || minName == "" {
-			minKills, minName = kills, m.Name
+		if t.Kills < minKills || minName == "" {
+			minKills, minName = t.Kills, m.Name
 		}
-		note := verdictWord(m, runs[i][0])
-		switch {
-		case kills > 0:
-			note = jv.KilledBy[0]
-			if len(jv.KilledBy) > 1 {
-				note += fmt.Sprintf(" (+%d more)", len(jv.KilledBy)-1)
-			}
-		case len(errs) > 0:
-			note = "ERROR " + errs[0]
-		default:
-			if len(jv.FailedRules) > 0 {
-				note += ": failed only " + strings.Join(jv.FailedRules, ", ")
-			}
-			if len(jv.Crashes) > 0 {
-				note += fmt.Sprintf("; %d crashed or timed out", len(jv.Crashes))
-			}
-			if jv.AbortedSpecs > 0 {
-				note += fmt.Sprintf("; %d specs aborted", jv.AbortedSpecs)
-			}
-		}
-		if kills < n && kills > 0 {
-			note = fmt.Sprintf("survived seeds %s; %s", strings.Join(survivedSeeds, ","), note)
-		}
-		if kills == n {
+		if t.Killed {
 			killed++
 		} else {
 			ok = false
 		}
-		word := "yes"
-		switch {
-		case n > 1:
-			word = fmt.Sprintf("%d/%d", kills, n)
-		case kills == 0:
-			word = "no"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, truncate(strings.Join(m.Breaks, ","), 40), word, truncate(note, 90), took.Round(time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, truncate(strings.Join(m.Breaks, ","), 40), killedWord(t.Kills, n), truncate(mutantNote(m, runs[i][0], t), 90), t.took.Round(time.Millisecond))
 	}
 	tw.Flush()
 	rate := 100.0
