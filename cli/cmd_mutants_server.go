@@ -31,7 +31,7 @@ type serverMutantRun struct {
 }
 
 // runServerMutants probes the reference MCP server over memstore, honest and with each of
-// its deliberate defects (server.Mutants), on loopback: the honest server must pass
+// its deliberate defects (servermutants.Catalogue), on loopback: the honest server must pass
 // strict, and each mutant must fail exactly the rules it declares.
 func runServerMutants(c *app, only string, parallel int, list bool) int {
 	var picked []servermutants.Mutant

@@ -12,6 +12,7 @@ import (
 	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"github.com/storecheck/storecheck/mcp/server"
 	"github.com/storecheck/storecheck/mcp/server/servertest"
+	"github.com/storecheck/storecheck/mcp/servermutants"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/memstore"
 )
@@ -104,7 +105,8 @@ func TestRunNothingExercisedFails(t *testing.T) {
 // is in the text summary under the table, not only in --json; the table's note is the
 // fault, not the era line.
 func TestProbeSummaryShowsFailures(t *testing.T) {
-	url := probeServer(t, server.Config{Mutant: "foreign-sees-tasks"})
+	m, _ := servermutants.ByName("foreign-sees-tasks")
+	url := probeServer(t, m.Configure(server.Config{}, func() {}))
 	code, stdout, stderr := cliRun(t, append(append([]string{"probe", "--rules", "V-DENY-1"}, principals...), url)...)
 	if code != exitFailed {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFailed, stdout, stderr)

@@ -31,7 +31,7 @@ func TestLimitCheck(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := memstore.New(memstore.WithClock(reference.SystemClock{}))
-			url := serveConfig(t, server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Mutant: tc.mutant, MaxTasksPerPrincipal: tc.limit})
+			url := serveConfig(t, server.Config{Legacy: st.Legacy(), Modern: st.Modern(), MaxTasksPerPrincipal: tc.limit}, tc.mutant)
 			r := runConfig(t, probe.Config{URL: url, Strict: true, Rules: []string{"V-LIMIT-1"}, LimitTasks: 5}, 2)
 			for _, rr := range r.Rules {
 				if rr.Outcome != tc.want || !strings.Contains(strings.Join(rr.Reasons, "\n"), tc.reason) {

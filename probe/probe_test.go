@@ -10,8 +10,8 @@ import (
 	"github.com/storecheck/storecheck/adapters/postgres/pgtest"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/mcp/server"
-	"github.com/storecheck/storecheck/mcp/server/servertest"
 	"github.com/storecheck/storecheck/mcp/servermutants"
+	"github.com/storecheck/storecheck/mcp/servermutants/mutanttest"
 	"github.com/storecheck/storecheck/probe"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -30,7 +30,7 @@ func serve(t *testing.T, mutant string) string {
 // serveStores starts the reference server over these stores.
 func serveStores(t *testing.T, l legacy.Store, m modern.Store, mutant string) string {
 	t.Helper()
-	return serveConfig(t, server.Config{Legacy: l, Modern: m, Mutant: mutant})
+	return serveConfig(t, server.Config{Legacy: l, Modern: m}, mutant)
 }
 
 // testLimit is the task limit per principal the probe's tests serve with, so that
@@ -38,23 +38,22 @@ func serveStores(t *testing.T, l legacy.Store, m modern.Store, mutant string) st
 const testLimit = 16
 
 // serveConfig starts the reference server as cfg says, with alice's and bob's tokens
-// (and testLimit when cfg sets no limit). cfg.Mutant names a mutant of the catalogue
-// (servermutants), switched on or wrapped around the server as it is built.
-func serveConfig(t *testing.T, cfg server.Config) string {
+// (and testLimit when cfg sets no limit), with the defect of the catalogue's mutant ("" =
+// none).
+func serveConfig(t *testing.T, cfg server.Config, mutant string) string {
 	t.Helper()
 	cfg.Principals = map[string]string{"token-a": "alice", "token-b": "bob"}
 	if cfg.MaxTasksPerPrincipal == 0 {
 		cfg.MaxTasksPerPrincipal = testLimit
 	}
 	var m servermutants.Mutant
-	if name := cfg.Mutant; name != "" {
+	if mutant != "" {
 		var ok bool
-		if m, ok = servermutants.ByName(name); !ok {
-			t.Fatalf("no server mutant %q", name)
+		if m, ok = servermutants.ByName(mutant); !ok {
+			t.Fatalf("no server mutant %q", mutant)
 		}
-		cfg.Mutant = ""
 	}
-	return servertest.StartMutant(t, cfg, m).URL + "/mcp"
+	return mutanttest.Start(t, cfg, m).URL + "/mcp"
 }
 
 // principals are the two callers serveConfig's server knows.
@@ -197,6 +196,12 @@ func judgedElsewhere(r *conformance.Report, row string, breaks []string) bool {
 	return false
 }
 
+// mutantFailures are the rows of mutant m's report that did not pass, less those that
+// say nothing of their rule because of m's defect (hides, judgedElsewhere).
+func mutantFailures(r *conformance.Report, m servermutants.Mutant) []string {
+	return slices.DeleteFunc(failed(r), func(row string) bool { return row == hides[m.Name] || judgedElsewhere(r, row, m.Breaks) })
+}
+
 // TestServerMutantsAreKilled: each of the server's deliberate defects fails the rule it
 // breaks, and only that rule.
 func TestServerMutantsAreKilled(t *testing.T) {
@@ -206,7 +211,7 @@ func TestServerMutantsAreKilled(t *testing.T) {
 				t.Skip("a defect of stdio only: TestStdioMutantsAreKilled runs it")
 			}
 			r := run(t, serve(t, m.Name))
-			got := slices.DeleteFunc(failed(r), func(row string) bool { return row == hides[m.Name] || judgedElsewhere(r, row, m.Breaks) })
+			got := mutantFailures(r, m)
 			if m.Honest {
 				checkPasses(t, "the honest twin "+m.Name, r)
 				return
@@ -234,7 +239,7 @@ func TestServerMutantsAreKilled(t *testing.T) {
 func TestReferenceServerTTLModern(t *testing.T) {
 	for _, mutant := range []string{"", "ttl-early"} {
 		st := memstore.New(memstore.WithClock(reference.SystemClock{}))
-		url := serveConfig(t, server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Mutant: mutant, DefaultTTL: 2 * time.Second})
+		url := serveConfig(t, server.Config{Legacy: st.Legacy(), Modern: st.Modern(), DefaultTTL: 2 * time.Second}, mutant)
 		r := runConfig(t, probe.Config{URL: url, Strict: true, Rules: []string{"V-TTL-1"}}, 0)
 		want := conformance.Passed
 		if mutant != "" {

@@ -17,7 +17,9 @@ import (
 
 // ServeHTTP is the Streamable HTTP endpoint: POST carries one JSON-RPC message, GET opens a
 // 2025-11-25 session's notification stream, DELETE ends a session.
-func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) { s.endpoint.ServeHTTP(w, req) }
+
+func (s *Server) serveHTTP(w http.ResponseWriter, req *http.Request) {
 	principal, ok := s.principal(req)
 	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="storecheck"`)
@@ -56,9 +58,6 @@ func (s *Server) principal(req *http.Request) (string, bool) {
 		return "", false
 	}
 	name, ok := s.cfg.Principals[strings.TrimSpace(token)]
-	if !ok && s.cfg.Mutant == "unknown-token-anonymous" {
-		return "", true
-	}
 	return name, ok
 }
 
@@ -69,7 +68,7 @@ func (s *Server) sessionOf(req *http.Request, principal string) (*session, bool)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ss, ok := s.sessions[id]
-	if !ok || ss.principal != principal && s.cfg.Mutant != "session-unbound" {
+	if !ok || ss.principal != principal {
 		return nil, false
 	}
 	return ss, true

@@ -96,7 +96,7 @@ type inputSender struct {
 
 // send sends the requests of t not yet answered nor sent on this stream.
 func (is *inputSender) send(t legacy.Task) error {
-	if !is.r.session.canElicit() && is.s.cfg.Mutant != "elicit-undeclared" {
+	if !is.r.session.canElicit() {
 		// "Servers MUST NOT send elicitation requests with modes that are not supported by
 		// the client": this stream only waits.
 		return nil
@@ -119,9 +119,7 @@ func (is *inputSender) send(t legacy.Task) error {
 		}
 		// "The receiver MUST include the io.modelcontextprotocol/related-task metadata in
 		// the request to associate it with the task."
-		if is.s.cfg.Mutant != "input-unrelated" {
-			params["_meta"] = map[string]any{relatedTask: map[string]any{"taskId": t.ID()}}
-		}
+		params["_meta"] = map[string]any{relatedTask: map[string]any{"taskId": t.ID()}}
 		id := newInputID()
 		is.s.inputMu.Lock()
 		is.s.inputs[id] = pendingInput{task: t.ID(), key: key, round: round, principal: is.r.owner}
@@ -172,16 +170,10 @@ func (s *Server) answerInput(ctx context.Context, principal string, msg message)
 	}
 	s.inputMu.Lock()
 	p, ok := s.inputs[id]
-	if s.cfg.Mutant == "input-any-principal" {
-		principal = p.principal
-	}
 	if ok && p.principal == principal {
 		delete(s.inputs, id)
 	}
 	s.inputMu.Unlock()
-	if ok && s.cfg.Mutant == "input-foreign-kept" {
-		answer = s.keepForeign(p.task, principal != p.principal, map[string]any{p.key: answer})[p.key]
-	}
 	if !ok || p.principal != principal {
 		return
 	}
@@ -203,28 +195,4 @@ func (s *Server) answerInput(ctx context.Context, principal string, msg message)
 	}
 	got[p.key] = answer
 	_, _ = s.legacy.Store().Update(ctx, p.task, legacy.Task{keyInputResponses: got})
-}
-
-// keepForeign is the input-foreign-kept defect: answers of a caller that is not the
-// task's owner (foreign) are kept aside, and once the owner answers a key, a kept answer
-// to it takes the owner's place. It returns the answers to apply.
-func (s *Server) keepForeign(task string, foreign bool, answers map[string]any) map[string]any {
-	s.keptMu.Lock()
-	defer s.keptMu.Unlock()
-	out := map[string]any{}
-	for k, v := range answers {
-		slot := task + "\x00" + k
-		if foreign {
-			if _, ok := s.kept[slot]; !ok {
-				s.kept[slot] = v
-			}
-			continue
-		}
-		if kept, ok := s.kept[slot]; ok {
-			v = kept
-			delete(s.kept, slot)
-		}
-		out[k] = v
-	}
-	return out
 }

@@ -55,11 +55,7 @@ func (s *Server) handleLegacy(ctx context.Context, r *Request) (any, *Error) {
 		if e != nil {
 			return nil, e
 		}
-		out := s.legacyJSON(t)
-		if s.cfg.Mutant == "dates-epoch" {
-			out["lastUpdatedAt"], _ = intOf(t[keyUpdatedAt]) // milliseconds since the epoch, not ISO 8601
-		}
-		return out, nil
+		return s.legacyJSON(t), nil
 	case "tasks/list":
 		return s.legacyList(ctx, r)
 	case "tasks/cancel":
@@ -77,13 +73,11 @@ func (s *Server) legacyCall(ctx context.Context, r *Request) (any, *Error) {
 		return nil, e
 	}
 	taskParams, asTask := r.params["task"].(map[string]any)
-	support := t.legacySupport()
+	support := s.taskSupport(r, name, t.legacySupport())
 	switch {
-	case asTask && support == supportForbidden && s.cfg.Mutant == "forbidden-as-task":
-		// runs as a task below
 	case asTask && support == supportForbidden:
 		return nil, errorf(jsonrpc.CodeMethodNotFound, "tool %q does not run as a task", name)
-	case !asTask && support == supportRequired && s.cfg.Mutant != "required-runs-plain":
+	case !asTask && support == supportRequired:
 		return nil, errorf(jsonrpc.CodeMethodNotFound, "tool %q runs only as a task: add params.task", name)
 	case !asTask:
 		res, rpcErr := t.run(ctx, nil, args)
@@ -92,7 +86,7 @@ func (s *Server) legacyCall(ctx context.Context, r *Request) (any, *Error) {
 		}
 		return res, nil
 	}
-	if t.needsInput && !r.session.canElicit() && s.cfg.Mutant != "elicit-undeclared" {
+	if t.needsInput && !r.session.canElicit() {
 		// "Servers MUST NOT send elicitation requests with modes that are not supported by
 		// the client": a task whose questions could not be asked is refused at once.
 		return nil, errorf(jsonrpc.CodeInvalidRequest, "tool %q asks for input by form-mode elicitation, which the client did not declare (capabilities.elicitation)", name)
@@ -130,23 +124,11 @@ func (s *Server) legacyCall(ctx context.Context, r *Request) (any, *Error) {
 		case rpcErr != nil:
 			changes[legacy.KeyStatus], changes[keyMessage] = string(reference.StatusFailed), rpcErr.Message
 			changes[keyError] = map[string]any{"code": int64(rpcErr.Code), "message": rpcErr.Message}
-		case res["isError"] == true && s.cfg.Mutant == "iserror-misread":
-			changes[legacy.KeyStatus], changes[keyResult], changes[keyMessage] = string(reference.StatusCompleted), res, "The operation completed."
 		case res["isError"] == true:
 			// 2025-11-25: a tool result with isError ends the task failed.
 			changes[legacy.KeyStatus], changes[keyResult], changes[keyMessage] = string(reference.StatusFailed), res, "The tool reported an error."
 		default:
 			changes[legacy.KeyStatus], changes[keyResult], changes[keyMessage] = string(reference.StatusCompleted), res, "The operation completed."
-		}
-		if s.cfg.Mutant == "end-overwrites-cancel" {
-			// Check, then write past the terminal guard: a cancel landing between is lost.
-			if cur, err := s.legacy.Get(s.ctx, id, reference.System()); err == nil && !cur.Status().Terminal() {
-				time.Sleep(40 * time.Millisecond)
-				if t, err := s.legacy.Store().Update(context.WithoutCancel(s.ctx), id, changes); err == nil {
-					s.legacyChanged(t)
-				}
-			}
-			return
 		}
 		if t, err := s.legacy.Update(context.WithoutCancel(s.ctx), id, changes); err == nil {
 			s.legacyChanged(t)
@@ -162,10 +144,6 @@ func (s *Server) legacyTTL(task map[string]any) (*int64, *Error) {
 	switch raw, asked := task["ttl"]; {
 	case asked && raw != nil:
 		f, ok := number(raw)
-		if s.cfg.Mutant == "ttl-negative-kept" && ok && f < 0 {
-			ms := int64(f)
-			return &ms, nil
-		}
 		if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt64/2 {
 			return nil, errorf(jsonrpc.CodeInvalidParams, "task.ttl must be a whole number of milliseconds, not negative: %v", raw)
 		}
@@ -209,14 +187,8 @@ func (s *Server) legacyNamed(ctx context.Context, r *Request) (string, legacy.Ta
 }
 
 func (s *Server) legacyGet(ctx context.Context, id string, caller reference.Caller) (legacy.Task, *Error) {
-	if s.cfg.Mutant == "foreign-sees-tasks" {
-		caller = reference.System()
-	}
 	t, err := s.legacy.Get(ctx, id, caller)
 	if errors.Is(err, reference.ErrNotFound) {
-		if _, serr := s.legacy.Get(ctx, id, reference.System()); serr == nil && s.cfg.Mutant == "denied-differs" {
-			return nil, errorf(jsonrpc.CodeInvalidParams, "Access denied to task %s", id)
-		}
 		return nil, taskNotFound(id)
 	}
 	if err != nil {
@@ -234,9 +206,6 @@ func (s *Server) legacyGet(ctx context.Context, id string, caller reference.Call
 func (s *Server) expired(t legacy.Task) bool {
 	ttl, ok := intOf(t[keyTTL])
 	created, _ := t.CreatedAt()
-	if s.cfg.Mutant == "ttl-early" {
-		ttl /= 2
-	}
 	return ok && reference.NowMillis(s.cfg.Clock) >= created+ttl
 }
 
@@ -268,16 +237,9 @@ func (s *Server) legacyChanged(t legacy.Task) {
 }
 
 func (s *Server) legacyCancel(ctx context.Context, r *Request) (any, *Error) {
-	id, cur, e := s.legacyNamed(ctx, r)
+	id, _, e := s.legacyNamed(ctx, r)
 	if e != nil {
 		return nil, e
-	}
-	if s.cfg.Mutant == "cancel-overwrites" && cur.Status().Terminal() {
-		t, err := s.legacy.Store().Update(ctx, id, legacy.Task{legacy.KeyStatus: string(reference.StatusCancelled)})
-		if err != nil {
-			return nil, errorf(jsonrpc.CodeInternal, "cancel the task: %v", err)
-		}
-		return s.legacyJSON(t), nil
 	}
 	t, err := s.legacy.Cancel(ctx, id, r.caller)
 	switch {
@@ -317,9 +279,6 @@ func (s *Server) legacyResult(ctx context.Context, r *Request) (any, *Error) {
 				return nil, nil // the stream broke
 			}
 		}
-		if !t.Status().Terminal() && s.cfg.Mutant == "result-at-once" {
-			return nil, errorf(jsonrpc.CodeInternal, "Task %s has no result yet", id)
-		}
 		if t.Status().Terminal() {
 			if raw, ok := t[keyError].(map[string]any); ok {
 				code, _ := intOf(raw["code"])
@@ -349,16 +308,11 @@ func (s *Server) legacyResult(ctx context.Context, r *Request) (any, *Error) {
 // legacyList answers tasks/list: the caller's tasks oldest first, a page at a time, with a
 // signed cursor bound to the caller.
 func (s *Server) legacyList(ctx context.Context, r *Request) (any, *Error) {
-	if s.cfg.Mutant == "list-offset-global" {
-		return s.legacyListOffset(ctx, r)
-	}
 	var after *cursorPos
 	if raw, ok := r.params["cursor"]; ok && raw != nil {
 		c, _ := raw.(string)
 		pos, err := s.readCursor(c, r.caller)
 		switch {
-		case err != nil && s.cfg.Mutant == "cursor-unchecked":
-			// lists from the start
 		case err != nil:
 			return nil, errorf(jsonrpc.CodeInvalidParams, "Invalid cursor: %v", err)
 		default:
@@ -416,45 +370,4 @@ func intOf(v any) (int64, bool) {
 	}
 	f, ok := number(v)
 	return int64(f), ok && f == math.Trunc(f)
-}
-
-// legacyListOffset is the list-offset-global mutant's tasks/list: every principal's
-// tasks newest first, a page cut at an offset and then filtered for the caller, the
-// offset in the cursor. It pages right while nobody creates a task; a task created by
-// anyone between two pages shifts the list under the offset, and the caller is shown
-// some of its tasks twice.
-func (s *Server) legacyListOffset(ctx context.Context, r *Request) (any, *Error) {
-	var off int64
-	if raw, ok := r.params["cursor"]; ok && raw != nil {
-		c, _ := raw.(string)
-		pos, err := s.readCursor(c, r.caller)
-		if err != nil {
-			return nil, errorf(jsonrpc.CodeInvalidParams, "Invalid cursor: %v", err)
-		}
-		off = pos.Created
-	}
-	rows, err := s.legacy.List(ctx, legacy.ListOptions{}, reference.System())
-	if err != nil {
-		return nil, errorf(jsonrpc.CodeInternal, "list tasks: %v", err)
-	}
-	sort.Slice(rows, func(i, j int) bool {
-		ci, _ := rows[i].CreatedAt()
-		cj, _ := rows[j].CreatedAt()
-		if ci != cj {
-			return ci > cj
-		}
-		return rows[i].ID() > rows[j].ID()
-	})
-	page := []any{}
-	end := min(off+int64(s.cfg.PageSize), int64(len(rows)))
-	for _, t := range rows[min(off, end):end] {
-		if reference.CanSee(t.Owner(), r.caller, s.cfg.RequireOwner) && !s.expired(t) {
-			page = append(page, s.legacyJSON(t))
-		}
-	}
-	out := map[string]any{"tasks": page}
-	if end < int64(len(rows)) {
-		out["nextCursor"] = s.writeCursor(cursorPos{Created: end, ID: "offset"}, r.caller)
-	}
-	return out, nil
 }

@@ -14,7 +14,7 @@ import (
 // handleModern answers a request of the 2026-07-28 wire (the tasks extension).
 func (s *Server) handleModern(ctx context.Context, r *Request) (any, *Error) {
 	if r.header != nil {
-		if m := r.header.Get("Mcp-Method"); m != "" && m != r.msg.Method && s.cfg.Mutant != "route-unchecked" {
+		if m := r.header.Get("Mcp-Method"); m != "" && m != r.msg.Method {
 			return nil, errorf(jsonrpc.CodeHeaderMismatch, "HeaderMismatch: Mcp-Method %q, body method %q", m, r.msg.Method)
 		}
 	}
@@ -58,8 +58,9 @@ func (s *Server) modernCall(ctx context.Context, r *Request) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	asTask := r.declaresTasks() && t.support != supportForbidden
-	if !asTask && t.support == supportRequired {
+	support := s.taskSupport(r, name, t.support)
+	asTask := r.declaresTasks() && support != supportForbidden
+	if !asTask && support == supportRequired {
 		// It cannot be served without a task: the extension's -32021.
 		return nil, missingCapability()
 	}
@@ -128,22 +129,6 @@ func (s *Server) modernRun(t tool, id string, args map[string]any) {
 	defer s.work.Done()
 	res, rpcErr := t.run(s.ctx, modernWork{s, id}, args)
 	ctx := context.WithoutCancel(s.ctx)
-	if s.cfg.Mutant == "end-overwrites-cancel" && rpcErr == nil {
-		// Check, then write the latest version over: a cancel landing between is lost.
-		if cur, err := s.modern.Status(ctx, id); err == nil && !cur.Status.Terminal() {
-			time.Sleep(40 * time.Millisecond)
-			if cur, err := s.cfg.Modern.Get(ctx, id, reference.System()); err == nil {
-				cur.Status, cur.Result, cur.LastUpdatedAt = reference.StatusCompleted, res, reference.NowMillis(s.cfg.Clock)
-				if t, err := s.cfg.Modern.Swap(ctx, reference.System(), cur.Version, cur); err == nil {
-					s.hub.TaskChanged(t) // notified as any change is: the defect is the race alone
-				}
-			}
-		}
-		return
-	}
-	if rpcErr == nil && res["isError"] == true && s.cfg.Mutant == "iserror-misread" {
-		rpcErr = errorf(jsonrpc.CodeInternal, "the tool reported an error")
-	}
 	if rpcErr != nil {
 		_, _ = s.modern.Fail(ctx, id, modern.RPCError(int64(rpcErr.Code), rpcErr.Message, nil))
 		return
@@ -187,61 +172,29 @@ func (w modernWork) input(ctx context.Context, requests map[string]any) (map[str
 
 // modernTask answers tasks/get, tasks/update and tasks/cancel.
 func (s *Server) modernTask(ctx context.Context, r *Request) (any, *Error) {
-	if !r.declaresTasks() && s.cfg.Mutant != "ext-not-required" {
+	if !r.declaresTasks() {
 		return nil, missingCapability()
 	}
 	id, e := stringParam(r.params, "taskId")
 	if e != nil {
 		return nil, e
 	}
-	if r.header != nil && r.header.Get("Mcp-Name") != id && s.cfg.Mutant != "route-unchecked" {
+	if r.header != nil && r.header.Get("Mcp-Name") != id {
 		return nil, errorf(jsonrpc.CodeHeaderMismatch, "HeaderMismatch: Mcp-Name %q, params.taskId %q", r.header.Get("Mcp-Name"), id)
 	}
 	switch r.msg.Method {
 	case "tasks/get":
-		caller := r.caller
-		if s.cfg.Mutant == "foreign-sees-tasks" {
-			caller = reference.System()
-		}
-		t, err := s.modern.Get(ctx, id, caller)
-		if errors.Is(err, reference.ErrNotFound) && s.cfg.Mutant == "denied-differs" {
-			if _, serr := s.modern.Get(ctx, id, reference.System()); serr == nil {
-				return nil, errorf(jsonrpc.CodeInvalidParams, "Access denied to task %s", id)
-			}
-		}
+		t, err := s.modern.Get(ctx, id, r.caller)
 		if err != nil {
 			return nil, modernErr(id, err)
 		}
-		if s.cfg.Mutant == "ttl-early" && t.TTL != nil && reference.NowMillis(s.cfg.Clock) >= t.CreatedAt+*t.TTL/2 {
-			return nil, taskNotFound(id) // expired at half its ttl
-		}
-		out := modernJSON(t)
-		if s.cfg.Mutant == "dates-epoch" {
-			out["lastUpdatedAt"] = t.LastUpdatedAt // milliseconds since the epoch, not ISO 8601
-		}
-		if s.cfg.Mutant == "input-hidden" {
-			delete(out, "inputRequests")
-		}
-		return complete(out), nil
+		return complete(modernJSON(t)), nil
 	case "tasks/update":
 		resp, ok := r.params["inputResponses"].(map[string]any)
 		if !ok {
 			return nil, errorf(jsonrpc.CodeInvalidParams, "params.inputResponses must be an object")
 		}
-		caller := r.caller
-		if s.cfg.Mutant == "input-foreign-kept" {
-			_, err := s.modern.Get(ctx, id, caller)
-			t, serr := s.modern.Status(ctx, id)
-			if serr == nil && t.Status == reference.StatusInputRequired {
-				resp = s.keepForeign(id, errors.Is(err, reference.ErrNotFound), resp)
-			}
-		}
-		if s.cfg.Mutant == "input-any-principal" {
-			if t, err := s.modern.Status(ctx, id); err == nil && t.Status == reference.StatusInputRequired {
-				caller = reference.System() // the outstanding keys are found by task id alone
-			}
-		}
-		if _, err := s.modern.Update(ctx, id, caller, resp); err != nil && !errors.Is(err, reference.ErrTerminal) {
+		if _, err := s.modern.Update(ctx, id, r.caller, resp); err != nil && !errors.Is(err, reference.ErrTerminal) {
 			return nil, modernErr(id, err)
 		}
 		return complete(map[string]any{}), nil
@@ -307,11 +260,7 @@ func (s *Server) modernListen(ctx context.Context, r *Request) (any, *Error) {
 			ids = append(ids, id)
 		}
 	}
-	caller := r.caller
-	if s.cfg.Mutant == "notify-broadcast" {
-		caller = reference.System()
-	}
-	sub := s.hub.Subscribe(caller, ids...)
+	sub := s.hub.Subscribe(r.caller, ids...)
 	defer sub.Close()
 	if err := r.stream(map[string]any{"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
 		"params": map[string]any{"notifications": map[string]any{"taskIds": ids}}}); err != nil {

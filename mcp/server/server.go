@@ -65,72 +65,38 @@ type Config struct {
 	// ends. A task asked for past it is refused with -32603. Callers without credentials
 	// cannot be told apart, so they share one count.
 	MaxTasksPerPrincipal int
-	// Mutant switches on one deliberate defect (Mutants lists them), for the probe's
-	// own power check; "" is the honest server.
-	Mutant string
 	// Wrap, when set, is put around the server's handling of every parsed request
 	// (after the transport found its caller and session, before its era's handlers):
 	// the seam through which a deliberate defect (package mcp/servermutants) or an
 	// instrument changes what the server does without a branch in it.
 	Wrap func(next Handler) Handler
-}
-
-// Mutants are the server's deliberate defects, each with the rules it breaks (space
-// separated): the probe must fail each on exactly those rules (storecheck's proof that
-// its checks bite).
-var Mutants = map[string]string{
-	"foreign-sees-tasks":  "V-DENY-1",             // tasks/get answers any caller
-	"denied-differs":      "V-DENY-1",             // another principal's task is "access denied", a missing one "not found"
-	"cursor-unchecked":    "V-LIST-1",             // a cursor that does not verify lists from the start
-	"cancel-overwrites":   "V-FIN-1 V-RACE-1",     // 2025-11-25 tasks/cancel of a terminal task cancels it
-	"result-at-once":      "V-RESULT-1 V-INPUT-2", // tasks/result of a working task answers at once with an error (so 2025-11-25 input, asked on its stream, is never asked)
-	"ext-not-required":    "V-EXT-1",              // tasks/get without the extension is served
-	"session-unbound":     "V-SESSION-1",          // a session answers any principal's requests
-	"required-runs-plain": "V-SUPPORT-1",          // a tool that requires a task runs without one
-	"forbidden-as-task":   "V-SUPPORT-2",          // a tool that forbids tasks runs as one
-	// The end of a tool's run checks the task is working, then writes its status
-	// unguarded, so a cancel answered between the two is overwritten.
-	"end-overwrites-cancel": "V-RACE-1",
-	"dates-epoch":           "V-SHAPE-1", // tasks/get shows lastUpdatedAt in epoch milliseconds
-	"ttl-early":             "V-TTL-1",   // tasks expire at half their ttl (2026-07-28: tasks/get)
-	"ttl-negative-kept":     "V-TTL-1",   // a negative task.ttl is kept as asked: the task expires at once
-	// Status notifications go to every session's GET stream (2025-11-25), and a
-	// subscriptions/listen hears every task it names, whoever owns it (2026-07-28).
-	"notify-broadcast": "V-NOTIFY-1",
-	// A tool result with isError ends a 2025-11-25 task completed and a 2026-07-28 task
-	// failed: each era read as the other's.
-	"iserror-misread": "V-ERROR-1",
-	"route-unchecked": "V-ROUTE-1", // tasks/get, tasks/update and tasks/cancel ignore Mcp-Name and Mcp-Method
-	"input-hidden":    "V-INPUT-1", // 2026-07-28 tasks/get of an input_required task omits its inputRequests
-	"input-unrelated": "V-INPUT-2", // 2025-11-25 input requests sent without the related-task _meta
-	// tasks/list pages every principal's tasks newest first by an offset, filtering each
-	// page for the caller: a task created by anyone between two pages repeats one.
-	"list-offset-global": "V-LIST-1",
-	// A bearer token not configured is served as anonymous instead of refused with 401.
-	"unknown-token-anonymous": "V-AUTH-1",
-	// A session that declared no elicitation is given an input task and sent its form.
-	"elicit-undeclared": "V-INPUT-2",
-	// Input answers are matched to the outstanding request by task and key (2026-07-28
-	// tasks/update) or by JSON-RPC id (2025-11-25) alone: another principal's are taken.
-	"input-any-principal": "V-INPUT-3",
-	// Another principal's input answers are refused (tasks/update: not found) or ignored
-	// (a response), but kept aside: once the owner answers, a kept answer takes the
-	// owner's place. The task stays input_required until then, so only its result
-	// tells.
-	"input-foreign-kept": "V-INPUT-3",
-	// The task limit counts every principal's running tasks together: one principal at
-	// its limit refuses another's work.
-	"limit-shared": "V-LIMIT-1",
+	// The hooks below reach what no request's dispatch passes through. They exist so
+	// that an instrument (the probe's power checks among them) can see or change one
+	// decision of the server without a branch in it; nil keeps the server's own.
+	//
+	// Middleware is put around the Streamable HTTP endpoint (ServeHTTP).
+	Middleware func(next http.Handler) http.Handler
+	// LimitKey is whose count of running tasks (MaxTasksPerPrincipal) a task of owner
+	// falls in; the server's own is owner.
+	LimitKey func(owner string) string
+	// TaskSupport is the taskSupport a tools/call of the tool is held to; declared is
+	// the one tools/list shows for the request's era.
+	TaskSupport func(r *Request, tool, declared string) string
+	// Notified is told of every 2025-11-25 task status notification after the server
+	// delivered it to the task's sessions: those of owner, or for a task without one the
+	// session that made it (sessionID).
+	Notified func(owner, sessionID string, note any)
 }
 
 // Server serves MCP with tasks. It is safe for concurrent use.
 type Server struct {
-	cfg    Config
-	serve  Handler // route, inside cfg.Wrap
-	legacy *legacy.Tasks
-	modern *modern.Tasks
-	hub    *modern.Hub
-	secret [32]byte
+	cfg      Config
+	serve    Handler      // route, inside cfg.Wrap
+	endpoint http.Handler // serveHTTP, inside cfg.Middleware
+	legacy   *legacy.Tasks
+	modern   *modern.Tasks
+	hub      *modern.Hub
+	secret   [32]byte
 
 	ctx    context.Context // ends with Close: the workers' context
 	cancel context.CancelFunc
@@ -141,9 +107,6 @@ type Server struct {
 
 	inputMu sync.Mutex
 	inputs  map[string]pendingInput // 2025-11-25 input requests sent, by JSON-RPC id
-
-	keptMu sync.Mutex
-	kept   map[string]any // the input-foreign-kept defect's answers kept aside, by task and key
 
 	limitMu sync.Mutex
 	running map[string]int    // tasks counted against the limit, by owner ("" for anonymous)
@@ -186,9 +149,6 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Legacy == nil && cfg.Modern == nil {
 		return nil, errors.New("server: no store: give Legacy, Modern or both")
 	}
-	if _, ok := Mutants[cfg.Mutant]; cfg.Mutant != "" && !ok {
-		return nil, fmt.Errorf("server: no mutant %q", cfg.Mutant)
-	}
 	if cfg.Clock == nil {
 		cfg.Clock = reference.SystemClock{}
 	}
@@ -201,7 +161,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 1 << 20
 	}
-	s := &Server{cfg: cfg, sessions: map[string]*session{}, inputs: map[string]pendingInput{}, running: map[string]int{}, holding: map[string]string{}, kept: map[string]any{}}
+	s := &Server{cfg: cfg, sessions: map[string]*session{}, inputs: map[string]pendingInput{}, running: map[string]int{}, holding: map[string]string{}}
 	if _, err := rand.Read(s.secret[:]); err != nil {
 		return nil, err
 	}
@@ -209,6 +169,10 @@ func New(cfg Config) (*Server, error) {
 	s.serve = s.route
 	if cfg.Wrap != nil {
 		s.serve = cfg.Wrap(s.route)
+	}
+	s.endpoint = http.HandlerFunc(s.serveHTTP)
+	if cfg.Middleware != nil {
+		s.endpoint = cfg.Middleware(s.endpoint)
 	}
 	if cfg.Legacy != nil {
 		s.legacy = legacy.New(cfg.Legacy, legacy.WithRequireOwner(cfg.RequireOwner))
@@ -397,8 +361,8 @@ func (s *Server) free(key string) {
 
 // limitKey is whose count a task of owner falls in.
 func (s *Server) limitKey(owner string) string {
-	if s.cfg.Mutant == "limit-shared" {
-		return "" // everybody's
+	if s.cfg.LimitKey != nil {
+		return s.cfg.LimitKey(owner)
 	}
 	return owner
 }
@@ -433,7 +397,7 @@ func (s *Server) deliver(owner, sessionID string, note any) {
 	s.mu.Lock()
 	var targets []*session
 	for _, ss := range s.sessions {
-		if owner != "" && ss.principal == owner || owner == "" && ss.id == sessionID || s.cfg.Mutant == "notify-broadcast" {
+		if owner != "" && ss.principal == owner || owner == "" && ss.id == sessionID {
 			targets = append(targets, ss)
 		}
 	}
@@ -447,5 +411,8 @@ func (s *Server) deliver(owner, sessionID string, note any) {
 			}
 		}
 		ss.mu.Unlock()
+	}
+	if s.cfg.Notified != nil {
+		s.cfg.Notified(owner, sessionID, note)
 	}
 }

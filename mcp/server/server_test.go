@@ -15,6 +15,7 @@ import (
 
 	"github.com/storecheck/storecheck/mcp/server"
 	"github.com/storecheck/storecheck/mcp/server/servertest"
+	"github.com/storecheck/storecheck/mcp/servermutants"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/memstore"
 )
@@ -553,7 +554,12 @@ func TestNotificationsReachOnlyTheOwner(t *testing.T) {
 func TestTaskLimitPerPrincipal(t *testing.T) {
 	for _, mutant := range []string{"", "limit-shared"} {
 		for _, modernEra := range []bool{false, true} {
-			hs := newServer(t, server.Config{MaxTasksPerPrincipal: 2, Mutant: mutant})
+			cfg := server.Config{MaxTasksPerPrincipal: 2}
+			if mutant != "" {
+				m, _ := servermutants.ByName(mutant)
+				cfg = m.Configure(cfg, func() {})
+			}
+			hs := newServer(t, cfg)
 			alice, bob := legacyClient(t, hs.URL, "token-a"), legacyClient(t, hs.URL, "token-b")
 			task := map[string]any{"name": "long_job", "arguments": map[string]any{"seconds": 30}, "task": map[string]any{}}
 			id := func(r map[string]any) string {

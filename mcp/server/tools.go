@@ -231,6 +231,14 @@ func (t tool) legacySupport() string {
 	return t.support
 }
 
+// taskSupport is the taskSupport a call of the tool is held to (Config.TaskSupport).
+func (s *Server) taskSupport(r *Request, name, declared string) string {
+	if s.cfg.TaskSupport != nil {
+		return s.cfg.TaskSupport(r, name, declared)
+	}
+	return declared
+}
+
 // toolList is tools/list's answer for an era.
 func toolList(modernEra bool) []any {
 	var out []any

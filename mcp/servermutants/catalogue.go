@@ -3,14 +3,17 @@
 // filter on what a stdio server reads. The probe must fail each on exactly the rules it
 // declares (storecheck's proof that its server checks bite), and pass each honest twin.
 //
-// The defects still switched on by server.Config.Mutant are listed here too, so that
-// every runner (the probe's tests, storecheck mutants --server) reads one catalogue.
+// What no request's dispatch passes through (the HTTP exchange, the stores, the task
+// limit, status notifications, a tool's task support) a defect changes through the
+// server's general hooks (Setup).
 package servermutants
 
 import (
 	"io"
+	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/storecheck/storecheck/mcp/server"
 )
@@ -31,28 +34,46 @@ type Mutant struct {
 	Wrap func(next server.Handler, die func()) server.Handler
 	// Input filters what a stdio server reads. nil: none.
 	Input func(io.Reader) io.Reader
+	// Setup changes the server's configuration before it is built: the stores it is
+	// given, its hooks (Middleware, LimitKey, TaskSupport, Notified), a Wrap that shares
+	// state with them (see around). Each server gets its own call. nil: none.
+	Setup func(cfg server.Config, die func()) server.Config
 	// StdioOnly marks a defect only a stdio server has (an Input filter): over HTTP it is
 	// the honest server, so the HTTP runners leave it to the probe's stdio tests.
 	StdioOnly bool
-	// switched is the server.Config.Mutant name of a defect not yet a wrapper.
-	switched string
 }
 
 // Configure returns cfg serving with the defect; die is how the server crashes.
 func (m Mutant) Configure(cfg server.Config, die func()) server.Config {
-	if m.switched != "" {
-		cfg.Mutant = m.switched
+	if m.Setup != nil {
+		cfg = m.Setup(cfg, die)
 	}
 	if m.Wrap != nil {
-		inner := cfg.Wrap
-		cfg.Wrap = func(next server.Handler) server.Handler {
-			if inner != nil {
-				next = inner(next)
-			}
-			return m.Wrap(next, die)
-		}
+		around(&cfg, func(next server.Handler) server.Handler { return m.Wrap(next, die) })
 	}
 	return cfg
+}
+
+// around puts w around the server's dispatch, outside any Wrap cfg has.
+func around(cfg *server.Config, w func(next server.Handler) server.Handler) {
+	inner := cfg.Wrap
+	cfg.Wrap = func(next server.Handler) server.Handler {
+		if inner != nil {
+			next = inner(next)
+		}
+		return w(next)
+	}
+}
+
+// middleware puts mw around the server's HTTP endpoint, outside any Middleware cfg has.
+func middleware(cfg *server.Config, mw func(next http.Handler) http.Handler) {
+	inner := cfg.Middleware
+	cfg.Middleware = func(next http.Handler) http.Handler {
+		if inner != nil {
+			next = inner(next)
+		}
+		return mw(next)
+	}
 }
 
 // Stdin is what a stdio server with the defect reads of in.
@@ -64,23 +85,22 @@ func (m Mutant) Stdin(in io.Reader) io.Reader {
 }
 
 // wrapped are the defects built as wrappers, by the family of rules they bite.
-var wrapped = slices.Concat(transportMutants, capabilityMutants, inputMutants)
-
-// Catalogue lists every server mutant, by name.
-func Catalogue() []Mutant {
-	out := slices.Clone(wrapped)
-	for name, rules := range server.Mutants {
-		out = append(out, Mutant{Name: name, Breaks: strings.Fields(rules), switched: name})
-	}
+// catalogue is every defect, by name; built once.
+var catalogue = sync.OnceValue(func() []Mutant {
+	out := slices.Concat(transportMutants, capabilityMutants, inputMutants, accessMutants, lifecycleMutants, listMutants)
 	slices.SortFunc(out, func(a, b Mutant) int { return strings.Compare(a.Name, b.Name) })
 	return out
-}
+})
+
+// Catalogue lists every server mutant, by name.
+func Catalogue() []Mutant { return slices.Clone(catalogue()) }
 
 // ByName finds a mutant of the catalogue.
 func ByName(name string) (Mutant, bool) {
-	i := slices.IndexFunc(Catalogue(), func(m Mutant) bool { return m.Name == name })
+	all := catalogue()
+	i := slices.IndexFunc(all, func(m Mutant) bool { return m.Name == name })
 	if i < 0 {
 		return Mutant{}, false
 	}
-	return Catalogue()[i], true
+	return all[i], true
 }

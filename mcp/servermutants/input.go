@@ -1,8 +1,12 @@
 package servermutants
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"sync"
 	"time"
 
@@ -18,6 +22,16 @@ var inputMutants = []Mutant{
 		Doc: "2025-11-25: a task's input requests go out on its session's standalone (GET) stream with the related-task _meta, while tasks/get shows it working (a SHOULD: failed under strict)"},
 	{Name: "input-any-session", Breaks: []string{"V-INPUT-3"}, Wrap: inputAnySession,
 		Doc: "2025-11-25: tasks/result of an input_required task is served to any caller, who is sent the task's input requests and whose answers the task takes"},
+	{Name: "input-hidden", Breaks: []string{"V-INPUT-1"}, Wrap: inputHidden,
+		Doc: "2026-07-28 tasks/get of an input_required task omits its inputRequests"},
+	{Name: "input-unrelated", Breaks: []string{"V-INPUT-2"}, Wrap: inputUnrelated,
+		Doc: "2025-11-25 input requests are sent without the related-task _meta"},
+	{Name: "elicit-undeclared", Breaks: []string{"V-INPUT-2"}, Wrap: elicitUndeclared,
+		Doc: "2025-11-25: a session that declared no elicitation is given an input task and sent its form"},
+	{Name: "input-any-principal", Breaks: []string{"V-INPUT-3"}, Setup: inputAnyPrincipal,
+		Doc: "input answers are matched to the outstanding request by task and key (2026-07-28 tasks/update) or by JSON-RPC id (2025-11-25) alone: another principal's are taken"},
+	{Name: "input-foreign-kept", Breaks: []string{"V-INPUT-3"}, Setup: inputForeignKept,
+		Doc: "another principal's input answers are refused (tasks/update: not found) or ignored (a response), but kept aside: once the owner answers, a kept answer takes the owner's place; the task stays input_required until then, so only its result tells"},
 	{Name: "cancel-on-answer", Breaks: []string{"V-RUN-1"}, Wrap: cancelOnAnswer,
 		Doc: "both eras: a task is cancelled as its creating tools/call is answered, though nobody asked"},
 }
@@ -125,4 +139,190 @@ func cancelOnAnswer(next server.Handler, _ func()) server.Handler {
 		}
 		return res, e
 	}
+}
+
+func inputHidden(next server.Handler, _ func()) server.Handler {
+	return func(ctx context.Context, r *server.Request) (any, *server.Error) {
+		res, e := next(ctx, r)
+		if t, _ := res.(map[string]any); is(r, true, "tasks/get") && t != nil {
+			delete(t, "inputRequests")
+		}
+		return res, e
+	}
+}
+
+// inputUnrelated drops the _meta of the input requests a tasks/result stream carries.
+func inputUnrelated(next server.Handler, _ func()) server.Handler {
+	return func(ctx context.Context, r *server.Request) (any, *server.Error) {
+		if send := r.Stream(); is(r, false, "tasks/result") && send != nil {
+			r.SetStream(func(v any) error {
+				if msg, _ := v.(map[string]any); msg["method"] != nil {
+					if params, _ := msg["params"].(map[string]any); params != nil {
+						delete(params, "_meta")
+					}
+				}
+				return send(v)
+			})
+		}
+		return next(ctx, r)
+	}
+}
+
+// elicitUndeclared has every 2025-11-25 client declare form-mode elicitation.
+func elicitUndeclared(next server.Handler, _ func()) server.Handler {
+	return func(ctx context.Context, r *server.Request) (any, *server.Error) {
+		if is(r, false, "initialize") {
+			object(r.Params(), "capabilities")["elicitation"] = map[string]any{}
+		}
+		return next(ctx, r)
+	}
+}
+
+func inputAnyPrincipal(cfg server.Config, _ func()) server.Config {
+	around(&cfg, func(next server.Handler) server.Handler {
+		return func(ctx context.Context, r *server.Request) (any, *server.Error) {
+			if is(r, true, "tasks/update") {
+				if t, e := getTask(ctx, next, r, &system); e == nil && t["status"] == string(reference.StatusInputRequired) {
+					r.SetCaller(system) // the outstanding keys are found by task id alone
+				}
+			}
+			return next(ctx, r)
+		}
+	})
+	// 2025-11-25: a response is taken as from the principal and session asked.
+	return answeredInputs(cfg, func(req *http.Request, asked sentInput, _ map[string]any) bool {
+		setHeader(req.Header, "Authorization", asked.auth)
+		setHeader(req.Header, "Mcp-Session-Id", asked.session)
+		return false
+	})
+}
+
+func inputForeignKept(cfg server.Config, _ func()) server.Config {
+	var mu sync.Mutex
+	kept := map[string]any{} // answers of a principal not the owner's, by task and key
+	// keep keeps a foreign answer to slot aside, or gives the owner's answer the one
+	// kept.
+	keep := func(slot string, foreign bool, answer any) any {
+		mu.Lock()
+		defer mu.Unlock()
+		k, ok := kept[slot]
+		switch {
+		case foreign && !ok:
+			kept[slot] = answer
+		case !foreign && ok:
+			delete(kept, slot)
+			return k
+		}
+		return answer
+	}
+	around(&cfg, func(next server.Handler) server.Handler {
+		return func(ctx context.Context, r *server.Request) (any, *server.Error) {
+			resp, ok := r.Params()["inputResponses"].(map[string]any)
+			if !is(r, true, "tasks/update") || !ok {
+				return next(ctx, r)
+			}
+			_, mine := getTask(ctx, next, r, nil)
+			if t, e := getTask(ctx, next, r, &system); e == nil && t["status"] == string(reference.StatusInputRequired) {
+				out := map[string]any{}
+				for k, v := range resp {
+					out[k] = keep(taskOf(r)+"\x00"+k, notFound(mine), v)
+				}
+				r.Params()["inputResponses"] = out
+			}
+			return next(ctx, r)
+		}
+	})
+	return answeredInputs(cfg, func(req *http.Request, asked sentInput, msg map[string]any) bool {
+		answer := map[string]any{}
+		for _, k := range []string{"result", "error"} {
+			if v, ok := msg[k]; ok {
+				answer[k] = v
+			}
+		}
+		got := keep(asked.slot, req.Header.Get("Authorization") != asked.auth, answer).(map[string]any)
+		delete(msg, "result")
+		delete(msg, "error")
+		for k, v := range got {
+			msg[k] = v
+		}
+		return true
+	})
+}
+
+func setHeader(h http.Header, key, value string) {
+	if value == "" {
+		h.Del(key)
+		return
+	}
+	h.Set(key, value)
+}
+
+// sentInput is a 2025-11-25 input request the server sent on a tasks/result stream: to
+// whom (the credentials and session of the tasks/result) and what it asks (its task and
+// params).
+type sentInput struct{ auth, session, slot string }
+
+// answeredInputs records the input requests the server sends on 2025-11-25 tasks/result
+// streams over HTTP, and passes each response to one of them (a POST of a JSON-RPC
+// response with its id) to answered before the server reads it; answered may change the
+// request's headers, and the message, which is sent on when it returns true.
+func answeredInputs(cfg server.Config, answered func(req *http.Request, asked sentInput, msg map[string]any) bool) server.Config {
+	var sent sync.Map // JSON-RPC id -> sentInput
+	around(&cfg, func(next server.Handler) server.Handler {
+		return func(ctx context.Context, r *server.Request) (any, *server.Error) {
+			send := r.Stream()
+			if !is(r, false, "tasks/result") || send == nil || r.Header() == nil {
+				return next(ctx, r)
+			}
+			auth, session := r.Header().Get("Authorization"), r.SessionID()
+			r.SetStream(func(v any) error {
+				if msg, _ := v.(map[string]any); msg["method"] != nil {
+					if id, ok := msg["id"].(string); ok {
+						sent.Store(id, sentInput{auth: auth, session: session, slot: slotOf(msg)})
+					}
+				}
+				return send(v)
+			})
+			return next(ctx, r)
+		}
+	})
+	middleware(&cfg, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if req.Method != http.MethodPost {
+				next.ServeHTTP(w, req)
+				return
+			}
+			body, err := io.ReadAll(req.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			var msg map[string]any
+			if json.Unmarshal(body, &msg) == nil && msg["method"] == nil {
+				id, _ := msg["id"].(string)
+				if asked, ok := sent.Load(id); ok && answered(req, asked.(sentInput), msg) {
+					body, _ = json.Marshal(msg)
+				}
+			}
+			req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+			next.ServeHTTP(w, req)
+		})
+	})
+	return cfg
+}
+
+// slotOf names what an input request asks: its task and its params but their _meta.
+func slotOf(msg map[string]any) string {
+	params, _ := msg["params"].(map[string]any)
+	meta, _ := params["_meta"].(map[string]any)
+	related, _ := meta["io.modelcontextprotocol/related-task"].(map[string]any)
+	task, _ := related["taskId"].(string)
+	rest := map[string]any{}
+	for k, v := range params {
+		if k != "_meta" {
+			rest[k] = v
+		}
+	}
+	b, _ := json.Marshal(rest)
+	return task + "\x00" + string(b)
 }

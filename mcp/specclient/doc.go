@@ -5,5 +5,5 @@
 // (2025-11-25 and the 2026-07-28 tasks extension), with two principals and a caller
 // without credentials. Every assertion of the script quotes the specification sentence it
 // checks; the tests fail with the script's output when one does not hold, and the
-// server's deliberate defects (server.Mutants) prove that they can.
+// server's deliberate defects (package mcp/servermutants) prove that they can.
 package specclient

@@ -4,11 +4,9 @@ package servertest
 
 import (
 	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/storecheck/storecheck/mcp/server"
-	"github.com/storecheck/storecheck/mcp/servermutants"
 )
 
 // Start serves server.New(cfg) on an httptest server; both are closed when the test
@@ -20,27 +18,6 @@ func Start(t testing.TB, cfg server.Config) *httptest.Server {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(srv)
-	t.Cleanup(func() { hs.Close(); srv.Close() })
-	return hs
-}
-
-// StartMutant is Start with a deliberate defect of the catalogue: a defect that crashes
-// the server closes the listener and every connection, as a process that died would.
-func StartMutant(t testing.TB, cfg server.Config, m servermutants.Mutant) *httptest.Server {
-	t.Helper()
-	var hs *httptest.Server
-	var once sync.Once
-	die := func() {
-		once.Do(func() {
-			hs.Listener.Close()
-			hs.CloseClientConnections()
-		})
-	}
-	srv, err := server.New(m.Configure(cfg, die))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs = httptest.NewServer(srv)
 	t.Cleanup(func() { hs.Close(); srv.Close() })
 	return hs
 }
