@@ -1,6 +1,10 @@
 package servermutants_test
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/storecheck/storecheck/mcp/servermutants"
@@ -32,4 +36,45 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// shipped are the directories of the code users run that must hold no defect: the
+// reference server and the reference stores and facades.
+var shipped = []string{"../server", "../../reference"}
+
+// TestShippedCodeNamesNoDefect: no defect of the catalogue is named in the shipped code
+// (its tests aside), nor the word Mutant: a defect is a wrapper here, never a branch
+// there.
+func TestShippedCodeNamesNoDefect(t *testing.T) {
+	words := []string{"Mutant"}
+	for _, m := range servermutants.Catalogue() {
+		words = append(words, m.Name)
+	}
+	files := 0
+	for _, dir := range shipped {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			files++
+			for i, line := range strings.Split(string(src), "\n") {
+				for _, w := range words {
+					if strings.Contains(line, w) {
+						t.Errorf("%s:%d names %q, which shipped code must not: %s", path, i+1, w, strings.TrimSpace(line))
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if files < 20 {
+		t.Errorf("read %d shipped files under %v; the walk missed them", files, shipped)
+	}
 }
