@@ -106,7 +106,7 @@ func TestStdioMutantsAreKilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkKilled(t, name, m.Breaks, failed(r), map[string]bool{"V-SESSION-1": true, "V-ROUTE-1": true, "V-AUTH-1": true})
+		checkKilled(t, name, m.Breaks, mutantFailures(r, m), map[string]bool{"V-SESSION-1": true, "V-ROUTE-1": true, "V-AUTH-1": true})
 	}
 }
 
