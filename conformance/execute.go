@@ -119,30 +119,8 @@ func Execute(h harness.Harness, cfg ExecConfig) (*report.Report, error) {
 
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	captured := captureReport()
-	ginkgo.Describe("storecheck", func() {
-		if cfg.Progress != nil {
-			ginkgo.ReportAfterEach(func(sr ginkgo.SpecReport) {
-				if !sel.Ran(sr) {
-					return
-				}
-				s := ginkgoreport.SpecResult(sr)
-				cfg.Progress(SpecEvent{Era: s.Era, Area: s.Area, RuleID: s.RuleID, Name: s.Name, Outcome: s.Outcome, Message: s.Message})
-			})
-		}
-		for _, era := range eras {
-			describe(h, era, []battery.Options{opts})
-		}
-	})
-
-	suiteConfig := types.NewDefaultSuiteConfig()
-	suiteConfig.LabelFilter = filter
-	suiteConfig.FocusStrings = cfg.FocusStrings
-	suiteConfig.RandomSeed = opts.Seed
-	if cfg.Timeout > 0 {
-		suiteConfig.Timeout = cfg.Timeout
-	}
-	reporterConfig := types.NewDefaultReporterConfig()
-	reporterConfig.NoColor = true
+	describeBattery(h, eras, opts, sel, cfg.Progress)
+	suiteConfig, reporterConfig := ginkgoConfig(filter, cfg.FocusStrings, opts.Seed, cfg.Timeout)
 
 	// Ginkgo's default reporter writes to formatter.ColorableStdOut, read when RunSpecs
 	// starts; the caller gets the Report instead.
@@ -174,6 +152,41 @@ func Execute(h harness.Harness, cfg ExecConfig) (*report.Report, error) {
 		}
 	}
 	return report, nil
+}
+
+// describeBattery registers the battery of each era under one Describe, and, given
+// progress, a report of each spec the selection ran as it ends.
+func describeBattery(h harness.Harness, eras []Era, opts battery.Options, sel ginkgoreport.Selection, progress func(SpecEvent)) {
+	ginkgo.Describe("storecheck", func() {
+		if progress != nil {
+			ginkgo.ReportAfterEach(func(sr ginkgo.SpecReport) {
+				if !sel.Ran(sr) {
+					return
+				}
+				s := ginkgoreport.SpecResult(sr)
+				progress(SpecEvent{Era: s.Era, Area: s.Area, RuleID: s.RuleID, Name: s.Name, Outcome: s.Outcome, Message: s.Message})
+			})
+		}
+		for _, era := range eras {
+			describe(h, era, []battery.Options{opts})
+		}
+	})
+}
+
+// ginkgoConfig is the suite's configuration: the label filter and focus that select the
+// specs, the seed, and the run's time limit (none when timeout is 0); the reporter
+// writes without colour.
+func ginkgoConfig(filter string, focus []string, seed int64, timeout time.Duration) (types.SuiteConfig, types.ReporterConfig) {
+	suiteConfig := types.NewDefaultSuiteConfig()
+	suiteConfig.LabelFilter = filter
+	suiteConfig.FocusStrings = focus
+	suiteConfig.RandomSeed = seed
+	if timeout > 0 {
+		suiteConfig.Timeout = timeout
+	}
+	reporterConfig := types.NewDefaultReporterConfig()
+	reporterConfig.NoColor = true
+	return suiteConfig, reporterConfig
 }
 
 // standInT is the testing.T stand-in RunSpecs needs; the Report says what failed.

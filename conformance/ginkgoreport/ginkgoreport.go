@@ -144,6 +144,8 @@ func storecheckEntry(name string) bool {
 	return false
 }
 
+// SpecResult is a Ginkgo spec report in the report's terms: its rule, era and area, its
+// outcome and message.
 func SpecResult(sr types.SpecReport) report.SpecResult {
 	s := report.SpecResult{
 		Name:     sr.LeafNodeText,
@@ -153,7 +155,19 @@ func SpecResult(sr types.SpecReport) report.SpecResult {
 	if s.Name == "" {
 		s.Name = sr.FullText()
 	}
-	for _, l := range sr.Labels() {
+	readLabels(&s, sr.Labels())
+	entries := readEntries(&s, sr.ReportEntries)
+	if d := entries[battery.EntryDecidedBy]; len(d) > 0 {
+		s.Subject = rules.Subject(d[0])
+	}
+	judgeSpec(&s, sr, entries)
+	return s
+}
+
+// readLabels sets the spec's era, area and rule (with its level) from its labels; the
+// area is the rule's when no label names one.
+func readLabels(s *report.SpecResult, labels []string) {
+	for _, l := range labels {
 		switch {
 		case l == string(harness.EraLegacy) || l == string(harness.EraModern) || l == string(harness.EraSDK):
 			s.Era = harness.Era(l)
@@ -168,8 +182,14 @@ func SpecResult(sr types.SpecReport) report.SpecResult {
 			}
 		}
 	}
+}
+
+// readEntries is the battery's markers among the spec's report entries, each value once
+// per marker; the other named entries become the spec's notes, and every overlap
+// check's stats (repeats included) are summed into its Overlap.
+func readEntries(s *report.SpecResult, reportEntries types.ReportEntries) map[string][]string {
 	entries := map[string][]string{}
-	for _, e := range sr.ReportEntries {
+	for _, e := range reportEntries {
 		if storecheckEntry(e.Name) {
 			v := e.StringRepresentation()
 			if !slices.Contains(entries[e.Name], v) {
@@ -179,7 +199,7 @@ func SpecResult(sr types.SpecReport) report.SpecResult {
 			s.Notes = append(s.Notes, e.Name+": "+e.StringRepresentation())
 		}
 	}
-	for _, e := range sr.ReportEntries { // every check's stats, repeats included
+	for _, e := range reportEntries { // every check's stats, repeats included
 		var st report.OverlapStats
 		if e.Name == battery.EntryOverlap && json.Unmarshal([]byte(e.StringRepresentation()), &st) == nil {
 			if s.Overlap == nil {
@@ -188,9 +208,13 @@ func SpecResult(sr types.SpecReport) report.SpecResult {
 			s.Overlap.AddStats(st)
 		}
 	}
-	if d := entries[battery.EntryDecidedBy]; len(d) > 0 {
-		s.Subject = rules.Subject(d[0])
-	}
+	return entries
+}
+
+// judgeSpec sets the spec's outcome and message from Ginkgo's state and the battery's
+// markers: an abort first, whatever Ginkgo made of it; then a failure; then the
+// markers of a spec that could not pass or fail outright.
+func judgeSpec(s *report.SpecResult, sr types.SpecReport, entries map[string][]string) {
 	skipMessage := func() string {
 		m := strings.TrimSpace(sr.Failure.Message)
 		if m == "" {
@@ -242,7 +266,6 @@ func SpecResult(sr types.SpecReport) report.SpecResult {
 	default:
 		s.Outcome = report.Passed
 	}
-	return s
 }
 
 // foundFaults are the faults of other rules a spec filed (Env.FaultOf), each as a failed

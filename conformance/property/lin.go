@@ -556,35 +556,13 @@ func LegacyCrossHistory(e *battery.Env, i int, seed uint64) History {
 	b := battery.NewBarrier(writers + 1) // clients start each round together
 	for c := range writers + 1 {
 		r := clientRand(seed, i, c)
-		var plan []linIn
-		for range per {
-			var in linIn
-			if c == writers { // the reader
-				if clean != nil && clock != nil && r.IntN(4) == 0 {
-					in = linIn{Op: "Cleanup", TTL: 30 * time.Minute}
-				} else {
-					la := &listArgs{}
-					if r.IntN(2) == 0 {
-						la.Status = new([]string{"working", "completed", "cancelled"}[r.IntN(3)])
-					}
-					if r.IntN(3) == 0 {
-						la.Limit = new(1 + r.IntN(3))
-					}
-					la.opts = legacy.ListOptions{Status: la.Status, Limit: la.Limit}
-					in = linIn{Op: "List", List: la}
-				}
+		plan := make([]linIn, per)
+		for k := range plan {
+			if c == writers {
+				plan[k] = crossReaderOp(r, clean != nil && clock != nil)
 			} else {
-				id := ids[r.IntN(len(ids))]
-				switch p := r.IntN(10); {
-				case p < 6:
-					in = linIn{Op: "Update", ID: id, Changes: legacy.Task{legacy.KeyStatus: []string{"working", "completed", "cancelled", "input_required"}[r.IntN(4)]}}
-				case p < 8:
-					in = linIn{Op: "Delete", ID: id}
-				default:
-					in = linIn{Op: "Create", ID: id, Meta: legacy.Task{}}
-				}
+				plan[k] = crossWriterOp(r, ids)
 			}
-			plan = append(plan, in)
 		}
 		scripts[c] = scrub(fmt.Sprint(plan), prefix)
 		cs.Run(c, func() {
@@ -593,38 +571,75 @@ func LegacyCrossHistory(e *battery.Env, i int, seed uint64) History {
 				if n%roundOps == 0 {
 					b.Wait()
 				}
-				switch in.Op {
-				case "List":
-					rec.fanOut(c, ids, func() func(id string) (linIn, linOut) {
-						rows, err := st.List(e.Ctx, in.List.opts)
-						return func(id string) (linIn, linOut) {
-							o := newOut(nil, err)
-							o.N = len(rows)
-							for _, r := range rows {
-								if r.ID() == id {
-									o.Task = r
-								}
-							}
-							return linIn{Op: "ListView", ID: id, List: in.List}, o
-						}
-					})
-				case "Cleanup":
-					rec.fanOut(c, ids, func() func(id string) (linIn, linOut) {
-						n, err := clean.Cleanup(e.Ctx, in.TTL)
-						return func(id string) (linIn, linOut) {
-							o := newOut(nil, err)
-							o.N = n
-							return linIn{Op: "CleanupView", ID: id, TTL: in.TTL}, o
-						}
-					})
-				default:
-					rec.do(c, in, func() linOut { return legacyCall(e, st, nil, nil, in) })
-				}
+				crossCall(e, st, clean, rec, c, ids, in)
 			}
 		})
 	}
 	cs.Wait()
 	return History{model: legacyTaskModel(now()), ops: rec.ops, scripts: scripts}
+}
+
+// crossReaderOp draws one op of LegacyCrossHistory's reader: a Cleanup(30 min) when
+// the store can clean up on the battery's clock, one time in four; else a List, with
+// and without a status filter and a limit.
+func crossReaderOp(r *rand.Rand, cleans bool) linIn {
+	if cleans && r.IntN(4) == 0 {
+		return linIn{Op: "Cleanup", TTL: 30 * time.Minute}
+	}
+	la := &listArgs{}
+	if r.IntN(2) == 0 {
+		la.Status = new([]string{"working", "completed", "cancelled"}[r.IntN(3)])
+	}
+	if r.IntN(3) == 0 {
+		la.Limit = new(1 + r.IntN(3))
+	}
+	la.opts = legacy.ListOptions{Status: la.Status, Limit: la.Limit}
+	return linIn{Op: "List", List: la}
+}
+
+// crossWriterOp draws one op of a LegacyCrossHistory writer on one of ids: a status
+// Update, a Delete or a Create (of a task deleted, or one that still exists).
+func crossWriterOp(r *rand.Rand, ids []string) linIn {
+	id := ids[r.IntN(len(ids))]
+	switch p := r.IntN(10); {
+	case p < 6:
+		return linIn{Op: "Update", ID: id, Changes: legacy.Task{legacy.KeyStatus: []string{"working", "completed", "cancelled", "input_required"}[r.IntN(4)]}}
+	case p < 8:
+		return linIn{Op: "Delete", ID: id}
+	}
+	return linIn{Op: "Create", ID: id, Meta: legacy.Task{}}
+}
+
+// crossCall runs one op of client c in LegacyCrossHistory: a List or a Cleanup, which
+// read every task at once, is recorded as a view of each of ids; any other op as itself.
+func crossCall(e *battery.Env, st legacy.Store, clean legacy.Cleaner, rec *recorder, c int, ids []string, in linIn) {
+	switch in.Op {
+	case "List":
+		rec.fanOut(c, ids, func() func(id string) (linIn, linOut) {
+			rows, err := st.List(e.Ctx, in.List.opts)
+			return func(id string) (linIn, linOut) {
+				o := newOut(nil, err)
+				o.N = len(rows)
+				for _, r := range rows {
+					if r.ID() == id {
+						o.Task = r
+					}
+				}
+				return linIn{Op: "ListView", ID: id, List: in.List}, o
+			}
+		})
+	case "Cleanup":
+		rec.fanOut(c, ids, func() func(id string) (linIn, linOut) {
+			n, err := clean.Cleanup(e.Ctx, in.TTL)
+			return func(id string) (linIn, linOut) {
+				o := newOut(nil, err)
+				o.N = n
+				return linIn{Op: "CleanupView", ID: id, TTL: in.TTL}, o
+			}
+		})
+	default:
+		rec.do(c, in, func() linOut { return legacyCall(e, st, nil, nil, in) })
+	}
 }
 
 // judgeStep is the end of a model step that called the model: the call is explained

@@ -218,6 +218,16 @@ func CasIncrements(e *battery.Env) {
 // casIncrementsOnce is one run of CasIncrements; it answers false once it has recorded
 // a fault.
 func casIncrementsOnce(e *battery.Env, st modern.Store, m *battery.OverlapMeter) bool {
+	tl := battery.NewTimeline()
+	casIncrementsThroughStore(e, st, m, tl)
+	casIncrementsThroughFacade(e, st, m, tl)
+	return len(e.Faults()) == 0
+}
+
+// casIncrementsThroughStore is M-SWAP-4 as the rule states it: goroutines add 1 to one
+// task's n by Get and Swap, retried on ErrConflict, one increment each per round; every
+// increment must land, each as one write.
+func casIncrementsThroughStore(e *battery.Env, st modern.Store, m *battery.OverlapMeter, tl *battery.Timeline) {
 	now := e.NowMillis()
 	id := e.ID("cas")
 	created, err := st.Create(e.Ctx, modern.Task{TaskID: id, Status: reference.StatusWorking, CreatedAt: now, LastUpdatedAt: now,
@@ -228,7 +238,6 @@ func casIncrementsOnce(e *battery.Env, st modern.Store, m *battery.OverlapMeter)
 	const goroutines, increments = 8, 50
 	var mu sync.Mutex
 	var failures []string
-	tl := battery.NewTimeline()
 	rounds := battery.NewBarrier(goroutines)
 	battery.Together(goroutines, func(g int) {
 		defer rounds.Leave()
@@ -236,32 +245,14 @@ func casIncrementsOnce(e *battery.Env, st modern.Store, m *battery.OverlapMeter)
 			if k > 0 {
 				rounds.Wait() // one increment per round: every round starts together
 			}
-			for {
-				if e.Ctx.Err() != nil {
-					return
-				}
-				var cur modern.Task
-				var err error
-				tl.Do(g, id, func() { cur, err = st.Get(e.Ctx, id, reference.System()) })
-				if err != nil {
-					mu.Lock()
-					failures = append(failures, fmt.Sprintf("goroutine %d: Get: %v", g, err))
-					mu.Unlock()
-					return
-				}
-				n, _ := cur.Result["n"].(json.Number).Int64()
-				next := cur.Clone()
-				next.Result = map[string]any{"n": json.Number(fmt.Sprint(n + 1))}
-				tl.Do(g, id, func() { _, err = st.Swap(e.Ctx, reference.System(), cur.Version, next) })
-				if err == nil {
-					break
-				}
-				if model.Kind(err) != reference.ErrConflict {
-					mu.Lock()
-					failures = append(failures, fmt.Sprintf("goroutine %d: Swap(v%d): %v", g, cur.Version, err))
-					mu.Unlock()
-					return
-				}
+			landed, failure := casIncrement(e, st, tl, g, id)
+			if failure != "" {
+				mu.Lock()
+				failures = append(failures, failure)
+				mu.Unlock()
+			}
+			if !landed {
+				return
 			}
 		}
 	})
@@ -275,8 +266,36 @@ func casIncrementsOnce(e *battery.Env, st modern.Store, m *battery.OverlapMeter)
 	in := fmt.Sprintf("%d goroutines × %d CAS increments (Get, Swap(version read, n+1), retry on ErrConflict) of task %q", goroutines, increments, id)
 	e.Check(n == goroutines*increments, in, fmt.Sprintf("n = %d", goroutines*increments), fmt.Sprintf("n = %d", n))
 	e.Check(end.Version == created.Version+goroutines*increments, in, fmt.Sprintf("version %d", created.Version+goroutines*increments), fmt.Sprintf("version %d", end.Version))
+}
 
-	// Through the facade: every Progress is one CAS loop that must land.
+// casIncrement is goroutine g's increment of the task's n: Get, then Swap of the version
+// read, again on ErrConflict. landed is false when it did not land: the run ended, or a
+// call failed otherwise (failure says which).
+func casIncrement(e *battery.Env, st modern.Store, tl *battery.Timeline, g int, id string) (landed bool, failure string) {
+	for e.Ctx.Err() == nil {
+		var cur modern.Task
+		var err error
+		tl.Do(g, id, func() { cur, err = st.Get(e.Ctx, id, reference.System()) })
+		if err != nil {
+			return false, fmt.Sprintf("goroutine %d: Get: %v", g, err)
+		}
+		n, _ := cur.Result["n"].(json.Number).Int64()
+		next := cur.Clone()
+		next.Result = map[string]any{"n": json.Number(fmt.Sprint(n + 1))}
+		tl.Do(g, id, func() { _, err = st.Swap(e.Ctx, reference.System(), cur.Version, next) })
+		if err == nil {
+			return true, ""
+		}
+		if model.Kind(err) != reference.ErrConflict {
+			return false, fmt.Sprintf("goroutine %d: Swap(v%d): %v", g, cur.Version, err)
+		}
+	}
+	return false, ""
+}
+
+// casIncrementsThroughFacade is the same through the facade: every Progress is one CAS
+// loop that must land, as one write and one notification.
+func casIncrementsThroughFacade(e *battery.Env, st modern.Store, m *battery.OverlapMeter, tl *battery.Timeline) {
 	clock, _ := clockOrFrozen(e)
 	var notes sync.Mutex
 	heard := 0
@@ -308,12 +327,11 @@ func casIncrementsOnce(e *battery.Env, st modern.Store, m *battery.OverlapMeter)
 		e.Errorf("Tasks.Progress(%q, %q) racing %d others failed: %v", task.TaskID, k, g-1, v)
 		return false
 	})
-	end, err = fac.Status(e.Ctx, task.TaskID)
+	end, err := fac.Status(e.Ctx, task.TaskID)
 	e.RequireErr(err, nil, "Tasks.Status after the progress writes")
-	in = fmt.Sprintf("%d goroutines × %d Tasks.Progress of one task", g, per)
+	in := fmt.Sprintf("%d goroutines × %d Tasks.Progress of one task", g, per)
 	e.Check(end.Version == task.Version+int64(g*per), in, fmt.Sprintf("version %d (one write each)", task.Version+int64(g*per)), fmt.Sprintf("version %d", end.Version))
 	e.Check(heard == 1+g*per, in, fmt.Sprintf("%d notifications (M-F-NOTIFY-1)", 1+g*per), heard)
-	return len(e.Faults()) == 0
 }
 
 // --- legacy ---

@@ -361,101 +361,14 @@ func (r *Report) JSON(w io.Writer) error {
 func (r *Report) JUnit(w io.Writer) error {
 	suites := reporters.JUnitTestSuites{Time: r.Duration.Seconds()}
 	for _, era := range r.Eras {
-		ts := reporters.JUnitTestSuite{
-			Name:      fmt.Sprintf("storecheck %s [%s era]", r.Store, era),
-			Package:   "github.com/storecheck/storecheck/conformance",
-			Timestamp: r.Started.UTC().Format("2006-01-02T15:04:05"),
-			Properties: reporters.JUnitProperties{Properties: []reporters.JUnitProperty{
-				{Name: "store", Value: r.Store},
-				{Name: "era", Value: string(era)},
-				{Name: "seed", Value: fmt.Sprint(r.Seed)},
-				{Name: "strict", Value: fmt.Sprint(r.Strict)},
-				{Name: "label_filter", Value: r.LabelFilter},
-			}},
-		}
-		for _, s := range r.Specs {
-			if s.Era != era {
-				continue
-			}
-			ts.Time += s.Duration.Seconds()
-			tc := reporters.JUnitTestCase{
-				Name:      s.Name,
-				Classname: junitClass(r.Store, era, s.Area),
-				Status:    s.State,
-				Time:      s.Duration.Seconds(),
-			}
-			switch s.Outcome {
-			case Failed:
-				ts.Failures++
-				tc.Failure = &reporters.JUnitFailure{Message: FirstLine(s.Message), Type: s.State, Description: s.Message + locationSuffix(s.Location)}
-			case Aborted:
-				// An error, not a failure: the rule was not judged.
-				ts.Errors++
-				tc.Status = string(Aborted)
-				tc.Error = &reporters.JUnitError{Message: "aborted - " + s.Cause, Type: string(Aborted), Description: s.Message}
-			case SetupRefused:
-				ts.Errors++
-				tc.Status = string(SetupRefused)
-				tc.Error = &reporters.JUnitError{Message: "setup refused - " + s.Cause, Type: "setup-refused", Description: s.Message}
-			case Skipped, NotExercised, Inconclusive:
-				ts.Skipped++
-				tc.Status = string(s.Outcome)
-				tc.Skipped = &reporters.JUnitSkipped{Message: string(s.Outcome) + " - " + s.Message}
-			case PartlyVerified:
-				tc.Status = string(PartlyVerified)
-				if s.State == "skipped" {
-					ts.Skipped++
-					tc.Skipped = &reporters.JUnitSkipped{Message: "partly verified - " + s.Message}
-				} else {
-					tc.SystemOut = "partly verified (fails under --strict):\n" + s.Message
-				}
-			case Warned:
-				tc.SystemOut = "warning (SHOULD, not strict):\n" + s.Message
-			}
-			if len(s.Notes) > 0 {
-				tc.SystemErr = strings.Join(s.Notes, "\n")
-			}
-			ts.TestCases = append(ts.TestCases, tc)
-		}
-		for _, rr := range r.Rules {
-			if rr.Era != era || rr.Outcome != NotCovered {
-				continue
-			}
-			ts.Skipped++
-			ts.TestCases = append(ts.TestCases, reporters.JUnitTestCase{
-				Name:      fmt.Sprintf("[%s] not covered", rr.ID),
-				Classname: junitClass(r.Store, era, rr.Area),
-				Status:    "skipped",
-				Skipped:   &reporters.JUnitSkipped{Message: "skipped - not covered: the battery has no spec for this rule in this era"},
-			})
-		}
-		ts.Tests = len(ts.TestCases)
+		ts := r.junitEra(era)
 		suites.Tests += ts.Tests
 		suites.Failures += ts.Failures
 		suites.Errors += ts.Errors
 		suites.Disabled += ts.Skipped
 		suites.TestSuites = append(suites.TestSuites, ts)
 	}
-	type runError struct{ name, message string }
-	var runErrors []runError
-	for i, f := range r.SuiteFailures {
-		runErrors = append(runErrors, runError{fmt.Sprintf("suite failure %d", i+1), f})
-	}
-	if cause, none := r.NoneExercised(); none && !r.AllowEmpty {
-		// The run's own verdict: without it a run that checked nothing has no failing testcase.
-		runErrors = append(runErrors, runError{"no rule exercised", "no rule exercised: " + cause})
-	}
-	if len(runErrors) > 0 {
-		ts := reporters.JUnitTestSuite{Name: fmt.Sprintf("storecheck %s [suite]", r.Store), Package: "github.com/storecheck/storecheck/conformance"}
-		for _, f := range runErrors {
-			ts.TestCases = append(ts.TestCases, reporters.JUnitTestCase{
-				Name:      f.name,
-				Classname: junitClass(r.Store, "suite", ""),
-				Status:    "failed",
-				Error:     &reporters.JUnitError{Message: FirstLine(f.message), Type: "failed", Description: f.message},
-			})
-		}
-		ts.Tests, ts.Errors = len(ts.TestCases), len(ts.TestCases)
+	if ts, ok := r.junitRunErrors(); ok {
 		suites.Tests += ts.Tests
 		suites.Errors += ts.Errors
 		suites.TestSuites = append(suites.TestSuites, ts)
@@ -470,6 +383,117 @@ func (r *Report) JUnit(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// junitEra is the testsuite of one era: the run's properties, a testcase per spec of
+// the era, and a skipped testcase per rule the era does not cover.
+func (r *Report) junitEra(era harness.Era) reporters.JUnitTestSuite {
+	ts := reporters.JUnitTestSuite{
+		Name:      fmt.Sprintf("storecheck %s [%s era]", r.Store, era),
+		Package:   "github.com/storecheck/storecheck/conformance",
+		Timestamp: r.Started.UTC().Format("2006-01-02T15:04:05"),
+		Properties: reporters.JUnitProperties{Properties: []reporters.JUnitProperty{
+			{Name: "store", Value: r.Store},
+			{Name: "era", Value: string(era)},
+			{Name: "seed", Value: fmt.Sprint(r.Seed)},
+			{Name: "strict", Value: fmt.Sprint(r.Strict)},
+			{Name: "label_filter", Value: r.LabelFilter},
+		}},
+	}
+	for _, s := range r.Specs {
+		if s.Era != era {
+			continue
+		}
+		ts.Time += s.Duration.Seconds()
+		ts.TestCases = append(ts.TestCases, junitSpec(&ts, r.Store, s))
+	}
+	for _, rr := range r.Rules {
+		if rr.Era != era || rr.Outcome != NotCovered {
+			continue
+		}
+		ts.Skipped++
+		ts.TestCases = append(ts.TestCases, reporters.JUnitTestCase{
+			Name:      fmt.Sprintf("[%s] not covered", rr.ID),
+			Classname: junitClass(r.Store, era, rr.Area),
+			Status:    "skipped",
+			Skipped:   &reporters.JUnitSkipped{Message: "skipped - not covered: the battery has no spec for this rule in this era"},
+		})
+	}
+	ts.Tests = len(ts.TestCases)
+	return ts
+}
+
+// junitSpec is the testcase of spec s, counted in its suite ts as a failure, an error
+// (aborted, setup refused: the rule was not judged) or a skip; a warning or a partial
+// verification that ran passes, with what it found in its system-out.
+func junitSpec(ts *reporters.JUnitTestSuite, store string, s SpecResult) reporters.JUnitTestCase {
+	tc := reporters.JUnitTestCase{
+		Name:      s.Name,
+		Classname: junitClass(store, s.Era, s.Area),
+		Status:    s.State,
+		Time:      s.Duration.Seconds(),
+	}
+	switch s.Outcome {
+	case Failed:
+		ts.Failures++
+		tc.Failure = &reporters.JUnitFailure{Message: FirstLine(s.Message), Type: s.State, Description: s.Message + locationSuffix(s.Location)}
+	case Aborted:
+		// An error, not a failure: the rule was not judged.
+		ts.Errors++
+		tc.Status = string(Aborted)
+		tc.Error = &reporters.JUnitError{Message: "aborted - " + s.Cause, Type: string(Aborted), Description: s.Message}
+	case SetupRefused:
+		ts.Errors++
+		tc.Status = string(SetupRefused)
+		tc.Error = &reporters.JUnitError{Message: "setup refused - " + s.Cause, Type: "setup-refused", Description: s.Message}
+	case Skipped, NotExercised, Inconclusive:
+		ts.Skipped++
+		tc.Status = string(s.Outcome)
+		tc.Skipped = &reporters.JUnitSkipped{Message: string(s.Outcome) + " - " + s.Message}
+	case PartlyVerified:
+		tc.Status = string(PartlyVerified)
+		if s.State == "skipped" {
+			ts.Skipped++
+			tc.Skipped = &reporters.JUnitSkipped{Message: "partly verified - " + s.Message}
+		} else {
+			tc.SystemOut = "partly verified (fails under --strict):\n" + s.Message
+		}
+	case Warned:
+		tc.SystemOut = "warning (SHOULD, not strict):\n" + s.Message
+	}
+	if len(s.Notes) > 0 {
+		tc.SystemErr = strings.Join(s.Notes, "\n")
+	}
+	return tc
+}
+
+// junitRunErrors is the testsuite of the run's own failures (the suite's, and a run that
+// exercised no rule when that is not allowed), each an errored testcase; ok is false
+// when there are none.
+func (r *Report) junitRunErrors() (ts reporters.JUnitTestSuite, ok bool) {
+	type runError struct{ name, message string }
+	var runErrors []runError
+	for i, f := range r.SuiteFailures {
+		runErrors = append(runErrors, runError{fmt.Sprintf("suite failure %d", i+1), f})
+	}
+	if cause, none := r.NoneExercised(); none && !r.AllowEmpty {
+		// The run's own verdict: without it a run that checked nothing has no failing testcase.
+		runErrors = append(runErrors, runError{"no rule exercised", "no rule exercised: " + cause})
+	}
+	if len(runErrors) == 0 {
+		return ts, false
+	}
+	ts = reporters.JUnitTestSuite{Name: fmt.Sprintf("storecheck %s [suite]", r.Store), Package: "github.com/storecheck/storecheck/conformance"}
+	for _, f := range runErrors {
+		ts.TestCases = append(ts.TestCases, reporters.JUnitTestCase{
+			Name:      f.name,
+			Classname: junitClass(r.Store, "suite", ""),
+			Status:    "failed",
+			Error:     &reporters.JUnitError{Message: FirstLine(f.message), Type: "failed", Description: f.message},
+		})
+	}
+	ts.Tests, ts.Errors = len(ts.TestCases), len(ts.TestCases)
+	return ts, true
 }
 
 func junitClass(store string, era harness.Era, area string) string {
@@ -523,44 +547,7 @@ func (r *Report) Summary(w io.Writer) error {
 		fmt.Fprintf(&b, "selection: %s\n", r.LabelFilter)
 	}
 	b.WriteString("\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tOF\tLEVEL\tERA\tOUTCOME\tNOTE")
-	var notCovered []string
-	uncoveredEras := map[string][]string{}
-	for _, rr := range r.Rules {
-		if rr.Outcome == NotCovered {
-			if uncoveredEras[rr.ID] == nil {
-				notCovered = append(notCovered, rr.ID)
-			}
-			uncoveredEras[rr.ID] = append(uncoveredEras[rr.ID], string(rr.Era))
-			continue
-		}
-		note := ""
-		switch rr.Outcome {
-		case Skipped, NotExercised, PartlyVerified, Inconclusive:
-			note = strings.Join(rr.Reasons, "; ")
-		case Failed, Warned, Aborted, SetupRefused:
-			note = gist(firstOf(rr.Reasons))
-		case Passed:
-			if len(rr.Notes) > 0 {
-				note = rr.Notes[0]
-			}
-		}
-		outcome := string(rr.Outcome)
-		if rr.Outcome == Failed {
-			outcome = "FAILED"
-		}
-		note = truncate(FirstLine(note), 90)
-		if rr.Overlap != nil { // every concurrency rule, whatever its outcome
-			note = strings.TrimSuffix(rr.Overlap.Short()+"; "+note, "; ")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", rr.ID, rr.Subject, strings.ToUpper(string(rr.Level)), rr.Era, outcome, note)
-	}
-	tw.Flush()
-	for i, id := range notCovered {
-		notCovered[i] = id + " (" + strings.Join(uncoveredEras[id], ", ") + ")"
-	}
-
+	notCovered := r.writeRuleTable(&b)
 	if len(r.Findings) > 0 {
 		b.WriteString("\nFindings:\n")
 		for _, f := range r.Findings {
@@ -569,45 +556,7 @@ func (r *Report) Summary(w io.Writer) error {
 	}
 	r.writeCauses(&b, Aborted, "Aborted (bring-up or the transport failed; these specs say nothing about their rules)")
 	r.writeCauses(&b, SetupRefused, "Setup refused (the "+r.subjectWord()+" refused a call these specs needed; their rules could not be checked)")
-	more := false
-	for _, section := range []struct {
-		title   string
-		outcome Outcome
-	}{{"Failures", Failed}, {"Warnings (SHOULD rules; they fail under --strict)", Warned}} {
-		var specs []SpecResult
-		for _, s := range r.Specs {
-			if s.Outcome == section.outcome {
-				specs = append(specs, s)
-			}
-		}
-		if len(specs) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "\n%s (%d specs):\n", section.title, len(specs))
-		for i, s := range specs {
-			switch {
-			case i < summaryFullMessages:
-				fmt.Fprintf(&b, "\n--- %s (%s era)\n%s\n", s.Name, s.Era, indent(headLines(s.Message, summaryMessageLines), "    "))
-				if s.Location != "" {
-					fmt.Fprintf(&b, "    at %s\n", s.Location)
-				}
-				more = more || strings.Count(s.Message, "\n") >= summaryMessageLines
-			case i < summaryFullMessages+summaryOneLiners:
-				if i == summaryFullMessages {
-					b.WriteString("\n")
-				}
-				fmt.Fprintf(&b, "--- %s (%s era): %s\n", s.Name, s.Era, truncate(gist(s.Message), 100))
-				more = true
-			default:
-				fmt.Fprintf(&b, "... and %d more\n", len(specs)-i)
-				more = true
-			}
-			if i >= summaryFullMessages+summaryOneLiners {
-				break
-			}
-		}
-	}
-	if more {
+	if more := r.writeMessages(&b); more {
 		where := "the JSON report (--json FILE)"
 		if r.DetailsPath != "" {
 			where = r.DetailsPath
@@ -637,6 +586,98 @@ func (r *Report) Summary(w io.Writer) error {
 	fmt.Fprintf(&b, "\n%s: %s; seed %d\n", verdict, r.ClosingCounts(), r.Seed)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeRuleTable writes the summary's table, one row per rule and era judged; the rules
+// not covered are left out of it and returned instead, each with its eras.
+func (r *Report) writeRuleTable(b *strings.Builder) (notCovered []string) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RULE\tOF\tLEVEL\tERA\tOUTCOME\tNOTE")
+	uncoveredEras := map[string][]string{}
+	for _, rr := range r.Rules {
+		if rr.Outcome == NotCovered {
+			if uncoveredEras[rr.ID] == nil {
+				notCovered = append(notCovered, rr.ID)
+			}
+			uncoveredEras[rr.ID] = append(uncoveredEras[rr.ID], string(rr.Era))
+			continue
+		}
+		outcome := string(rr.Outcome)
+		if rr.Outcome == Failed {
+			outcome = "FAILED"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", rr.ID, rr.Subject, strings.ToUpper(string(rr.Level)), rr.Era, outcome, ruleNote(rr))
+	}
+	tw.Flush()
+	for i, id := range notCovered {
+		notCovered[i] = id + " (" + strings.Join(uncoveredEras[id], ", ") + ")"
+	}
+	return notCovered
+}
+
+// ruleNote is a rule's note in the summary's table: why it was not judged whole, the
+// gist of what broke it, or a passing rule's first note; and for a concurrency rule,
+// whatever its outcome, how much its calls overlapped.
+func ruleNote(rr RuleResult) string {
+	note := ""
+	switch rr.Outcome {
+	case Skipped, NotExercised, PartlyVerified, Inconclusive:
+		note = strings.Join(rr.Reasons, "; ")
+	case Failed, Warned, Aborted, SetupRefused:
+		note = gist(firstOf(rr.Reasons))
+	case Passed:
+		if len(rr.Notes) > 0 {
+			note = rr.Notes[0]
+		}
+	}
+	note = truncate(FirstLine(note), 90)
+	if rr.Overlap != nil {
+		note = strings.TrimSuffix(rr.Overlap.Short()+"; "+note, "; ")
+	}
+	return note
+}
+
+// writeMessages writes the failures, then the warnings: the first few with their
+// message, then one line each, then a count; more is whether any message was cut.
+func (r *Report) writeMessages(b *strings.Builder) (more bool) {
+	for _, section := range []struct {
+		title   string
+		outcome Outcome
+	}{{"Failures", Failed}, {"Warnings (SHOULD rules; they fail under --strict)", Warned}} {
+		var specs []SpecResult
+		for _, s := range r.Specs {
+			if s.Outcome == section.outcome {
+				specs = append(specs, s)
+			}
+		}
+		if len(specs) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\n%s (%d specs):\n", section.title, len(specs))
+		for i, s := range specs {
+			switch {
+			case i < summaryFullMessages:
+				fmt.Fprintf(b, "\n--- %s (%s era)\n%s\n", s.Name, s.Era, indent(headLines(s.Message, summaryMessageLines), "    "))
+				if s.Location != "" {
+					fmt.Fprintf(b, "    at %s\n", s.Location)
+				}
+				more = more || strings.Count(s.Message, "\n") >= summaryMessageLines
+			case i < summaryFullMessages+summaryOneLiners:
+				if i == summaryFullMessages {
+					b.WriteString("\n")
+				}
+				fmt.Fprintf(b, "--- %s (%s era): %s\n", s.Name, s.Era, truncate(gist(s.Message), 100))
+				more = true
+			default:
+				fmt.Fprintf(b, "... and %d more\n", len(specs)-i)
+				more = true
+			}
+			if i >= summaryFullMessages+summaryOneLiners {
+				break
+			}
+		}
+	}
+	return more
 }
 
 // subjectWord is what the report checked: a server (storecheck probe) or a store.
