@@ -260,68 +260,14 @@ func checkList(ctx context.Context, r *eraRun) error {
 		}
 		want[id] = true
 	}
-	seen := map[string]int{}
-	var cursors []string
-	params := map[string]any{}
-	// Between the first two pages the other principal creates tasks, and the caller one:
-	// pages must neither skip nor repeat a task while anybody creates tasks. The others'
-	// tasks must never show; the caller's new one may show, once.
-	var during string
-	foreign := map[string]bool{}
-	var added string
-	size := 0 // the page size the server revealed: the first page's length, when more follow
-	for page := 1; ; page++ {
-		res, err := r.owner.call(ctx, "tasks/list", params, true)
-		if err != nil {
-			return err
-		}
-		var out struct {
-			Tasks      []struct{ TaskID string } `json:"tasks"`
-			NextCursor *string                   `json:"nextCursor"`
-		}
-		if res.Error != nil || json.Unmarshal(res.Result, &out) != nil {
-			return faultf(fmt.Sprintf("tasks/list page %d", page), "a page of tasks "+r.owner.caps.declared("tasks/list"), answer(res))
-		}
-		for _, t := range out.Tasks {
-			seen[t.TaskID]++
-		}
-		if out.NextCursor == nil || *out.NextCursor == "" || page > 1000 {
-			break
-		}
-		if page == 1 {
-			size = len(out.Tasks)
-		}
-		cursors = append(cursors, *out.NextCursor)
-		params = map[string]any{"cursor": *out.NextCursor}
-		if page == 1 && len(r.others) > 0 {
-			for range 3 {
-				id, err := r.others[0].create(ctx, r.tools.Quick, r.tools.QuickArgs)
-				if err != nil {
-					return fmt.Errorf("%w: %w", errSetup, err)
-				}
-				foreign[id] = true
-			}
-			if added, err = r.owner.create(ctx, r.tools.Quick, r.tools.QuickArgs); err != nil {
-				return fmt.Errorf("%w: %w", errSetup, err)
-			}
-			during = fmt.Sprintf(", %s creating 3 tasks and %s 1 (%s) after the first page", r.others[0].name, r.owner.name, added)
-		}
+	l, err := r.pageThrough(ctx)
+	if err != nil {
+		return err
 	}
-	in := fmt.Sprintf("tasks/list by %s from the first page to the last (%d pages)%s", r.owner.name, len(cursors)+1, during)
-	for id := range want {
-		if seen[id] != 1 {
-			return faultf(in, `each of the caller's tasks exactly once ("no task skipped or repeated": the pages are one listing)`, fmt.Sprintf("task %s listed %d times", id, seen[id]))
-		}
+	if err := l.judge(r, want); err != nil {
+		return err
 	}
-	if seen[added] > 1 {
-		return faultf(in, fmt.Sprintf("the task %s, made while paging, at most once", added), fmt.Sprintf("listed %d times", seen[added]))
-	}
-	for id := range foreign {
-		if seen[id] > 0 {
-			return faultf(in, fmt.Sprintf("none of %s's tasks", r.others[0].name), fmt.Sprintf("its task %s listed", id))
-		}
-	}
-	if len(cursors) == 0 {
+	if len(l.cursors) == 0 {
 		r.note("every task fitted on one page: no task was created between pages")
 	}
 	res, err := r.owner.call(ctx, "tasks/list", map[string]any{"cursor": "storecheck-probe-forged"}, true)
@@ -332,15 +278,100 @@ func checkList(ctx context.Context, r *eraRun) error {
 		return faultf("tasks/list with the cursor \"storecheck-probe-forged\", never issued", wantInvalidCursor, answer(res))
 	}
 	own := map[string]bool{}
-	for id := range seen {
+	for id := range l.seen {
 		own[id] = true
 	}
-	if len(cursors) > 0 {
-		if err := r.checkForged(ctx, cursors[0], own); err != nil {
+	if len(l.cursors) > 0 {
+		if err := r.checkForged(ctx, l.cursors[0], own); err != nil {
 			return err
 		}
 	}
-	return r.checkBoundaries(ctx, own, size)
+	return r.checkBoundaries(ctx, own, l.size)
+}
+
+// listing is what the owner's tasks/list saw from the first page to the last.
+type listing struct {
+	seen    map[string]int  // times each task was listed
+	cursors []string        // the cursors followed, in order
+	size    int             // the page size the server revealed: the first page's length, when more follow
+	added   string          // the owner's task created after the first page
+	foreign map[string]bool // the other principal's tasks created after the first page
+	during  string          // those creations, for messages
+}
+
+// pageThrough lists the owner's tasks page by page. Between the first two pages the
+// other principal creates tasks, and the caller one: pages must neither skip nor repeat
+// a task while anybody creates tasks.
+func (r *eraRun) pageThrough(ctx context.Context) (*listing, error) {
+	l := &listing{seen: map[string]int{}, foreign: map[string]bool{}}
+	params := map[string]any{}
+	for page := 1; ; page++ {
+		res, err := r.owner.call(ctx, "tasks/list", params, true)
+		if err != nil {
+			return nil, err
+		}
+		var out struct {
+			Tasks      []struct{ TaskID string } `json:"tasks"`
+			NextCursor *string                   `json:"nextCursor"`
+		}
+		if res.Error != nil || json.Unmarshal(res.Result, &out) != nil {
+			return nil, faultf(fmt.Sprintf("tasks/list page %d", page), "a page of tasks "+r.owner.caps.declared("tasks/list"), answer(res))
+		}
+		for _, t := range out.Tasks {
+			l.seen[t.TaskID]++
+		}
+		if out.NextCursor == nil || *out.NextCursor == "" || page > 1000 {
+			return l, nil
+		}
+		if page == 1 {
+			l.size = len(out.Tasks)
+		}
+		l.cursors = append(l.cursors, *out.NextCursor)
+		params = map[string]any{"cursor": *out.NextCursor}
+		if page == 1 && len(r.others) > 0 {
+			if err := r.createBetweenPages(ctx, l); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// createBetweenPages has the other principal create 3 tasks and the owner 1.
+func (r *eraRun) createBetweenPages(ctx context.Context, l *listing) error {
+	for range 3 {
+		id, err := r.others[0].create(ctx, r.tools.Quick, r.tools.QuickArgs)
+		if err != nil {
+			return fmt.Errorf("%w: %w", errSetup, err)
+		}
+		l.foreign[id] = true
+	}
+	added, err := r.owner.create(ctx, r.tools.Quick, r.tools.QuickArgs)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errSetup, err)
+	}
+	l.added = added
+	l.during = fmt.Sprintf(", %s creating 3 tasks and %s 1 (%s) after the first page", r.others[0].name, r.owner.name, added)
+	return nil
+}
+
+// judge checks the listing: each of the owner's tasks in want exactly once, its task
+// made while paging at most once, none of the other principal's.
+func (l *listing) judge(r *eraRun, want map[string]bool) error {
+	in := fmt.Sprintf("tasks/list by %s from the first page to the last (%d pages)%s", r.owner.name, len(l.cursors)+1, l.during)
+	for id := range want {
+		if l.seen[id] != 1 {
+			return faultf(in, `each of the caller's tasks exactly once ("no task skipped or repeated": the pages are one listing)`, fmt.Sprintf("task %s listed %d times", id, l.seen[id]))
+		}
+	}
+	if l.seen[l.added] > 1 {
+		return faultf(in, fmt.Sprintf("the task %s, made while paging, at most once", l.added), fmt.Sprintf("listed %d times", l.seen[l.added]))
+	}
+	for id := range l.foreign {
+		if l.seen[id] > 0 {
+			return faultf(in, fmt.Sprintf("none of %s's tasks", r.others[0].name), fmt.Sprintf("its task %s listed", id))
+		}
+	}
+	return nil
 }
 
 func checkResult(ctx context.Context, r *eraRun) error {

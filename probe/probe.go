@@ -64,43 +64,9 @@ var ErrConfig = errors.New("probe: bad configuration")
 
 // Run probes the server and returns the report.
 func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
-	if (cfg.URL == "") == (len(cfg.Exec) == 0) {
-		return nil, fmt.Errorf("%w: give the server's URL or, for stdio, its command (--exec), not both", ErrConfig)
-	}
-	if len(cfg.Exec) > 0 {
-		if _, err := exec.LookPath(cfg.Exec[0]); err != nil {
-			return nil, fmt.Errorf("%w: --exec: %w", ErrConfig, err)
-		}
-		if len(cfg.Principals) == 0 {
-			cfg.Principals = []Principal{{Name: "first"}, {Name: "second"}}
-		}
-	}
-	if len(cfg.Principals) < 2 {
-		return nil, fmt.Errorf("%w: give at least two principals (--principal NAME=TOKEN), to see whether one sees the other's tasks", ErrConfig)
-	}
-	for _, role := range Roles {
-		name, args := cfg.Tools.Tool(role)
-		if name == "" {
-			name, args = DefaultTools.Tool(role)
-		}
-		cfg.Tools.SetTool(role, name, args)
-	}
-	if cfg.Wait <= 0 {
-		cfg.Wait = 10 * time.Second
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 10 * time.Second
-	}
-	if cfg.LimitTasks <= 0 {
-		cfg.LimitTasks = 64
-	}
-	if len(cfg.Eras) == 0 {
-		cfg.Eras = bothEras
-	}
-	for _, id := range cfg.Rules {
-		if r, ok := conformance.RuleByID(id); !ok || r.Part != rules.PartServer {
-			return nil, fmt.Errorf("%w: %s is not a server rule (storecheck list shows the V-* rules)", ErrConfig, id)
-		}
+	cfg, err := cfg.resolve()
+	if err != nil {
+		return nil, err
 	}
 	started := time.Now()
 	subject := cfg.URL
@@ -131,30 +97,11 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 			if !slices.Contains(c.eras, era) || len(cfg.Rules) > 0 && !slices.Contains(cfg.Rules, c.rule) {
 				continue
 			}
-			rule, _ := conformance.RuleByID(c.rule)
-			rr := conformance.RuleResult{ID: rule.ID, Level: rule.Level, Era: era, Area: rule.Area, Text: rule.Text,
-				Subject: conformance.SubjectServer, Specs: []string{c.name}}
 			checkStarted := time.Now()
-			switch {
-			case dead != nil:
-				rr.Outcome, rr.Reasons = conformance.Aborted, []string{dead.pointer()}
-			case setupErr != nil:
-				rr.Outcome, rr.Reasons = refusedEntry(setupErr)
-			default:
-				er.notes = nil
-				since := time.Now()
-				rr.Outcome, rr.Reasons = judge(ctx, c, er, cfg.Strict)
-				for _, n := range er.notes {
-					rr.Notes = append(rr.Notes, "note: "+n)
-				}
-				if dead = er.died(ctx, c.rule, since); dead != nil {
-					meta.Findings = append(meta.Findings, dead.line)
-					if dead.rule != "" {
-						deathRow(&rr, dead, rule)
-					} else {
-						rr.Outcome, rr.Reasons = conformance.Aborted, []string{dead.pointer()}
-					}
-				}
+			rr, died := runCheck(ctx, cfg, c, era, er, setupErr, dead)
+			if died != nil {
+				dead = died
+				meta.Findings = append(meta.Findings, died.line)
 			}
 			if cfg.Progress != nil {
 				fmt.Fprintf(cfg.Progress, "probe: %-11s %-6s %-13s %s (at %s)\n", rr.ID, era, rr.Outcome,
@@ -168,6 +115,81 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 	}
 	meta.Duration = time.Since(started)
 	return conformance.NewReport(meta, results), nil
+}
+
+// resolve checks the configuration and fills in its defaults: two principals for a
+// server the probe starts, the default tools, the waits, the task limit, both eras.
+func (cfg Config) resolve() (Config, error) {
+	if (cfg.URL == "") == (len(cfg.Exec) == 0) {
+		return cfg, fmt.Errorf("%w: give the server's URL or, for stdio, its command (--exec), not both", ErrConfig)
+	}
+	if len(cfg.Exec) > 0 {
+		if _, err := exec.LookPath(cfg.Exec[0]); err != nil {
+			return cfg, fmt.Errorf("%w: --exec: %w", ErrConfig, err)
+		}
+		if len(cfg.Principals) == 0 {
+			cfg.Principals = []Principal{{Name: "first"}, {Name: "second"}}
+		}
+	}
+	if len(cfg.Principals) < 2 {
+		return cfg, fmt.Errorf("%w: give at least two principals (--principal NAME=TOKEN), to see whether one sees the other's tasks", ErrConfig)
+	}
+	for _, role := range Roles {
+		name, args := cfg.Tools.Tool(role)
+		if name == "" {
+			name, args = DefaultTools.Tool(role)
+		}
+		cfg.Tools.SetTool(role, name, args)
+	}
+	if cfg.Wait <= 0 {
+		cfg.Wait = 10 * time.Second
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	if cfg.LimitTasks <= 0 {
+		cfg.LimitTasks = 64
+	}
+	if len(cfg.Eras) == 0 {
+		cfg.Eras = bothEras
+	}
+	for _, id := range cfg.Rules {
+		if r, ok := conformance.RuleByID(id); !ok || r.Part != rules.PartServer {
+			return cfg, fmt.Errorf("%w: %s is not a server rule (storecheck list shows the V-* rules)", ErrConfig, id)
+		}
+	}
+	return cfg, nil
+}
+
+// runCheck is check c's row for era: aborted when the server has died (dead), setup
+// refused when the era's peers could not connect (setupErr), else c's verdict against
+// er. died is the server's death during the check, if it died then: the row fails the
+// rule that killed it, or is aborted.
+func runCheck(ctx context.Context, cfg Config, c check, era conformance.Era, er *eraRun, setupErr error, dead *death) (rr conformance.RuleResult, died *death) {
+	rule, _ := conformance.RuleByID(c.rule)
+	rr = conformance.RuleResult{ID: rule.ID, Level: rule.Level, Era: era, Area: rule.Area, Text: rule.Text,
+		Subject: conformance.SubjectServer, Specs: []string{c.name}}
+	switch {
+	case dead != nil:
+		rr.Outcome, rr.Reasons = conformance.Aborted, []string{dead.pointer()}
+	case setupErr != nil:
+		rr.Outcome, rr.Reasons = refusedEntry(setupErr)
+	default:
+		er.notes = nil
+		since := time.Now()
+		rr.Outcome, rr.Reasons = judge(ctx, c, er, cfg.Strict)
+		for _, n := range er.notes {
+			rr.Notes = append(rr.Notes, "note: "+n)
+		}
+		if died = er.died(ctx, c.rule, since); died != nil {
+			if died.rule != "" {
+				deathRow(&rr, died, rule)
+			} else {
+				rr.Outcome, rr.Reasons = conformance.Aborted, []string{died.pointer()}
+			}
+		}
+	}
+	return rr, died
 }
 
 // connect makes the era's peers: every principal, and a caller without credentials when
