@@ -97,7 +97,7 @@ func runMutants(c *app, args []string) int {
 		return code
 	}
 	if f.server {
-		return runServerMutants(c, f.only, f.parallel, f.list)
+		return runServerMutants(c, f.only, f.parallel, f.list, f.json)
 	}
 	catalogue, code, ok := c.pickMutants(fs, f)
 	if !ok {

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -28,12 +30,14 @@ type serverMutantRun struct {
 	honest      bool
 	why         string
 	took        time.Duration
+	// rows are the probe's rows that did not pass ("ID era outcome"): the kill set.
+	rows []string
 }
 
 // runServerMutants probes the reference MCP server over memstore, honest and with each of
 // its deliberate defects (servermutants.Catalogue), on loopback: the honest server must pass
 // strict, and each mutant must fail exactly the rules it declares.
-func runServerMutants(c *app, only string, parallel int, list bool) int {
+func runServerMutants(c *app, only string, parallel int, list bool, jsonPath string) int {
 	var picked []servermutants.Mutant
 	for _, name := range strings.Split(only, ",") {
 		if _, ok := servermutants.ByName(strings.TrimSpace(name)); only != "" && !ok {
@@ -85,7 +89,38 @@ func runServerMutants(c *app, only string, parallel int, list bool) int {
 	}
 	tw.Flush()
 	fmt.Fprintf(c.stdout, "\nserver mutants killed: %d/%d\n", killed, len(runs)-honest(runs))
+	if err := writeServerVerdicts(jsonPath, runs); err != nil {
+		fmt.Fprintf(c.stderr, "storecheck mutants --server: --json: %v\n", err)
+		return exitUsage
+	}
 	return code
+}
+
+// writeServerVerdicts writes each run's verdict and kill set as JSON to path ("" none):
+// what scripts/compare-behaviour compares between two revisions.
+func writeServerVerdicts(path string, runs []serverMutantRun) error {
+	if path == "" {
+		return nil
+	}
+	type verdict struct {
+		Mutant    string   `json:"mutant"`
+		Breaks    string   `json:"breaks"`
+		Verdict   string   `json:"verdict"`
+		Why       string   `json:"why,omitempty"`
+		NotPassed []string `json:"not_passed"`
+	}
+	out := struct {
+		Verdicts []verdict `json:"verdicts"`
+	}{}
+	for _, r := range runs {
+		word, _, _ := strings.Cut(serverVerdict(r), ":")
+		out.Verdicts = append(out.Verdicts, verdict{Mutant: r.name, Breaks: r.rules, Verdict: strings.ToLower(word), Why: r.why, NotPassed: r.rows})
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // honestServer names the honest server's row.
@@ -163,6 +198,11 @@ func probeMutant(ctx context.Context, m servermutants.Mutant) (out serverMutantR
 		out.why = err.Error()
 		return out
 	}
+	for _, rr := range r.Rules {
+		if rr.Outcome != conformance.Passed {
+			out.rows = append(out.rows, fmt.Sprintf("%s %s %s", rr.ID, rr.Era, rr.Outcome))
+		}
+	}
 	if m.Honest {
 		out.killed = r.OK()
 		for _, rr := range r.Rules {
@@ -174,8 +214,9 @@ func probeMutant(ctx context.Context, m servermutants.Mutant) (out serverMutantR
 		return out
 	}
 	if m.Empty {
-		// Nothing to exercise: killed when the probe exercised no rule.
-		out.killed = true
+		// Nothing to exercise: killed when the run fails for having exercised no rule.
+		_, none := r.NoneExercised()
+		out.killed = none && !r.OK()
 		for _, rr := range r.Rules {
 			if rr.Outcome != conformance.NotExercised {
 				out.killed, out.why = false, out.why+fmt.Sprintf("%s %s %s; ", rr.ID, rr.Era, rr.Outcome)
