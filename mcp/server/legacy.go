@@ -241,7 +241,8 @@ func (s *Server) legacyCancel(ctx context.Context, r *Request) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	t, err := s.legacy.Cancel(ctx, id, r.caller)
+	// Cancel's task is read again below, once the cancellation's message is written.
+	_, err := s.legacy.Cancel(ctx, id, r.caller)
 	switch {
 	case errors.Is(err, reference.ErrNotFound):
 		return nil, taskNotFound(id)
@@ -252,7 +253,7 @@ func (s *Server) legacyCancel(ctx context.Context, r *Request) (any, *Error) {
 		return nil, errorf(jsonrpc.CodeInternal, "cancel the task: %v", err)
 	}
 	s.release(id)
-	t, err = s.legacy.Store().Update(ctx, id, legacy.Task{keyUpdatedAt: reference.NowMillis(s.cfg.Clock), keyMessage: "The task was cancelled by request."})
+	t, err := s.legacy.Store().Update(ctx, id, legacy.Task{keyUpdatedAt: reference.NowMillis(s.cfg.Clock), keyMessage: "The task was cancelled by request."})
 	if err != nil {
 		return nil, errorf(jsonrpc.CodeInternal, "cancel the task: %v", err)
 	}
