@@ -19,50 +19,11 @@ import (
 	"github.com/storecheck/storecheck/reference/sdk"
 )
 
-// defect is a defect switched on inside the SDK profile's store (sdk_store.go) or the
-// facade (facade.go); the store's own defects are wrappers and hooks (layers.go).
+// defect is a defect switched on inside the facade (facade.go); the store's own defects
+// are wrappers and hooks (layers.go).
 type defect int
 
-const (
-	honest defect = iota
-	// The SDK task-store profile's defects (sdk_store.go).
-	sdkSequentialIDs
-	sdkRacyIDs
-	sdkCreateNoLastUpdated
-	sdkSessionFold
-	sdkSessionlessSeesAll
-	sdkAliases
-	sdkCursorByID
-	sdkQuadraticPaging
-	sdkTTLRemovesWorking
-	sdkTTLRestarts
-	sdkTTLZeroKept
-	sdkUnknownStatusStored
-	sdkCompleteWithoutResult
-	sdkTerminalOverwritable
-	sdkTOCTOUFinish
-	sdkResultAnyStatus
-	sdkNoResultNotFound
-	sdkListStale
-	sdkListsExpired
-	sdkCursorCarriesSession
-	sdkCleanupTTLInt32
-	sdkDeleteMissingSucceeds
-	sdkCleanupRemovesTerminal
-	sdkWaitReturnsAtOnce
-	sdkTTLRestartsDeclared
-	sdkSessionsIgnored
-	sdkListLosesBoundary
-	sdkCursorGarbageRestarts
-	sdkKeepsNegativeTTL
-	sdkTTLTimerOverflow
-	sdkSessionPrefix255
-	sdkSessionNormalized
-	sdkResultWrittenApart
-	sdkDeleteForeignSucceeds
-	sdkDeleteExpiredSucceeds
-	sdkDeleteRecyclesID
-)
+const honest defect = 0
 
 // Mutant is one broken store of the catalogue.
 type Mutant struct {
@@ -223,7 +184,7 @@ func (m Mutant) Stores(clock reference.Clock) (legacy.Store, modern.Store) {
 // SDKStore returns a fresh SDK-profile store of the mutant reading clock: its defect
 // when it is one of the profile's, the honest store of the profile otherwise.
 func (m Mutant) SDKStore(clock reference.Clock) sdk.Store {
-	return m.spec().wrapSDK(sdkStore{b: newSDKBackend(clock)})
+	return m.spec().wrapSDK(sdkStore{b: newSDKBackend(clock)}, newWrapState())
 }
 
 // Honest is the catalogue's store without a defect: it must pass the battery.

@@ -19,7 +19,7 @@ import (
 type wrapper struct {
 	legacy func(st legacyStore, x *wrapState) legacy.Store
 	modern func(st modernStore, x *wrapState) modern.Store
-	sdk    func(st sdkStore) sdk.Store
+	sdk    func(st sdkStore, x *wrapState) sdk.Store
 	hooks  hooks
 
 	// staleAfterFirst gives every instance of a namespace after its first a snapshot of
@@ -34,8 +34,7 @@ type wrapper struct {
 	// inProcessOnly, when not empty, says why the defect cannot show over the wire.
 	inProcessOnly string
 
-	// d is a defect switched on inside the SDK profile's store or the facade (sdk_store.go,
-	// facade.go); honest for the store's own.
+	// d is a defect switched on inside the facade (facade.go); honest for the others.
 	d defect
 }
 
@@ -49,8 +48,23 @@ func modernLayer(f func(modernStore) modern.Store) *wrapper {
 	return &wrapper{modern: func(st modernStore, _ *wrapState) modern.Store { return f(st) }}
 }
 
-// inside is the wrapper of a defect switched on inside the SDK profile's store or the
-// facade.
+// sdkLayer is a wrapper over the SDK profile's store alone.
+func sdkLayer(f func(sdkStore) sdk.Store) *wrapper {
+	return &wrapper{sdk: func(st sdkStore, _ *wrapState) sdk.Store { return f(st) }}
+}
+
+// withSDKHooks sets hooks inside the SDK profile's honest store.
+func withSDKHooks(h sdkHooks) func(sdkStore, *wrapState) sdk.Store {
+	return func(st sdkStore, _ *wrapState) sdk.Store {
+		st.h = h
+		return st
+	}
+}
+
+// sdkHooked is the wrapper of a defect that is hooks inside the SDK profile's store.
+func sdkHooked(h sdkHooks) *wrapper { return &wrapper{sdk: withSDKHooks(h)} }
+
+// inside is the wrapper of a defect switched on inside the facade.
 func inside(d defect) *wrapper { return &wrapper{d: d} }
 
 // wrapState is a namespace's state the wrappers keep beside the honest backend: indexes
@@ -68,6 +82,16 @@ type wrapState struct {
 	// updating counts the legacy Updates in flight (panics-in-race).
 	updating atomic.Int64
 	ioState
+	// sdk is the SDK profile's mutants' state, guarded by the SDK backend's lock.
+	sdk sdkState
+}
+
+// sdkState is what the SDK profile's mutants keep beside its honest backend.
+type sdkState struct {
+	counter int                 // sequential-ids: the last id's number
+	nextID  string              // racy-ids: the id drawn ahead
+	freed   []string            // delete-recycles-id: ids of deleted tasks
+	created map[string]sdk.Task // list-stale: each task as created
 }
 
 func newWrapState() *wrapState {
@@ -89,12 +113,11 @@ func (w *wrapper) wrapModern(st modernStore, x *wrapState) modern.Store {
 	return w.modern(st, x)
 }
 
-func (w *wrapper) wrapSDK(st sdkStore) sdk.Store {
-	st.d = w.d
+func (w *wrapper) wrapSDK(st sdkStore, x *wrapState) sdk.Store {
 	if w.sdk == nil {
 		return st
 	}
-	return w.sdk(st)
+	return w.sdk(st, x)
 }
 
 // stores is Mutant.Stores: one instance of each era over a fresh backend.
@@ -150,7 +173,7 @@ func (n *namespace) Modern(ctx context.Context) (modern.Store, error) {
 // SDK is the namespace's SDK-profile store: the mutant's defect when it is one of the
 // profile's, the honest profile store otherwise. Its instances share the backend.
 func (n *namespace) SDK(ctx context.Context) (sdk.Store, error) {
-	return n.w.wrapSDK(sdkStore{b: n.sdk}), nil
+	return n.w.wrapSDK(sdkStore{b: n.sdk}, n.state), nil
 }
 
 func (n *namespace) Close(ctx context.Context) error { return nil }

@@ -3,7 +3,6 @@ package mutants
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -18,68 +17,26 @@ import (
 // The SDK task-store profile's mutants (docs/spec.md section 6) are variants of one
 // small honest store of the profile: a mutex, a map and the tasks in creation order.
 // Each defect is one the SDKs' own in-memory stores have, or one a store author could
-// easily make.
+// easily make, written beside it as a wrapper or a hook (the files by family:
+// sdk_ids.go, sdk_sessions.go, sdk_ttl.go, sdk_results.go, sdk_list.go, sdk_delete.go).
 
 // sdkMutants are the profile's defects. Those marked (TS) are the TypeScript SDK's
 // InMemoryTaskStore's own defects, found by the profile.
-var sdkMutants = []Mutant{
-	{"sdk-sequential-ids", []string{"P-ID-1"}, "CreateTask numbers its tasks: task-1, task-2, ... (distinct, guessable)", sdkOnly, inside(sdkSequentialIDs)},
-	{"sdk-racy-ids", []string{"P-ID-2"}, "the next id is drawn ahead and replaced only after the insert: concurrent creates share it (natural race)", sdkOnly, &wrapper{d: sdkRacyIDs, race: true}},
-	{"sdk-create-no-last-updated", []string{"P-CREATE-1"}, "a created task has no lastUpdatedAt until its first write", sdkOnly, inside(sdkCreateNoLastUpdated)},
-	{"sdk-session-case-insensitive", []string{"P-SESS-1"}, "sessions are compared case-insensitively (session ABC sees session abc's tasks)", sdkOnly, inside(sdkSessionFold)},
-	{"sdk-sessionless-sees-all", []string{"P-SESS-2"}, "(TS) a caller without a session sees and writes every session's task, while the store declares sessionless callers isolated", sdkOnly, inside(sdkSessionlessSeesAll)},
-	{"sdk-aliases", []string{"P-RESULT-3"}, "(TS) CreateTask and GetTask hand out the stored task, StoreTaskResult keeps the caller's map, GetTaskResult returns the stored one", sdkOnly, inside(sdkAliases)},
-	{"sdk-cursor-by-id", []string{"P-LIST-2"}, "(TS) the cursor is the last task's id: once that task is deleted or expired, ListTasks fails with invalid cursor", sdkOnly, inside(sdkCursorByID)},
-	{"sdk-quadratic-paging", []string{"P-LIST-3"}, "(TS) every page copies all of the caller's tasks first: O(tasks) per page, O(tasks²) per listing", sdkOnly, &wrapper{d: sdkQuadraticPaging, measured: true}},
-	{"sdk-ttl-removes-working", []string{"P-TTL-1"}, "(TS) the ttl removes a task whatever its status, working ones included", sdkOnly, inside(sdkTTLRemovesWorking)},
-	{"sdk-ttl-restarts-at-completion", []string{"P-TTL-2"}, "(TS) the ttl is counted again from the terminal status while the store declares it counts from creation", sdkOnly, inside(sdkTTLRestarts)},
-	{"sdk-ttl-zero-kept", []string{"P-TTL-3"}, "(TS) a task reports ttl 0 and never expires (if (ttl) is false for 0)", sdkOnly, inside(sdkTTLZeroKept)},
-	{"sdk-unknown-status-stored", []string{"P-STATUS-1"}, "(TS) UpdateTaskStatus stores any status, bogus included", sdkOnly, inside(sdkUnknownStatusStored)},
-	{"sdk-complete-without-result", []string{"P-RESULT-4"}, "(TS) UpdateTaskStatus(completed) is taken without a result: GetTaskResult can never answer", sdkOnly, inside(sdkCompleteWithoutResult)},
-	{"sdk-terminal-overwritable", []string{"P-FIN-1", "P-FIN-2"}, "UpdateTaskStatus does not check for a terminal status: a completed task can be cancelled or resumed", sdkOnly, inside(sdkTerminalOverwritable)},
-	{"sdk-toctou-finish", []string{"P-FIN-2"}, "terminal writes check the status under the lock, then write under it again later: racing writers both win (natural race)", sdkOnly, &wrapper{d: sdkTOCTOUFinish, race: true}},
-	{"sdk-result-any-status", []string{"P-RESULT-1"}, "(TS) StoreTaskResult takes any status: a working task gets a result", sdkOnly, inside(sdkResultAnyStatus)},
-	{"sdk-no-result-not-found", []string{"P-RESULT-2"}, "GetTaskResult of a task without a result answers not found, as if the task were gone", sdkOnly, inside(sdkNoResultNotFound)},
-	{"sdk-list-stale", []string{"P-LIST-1"}, "ListTasks shows each task as it was created, not as it is", sdkOnly, inside(sdkListStale)},
-	{"sdk-lists-expired", []string{"P-LIST-1"}, "ListTasks keeps listing a task whose ttl ended, which GetTask no longer finds", sdkOnly, inside(sdkListsExpired)},
-	{"sdk-cursor-carries-session", []string{"P-SESS-1"}, "a cursor names the session it was issued to, and ListTasks goes on as that session: another session holding it reads the first one's tasks", sdkOnly, inside(sdkCursorCarriesSession)},
-	{"sdk-cleanup-ttl-int32", []string{"P-CLEAN-1"}, "Cleanup passes the ttl as a 32-bit integer: a task kept 2^31 ms or more is swept at once", sdkOnly, inside(sdkCleanupTTLInt32)},
-	{"sdk-delete-missing-succeeds", []string{"P-DELETE-1"}, "DeleteTask of a missing task answers success", sdkOnly, inside(sdkDeleteMissingSucceeds)},
-	{"sdk-cleanup-removes-terminal", []string{"P-CLEAN-1"}, "Cleanup removes every terminal task with a ttl, expired or not", sdkOnly, inside(sdkCleanupRemovesTerminal)},
-	{"sdk-wait-returns-at-once", []string{"P-WAIT-1"}, "WaitForUpdate returns at once, whether or not the task changed", sdkOnly, inside(sdkWaitReturnsAtOnce)},
-	// At the edges: a page boundary, a cursor never issued, ttls a store cannot hold.
-	{"sdk-list-loses-boundary", []string{"P-LIST-1"}, "has-more off by one: a full page gets a nextCursor only when more than one task is left, so a listing of page+1 tasks loses the last", sdkOnly, inside(sdkListLosesBoundary)},
-	{"sdk-cursor-garbage-restarts", []string{"P-LIST-1"}, "a cursor it cannot read lists from the first page again instead of failing with ErrInvalid", sdkOnly, inside(sdkCursorGarbageRestarts)},
-	{"sdk-keeps-negative-ttl", []string{"P-CREATE-1"}, "(TS) a negative ttl is kept and reported as is", sdkOnly, inside(sdkKeepsNegativeTTL)},
-	{"sdk-session-prefix-255", []string{"P-SESS-1"}, "sessions are compared on their first 255 bytes (a VARCHAR(255) column): two sessions that differ after that share their tasks", sdkOnly, inside(sdkSessionPrefix255)},
-	{"sdk-session-normalized", []string{"P-SESS-1"}, "sessions are compared after Unicode normalisation: \"café\" composed and decomposed are one session", sdkOnly, inside(sdkSessionNormalized)},
-	{"sdk-result-written-apart", []string{"P-RESULT-1"}, "StoreTaskResult writes the status, then the result in a second write: a reader between them sees a completed task with no result (natural race)", sdkOnly, &wrapper{d: sdkResultWrittenApart, race: true, inProcessOnly: "its window between two writes is a scheduler yield inside the child: over the wire the readers' round trips rarely land in it"}},
-	{"sdk-delete-foreign-succeeds", []string{"P-DELETE-1"}, "DeleteTask looks the id up without the session, then deletes by id and session: another session's task answers success and is left in place", sdkOnly, inside(sdkDeleteForeignSucceeds)},
-	{"sdk-delete-expired-succeeds", []string{"P-DELETE-1"}, "DeleteTask finds a task whose ttl has passed but that no read or sweep has dropped yet, and answers success (a DELETE whose WHERE has no expiry)", sdkOnly, inside(sdkDeleteExpiredSucceeds)},
-	{"sdk-delete-recycles-id", []string{"P-DELETE-1"}, "DeleteTask hands the deleted id back to a pool CreateTask draws from first: a later task takes the deleted one's id (a slot allocator)", sdkOnly, inside(sdkDeleteRecyclesID)},
-	{"sdk-ttl-timer-overflow", []string{"P-TTL-2", "P-CLEAN-1"}, "(TS) a ttl past 2^31-1 ms expires 1 ms after the task ends (Node's setTimeout runs a longer delay at once), so a Cleanup sweeps it too", sdkOnly, inside(sdkTTLTimerOverflow)},
-	// Stores that declare truthfully what docs/wire.md tells them to, and still break a rule.
-	{"sdk-ttl-restarts-declared", []string{"P-TTL-4"}, "the ttl counts from creation and starts again when the task becomes terminal, declared as ttl_from completion (P-TTL-2 holds; MCP's creation does not)", sdkOnly, inside(sdkTTLRestartsDeclared)},
-	{"sdk-sessions-ignored", []string{"P-SESS-1", "P-SESS-3", "P-LIST-1", "P-WAIT-1"}, "every caller sees every session's task, declared sessionless unrestricted (no policy value says that sessions are ignored for everyone)", sdkOnly, inside(sdkSessionsIgnored)},
-}
+var sdkMutants = slices.Concat(sdkIDMutants, sdkSessionMutants, sdkTTLMutants, sdkResultMutants, sdkListMutants, sdkDeleteMutants)
 
 // pageSize is the honest store's page size (the TypeScript and Python SDKs' own).
 const sdkPageSize = 10
 
 type sdkBackend struct {
-	mu      sync.Mutex
-	clock   reference.Clock
-	seq     uint64
-	counter int
-	nextID  string   // the racy-ids mutant's next id
-	freed   []string // the recycles-id mutant's ids of deleted tasks
-	tasks   map[string]*sdkRow
-	order   []*sdkRow // creation order; rows removed since stay in place, marked gone
+	mu    sync.Mutex
+	clock reference.Clock
+	seq   uint64
+	tasks map[string]*sdkRow
+	order []*sdkRow // creation order; rows removed since stay in place, marked gone
 }
 
 type sdkRow struct {
 	task       sdk.Task
-	created    sdk.Task // the task as created, for the stale-list mutant
 	session    string
 	seq        uint64
 	createdMs  int64
@@ -93,10 +50,34 @@ func newSDKBackend(clock reference.Clock) *sdkBackend {
 	return &sdkBackend{clock: clock, tasks: map[string]*sdkRow{}}
 }
 
-// store is the profile's store over a backend, with at most one defect switched on.
+// sdkHooks are the honest SDK store's seams: each is nil (or false) in the honest store,
+// and a mutant sets the one its defect needs. Only what a wrapper cannot reach from
+// outside a call is a hook: how ids are drawn, how sessions compare, when a task
+// expires, which statuses a write takes, how a listing pages, whether a stored value is
+// handed out. Those called with b.mu held say so.
+type sdkHooks struct {
+	newID         func() string                                         // the id of a new task; b.mu held
+	checkCreate   func(p sdk.CreateParams) error                        // the parameters CreateTask takes
+	sameSession   func(row, caller string) bool                         // a task's session against the caller's
+	expired       func(r *sdkRow, now int64) bool                       // a task's expiry; b.mu held
+	keepExpired   bool                                                  // expired rows stay in place, and listed
+	shareStored   bool                                                  // tasks and results are the stored values, not copies
+	checkStatus   func(status reference.Status) error                   // the statuses UpdateTaskStatus takes
+	checkResult   func(status reference.Status) error                   // the statuses StoreTaskResult takes
+	writeTerminal bool                                                  // UpdateTaskStatus writes over a terminal status
+	afterCheck    func()                                                // between a write's check and the write, b.mu released
+	listRows      func(s sdkStore, session string, now int64) []*sdkRow // the rows a page is drawn from; b.mu held
+	readCursor    func(rows []*sdkRow, cursor, session string) (start int, as string, err error)
+	nextCursor    func(last *sdkRow, session string) string
+	more          func(s sdkStore, rows []*sdkRow, r *sdkRow, session string, now int64) bool // whether a full page has a next one; b.mu held
+	listed        func(r *sdkRow) sdk.Task                                                    // how a row is listed; b.mu held
+	swept         func(r *sdkRow, now int64) bool                                             // what Cleanup removes; b.mu held
+}
+
+// sdkStore is the profile's store over a backend, with the mutant's hooks.
 type sdkStore struct {
 	b *sdkBackend
-	d defect
+	h sdkHooks
 }
 
 var (
@@ -109,12 +90,6 @@ var (
 func (s sdkStore) now() int64 { return reference.NowMillis(s.b.clock) }
 
 func (s sdkStore) Policy() sdk.Policy {
-	switch s.d {
-	case sdkTTLRestartsDeclared:
-		return sdk.Policy{Sessionless: sdk.SessionlessIsolated, TTLFrom: sdk.TTLFromCompletion}
-	case sdkSessionsIgnored:
-		return sdk.Policy{Sessionless: sdk.SessionlessUnrestricted, TTLFrom: sdk.TTLFromCreation}
-	}
 	return sdk.Policy{Sessionless: sdk.SessionlessIsolated, TTLFrom: sdk.TTLFromCreation}
 }
 
@@ -127,39 +102,22 @@ func (s sdkStore) live(ctx context.Context) error {
 
 // visible: a task is its session's; having no session is a session of its own.
 func (s sdkStore) visible(r *sdkRow, caller string) bool {
-	switch {
-	case s.d == sdkSessionFold:
-		return strings.EqualFold(r.session, caller)
-	case s.d == sdkSessionPrefix255:
-		return r.session[:min(len(r.session), 255)] == caller[:min(len(caller), 255)] // a VARCHAR(255) column
-	case s.d == sdkSessionNormalized:
-		return foldAccents(r.session) == foldAccents(caller)
-	case s.d == sdkSessionlessSeesAll && caller == sdk.NoSession, s.d == sdkSessionsIgnored:
-		return true
+	if s.h.sameSession != nil {
+		return s.h.sameSession(r.session, caller)
 	}
 	return r.session == caller
 }
 
-// expired: a terminal task whose ttl, counted from creation, has passed.
 func (s sdkStore) expired(r *sdkRow, now int64) bool {
-	if r.task.TTL == nil {
-		return false
+	if s.h.expired != nil {
+		return s.h.expired(r, now)
 	}
-	ttl := *r.task.TTL
-	if s.d == sdkTTLTimerOverflow && ttl > 1<<31-1 {
-		ttl = 1 // setTimeout runs a delay past 2^31-1 ms after 1 ms
-	}
-	if s.d == sdkTTLZeroKept && ttl == 0 {
-		return false // if (ttl) { schedule cleanup }: 0 is false
-	}
-	if !r.task.Status.Terminal() && s.d != sdkTTLRemovesWorking {
-		return false
-	}
-	from := r.createdMs
-	if (s.d == sdkTTLRestarts || s.d == sdkTTLRestartsDeclared) && r.terminalMs != 0 {
-		from = r.terminalMs
-	}
-	return now >= from+ttl
+	return sdkExpired(r, now)
+}
+
+// sdkExpired: a terminal task whose ttl, counted from creation, has passed.
+func sdkExpired(r *sdkRow, now int64) bool {
+	return r.task.TTL != nil && r.task.Status.Terminal() && now >= r.createdMs+*r.task.TTL
 }
 
 // lookup finds the live row of id visible to caller; b.mu is held.
@@ -169,7 +127,7 @@ func (s sdkStore) lookup(caller, id string, now int64) (*sdkRow, error) {
 		return nil, reference.NotFound(id)
 	}
 	if s.expired(r, now) {
-		if s.d != sdkListsExpired { // that mutant leaves expired rows to a sweep that never comes
+		if !s.h.keepExpired {
 			s.remove(r)
 		}
 		return nil, reference.NotFound(id)
@@ -196,10 +154,25 @@ func (s sdkStore) touch(r *sdkRow, now int64) {
 }
 
 func (s sdkStore) out(t sdk.Task) sdk.Task {
-	if s.d == sdkAliases {
-		return t // the stored task itself: its ttl and poll interval are shared
+	if s.h.shareStored {
+		return t
 	}
 	return t.Clone()
+}
+
+func (s sdkStore) checkCreate(p sdk.CreateParams) error {
+	if s.h.checkCreate != nil {
+		return s.h.checkCreate(p)
+	}
+	return sdkCheckCreate(p)
+}
+
+// sdkCheckCreate refuses a negative ttl.
+func sdkCheckCreate(p sdk.CreateParams) error {
+	if p.TTL != nil && *p.TTL < 0 {
+		return fmt.Errorf("mutant: negative ttl %d: %w", *p.TTL, reference.ErrInvalid)
+	}
+	return nil
 }
 
 func (s sdkStore) CreateTask(ctx context.Context, session string, p sdk.CreateParams) (sdk.Task, error) {
@@ -209,29 +182,15 @@ func (s sdkStore) CreateTask(ctx context.Context, session string, p sdk.CreatePa
 	now := s.now()
 	at := sdk.FormatTime(now)
 	s.b.mu.Lock()
-	id := reference.GenerateID()
-	switch s.d {
-	case sdkSequentialIDs:
-		s.b.counter++
-		id = "task-" + strconv.Itoa(s.b.counter)
-	case sdkDeleteRecyclesID:
-		if n := len(s.b.freed); n > 0 {
-			id, s.b.freed = s.b.freed[n-1], s.b.freed[:n-1]
-		}
-	case sdkRacyIDs:
-		// The next id is drawn ahead and handed out on a read; it is replaced only
-		// once the task is in: two creates between those moments share it.
-		if s.b.nextID == "" {
-			s.b.nextID = reference.GenerateID()
-		}
-		id = s.b.nextID
-		s.b.mu.Unlock()
-		runtime.Gosched()
-		s.b.mu.Lock()
-	}
 	defer s.b.mu.Unlock()
-	if p.TTL != nil && *p.TTL < 0 && s.d != sdkKeepsNegativeTTL {
-		return sdk.Task{}, fmt.Errorf("mutant: negative ttl %d: %w", *p.TTL, reference.ErrInvalid)
+	var id string
+	if s.h.newID != nil {
+		id = s.h.newID()
+	} else {
+		id = reference.GenerateID()
+	}
+	if err := s.checkCreate(p); err != nil {
+		return sdk.Task{}, err
 	}
 	s.b.seq++
 	t := sdk.Task{TaskID: id, Status: reference.StatusWorking, CreatedAt: at, LastUpdatedAt: at}
@@ -241,15 +200,9 @@ func (s sdkStore) CreateTask(ctx context.Context, session string, p sdk.CreatePa
 	if p.PollInterval != nil {
 		t.PollInterval = i64(*p.PollInterval)
 	}
-	if s.d == sdkCreateNoLastUpdated {
-		t.LastUpdatedAt = ""
-	}
-	r := &sdkRow{task: t, created: t.Clone(), session: session, seq: s.b.seq, createdMs: now, wake: make(chan struct{})}
+	r := &sdkRow{task: t, session: session, seq: s.b.seq, createdMs: now, wake: make(chan struct{})}
 	s.b.tasks[id] = r
 	s.b.order = append(s.b.order, r)
-	if s.d == sdkRacyIDs {
-		s.b.nextID = reference.GenerateID()
-	}
 	return s.out(r.task), nil
 }
 
@@ -268,23 +221,22 @@ func (s sdkStore) GetTask(ctx context.Context, session, id string) (sdk.Task, er
 	return s.out(r.task), nil
 }
 
-// finish is the terminal check and the write of StoreTaskResult and UpdateTaskStatus:
-// under the lock, or, for the toctou-finish mutant, checked under it and written under
-// it again later.
+// finish is the terminal check and the write of StoreTaskResult and UpdateTaskStatus,
+// under the lock.
 func (s sdkStore) finish(session, id string, update bool, write func(r *sdkRow, now int64)) error {
 	now := s.now()
 	s.b.mu.Lock()
 	r, err := s.lookup(session, id, now)
-	if err == nil && r.task.Status.Terminal() && !(update && s.d == sdkTerminalOverwritable) {
+	if err == nil && r.task.Status.Terminal() && !(update && s.h.writeTerminal) {
 		err = reference.ErrorFor(reference.ErrTerminal, id)
 	}
 	if err != nil {
 		s.b.mu.Unlock()
 		return err
 	}
-	if s.d == sdkTOCTOUFinish {
+	if s.h.afterCheck != nil {
 		s.b.mu.Unlock()
-		runtime.Gosched()
+		s.h.afterCheck()
 		s.b.mu.Lock()
 	}
 	defer s.b.mu.Unlock()
@@ -293,34 +245,41 @@ func (s sdkStore) finish(session, id string, update bool, write func(r *sdkRow, 
 	return nil
 }
 
-func (s sdkStore) StoreTaskResult(ctx context.Context, session, id string, status reference.Status, result sdk.Result) error {
-	if err := s.live(ctx); err != nil {
-		return err
+// resultArgs checks StoreTaskResult's arguments and returns the result to store.
+func (s sdkStore) resultArgs(status reference.Status, result sdk.Result) (sdk.Result, error) {
+	check := sdkCheckResult
+	if s.h.checkResult != nil {
+		check = s.h.checkResult
 	}
-	if status != reference.StatusCompleted && status != reference.StatusFailed && s.d != sdkResultAnyStatus {
-		return fmt.Errorf("mutant: a result is stored with status completed or failed, not %q: %w", status, reference.ErrInvalid)
+	if err := check(status); err != nil {
+		return nil, err
 	}
 	norm, err := jsonvalue.Normalize(result)
 	obj, ok := norm.(map[string]any)
 	if err != nil || !ok {
-		return fmt.Errorf("mutant: the result is not a JSON object: %w", reference.ErrInvalid)
+		return nil, fmt.Errorf("mutant: the result is not a JSON object: %w", reference.ErrInvalid)
 	}
-	if s.d == sdkAliases {
-		obj = result // the caller's own map
+	if s.h.shareStored {
+		return result, nil // the caller's own map
 	}
-	if s.d == sdkResultWrittenApart {
-		// The status in one write, the result in a second: a reader between them sees a
-		// terminal task without its result.
-		if err := s.finish(session, id, false, func(r *sdkRow, now int64) { r.task.Status = status }); err != nil {
-			return err
-		}
-		runtime.Gosched()
-		s.b.mu.Lock()
-		defer s.b.mu.Unlock()
-		if r, ok := s.b.tasks[id]; ok {
-			r.result = obj
-		}
-		return nil
+	return obj, nil
+}
+
+// sdkCheckResult takes a result with status completed or failed only.
+func sdkCheckResult(status reference.Status) error {
+	if status != reference.StatusCompleted && status != reference.StatusFailed {
+		return fmt.Errorf("mutant: a result is stored with status completed or failed, not %q: %w", status, reference.ErrInvalid)
+	}
+	return nil
+}
+
+func (s sdkStore) StoreTaskResult(ctx context.Context, session, id string, status reference.Status, result sdk.Result) error {
+	if err := s.live(ctx); err != nil {
+		return err
+	}
+	obj, err := s.resultArgs(status, result)
+	if err != nil {
+		return err
 	}
 	return s.finish(session, id, false, func(r *sdkRow, now int64) {
 		r.result = obj
@@ -339,26 +298,35 @@ func (s sdkStore) GetTaskResult(ctx context.Context, session, id string) (sdk.Re
 		return nil, err
 	}
 	if r.result == nil {
-		if s.d == sdkNoResultNotFound {
-			return nil, reference.NotFound(id)
-		}
 		return nil, reference.ErrorFor(reference.ErrNoResult, id)
 	}
-	if s.d == sdkAliases {
+	if s.h.shareStored {
 		return r.result, nil
 	}
 	return jsonvalue.CloneObject(r.result), nil
+}
+
+// sdkCheckStatus: UpdateTaskStatus takes a known status that is not set with a result.
+func sdkCheckStatus(status reference.Status) error {
+	switch {
+	case !status.Known():
+		return fmt.Errorf("mutant: unknown status %q: %w", status, reference.ErrInvalid)
+	case status == reference.StatusCompleted || status == reference.StatusFailed:
+		return fmt.Errorf("mutant: %s is set with its result by StoreTaskResult: %w", status, reference.ErrInvalid)
+	}
+	return nil
 }
 
 func (s sdkStore) UpdateTaskStatus(ctx context.Context, session, id string, status reference.Status, message string) error {
 	if err := s.live(ctx); err != nil {
 		return err
 	}
-	switch {
-	case !status.Known() && s.d != sdkUnknownStatusStored:
-		return fmt.Errorf("mutant: unknown status %q: %w", status, reference.ErrInvalid)
-	case (status == reference.StatusCompleted || status == reference.StatusFailed) && s.d != sdkCompleteWithoutResult:
-		return fmt.Errorf("mutant: %s is set with its result by StoreTaskResult: %w", status, reference.ErrInvalid)
+	check := sdkCheckStatus
+	if s.h.checkStatus != nil {
+		check = s.h.checkStatus
+	}
+	if err := check(status); err != nil {
+		return err
 	}
 	return s.finish(session, id, true, func(r *sdkRow, now int64) {
 		r.task.Status = status
@@ -368,16 +336,27 @@ func (s sdkStore) UpdateTaskStatus(ctx context.Context, session, id string, stat
 	})
 }
 
-// remaining counts, up to 2, the rows from r on that the caller would be listed.
-func (s sdkStore) remaining(rows []*sdkRow, r *sdkRow, session string, now int64) int {
-	n := 0
-	for i := slices.Index(rows, r); i < len(rows) && n < 2; i++ {
-		if x := rows[i]; !x.gone && s.visible(x, session) && !s.expired(x, now) {
-			n++
-		}
+// readCursor is where a listing resumes in rows, and as which session.
+func (s sdkStore) readCursor(rows []*sdkRow, cursor, session string) (int, string, error) {
+	if cursor == "" {
+		return 0, session, nil
 	}
-	return n
+	if s.h.readCursor != nil {
+		return s.h.readCursor(rows, cursor, session)
+	}
+	return sdkReadCursor(rows, cursor, session)
 }
+
+// sdkReadCursor reads a cursor "s<seq>": the listing resumes after the task of that seq.
+func sdkReadCursor(rows []*sdkRow, cursor, session string) (int, string, error) {
+	after, err := strconv.ParseUint(strings.TrimPrefix(cursor, "s"), 10, 64)
+	if err != nil || !strings.HasPrefix(cursor, "s") {
+		return 0, session, fmt.Errorf("mutant: invalid cursor %s: %w", cursor, reference.ErrInvalid)
+	}
+	return sort.Search(len(rows), func(i int) bool { return rows[i].seq > after }), session, nil
+}
+
+func sdkNextCursor(last *sdkRow, _ string) string { return "s" + strconv.FormatUint(last.seq, 10) }
 
 func (s sdkStore) ListTasks(ctx context.Context, session, cursor string) (sdk.Page, error) {
 	if err := s.live(ctx); err != nil {
@@ -387,46 +366,16 @@ func (s sdkStore) ListTasks(ctx context.Context, session, cursor string) (sdk.Pa
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
 	rows := s.b.order
-	if s.d == sdkQuadraticPaging {
-		// Every page starts from a fresh copy of the caller's tasks.
-		var mine []*sdkRow
-		for _, r := range s.b.order {
-			if !r.gone && s.visible(r, session) && !s.expired(r, now) {
-				mine = append(mine, r)
-			}
-		}
-		rows = mine
+	if s.h.listRows != nil {
+		rows = s.h.listRows(s, session, now)
 	}
-	start := 0
-	switch {
-	case cursor == "":
-	case s.d == sdkCursorByID:
-		// The cursor is the last task's id, looked up among the tasks still there.
-		start = -1
-		for i, r := range rows {
-			if !r.gone && r.task.TaskID == cursor {
-				start = i + 1
-				break
-			}
-		}
-		if start < 0 {
-			return sdk.Page{}, fmt.Errorf("mutant: invalid cursor %s: %w", cursor, reference.ErrInvalid)
-		}
-	default:
-		if s.d == sdkCursorCarriesSession {
-			// The listing goes on as the session the cursor names, not the caller.
-			var owner string
-			cursor, owner, _ = strings.Cut(cursor, ":")
-			session = owner
-		}
-		after, err := strconv.ParseUint(strings.TrimPrefix(cursor, "s"), 10, 64)
-		if (err != nil || !strings.HasPrefix(cursor, "s")) && s.d == sdkCursorGarbageRestarts {
-			break // a cursor it cannot read starts the listing again
-		}
-		if err != nil || !strings.HasPrefix(cursor, "s") {
-			return sdk.Page{}, fmt.Errorf("mutant: invalid cursor %s: %w", cursor, reference.ErrInvalid)
-		}
-		start = sort.Search(len(rows), func(i int) bool { return rows[i].seq > after })
+	start, session, err := s.readCursor(rows, cursor, session)
+	if err != nil {
+		return sdk.Page{}, err
+	}
+	next := sdkNextCursor
+	if s.h.nextCursor != nil {
+		next = s.h.nextCursor
 	}
 	page := sdk.Page{Tasks: []sdk.Task{}}
 	var last *sdkRow
@@ -435,27 +384,19 @@ func (s sdkStore) ListTasks(ctx context.Context, session, cursor string) (sdk.Pa
 		if r.gone || !s.visible(r, session) {
 			continue
 		}
-		if s.expired(r, now) && s.d != sdkListsExpired {
+		if s.expired(r, now) && !s.h.keepExpired {
 			expired = append(expired, r)
 			continue
 		}
-		if len(page.Tasks) == sdkPageSize && s.d == sdkListLosesBoundary && s.remaining(rows, r, session, now) == 1 {
-			break // has-more off by one: a page is followed only when more than one task is left
-		}
 		if len(page.Tasks) == sdkPageSize {
-			if s.d == sdkCursorByID {
-				page.NextCursor = last.task.TaskID
-			} else {
-				page.NextCursor = "s" + strconv.FormatUint(last.seq, 10)
-			}
-			if s.d == sdkCursorCarriesSession {
-				page.NextCursor += ":" + session
+			if s.h.more == nil || s.h.more(s, rows, r, session, now) {
+				page.NextCursor = next(last, session)
 			}
 			break
 		}
 		t := r.task
-		if s.d == sdkListStale {
-			t = r.created
+		if s.h.listed != nil {
+			t = s.h.listed(r)
 		}
 		page.Tasks = append(page.Tasks, t.Clone())
 		last = r
@@ -472,24 +413,11 @@ func (s sdkStore) DeleteTask(ctx context.Context, session, id string) error {
 	}
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
-	switch r, ok := s.b.tasks[id]; {
-	case s.d == sdkDeleteForeignSucceeds && ok && !s.visible(r, session):
-		return nil // found by id, deleted by id and session: no row goes
-	case s.d == sdkDeleteExpiredSucceeds && ok && s.visible(r, session):
-		s.remove(r) // found by id and session, expired or not
-		return nil
-	}
 	r, err := s.lookup(session, id, s.now())
 	if err != nil {
-		if s.d == sdkDeleteMissingSucceeds {
-			return nil
-		}
 		return err
 	}
 	s.remove(r)
-	if s.d == sdkDeleteRecyclesID {
-		s.b.freed = append(s.b.freed, id)
-	}
 	return nil
 }
 
@@ -500,13 +428,13 @@ func (s sdkStore) Cleanup(ctx context.Context) (int, error) {
 	now := s.now()
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
+	swept := s.expired
+	if s.h.swept != nil {
+		swept = s.h.swept
+	}
 	var doomed []*sdkRow
 	for _, r := range s.b.tasks {
-		if s.d == sdkCleanupTTLInt32 && r.task.TTL != nil && r.task.Status.Terminal() && now >= r.createdMs+int64(int32(*r.task.TTL)) {
-			doomed = append(doomed, r) // the sweep's ttl parameter is a 32-bit integer
-			continue
-		}
-		if s.expired(r, now) || (s.d == sdkCleanupRemovesTerminal && r.task.TTL != nil && r.task.Status.Terminal()) {
+		if swept(r, now) {
 			doomed = append(doomed, r)
 		}
 	}
@@ -530,19 +458,10 @@ func (s sdkStore) WaitForUpdate(ctx context.Context, session, id string) error {
 	if err != nil {
 		return err
 	}
-	if s.d == sdkWaitReturnsAtOnce {
-		return nil
-	}
 	select {
 	case <-wake:
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("mutant: %w", ctx.Err())
 	}
-}
-
-// foldAccents is the sdk-session-normalized mutant's comparison: a combining acute accent
-// folded into the precomposed letter, as a Unicode normalisation (NFC) would.
-func foldAccents(s string) string {
-	return strings.NewReplacer("e\u0301", "\u00e9", "a\u0301", "\u00e1").Replace(s)
 }

@@ -22,8 +22,8 @@ import (
 var wrappedMutants = []Mutant{
 	{"owner-index-survives-delete", []string{"L-LIST-3"}, "List finds a principal's rows through a per-owner index that Delete does not clean: an id deleted and created again under another owner (or none) is still listed to the old owner", legacyOnly, &wrapper{legacy: func(st legacyStore, w *wrapState) legacy.Store { return ownerIndexed{st, w} }}},
 	{"cleanup-ages-digit-strings", []string{"L-CLEAN-1"}, `Cleanup reads a created_at that is text of a number ("1764392800000", " 1764392800000 ", "1764392800000.0", "1.7643928e+12") as that number and ages the task from it (section 4: a created_at that is not an integer has no age)`, legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return cleanupSniffsAge{st} })},
-	{"sdk-cursor-date-internal", []string{"P-LIST-1"}, "a cursor is base64url of JSON {\"at\": a date, \"after\": a position}; a date that does not parse is a plain error (an internal error, not invalid params)", sdkOnly, &wrapper{sdk: func(st sdkStore) sdk.Store { return datedCursors{st} }}},
-	{"sdk-refuses-huge-ttl", []string{"P-CREATE-1"}, "CreateTask refuses a ttl past 32 bits of milliseconds with ErrInvalid (an INT column guarded by a check): the specs that need such a task for their setup read setup refused, not failed", sdkOnly, &wrapper{sdk: func(st sdkStore) sdk.Store { return refusesHugeTTL{st} }}},
+	{"sdk-cursor-date-internal", []string{"P-LIST-1"}, "a cursor is base64url of JSON {\"at\": a date, \"after\": a position}; a date that does not parse is a plain error (an internal error, not invalid params)", sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return datedCursors{st} })},
+	{"sdk-refuses-huge-ttl", []string{"P-CREATE-1"}, "CreateTask refuses a ttl past 32 bits of milliseconds with ErrInvalid (an INT column guarded by a check): the specs that need such a task for their setup read setup refused, not failed", sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return refusesHugeTTL{st} })},
 }
 
 // ownerIndexed keeps, beside the honest rows, an index owner → ids that Create fills and
