@@ -19,12 +19,6 @@ import (
 	"github.com/storecheck/storecheck/reference/sdk"
 )
 
-// defect is a defect switched on inside the facade (facade.go); the store's own defects
-// are wrappers and hooks (layers.go).
-type defect int
-
-const honest defect = 0
-
 // Mutant is one broken store of the catalogue.
 type Mutant struct {
 	// Name is the mutant's stable name (storecheck mutants, --adapter mutant:NAME).

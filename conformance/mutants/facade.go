@@ -18,56 +18,67 @@ import (
 // enforces scoping and finality in a real server. Their harness declares its own facade
 // (harness.FacadeOwn), so the facade rules judge the broken facade, in process and over
 // the wire (`storecheck serve` serves it as the facade layer of protocol 2).
-const (
-	facadeCancelOverwrites defect = 1000 + iota
-	facadeListSkipsRecheck
-	facadeUpdateUnissued
-	facadeOwnerEmptyDenied
-	facadeOwnerEmptyPrincipal
-	facadeCleanupZero
-	facadeCancelTerminalFirst
-	facadeUpdateTerminalFirst
-)
-
 // facadeMutants are the facade's defects: the store under them is honest.
 var facadeMutants = []Mutant{
-	{"facade-cancel-overwrites-finished", []string{"L-F-FIN-1", "M-F-FIN-1", "L-F-FIN-2", "M-F-FIN-2"}, "the facade's Cancel overwrites a completed, failed or cancelled task (ConduitMCP's cancel)", both, inside(facadeCancelOverwrites)},
-	{"facade-list-skips-recheck", []string{"L-F-LIST-1", "L-F-SCOPE-1", "S-OWN-1"}, "the facade's List scopes by the request's owner filter and re-checks no row the store returns", legacyOnly, inside(facadeListSkipsRecheck)},
-	{"facade-update-accepts-unissued", []string{"M-F-INPUT-2"}, "the facade's tasks/update stages answers for input keys never issued", modernOnly, inside(facadeUpdateUnissued)},
-	{"facade-owner-empty-denied", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner that no caller has: it stamps it, and shows such a task to the system caller only`, both, inside(facadeOwnerEmptyDenied)},
-	{"facade-owner-empty-as-principal", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner and shows such a task only to a caller whose principal id is "" (the anonymous caller, whatever require_owner says) and to the system caller`, both, inside(facadeOwnerEmptyPrincipal)},
-	{"facade-cancel-terminal-first", []string{"L-F-SCOPE-1"}, "the facade's Cancel answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", legacyOnly, inside(facadeCancelTerminalFirst)},
-	{"facade-update-terminal-first", []string{"M-F-SCOPE-1"}, "the facade's tasks/update answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", modernOnly, inside(facadeUpdateTerminalFirst)},
-	{"facade-cleanup-answers-zero", []string{"L-F-CLEAN-1"}, "the facade's Cleanup answers 0 and removes nothing although its store has Cleanup (the reference facade's answer for a store without one)", legacyOnly, inside(facadeCleanupZero)},
+	{"facade-cancel-overwrites-finished", []string{"L-F-FIN-1", "M-F-FIN-1", "L-F-FIN-2", "M-F-FIN-2"}, "the facade's Cancel overwrites a completed, failed or cancelled task (ConduitMCP's cancel)", both, &wrapper{
+		legacyFacade: func(ref *legacy.Tasks, st legacyStore, _ harness.FacadeConfig) legacy.Facade {
+			return legacyCancelOverwrites{ref, st}
+		},
+		modernFacade: func(m modernBroken) modern.Facade { m.cancelOverwrites = true; return m }}},
+	{"facade-list-skips-recheck", []string{"L-F-LIST-1", "L-F-SCOPE-1", "S-OWN-1"}, "the facade's List scopes by the request's owner filter and re-checks no row the store returns", legacyOnly, legacyFacade(func(ref *legacy.Tasks, st legacyStore, cfg harness.FacadeConfig) legacy.Facade {
+		return legacyListTrusting{ref, st, cfg.RequireOwner}
+	})},
+	{"facade-update-accepts-unissued", []string{"M-F-INPUT-2"}, "the facade's tasks/update stages answers for input keys never issued", modernOnly, modernFacade(func(m modernBroken) modern.Facade { m.updateUnissued = true; return m })},
+	{"facade-owner-empty-denied", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner that no caller has: it stamps it, and shows such a task to the system caller only`, both, ownerEmpty(false)},
+	{"facade-owner-empty-as-principal", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner and shows such a task only to a caller whose principal id is "" (the anonymous caller, whatever require_owner says) and to the system caller`, both, ownerEmpty(true)},
+	{"facade-cancel-terminal-first", []string{"L-F-SCOPE-1"}, "the facade's Cancel answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", legacyOnly, legacyFacade(func(ref *legacy.Tasks, _ legacyStore, _ harness.FacadeConfig) legacy.Facade {
+		return legacyTerminalFirst{ref}
+	})},
+	{"facade-update-terminal-first", []string{"M-F-SCOPE-1"}, "the facade's tasks/update answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", modernOnly, modernFacade(func(m modernBroken) modern.Facade { m.terminalFirst = true; return m })},
+	{"facade-cleanup-answers-zero", []string{"L-F-CLEAN-1"}, "the facade's Cleanup answers 0 and removes nothing although its store has Cleanup (the reference facade's answer for a store without one)", legacyOnly, legacyFacade(func(ref *legacy.Tasks, _ legacyStore, _ harness.FacadeConfig) legacy.Facade {
+		return legacyCleanupZero{ref}
+	})},
 }
 
-func isFacadeDefect(d defect) bool { return d >= facadeCancelOverwrites }
+// legacyFacade is a wrapper over the reference legacy facade alone.
+func legacyFacade(f func(ref *legacy.Tasks, st legacyStore, cfg harness.FacadeConfig) legacy.Facade) *wrapper {
+	return &wrapper{legacyFacade: f}
+}
 
-func facadeMode(d defect) harness.FacadeMode {
-	if isFacadeDefect(d) {
+// modernFacade is a wrapper over the reference modern facade alone.
+func modernFacade(f func(m modernBroken) modern.Facade) *wrapper { return &wrapper{modernFacade: f} }
+
+// ownerEmpty is the wrapper of a facade that takes owner "" for a real owner, in both
+// eras; asPrincipal shows such a task to the anonymous caller too.
+func ownerEmpty(asPrincipal bool) *wrapper {
+	return &wrapper{
+		legacyFacade: func(ref *legacy.Tasks, _ legacyStore, _ harness.FacadeConfig) legacy.Facade {
+			return legacyOwnerEmpty{ref, emptyOwnerSeer(asPrincipal)}
+		},
+		modernFacade: func(m modernBroken) modern.Facade {
+			m.emptyOwner = emptyOwnerSeer(asPrincipal)
+			return m
+		},
+	}
+}
+
+// facadeMode: a mutant with a facade layer declares its own facade.
+func (w *wrapper) facadeMode() harness.FacadeMode {
+	if w.legacyFacade != nil || w.modernFacade != nil {
 		return harness.FacadeOwn
 	}
 	return harness.FacadeReference
 }
 
-// LegacyFacade is the reference facade over the namespace's store, with the mutant's
-// facade defect.
+// LegacyFacade is the reference facade over the namespace's store, under the mutant's
+// facade layer.
 func (n *namespace) LegacyFacade(ctx context.Context, cfg harness.FacadeConfig) (legacy.Facade, error) {
 	st := legacyStore{n.instance()}
 	ref := legacy.New(st, legacy.WithRequireOwner(cfg.RequireOwner))
-	switch n.w.d {
-	case facadeCancelOverwrites:
-		return legacyCancelOverwrites{ref, st}, nil
-	case facadeListSkipsRecheck:
-		return legacyListTrusting{ref, st, cfg.RequireOwner}, nil
-	case facadeOwnerEmptyDenied, facadeOwnerEmptyPrincipal:
-		return legacyOwnerEmpty{ref, emptyOwnerSeer(n.w.d == facadeOwnerEmptyPrincipal)}, nil
-	case facadeCleanupZero:
-		return legacyCleanupZero{ref}, nil
-	case facadeCancelTerminalFirst:
-		return legacyTerminalFirst{ref}, nil
+	if n.w.legacyFacade == nil {
+		return ref, nil
 	}
-	return ref, nil
+	return n.w.legacyFacade(ref, st, cfg), nil
 }
 
 // ModernFacade is LegacyFacade for the modern era.
@@ -76,20 +87,10 @@ func (n *namespace) ModernFacade(ctx context.Context, cfg harness.FacadeConfig) 
 	st := modernStore{inst}
 	ref := modern.New(modern.Config{Store: st, Clock: inst.b.clock, RequireOwner: cfg.RequireOwner, DefaultTTL: cfg.DefaultTTL, MaxTTL: cfg.MaxTTL,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	m := modernBroken{Tasks: ref, st: st, clock: inst.b.clock}
-	switch n.w.d {
-	case facadeCancelOverwrites:
-		m.cancelOverwrites = true
-	case facadeUpdateUnissued:
-		m.updateUnissued = true
-	case facadeUpdateTerminalFirst:
-		m.terminalFirst = true
-	case facadeOwnerEmptyDenied, facadeOwnerEmptyPrincipal:
-		m.emptyOwner = emptyOwnerSeer(n.w.d == facadeOwnerEmptyPrincipal)
-	default:
+	if n.w.modernFacade == nil {
 		return ref, nil
 	}
-	return m, nil
+	return n.w.modernFacade(modernBroken{Tasks: ref, st: st, clock: inst.b.clock}), nil
 }
 
 // legacyCancelOverwrites cancels whatever the task's status: scope checked, finality not.

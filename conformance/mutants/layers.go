@@ -34,8 +34,10 @@ type wrapper struct {
 	// inProcessOnly, when not empty, says why the defect cannot show over the wire.
 	inProcessOnly string
 
-	// d is a defect switched on inside the facade (facade.go); honest for the others.
-	d defect
+	// legacyFacade and modernFacade, when not nil, put a layer over each era's reference
+	// facade (facade.go): the mutant then declares its own facade.
+	legacyFacade func(ref *legacy.Tasks, st legacyStore, cfg harness.FacadeConfig) legacy.Facade
+	modernFacade func(m modernBroken) modern.Facade
 }
 
 // legacyLayer is a wrapper over the legacy store alone.
@@ -63,9 +65,6 @@ func withSDKHooks(h sdkHooks) func(sdkStore, *wrapState) sdk.Store {
 
 // sdkHooked is the wrapper of a defect that is hooks inside the SDK profile's store.
 func sdkHooked(h sdkHooks) *wrapper { return &wrapper{sdk: withSDKHooks(h)} }
-
-// inside is the wrapper of a defect switched on inside the facade.
-func inside(d defect) *wrapper { return &wrapper{d: d} }
 
 // wrapState is a namespace's state the wrappers keep beside the honest backend: indexes
 // and columns of their own, the locks and counters of their defects.
@@ -135,7 +134,7 @@ type storeHarness struct {
 func (h *storeHarness) Name() string { return h.name }
 
 func (h *storeHarness) Capabilities() harness.Capabilities {
-	return harness.Capabilities{Legacy: true, Modern: true, SDK: true, Clock: true, Shared: true, Facade: facadeMode(h.w.d)}
+	return harness.Capabilities{Legacy: true, Modern: true, SDK: true, Clock: true, Shared: true, Facade: h.w.facadeMode()}
 }
 
 func (h *storeHarness) Open(ctx context.Context, clock reference.Clock) (harness.Namespace, error) {
