@@ -46,3 +46,19 @@ func TestReferenceCodeNamesNoMutant(t *testing.T) {
 		}
 	}
 }
+
+// TestHonestStoresNameNoMutant: the honest stores every mutant is built over (store.go,
+// sdk_store.go) name no mutant; each defect is a wrapper or hook in its family's file.
+func TestHonestStoresNameNoMutant(t *testing.T) {
+	for _, path := range []string{"store.go", "sdk_store.go"} {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range Catalogue() {
+			if strings.Contains(string(text), m.Name) {
+				t.Errorf("%s names mutant %q: the honest store must carry no defect (write it as a wrapper or hook in its family's file)", path, m.Name)
+			}
+		}
+	}
+}
