@@ -26,8 +26,9 @@ import (
 var obanGuideMutants = []Mutant{
 	{
 		Name: "oban-guide-legacy",
-		// Not L-LIST-3: with no owner stored every row is unowned, which every caller
-		// may see, so ignoring the scope returns the right rows. Not S-CONC-1: its
+		// L-LIST-3 fails too, as a consequence of L-OWNER-1: an id created again under
+		// another owner is stored without one, so the scope of callers without an owner
+		// lists it. Not S-CONC-1: its
 		// state machine stops on the missing owner and files it under L-CREATE-1 (the
 		// task read back lost the owner key of its metadata, a consequence of
 		// L-OWNER-1), so S-CONC-1 is inconclusive; the column-wise Repo.update races

@@ -7,7 +7,9 @@ import (
 	"testing"
 )
 
-// guideVerdicts is what the battery must say about the Oban guide's stores, exactly:
+// guideVerdicts is what the battery must say about the Oban guide's stores, exactly (a
+// task shown to a caller it is not for is S-OWN-1's fault, not S-OWN-2's, which judges
+// only how a denial reads):
 // the rules the guide's defects break must fail, every consequence of the same defects must fail
 // too (the reason says why it follows), a rule listed inconclusive must be reported so,
 // and nothing else may fail. mayFail is the one exception: a consequence that only a
@@ -24,12 +26,12 @@ var guideVerdicts = []struct {
 		required: []string{"L-OWNER-1", "L-LIST-4", "L-CONC-1"},
 		consequence: map[string]string{
 			"S-OWN-1":      "L-OWNER-1: no owner comes back, so the facade takes every task for unowned and shows it to every caller",
-			"S-OWN-2":      "L-OWNER-1: a task of another owner is found where it must answer as a missing one",
 			"S-OWN-3":      "L-OWNER-1: with no owner stored, no owner comparison can be exact",
 			"L-F-CREATE-1": "L-OWNER-1: the owner the facade stamps into meta is dropped by cast/3 (the schema has no owner field)",
 			"L-F-SCOPE-1":  "L-OWNER-1: as S-OWN-1, through the facade's Get, Cancel and List",
 			"L-F-LIST-1":   "L-OWNER-1: the facade's re-check cannot drop rows whose owner the store lost",
 			"L-LIST-2":     "L-LIST-4: the limit is applied to rows outside the Owner scope, so a scoped List with a limit comes back short",
+			"L-LIST-3":     "L-OWNER-1: an id created again under another owner is stored without one, so the scope of callers without an owner lists it",
 			"L-F-FIN-2":    "SHOULD (--strict): cancel/1 is a plain Repo.update and the store has no conditional update, so the facade's cancel is check-then-act",
 		},
 		mayFail: map[string]string{
