@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -188,17 +187,7 @@ func TestMRTRBeforeTask(t *testing.T) {
 func TestLegacyInputBeforeWork(t *testing.T) {
 	inW, outR, _ := serveStdio(t, server.Config{}, "alice")
 	defer inW.Close()
-	msgs := make(chan map[string]any, 16)
-	go func() {
-		sc := bufio.NewScanner(outR)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				msgs <- m
-			}
-		}
-		close(msgs)
-	}()
+	msgs := messages(outR)
 	send := func(v map[string]any) {
 		v["jsonrpc"] = "2.0"
 		b, _ := json.Marshal(v)

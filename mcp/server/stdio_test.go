@@ -37,6 +37,23 @@ func serveStdio(t *testing.T, cfg server.Config, principal string) (in *io.PipeW
 	return inW, outR, served
 }
 
+// messages reads the JSON objects a stdio server writes to out, as they come, until out
+// closes.
+func messages(out io.Reader) <-chan map[string]any {
+	msgs := make(chan map[string]any, 16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				msgs <- m
+			}
+		}
+		close(msgs)
+	}()
+	return msgs
+}
+
 // TestStdioBadInputKeepsServing: over stdio a line that is not JSON is -32700, a batch
 // and a line over MaxBody -32600, each with a null id, and the next line is still served.
 func TestStdioBadInputKeepsServing(t *testing.T) {
@@ -82,17 +99,7 @@ func TestStdioBadInputKeepsServing(t *testing.T) {
 // its result carries both answers.
 func TestStdioLegacyMultiInput(t *testing.T) {
 	inW, outR, _ := serveStdio(t, server.Config{}, "alice")
-	msgs := make(chan map[string]any, 16)
-	go func() {
-		sc := bufio.NewScanner(outR)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				msgs <- m
-			}
-		}
-		close(msgs)
-	}()
+	msgs := messages(outR)
 	send := func(v any) {
 		b, _ := json.Marshal(v)
 		if _, err := inW.Write(append(b, '\n')); err != nil {

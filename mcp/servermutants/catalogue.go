@@ -56,23 +56,21 @@ func (m Mutant) Configure(cfg server.Config, die func()) server.Config {
 
 // around puts w around the server's dispatch, outside any Wrap cfg has.
 func around(cfg *server.Config, w func(next server.Handler) server.Handler) {
-	inner := cfg.Wrap
-	cfg.Wrap = func(next server.Handler) server.Handler {
-		if inner != nil {
-			next = inner(next)
-		}
-		return w(next)
-	}
+	cfg.Wrap = outside(cfg.Wrap, w)
 }
 
 // middleware puts mw around the server's HTTP endpoint, outside any Middleware cfg has.
 func middleware(cfg *server.Config, mw func(next http.Handler) http.Handler) {
-	inner := cfg.Middleware
-	cfg.Middleware = func(next http.Handler) http.Handler {
+	cfg.Middleware = outside(cfg.Middleware, mw)
+}
+
+// outside composes two decorators: inner (which may be nil) first, then outer around it.
+func outside[H any](inner, outer func(next H) H) func(next H) H {
+	return func(next H) H {
 		if inner != nil {
 			next = inner(next)
 		}
-		return mw(next)
+		return outer(next)
 	}
 }
 
