@@ -123,6 +123,25 @@ func writeServerVerdicts(path string, runs []serverMutantRun) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
+// rowsOutside lists r's rows ("ID era outcome") whose outcome is none of keep.
+func rowsOutside(r *conformance.Report, keep ...conformance.Outcome) []string {
+	var out []string
+	for _, rr := range r.Rules {
+		if !slices.Contains(keep, rr.Outcome) {
+			out = append(out, fmt.Sprintf("%s %s %s", rr.ID, rr.Era, rr.Outcome))
+		}
+	}
+	return out
+}
+
+// causes is rows as a run's why ("" for none).
+func causes(rows []string) string {
+	if len(rows) == 0 {
+		return ""
+	}
+	return strings.Join(rows, "; ") + "; "
+}
+
 // honestServer names the honest server's row.
 const honestServer = "(honest)"
 
@@ -198,30 +217,17 @@ func probeMutant(ctx context.Context, m servermutants.Mutant) (out serverMutantR
 		out.why = err.Error()
 		return out
 	}
-	for _, rr := range r.Rules {
-		if rr.Outcome != conformance.Passed {
-			out.rows = append(out.rows, fmt.Sprintf("%s %s %s", rr.ID, rr.Era, rr.Outcome))
-		}
-	}
+	out.rows = rowsOutside(r, conformance.Passed)
 	if m.Honest {
-		out.killed = r.OK()
-		for _, rr := range r.Rules {
-			if rr.Outcome != conformance.Passed && rr.Outcome != conformance.NotExercised {
-				out.why += fmt.Sprintf("%s %s %s; ", rr.ID, rr.Era, rr.Outcome)
-			}
-		}
-		out.killed = out.killed && out.why == ""
+		out.why = causes(rowsOutside(r, conformance.Passed, conformance.NotExercised))
+		out.killed = r.OK() && out.why == ""
 		return out
 	}
 	if m.Empty {
 		// Nothing to exercise: killed when the run fails for having exercised no rule.
 		_, none := r.NoneExercised()
-		out.killed = none && !r.OK()
-		for _, rr := range r.Rules {
-			if rr.Outcome != conformance.NotExercised {
-				out.killed, out.why = false, out.why+fmt.Sprintf("%s %s %s; ", rr.ID, rr.Era, rr.Outcome)
-			}
-		}
+		out.why = causes(rowsOutside(r, conformance.NotExercised))
+		out.killed = none && !r.OK() && out.why == ""
 		return out
 	}
 	out.killed, out.why = probe.Killed(r, m.Breaks)

@@ -82,8 +82,7 @@ func (m Mutant) Stdin(in io.Reader) io.Reader {
 	return m.Input(in)
 }
 
-// wrapped are the defects built as wrappers, by the family of rules they bite.
-// catalogue is every defect, by name; built once.
+// catalogue is every defect, by name, gathered from the families' files; built once.
 var catalogue = sync.OnceValue(func() []Mutant {
 	out := slices.Concat(transportMutants, capabilityMutants, inputMutants, accessMutants, lifecycleMutants, listMutants)
 	slices.SortFunc(out, func(a, b Mutant) int { return strings.Compare(a.Name, b.Name) })
