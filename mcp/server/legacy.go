@@ -108,7 +108,15 @@ func (s *Server) legacyCall(ctx context.Context, r *Request) (any, *Error) {
 		return nil, e
 	}
 	id := reference.GenerateID()
-	task, err := s.legacy.Create(ctx, id, meta, r.owner)
+	// Leased before it exists: an instance that dies after the write leaves no task
+	// without a lease.
+	unlease, err := s.lease(ctx, eraLegacy, id)
+	var task legacy.Task
+	if err == nil {
+		if task, err = s.legacy.Create(ctx, id, meta, r.owner); err != nil {
+			unlease()
+		}
+	}
 	if err != nil {
 		s.unreserve(r.owner)
 		return nil, errorf(jsonrpc.CodeInternal, "create the task: %v", err)
@@ -117,6 +125,7 @@ func (s *Server) legacyCall(ctx context.Context, r *Request) (any, *Error) {
 	s.work.Add(1)
 	go func() {
 		defer s.work.Done()
+		defer unlease()
 		defer s.release(id)
 		res, rpcErr := t.runAll(s.ctx, legacyWork{s, id}, args)
 		changes := legacy.Task{keyUpdatedAt: reference.NowMillis(s.cfg.Clock)}
@@ -230,8 +239,15 @@ func (s *Server) legacyJSON(t legacy.Task) map[string]any {
 	return out
 }
 
-// legacyChanged sends notifications/tasks/status to the task's sessions.
+// legacyChanged sends notifications/tasks/status to the task's sessions, on this
+// instance and on the others over the store.
 func (s *Server) legacyChanged(t legacy.Task) {
+	s.legacyNotify(t)
+	s.signal(eraLegacy, t.ID())
+}
+
+// legacyNotify sends notifications/tasks/status to the task's sessions on this instance.
+func (s *Server) legacyNotify(t legacy.Task) {
 	sid, _ := t[keySession].(string)
 	s.deliver(t.Owner(), sid, map[string]any{"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": s.legacyJSON(t)})
 }

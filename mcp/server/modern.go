@@ -102,11 +102,16 @@ func (s *Server) modernCall(ctx context.Context, r *Request) (any, *Error) {
 	poll := s.cfg.PollInterval
 	started := false
 	task, err := s.modern.Create(ctx, modern.CreateOptions{Owner: r.owner, PollInterval: &poll, StatusMessage: "The operation is in progress."},
-		func(_ context.Context, id string) error {
+		func(ctx context.Context, id string) error {
+			unlease, err := s.lease(ctx, eraModern, id)
+			if err != nil {
+				return err
+			}
 			started = true
 			s.hold(r.owner, id)
 			s.work.Add(1)
 			go func() {
+				defer unlease()
 				defer s.release(id)
 				s.modernRun(t, id, args)
 			}()

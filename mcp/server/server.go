@@ -15,6 +15,7 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storecheck/storecheck/mcp/cluster"
 	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -86,6 +88,16 @@ type Config struct {
 	// delivered it to the task's sessions: those of owner, or for a task without one the
 	// session that made it (sessionID).
 	Notified func(owner, sessionID string, note any)
+	// Secret signs the tokens the server issues (tasks/list cursors, requestState):
+	// instances given the same secret take each other's. nil: a random one per server.
+	Secret []byte
+	// Signals and Leases make the server one of several instances over one shared store
+	// (cluster.go): Signals tells every instance of a task changed on any (for its
+	// listeners), Leases lets another instance end the tasks of one that died. nil: a
+	// single instance. Lease is how long work stays leased without renewal (0: 10 s).
+	Signals cluster.Signals
+	Leases  cluster.Leases
+	Lease   time.Duration
 }
 
 // Server serves MCP with tasks. It is safe for concurrent use.
@@ -111,6 +123,8 @@ type Server struct {
 	limitMu sync.Mutex
 	running map[string]int    // tasks counted against the limit, by owner ("" for anonymous)
 	holding map[string]string // the owner each counted task is counted for, by task id
+
+	peers *peers // the other instances over the store (cluster.go); nil alone
 }
 
 // session is one 2025-11-25 client: made by initialize, named by Mcp-Session-Id (on stdio,
@@ -165,6 +179,9 @@ func New(cfg Config) (*Server, error) {
 	if _, err := rand.Read(s.secret[:]); err != nil {
 		return nil, err
 	}
+	if cfg.Secret != nil {
+		s.secret = sha256.Sum256(cfg.Secret)
+	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.serve = s.route
 	if cfg.Wrap != nil {
@@ -179,8 +196,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Modern != nil {
 		s.hub = modern.NewHub(modern.HubOptions{RequireOwner: cfg.RequireOwner})
-		s.modern = modern.New(modern.Config{Store: cfg.Modern, Notifier: s.hub, RequireOwner: cfg.RequireOwner,
+		s.modern = modern.New(modern.Config{Store: cfg.Modern, Notifier: s.modernNotifier(), RequireOwner: cfg.RequireOwner,
 			Clock: cfg.Clock, DefaultTTL: cfg.DefaultTTL, MaxTTL: cfg.MaxTTL})
+	}
+	if err := s.join(); err != nil {
+		s.cancel()
+		return nil, err
 	}
 	return s, nil
 }
