@@ -20,6 +20,8 @@ import (
 
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/conformance/mutants"
+	"github.com/storecheck/storecheck/schema"
+	"github.com/storecheck/storecheck/version"
 )
 
 func init() {
@@ -446,7 +448,7 @@ func reportMutants(c *app, all []mutants.Mutant, runs [][]mutantRun, jsonPath st
 		fmt.Fprintf(c.stdout, "\nkill rate: %d/%d (%.1f%%)\n", killed, total, rate)
 	}
 	if jsonPath != "" {
-		out := map[string]any{"killed": killed, "total": total, "runs": n, "verdicts": verdicts}
+		out := map[string]any{"schema": schema.Mutants, "storecheck": version.Get(), "killed": killed, "total": total, "runs": n, "verdicts": verdicts}
 		if total > 0 {
 			out["least_kills"] = minKills
 			out["least_killed"] = minName

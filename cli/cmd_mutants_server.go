@@ -21,6 +21,8 @@ import (
 	"github.com/storecheck/storecheck/probe"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/memstore"
+	"github.com/storecheck/storecheck/schema"
+	"github.com/storecheck/storecheck/version"
 )
 
 // serverMutantRun is the probe's run against the reference MCP server with one defect.
@@ -110,8 +112,10 @@ func writeServerVerdicts(path string, runs []serverMutantRun) error {
 		NotPassed []string `json:"not_passed"`
 	}
 	out := struct {
-		Verdicts []verdict `json:"verdicts"`
-	}{}
+		Schema     string       `json:"schema"`
+		Storecheck version.Info `json:"storecheck"`
+		Verdicts   []verdict    `json:"verdicts"`
+	}{Schema: schema.ServerMutants, Storecheck: version.Get()}
 	for _, r := range runs {
 		word, _, _ := strings.Cut(serverVerdict(r), ":")
 		out.Verdicts = append(out.Verdicts, verdict{Mutant: r.name, Breaks: r.rules, Verdict: strings.ToLower(word), Why: r.why, NotPassed: r.rows})

@@ -18,6 +18,7 @@ import (
 	"github.com/storecheck/storecheck/probe"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/memstore"
+	"github.com/storecheck/storecheck/schema/schematest"
 )
 
 // TestProbeSilentServerExits1: a server that never answers ends the probe within its
@@ -175,6 +176,7 @@ func TestProbeMissingToolNamed(t *testing.T) {
 	if code != exitFailed {
 		t.Errorf("exit %d, want %d\n%s\n%s", code, exitFailed, stdout, stderr)
 	}
+	schematest.CheckFile(t, out)
 	report, err := readReport(out)
 	if err != nil {
 		t.Fatal(err)

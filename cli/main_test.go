@@ -18,6 +18,7 @@ import (
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/schema/schematest"
 )
 
 // childEnv makes the test binary act as storecheck itself: a run executes the battery,
@@ -194,6 +195,7 @@ func TestRunMemstoreWritesReports(t *testing.T) {
 		t.Errorf("stderr is not a terminal, yet storecheck wrote to it: %q", errOut)
 	}
 
+	schematest.CheckFile(t, jsonPath)
 	report, err := readReport(jsonPath)
 	if err != nil {
 		t.Fatalf("JSON report: %v", err)

@@ -17,6 +17,7 @@ import (
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/memstore"
 	"github.com/storecheck/storecheck/reference/modern"
+	"github.com/storecheck/storecheck/schema/schematest"
 )
 
 // ownStore stands for a store author's harness: another module's store under its own name.
@@ -50,6 +51,7 @@ func TestWithHarnessIsTheDefault(t *testing.T) {
 		}
 		t.Fatalf("run with the own store: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
+	schematest.CheckFile(t, report)
 	r, err := readReport(report)
 	if err != nil {
 		t.Fatal(err)

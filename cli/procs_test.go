@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/schema/schematest"
 )
 
 func TestEraGroupsBalanceAndKeepOrder(t *testing.T) {
@@ -42,6 +43,7 @@ func TestRunInSeveralProcessesMatchesOne(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("storecheck run --procs %s: exit %d\nstdout:\n%s\nstderr:\n%s", procs, code, out, errOut)
 		}
+		schematest.CheckFile(t, path)
 		r, err := readReport(path)
 		if err != nil {
 			t.Fatal(err)
@@ -93,6 +95,7 @@ func TestEraPartBeyondTheGroupsChecksNothing(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("storecheck run --era-part %s: exit %d\nstdout:\n%s\nstderr:\n%s", tc.part, code, out, errOut)
 		}
+		schematest.CheckFile(t, path)
 		r, err := readReport(path)
 		if err != nil {
 			t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/storecheck/storecheck/mcp/servermutants"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/memstore"
+	"github.com/storecheck/storecheck/schema/schematest"
 )
 
 // withoutTasks serves the reference server as one that has no tasks: it declares none
@@ -67,6 +68,7 @@ func TestProbeNothingExercisedFails(t *testing.T) {
 		if !strings.Contains(stderr, "--allow-empty") {
 			t.Errorf("stderr does not say how to accept the empty run:\n%s", stderr)
 		}
+		schematest.CheckFile(t, jsonPath)
 		var r struct {
 			NoRuleExercised string `json:"no_rule_exercised"`
 		}
@@ -93,6 +95,7 @@ func TestRunNothingExercisedFails(t *testing.T) {
 	if code != exitFailed || !strings.Contains(stdout, "\n"+want+"\n") || !strings.Contains(stderr, "--allow-empty") {
 		t.Errorf("run --rules S-SHARE-1: exit %d, want %d and %q\n%s\n%s", code, exitFailed, want, stdout, stderr)
 	}
+	schematest.CheckFile(t, jsonPath)
 	if raw, err := os.ReadFile(jsonPath); err != nil || !strings.Contains(string(raw), `"no_rule_exercised": "not applicable`) {
 		t.Errorf("JSON report lacks no_rule_exercised (%v):\n%s", err, raw)
 	}

@@ -15,7 +15,17 @@ import (
 	"strings"
 
 	"github.com/storecheck/storecheck/conformance/rules"
-	"github.com/storecheck/storecheck/mcp/server"
+)
+
+// The MCP protocol versions of the eras checked. mcp/server and the probe speak the same
+// (a test holds them equal); they are not imported from there so that a report, which
+// carries them, does not link the MCP server.
+const (
+	ProtocolLegacy = "2025-11-25"
+	ProtocolModern = "2026-07-28"
+	// ProtocolSDK: the SDK task-store profile is the stores the SDKs ship for the
+	// 2025-11-25 tasks utility.
+	ProtocolSDK = "2025-11-25"
 )
 
 // Module is storecheck's module path: the build information is read for it whether
@@ -56,11 +66,9 @@ type Catalogue struct {
 func Get() Info {
 	info := Info{Module: Module, Version: "(devel)", Go: runtime.Version(),
 		Protocols: []Protocol{
-			{Era: "legacy", Version: server.VersionLegacy},
-			{Era: "modern", Version: server.VersionModern},
-			// The SDK task-store profile is the stores the SDKs ship for the 2025-11-25
-			// tasks utility.
-			{Era: "sdk", Version: server.VersionLegacy},
+			{Era: "legacy", Version: ProtocolLegacy},
+			{Era: "modern", Version: ProtocolModern},
+			{Era: "sdk", Version: ProtocolSDK},
 		},
 		Rules: catalogue(rules.All())}
 	bi, ok := debug.ReadBuildInfo()

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/storecheck/storecheck/conformance/rules"
+	"github.com/storecheck/storecheck/mcp/server"
 )
 
 // TestFromBuild: storecheck's version and VCS state are read from the build whether it is
@@ -60,7 +61,8 @@ func TestGetNamesEveryEra(t *testing.T) {
 	for _, p := range info.Protocols {
 		eras[p.Era] = p.Version
 	}
-	want := map[string]string{"legacy": "2025-11-25", "modern": "2026-07-28", "sdk": "2025-11-25"}
+	// The protocols the MCP server speaks are the ones the version block names.
+	want := map[string]string{"legacy": server.VersionLegacy, "modern": server.VersionModern, "sdk": server.VersionLegacy}
 	for era, v := range want {
 		if eras[era] != v {
 			t.Errorf("Get().Protocols: era %s reads %q, want %q (all: %v)", era, eras[era], v, info.Protocols)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/schema"
+	"github.com/storecheck/storecheck/version"
 )
 
 // Outcome of a fault rule in one fault. The values are the battery's
@@ -134,11 +136,16 @@ func (f FaultResult) recovery() string {
 	return strings.Join(rec, ", ")
 }
 
-// JSON writes the report as indented JSON.
+// JSON writes the report as indented JSON, after its schema (schema.Faults) and the
+// storecheck that wrote it.
 func (r *Report) JSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(struct {
+		Schema     string       `json:"schema"`
+		Storecheck version.Info `json:"storecheck"`
+		*Report
+	}{schema.Faults, version.Get(), r})
 }
 
 // Summary writes the report for people: one block per fault, then the failures.

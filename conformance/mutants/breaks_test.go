@@ -16,6 +16,7 @@ import (
 
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/conformance/mutants"
+	"github.com/storecheck/storecheck/schema/schematest"
 )
 
 // Each mutant fails exactly the rules it declares it breaks (Mutant.Breaks), no other:
@@ -243,6 +244,9 @@ func runReport(bin, report string, args ...string) (cliRun, error) {
 	data, err := os.ReadFile(report)
 	if err != nil {
 		return r, fmt.Errorf("storecheck run %v: no report (%v): %s", args, runErr, lastLinesOf(r.out, 30))
+	}
+	if err := schematest.Validate(data); err != nil {
+		return r, fmt.Errorf("storecheck run %v: report %s: %w", args, report, err)
 	}
 	var rep struct{ Rules []ruleOutcome }
 	if err := json.Unmarshal(data, &rep); err != nil {

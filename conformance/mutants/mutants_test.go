@@ -14,6 +14,7 @@ import (
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/conformance/mutants"
 	"github.com/storecheck/storecheck/internal/clibuild"
+	"github.com/storecheck/storecheck/schema/schematest"
 )
 
 // TestHonestStore: the store every mutant is a variant of passes the battery, SHOULD
@@ -195,6 +196,7 @@ func runMutants(t *testing.T, bin string, flags ...string) (int, verdicts, strin
 	if rerr != nil {
 		t.Fatalf("no verdicts (exit %d): %v", code, rerr)
 	}
+	schematest.Check(t, data)
 	var got verdicts
 	if err := json.Unmarshal(data, &got); err != nil {
 		t.Fatalf("verdicts: %v", err)
@@ -567,6 +569,7 @@ func readReport(t *testing.T, path string) conformance.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	schematest.Check(t, data)
 	var r conformance.Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,8 @@ import (
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/conformance/rules"
+	"github.com/storecheck/storecheck/schema"
+	"github.com/storecheck/storecheck/version"
 )
 
 // Outcome is how a rule (or one spec) fared in a run.
@@ -343,16 +345,23 @@ func (r *Report) Rule(id string, era harness.Era) (RuleResult, bool) {
 	return RuleResult{}, false
 }
 
-// JSON writes the report as indented JSON, with no_rule_exercised naming the cause when
-// the run exercised no rule.
+// JSON writes the report as indented JSON: its schema (schema.Report), the storecheck
+// that wrote it, the report, and no_rule_exercised naming the cause when the run
+// exercised no rule.
 func (r *Report) JSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	cause, _ := r.NoneExercised()
-	return enc.Encode(struct {
-		*Report
-		NoRuleExercised string `json:"no_rule_exercised,omitempty"`
-	}{r, cause})
+	return enc.Encode(File{Schema: schema.Report, Storecheck: version.Get(), Report: r, NoRuleExercised: cause})
+}
+
+// File is a report as its JSON file holds it: what JSON writes and storecheck report
+// reads back.
+type File struct {
+	Schema     string       `json:"schema"`
+	Storecheck version.Info `json:"storecheck"`
+	*Report
+	NoRuleExercised string `json:"no_rule_exercised,omitempty"`
 }
 
 // JUnit writes the report as JUnit XML: one testsuite per era, one testcase per spec

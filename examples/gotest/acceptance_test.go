@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/storecheck/storecheck/schema/schematest"
 )
 
 // The rules every command of TestREADMEAcceptance runs: one per era, so that the
@@ -179,6 +181,7 @@ var (
 			t.Errorf("%s: no JSON report: %v", form, err)
 			return
 		}
+		schematest.Check(t, j)
 		var r struct {
 			Store  string `json:"store"`
 			Strict bool   `json:"strict"`
@@ -243,6 +246,7 @@ var (
 	if err != nil {
 		t.Fatalf("mystore-check wrote no JSON report: %v\n%s", err, cliOut)
 	}
+	schematest.Check(t, j)
 	var r struct {
 		Store string `json:"store"`
 		Rules []struct {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/internal/clibuild"
+	"github.com/storecheck/storecheck/schema/schematest"
 )
 
 // verdictsVersion is the SDK version the verdicts below were observed on.
@@ -165,6 +166,7 @@ func runProfile(t *testing.T, bin, rules string) map[string]reportRule {
 	if err != nil {
 		t.Fatalf("no JSON report (%v):\n%s", err, out)
 	}
+	schematest.Check(t, data)
 	var r struct {
 		Rules []reportRule `json:"rules"`
 	}
