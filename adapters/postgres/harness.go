@@ -116,6 +116,7 @@ type namespace struct {
 	pools opened.Set[*schemaPool]
 	mu    sync.Mutex
 	holds []*pgx.Conn // connections of Block, closed by Close if still open
+	kept  bool        // a named schema (cluster.go): Close leaves it
 }
 
 var errClosed = errors.New("postgres harness: namespace closed")
@@ -168,7 +169,12 @@ func (n *namespace) Close(ctx context.Context) error {
 	return n.drop(ctx)
 }
 
-func (n *namespace) drop(ctx context.Context) error { return n.h.admin.DropSchema(ctx, n.schema) }
+func (n *namespace) drop(ctx context.Context) error {
+	if n.kept {
+		return nil
+	}
+	return n.h.admin.DropSchema(ctx, n.schema)
+}
 
 var _ harness.Blocker = (*namespace)(nil)
 
