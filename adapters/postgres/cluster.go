@@ -194,4 +194,3 @@ func (c *Cluster) Close() error {
 	}
 	return nil
 }
-
