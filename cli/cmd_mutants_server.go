@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/mcp/server"
 	"github.com/storecheck/storecheck/mcp/servermutants"
 	"github.com/storecheck/storecheck/probe"
@@ -40,7 +41,7 @@ type serverMutantRun struct {
 // its deliberate defects (servermutants.Catalogue), on loopback: the honest server must pass
 // strict, and each mutant must fail exactly the rules it declares.
 func runServerMutants(c *app, only string, parallel int, list bool, jsonPath string) int {
-	var picked []servermutants.Mutant
+	var picked []mutant.Mutant[servermutants.Build]
 	for _, name := range strings.Split(only, ",") {
 		if _, ok := servermutants.ByName(strings.TrimSpace(name)); only != "" && !ok {
 			fmt.Fprintf(c.stderr, "storecheck mutants --server: --only: no server mutant %q\n", name)
@@ -50,7 +51,7 @@ func runServerMutants(c *app, only string, parallel int, list bool, jsonPath str
 	for _, m := range servermutants.Catalogue() {
 		// A defect of stdio only is the honest server over HTTP, where these runs serve:
 		// the probe's stdio tests run it.
-		if (only == "" || slices.Contains(strings.Split(only, ","), m.Name)) && !m.StdioOnly {
+		if (only == "" || slices.Contains(strings.Split(only, ","), m.Name)) && !m.Build.StdioOnly {
 			picked = append(picked, m)
 		}
 	}
@@ -63,7 +64,7 @@ func runServerMutants(c *app, only string, parallel int, list bool, jsonPath str
 		tw.Flush()
 		return exitOK
 	}
-	picked = append([]servermutants.Mutant{{Name: honestServer, Honest: true}}, picked...)
+	picked = append([]mutant.Mutant[servermutants.Build]{{Name: honestServer, Build: servermutants.Build{Honest: true}}}, picked...)
 	runs := make([]serverMutantRun, len(picked))
 	var g errgroup.Group
 	g.SetLimit(max(parallel, 1))
@@ -150,11 +151,11 @@ func causes(rows []string) string {
 const honestServer = "(honest)"
 
 // breaks is what the list says a mutant breaks.
-func breaks(m servermutants.Mutant) string {
-	if m.Honest {
+func breaks(m mutant.Mutant[servermutants.Build]) string {
+	if m.Build.Honest {
 		return "- (honest twin: must pass)"
 	}
-	if m.Empty {
+	if m.Build.Empty {
 		return "- (no tasks: must exercise no rule)"
 	}
 	return strings.Join(m.Breaks, " ")
@@ -186,8 +187,8 @@ func serverVerdict(r serverMutantRun) string {
 // probeMutant serves the reference server with the defect of m (none for the honest
 // server) on a loopback port and probes it in both eras under strict. An honest run
 // (the server, or an honest twin) "killed" means it passed.
-func probeMutant(ctx context.Context, m servermutants.Mutant) (out serverMutantRun) {
-	out = serverMutantRun{name: m.Name, rules: breaks(m), honest: m.Honest}
+func probeMutant(ctx context.Context, m mutant.Mutant[servermutants.Build]) (out serverMutantRun) {
+	out = serverMutantRun{name: m.Name, rules: breaks(m), honest: m.Build.Honest}
 	if m.Name == honestServer {
 		out.rules = "-"
 	}
@@ -204,7 +205,7 @@ func probeMutant(ctx context.Context, m servermutants.Mutant) (out serverMutantR
 	die := func() { once.Do(func() { _ = hs.Close() }) }
 	// A task limit per principal, so that V-LIMIT-1 meets one: far above what any other
 	// check keeps running at once.
-	srv, err := server.New(m.Configure(server.Config{Legacy: st.Legacy(), Modern: st.Modern(),
+	srv, err := server.New(m.Build.Configure(server.Config{Legacy: st.Legacy(), Modern: st.Modern(),
 		Principals: map[string]string{"storecheck-a": "alice", "storecheck-b": "bob"}, MaxTasksPerPrincipal: 16}, die))
 	if err != nil {
 		ln.Close()
@@ -222,12 +223,12 @@ func probeMutant(ctx context.Context, m servermutants.Mutant) (out serverMutantR
 		return out
 	}
 	out.rows = rowsOutside(r, conformance.Passed)
-	if m.Honest {
+	if m.Build.Honest {
 		out.why = causes(rowsOutside(r, conformance.Passed, conformance.NotExercised))
 		out.killed = r.OK() && out.why == ""
 		return out
 	}
-	if m.Empty {
+	if m.Build.Empty {
 		// Nothing to exercise: killed when the run fails for having exercised no rule.
 		_, none := r.NoneExercised()
 		out.why = causes(rowsOutside(r, conformance.NotExercised))

@@ -109,7 +109,7 @@ func TestRunNothingExercisedFails(t *testing.T) {
 // fault, not the era line.
 func TestProbeSummaryShowsFailures(t *testing.T) {
 	m, _ := servermutants.ByName("foreign-sees-tasks")
-	url := probeServer(t, m.Configure(server.Config{}, func() {}))
+	url := probeServer(t, m.Build.Configure(server.Config{}, func() {}))
 	code, stdout, stderr := cliRun(t, append(append([]string{"probe", "--rules", "V-DENY-1"}, principals...), url)...)
 	if code != exitFailed {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFailed, stdout, stderr)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/storecheck/storecheck/adapters/postgres/pgtest"
 	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/mcp/server"
 	"github.com/storecheck/storecheck/mcp/servermutants"
 	"github.com/storecheck/storecheck/mcp/servermutants/mutanttest"
@@ -40,17 +41,17 @@ const testLimit = 16
 // serveConfig starts the reference server as cfg says, with alice's and bob's tokens
 // (and testLimit when cfg sets no limit), with the defect of the catalogue's mutant ("" =
 // none).
-func serveConfig(t *testing.T, cfg server.Config, mutant string) string {
+func serveConfig(t *testing.T, cfg server.Config, name string) string {
 	t.Helper()
 	cfg.Principals = map[string]string{"token-a": "alice", "token-b": "bob"}
 	if cfg.MaxTasksPerPrincipal == 0 {
 		cfg.MaxTasksPerPrincipal = testLimit
 	}
-	var m servermutants.Mutant
-	if mutant != "" {
+	var m mutant.Mutant[servermutants.Build]
+	if name != "" {
 		var ok bool
-		if m, ok = servermutants.ByName(mutant); !ok {
-			t.Fatalf("no server mutant %q", mutant)
+		if m, ok = servermutants.ByName(name); !ok {
+			t.Fatalf("no server mutant %q", name)
 		}
 	}
 	return mutanttest.Start(t, cfg, m).URL + "/mcp"
@@ -198,7 +199,7 @@ func judgedElsewhere(r *conformance.Report, row string, breaks []string) bool {
 
 // mutantFailures are the rows of mutant m's report that did not pass, less those that
 // say nothing of their rule because of m's defect (hides, judgedElsewhere).
-func mutantFailures(r *conformance.Report, m servermutants.Mutant) []string {
+func mutantFailures(r *conformance.Report, m mutant.Mutant[servermutants.Build]) []string {
 	return slices.DeleteFunc(failed(r), func(row string) bool { return row == hides[m.Name] || judgedElsewhere(r, row, m.Breaks) })
 }
 
@@ -207,16 +208,16 @@ func mutantFailures(r *conformance.Report, m servermutants.Mutant) []string {
 func TestServerMutantsAreKilled(t *testing.T) {
 	for _, m := range servermutants.Catalogue() {
 		t.Run(m.Name, func(t *testing.T) {
-			if m.StdioOnly {
+			if m.Build.StdioOnly {
 				t.Skip("a defect of stdio only: TestStdioMutantsAreKilled runs it")
 			}
 			r := run(t, serve(t, m.Name))
 			got := mutantFailures(r, m)
-			if m.Honest {
+			if m.Build.Honest {
 				checkPasses(t, "the honest twin "+m.Name, r)
 				return
 			}
-			if m.Empty {
+			if m.Build.Empty {
 				checkNoneExercised(t, m.Name, r)
 				return
 			}

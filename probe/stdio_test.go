@@ -49,13 +49,13 @@ func serveMutantStdio(name string) int {
 		fmt.Fprintln(os.Stderr, "server mutant "+name+": crashing on purpose")
 		os.Exit(3)
 	}
-	srv, err := server.New(m.Configure(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), MaxTasksPerPrincipal: testLimit}, die))
+	srv, err := server.New(m.Build.Configure(server.Config{Legacy: st.Legacy(), Modern: st.Modern(), MaxTasksPerPrincipal: testLimit}, die))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
 	defer srv.Close()
-	if err := srv.ServeStdio(context.Background(), m.Stdin(os.Stdin), os.Stdout, ""); err != nil {
+	if err := srv.ServeStdio(context.Background(), m.Build.Stdin(os.Stdin), os.Stdout, ""); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -557,7 +557,7 @@ func TestTaskLimitPerPrincipal(t *testing.T) {
 			cfg := server.Config{MaxTasksPerPrincipal: 2}
 			if mutant != "" {
 				m, _ := servermutants.ByName(mutant)
-				cfg = m.Configure(cfg, func() {})
+				cfg = m.Build.Configure(cfg, func() {})
 			}
 			hs := newServer(t, cfg)
 			alice, bob := legacyClient(t, hs.URL, "token-a"), legacyClient(t, hs.URL, "token-b")

@@ -6,27 +6,35 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"github.com/storecheck/storecheck/mcp/server"
 )
 
 // accessMutants are the defects of who may reach what: tasks, sessions, credentials, the
 // extension's declaration and routing headers, the task limit.
-var accessMutants = []Mutant{
-	{Name: "foreign-sees-tasks", Breaks: []string{"V-DENY-1"}, Wrap: foreignSeesTasks,
-		Doc: "tasks/get (and 2025-11-25 tasks/result) answers any caller, as the system sees the task"},
-	{Name: "denied-differs", Breaks: []string{"V-DENY-1"}, Wrap: deniedDiffers,
-		Doc: "another principal's task is \"access denied\", a missing one \"not found\": the answer tells which ids exist"},
-	{Name: "ext-not-required", Breaks: []string{"V-EXT-1"}, Wrap: extNotRequired,
-		Doc: "2026-07-28 tasks/get, tasks/update and tasks/cancel without the tasks extension declared are served"},
-	{Name: "route-unchecked", Breaks: []string{"V-ROUTE-1"}, Wrap: routeUnchecked,
-		Doc: "2026-07-28 requests are served whatever their Mcp-Method and Mcp-Name headers say"},
-	{Name: "session-unbound", Breaks: []string{"V-SESSION-1"}, Setup: sessionUnbound,
-		Doc: "a 2025-11-25 session answers any principal's requests: one that sends another's Mcp-Session-Id is served in it, as the principal that made it"},
-	{Name: "unknown-token-anonymous", Breaks: []string{"V-AUTH-1"}, Setup: unknownTokenAnonymous,
-		Doc: "a bearer token not configured is served as anonymous instead of refused with 401"},
-	{Name: "limit-shared", Breaks: []string{"V-LIMIT-1"}, Setup: limitShared,
-		Doc: "the task limit counts every principal's running tasks together: one principal at its limit refuses another's work"},
+var accessMutants = []mutant.Mutant[Build]{
+	{Name: "foreign-sees-tasks", Breaks: []string{"V-DENY-1"},
+		Defect: "tasks/get (and 2025-11-25 tasks/result) answers any caller, as the system sees the task",
+		Build:  Build{Wrap: foreignSeesTasks}},
+	{Name: "denied-differs", Breaks: []string{"V-DENY-1"},
+		Defect: "another principal's task is \"access denied\", a missing one \"not found\": the answer tells which ids exist",
+		Build:  Build{Wrap: deniedDiffers}},
+	{Name: "ext-not-required", Breaks: []string{"V-EXT-1"},
+		Defect: "2026-07-28 tasks/get, tasks/update and tasks/cancel without the tasks extension declared are served",
+		Build:  Build{Wrap: extNotRequired}},
+	{Name: "route-unchecked", Breaks: []string{"V-ROUTE-1"},
+		Defect: "2026-07-28 requests are served whatever their Mcp-Method and Mcp-Name headers say",
+		Build:  Build{Wrap: routeUnchecked}},
+	{Name: "session-unbound", Breaks: []string{"V-SESSION-1"},
+		Defect: "a 2025-11-25 session answers any principal's requests: one that sends another's Mcp-Session-Id is served in it, as the principal that made it",
+		Build:  Build{Setup: sessionUnbound}},
+	{Name: "unknown-token-anonymous", Breaks: []string{"V-AUTH-1"},
+		Defect: "a bearer token not configured is served as anonymous instead of refused with 401",
+		Build:  Build{Setup: unknownTokenAnonymous}},
+	{Name: "limit-shared", Breaks: []string{"V-LIMIT-1"},
+		Defect: "the task limit counts every principal's running tasks together: one principal at its limit refuses another's work",
+		Build:  Build{Setup: limitShared}},
 }
 
 func foreignSeesTasks(next server.Handler, _ func()) server.Handler {

@@ -6,28 +6,29 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"github.com/storecheck/storecheck/mcp/server"
 	"github.com/storecheck/storecheck/reference"
 )
 
 // capabilityMutants are the defects of what the server declares and serves: capabilities, sessionless requests, cursors and pages.
-var capabilityMutants = []Mutant{
-	{Name: "tasks-without-list-cancel", Honest: true,
-		Doc:  "declares capabilities.tasks with requests.tools.call only, and answers 2025-11-25 tasks/list and tasks/cancel -32601: what it does not declare it need not serve",
-		Wrap: onlyToolsCall},
-	{Name: "no-tasks", Empty: true,
-		Doc:  "declares no tasks in either era (no capabilities.tasks, no tasks extension, no execution on its tools) and serves none: a task-augmented call runs plainly, tasks/* is -32601 (2025-11-25) or -32021 (2026-07-28); nothing is left to exercise",
-		Wrap: noTasks},
+var capabilityMutants = []mutant.Mutant[Build]{
+	{Name: "tasks-without-list-cancel",
+		Defect: "declares capabilities.tasks with requests.tools.call only, and answers 2025-11-25 tasks/list and tasks/cancel -32601: what it does not declare it need not serve",
+		Build:  Build{Honest: true, Wrap: onlyToolsCall}},
+	{Name: "no-tasks",
+		Defect: "declares no tasks in either era (no capabilities.tasks, no tasks extension, no execution on its tools) and serves none: a task-augmented call runs plainly, tasks/* is -32601 (2025-11-25) or -32021 (2026-07-28); nothing is left to exercise",
+		Build:  Build{Empty: true, Wrap: noTasks}},
 	{Name: "sessionless-any-task", Breaks: []string{"V-DENY-1"},
-		Doc:  "a 2025-11-25 tasks/* request without Mcp-Session-Id is served as the last session seen, with every task in sight: a request that skipped initialize reads, cancels and lists any caller's tasks",
-		Wrap: sessionlessAnyTask},
+		Defect: "a 2025-11-25 tasks/* request without Mcp-Session-Id is served as the last session seen, with every task in sight: a request that skipped initialize reads, cancels and lists any caller's tasks",
+		Build:  Build{Wrap: sessionlessAnyTask}},
 	{Name: "cursor-any-decoding", Breaks: []string{"V-LIST-1"},
-		Doc:  "a 2025-11-25 tasks/list cursor in the shape of the server's own (two base64url parts) that it did not issue is read as a position past every task: an empty page instead of -32602",
-		Wrap: cursorAnyDecoding},
+		Defect: "a 2025-11-25 tasks/list cursor in the shape of the server's own (two base64url parts) that it did not issue is read as a position past every task: an empty page instead of -32602",
+		Build:  Build{Wrap: cursorAnyDecoding}},
 	{Name: "cursor-on-full-last-page", Breaks: []string{"V-LIST-1"},
-		Doc:  "a 2025-11-25 tasks/list page that is full and last carries a nextCursor, which leads back to the first page: a client that follows it lists every task again",
-		Wrap: cursorOnFullLastPage},
+		Defect: "a 2025-11-25 tasks/list page that is full and last carries a nextCursor, which leads back to the first page: a client that follows it lists every task again",
+		Build:  Build{Wrap: cursorOnFullLastPage}},
 }
 
 // legacyTasksMethod reports whether r is a 2025-11-25 call of one of the tasks/* methods.

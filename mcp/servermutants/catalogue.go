@@ -15,20 +15,19 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/mcp/server"
 )
 
-// Mutant is one deliberate defect of the reference server.
-type Mutant struct {
-	Name string
-	// Breaks are the rules the probe must fail, and only those; none for an honest twin.
-	Breaks []string
+// Build is how a defect of the reference server is built, and how the probe judges it:
+// the probe must fail exactly the mutant's Breaks, pass an honest twin, and find nothing
+// to exercise in an empty server.
+type Build struct {
 	// Honest marks a twin that serves differently but breaks nothing: it must pass.
 	Honest bool
 	// Empty marks a server that serves nothing the probe checks (no tasks): it is killed
 	// when the probe exercises no rule, so that such a run cannot pass.
 	Empty bool
-	Doc   string
 	// Wrap puts the defect around the server's dispatch; die ends the server as a crash
 	// would (the process exits, or the endpoint stops taking connections). nil: none.
 	Wrap func(next server.Handler, die func()) server.Handler
@@ -44,7 +43,7 @@ type Mutant struct {
 }
 
 // Configure returns cfg serving with the defect; die is how the server crashes.
-func (m Mutant) Configure(cfg server.Config, die func()) server.Config {
+func (m Build) Configure(cfg server.Config, die func()) server.Config {
 	if m.Setup != nil {
 		cfg = m.Setup(cfg, die)
 	}
@@ -75,7 +74,7 @@ func outside[H any](inner, outer func(next H) H) func(next H) H {
 }
 
 // Stdin is what a stdio server with the defect reads of in.
-func (m Mutant) Stdin(in io.Reader) io.Reader {
+func (m Build) Stdin(in io.Reader) io.Reader {
 	if m.Input == nil {
 		return in
 	}
@@ -83,21 +82,21 @@ func (m Mutant) Stdin(in io.Reader) io.Reader {
 }
 
 // catalogue is every defect, by name, gathered from the families' files; built once.
-var catalogue = sync.OnceValue(func() []Mutant {
+var catalogue = sync.OnceValue(func() []mutant.Mutant[Build] {
 	out := slices.Concat(transportMutants, capabilityMutants, inputMutants, accessMutants, lifecycleMutants, listMutants)
-	slices.SortFunc(out, func(a, b Mutant) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b mutant.Mutant[Build]) int { return strings.Compare(a.Name, b.Name) })
 	return out
 })
 
 // Catalogue lists every server mutant, by name.
-func Catalogue() []Mutant { return slices.Clone(catalogue()) }
+func Catalogue() []mutant.Mutant[Build] { return slices.Clone(catalogue()) }
 
 // ByName finds a mutant of the catalogue.
-func ByName(name string) (Mutant, bool) {
+func ByName(name string) (mutant.Mutant[Build], bool) {
 	all := catalogue()
-	i := slices.IndexFunc(all, func(m Mutant) bool { return m.Name == name })
+	i := slices.IndexFunc(all, func(m mutant.Mutant[Build]) bool { return m.Name == name })
 	if i < 0 {
-		return Mutant{}, false
+		return mutant.Mutant[Build]{}, false
 	}
 	return all[i], true
 }

@@ -19,8 +19,8 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("mutant %q: empty or repeated name", m.Name)
 		}
 		seen[m.Name] = true
-		if kinds := btoi(m.Honest) + btoi(m.Empty) + btoi(len(m.Breaks) > 0); kinds != 1 {
-			t.Errorf("mutant %s: honest %v, empty %v, breaks %v; want exactly one of an honest twin, a server with nothing to exercise, rules it breaks", m.Name, m.Honest, m.Empty, m.Breaks)
+		if kinds := btoi(m.Build.Honest) + btoi(m.Build.Empty) + btoi(len(m.Breaks) > 0); kinds != 1 {
+			t.Errorf("mutant %s: honest %v, empty %v, breaks %v; want exactly one of an honest twin, a server with nothing to exercise, rules it breaks", m.Name, m.Build.Honest, m.Build.Empty, m.Breaks)
 		}
 		if got, ok := servermutants.ByName(m.Name); !ok || got.Name != m.Name {
 			t.Errorf("ByName(%q) = %q, %v", m.Name, got.Name, ok)

@@ -10,30 +10,40 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/mcp/server"
 	"github.com/storecheck/storecheck/reference"
 )
 
 // inputMutants are the defects of input requests and a task's own run.
-var inputMutants = []Mutant{
-	{Name: "elicit-unrelated-standalone", Breaks: []string{"V-INPUT-2"}, Wrap: elicitStandalone(false),
-		Doc: "2025-11-25: a task's input requests go out on its session's standalone (GET) stream without the related-task _meta, as soon as it asks, while tasks/get shows it working"},
-	{Name: "elicit-working", Breaks: []string{"V-INPUT-2"}, Wrap: elicitStandalone(true),
-		Doc: "2025-11-25: a task's input requests go out on its session's standalone (GET) stream with the related-task _meta, while tasks/get shows it working (a SHOULD: failed under strict)"},
-	{Name: "input-any-session", Breaks: []string{"V-INPUT-3"}, Wrap: inputAnySession,
-		Doc: "2025-11-25: tasks/result of an input_required task is served to any caller, who is sent the task's input requests and whose answers the task takes"},
-	{Name: "input-hidden", Breaks: []string{"V-INPUT-1"}, Wrap: inputHidden,
-		Doc: "2026-07-28 tasks/get of an input_required task omits its inputRequests"},
-	{Name: "input-unrelated", Breaks: []string{"V-INPUT-2"}, Wrap: inputUnrelated,
-		Doc: "2025-11-25 input requests are sent without the related-task _meta"},
-	{Name: "elicit-undeclared", Breaks: []string{"V-INPUT-2"}, Wrap: elicitUndeclared,
-		Doc: "2025-11-25: a session that declared no elicitation is given an input task and sent its form"},
-	{Name: "input-any-principal", Breaks: []string{"V-INPUT-3"}, Setup: inputAnyPrincipal,
-		Doc: "input answers are matched to the outstanding request by task and key (2026-07-28 tasks/update) or by JSON-RPC id (2025-11-25) alone: another principal's are taken"},
-	{Name: "input-foreign-kept", Breaks: []string{"V-INPUT-3"}, Setup: inputForeignKept,
-		Doc: "another principal's input answers are refused (tasks/update: not found) or ignored (a response), but kept aside: once the owner answers, a kept answer takes the owner's place; the task stays input_required until then, so only its result tells"},
-	{Name: "cancel-on-answer", Breaks: []string{"V-RUN-1"}, Wrap: cancelOnAnswer,
-		Doc: "both eras: a task is cancelled as its creating tools/call is answered, though nobody asked"},
+var inputMutants = []mutant.Mutant[Build]{
+	{Name: "elicit-unrelated-standalone", Breaks: []string{"V-INPUT-2"},
+		Defect: "2025-11-25: a task's input requests go out on its session's standalone (GET) stream without the related-task _meta, as soon as it asks, while tasks/get shows it working",
+		Build:  Build{Wrap: elicitStandalone(false)}},
+	{Name: "elicit-working", Breaks: []string{"V-INPUT-2"},
+		Defect: "2025-11-25: a task's input requests go out on its session's standalone (GET) stream with the related-task _meta, while tasks/get shows it working (a SHOULD: failed under strict)",
+		Build:  Build{Wrap: elicitStandalone(true)}},
+	{Name: "input-any-session", Breaks: []string{"V-INPUT-3"},
+		Defect: "2025-11-25: tasks/result of an input_required task is served to any caller, who is sent the task's input requests and whose answers the task takes",
+		Build:  Build{Wrap: inputAnySession}},
+	{Name: "input-hidden", Breaks: []string{"V-INPUT-1"},
+		Defect: "2026-07-28 tasks/get of an input_required task omits its inputRequests",
+		Build:  Build{Wrap: inputHidden}},
+	{Name: "input-unrelated", Breaks: []string{"V-INPUT-2"},
+		Defect: "2025-11-25 input requests are sent without the related-task _meta",
+		Build:  Build{Wrap: inputUnrelated}},
+	{Name: "elicit-undeclared", Breaks: []string{"V-INPUT-2"},
+		Defect: "2025-11-25: a session that declared no elicitation is given an input task and sent its form",
+		Build:  Build{Wrap: elicitUndeclared}},
+	{Name: "input-any-principal", Breaks: []string{"V-INPUT-3"},
+		Defect: "input answers are matched to the outstanding request by task and key (2026-07-28 tasks/update) or by JSON-RPC id (2025-11-25) alone: another principal's are taken",
+		Build:  Build{Setup: inputAnyPrincipal}},
+	{Name: "input-foreign-kept", Breaks: []string{"V-INPUT-3"},
+		Defect: "another principal's input answers are refused (tasks/update: not found) or ignored (a response), but kept aside: once the owner answers, a kept answer takes the owner's place; the task stays input_required until then, so only its result tells",
+		Build:  Build{Setup: inputForeignKept}},
+	{Name: "cancel-on-answer", Breaks: []string{"V-RUN-1"},
+		Defect: "both eras: a task is cancelled as its creating tools/call is answered, though nobody asked",
+		Build:  Build{Wrap: cancelOnAnswer}},
 }
 
 // hiddenWait bounds how long the elicit-unrelated-standalone defect keeps a task's

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"github.com/storecheck/storecheck/mcp/server"
 	"github.com/storecheck/storecheck/reference"
@@ -14,27 +15,37 @@ import (
 
 // lifecycleMutants are the defects of a task's life: how it is made, runs, ends, is
 // shown, expires and is told about.
-var lifecycleMutants = []Mutant{
-	{Name: "cancel-overwrites", Breaks: []string{"V-FIN-1", "V-RACE-1"}, Setup: cancelOverwrites,
-		Doc: "2025-11-25 tasks/cancel of a terminal task cancels it"},
-	{Name: "result-at-once", Breaks: []string{"V-RESULT-1", "V-INPUT-2"}, Wrap: resultAtOnce,
-		Doc: "2025-11-25 tasks/result of a task not yet ended answers at once with an error (so input, asked on its stream, is never asked)"},
-	{Name: "required-runs-plain", Breaks: []string{"V-SUPPORT-1"}, Setup: heldTo(supportRequired, supportOptional),
-		Doc: "2025-11-25: a tool whose taskSupport is required runs without a task when called without one"},
-	{Name: "forbidden-as-task", Breaks: []string{"V-SUPPORT-2"}, Setup: heldTo(supportForbidden, supportOptional),
-		Doc: "2025-11-25: a tool whose taskSupport is forbidden runs as a task when asked for one"},
-	{Name: "end-overwrites-cancel", Breaks: []string{"V-RACE-1"}, Setup: endOverwritesCancel,
-		Doc: "the end of a tool's run checks the task is working, then writes its status unguarded, so a cancel answered between the two is overwritten"},
-	{Name: "iserror-misread", Breaks: []string{"V-ERROR-1"}, Setup: isErrorMisread,
-		Doc: "a tool result with isError ends a 2025-11-25 task completed and a 2026-07-28 task failed: each era read as the other's"},
-	{Name: "dates-epoch", Breaks: []string{"V-SHAPE-1"}, Wrap: datesEpoch,
-		Doc: "tasks/get shows lastUpdatedAt in milliseconds since the epoch, not ISO 8601"},
-	{Name: "ttl-early", Breaks: []string{"V-TTL-1"}, Setup: ttlEarly,
-		Doc: "tasks expire at half their ttl (2026-07-28: tasks/get)"},
-	{Name: "ttl-negative-kept", Breaks: []string{"V-TTL-1"}, Wrap: ttlNegativeKept,
-		Doc: "2025-11-25: a negative task.ttl is kept as asked: the task expires at once"},
-	{Name: "notify-broadcast", Breaks: []string{"V-NOTIFY-1"}, Setup: notifyBroadcast,
-		Doc: "status notifications go to every session's GET stream (2025-11-25), and a subscriptions/listen hears every task it names, whoever owns it (2026-07-28)"},
+var lifecycleMutants = []mutant.Mutant[Build]{
+	{Name: "cancel-overwrites", Breaks: []string{"V-FIN-1", "V-RACE-1"},
+		Defect: "2025-11-25 tasks/cancel of a terminal task cancels it",
+		Build:  Build{Setup: cancelOverwrites}},
+	{Name: "result-at-once", Breaks: []string{"V-RESULT-1", "V-INPUT-2"},
+		Defect: "2025-11-25 tasks/result of a task not yet ended answers at once with an error (so input, asked on its stream, is never asked)",
+		Build:  Build{Wrap: resultAtOnce}},
+	{Name: "required-runs-plain", Breaks: []string{"V-SUPPORT-1"},
+		Defect: "2025-11-25: a tool whose taskSupport is required runs without a task when called without one",
+		Build:  Build{Setup: heldTo(supportRequired, supportOptional)}},
+	{Name: "forbidden-as-task", Breaks: []string{"V-SUPPORT-2"},
+		Defect: "2025-11-25: a tool whose taskSupport is forbidden runs as a task when asked for one",
+		Build:  Build{Setup: heldTo(supportForbidden, supportOptional)}},
+	{Name: "end-overwrites-cancel", Breaks: []string{"V-RACE-1"},
+		Defect: "the end of a tool's run checks the task is working, then writes its status unguarded, so a cancel answered between the two is overwritten",
+		Build:  Build{Setup: endOverwritesCancel}},
+	{Name: "iserror-misread", Breaks: []string{"V-ERROR-1"},
+		Defect: "a tool result with isError ends a 2025-11-25 task completed and a 2026-07-28 task failed: each era read as the other's",
+		Build:  Build{Setup: isErrorMisread}},
+	{Name: "dates-epoch", Breaks: []string{"V-SHAPE-1"},
+		Defect: "tasks/get shows lastUpdatedAt in milliseconds since the epoch, not ISO 8601",
+		Build:  Build{Wrap: datesEpoch}},
+	{Name: "ttl-early", Breaks: []string{"V-TTL-1"},
+		Defect: "tasks expire at half their ttl (2026-07-28: tasks/get)",
+		Build:  Build{Setup: ttlEarly}},
+	{Name: "ttl-negative-kept", Breaks: []string{"V-TTL-1"},
+		Defect: "2025-11-25: a negative task.ttl is kept as asked: the task expires at once",
+		Build:  Build{Wrap: ttlNegativeKept}},
+	{Name: "notify-broadcast", Breaks: []string{"V-NOTIFY-1"},
+		Defect: "status notifications go to every session's GET stream (2025-11-25), and a subscriptions/listen hears every task it names, whoever owns it (2026-07-28)",
+		Build:  Build{Setup: notifyBroadcast}},
 }
 
 func cancelOverwrites(cfg server.Config, _ func()) server.Config {

@@ -9,16 +9,19 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/mcp/jsonrpc"
 	"github.com/storecheck/storecheck/mcp/server"
 )
 
 // listMutants are the defects of 2025-11-25 tasks/list paging.
-var listMutants = []Mutant{
-	{Name: "cursor-unchecked", Breaks: []string{"V-LIST-1"}, Wrap: cursorUnchecked,
-		Doc: "a tasks/list cursor that does not verify lists from the start"},
-	{Name: "list-offset-global", Breaks: []string{"V-LIST-1"}, Setup: listOffsetGlobal,
-		Doc: "tasks/list pages every principal's tasks newest first by an offset, filtering each page for the caller: a task created by anyone between two pages repeats one"},
+var listMutants = []mutant.Mutant[Build]{
+	{Name: "cursor-unchecked", Breaks: []string{"V-LIST-1"},
+		Defect: "a tasks/list cursor that does not verify lists from the start",
+		Build:  Build{Wrap: cursorUnchecked}},
+	{Name: "list-offset-global", Breaks: []string{"V-LIST-1"},
+		Defect: "tasks/list pages every principal's tasks newest first by an offset, filtering each page for the caller: a task created by anyone between two pages repeats one",
+		Build:  Build{Setup: listOffsetGlobal}},
 }
 
 func cursorUnchecked(next server.Handler, _ func()) server.Handler {

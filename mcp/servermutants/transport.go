@@ -8,42 +8,49 @@ import (
 	"io"
 	"time"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/mcp/server"
 )
 
 // transportMutants are the defects of the transport: what a stdio server reads, a server that dies.
-var transportMutants = []Mutant{
+var transportMutants = []mutant.Mutant[Build]{
 	{
 		Name:   "stdio-drops-malformed",
 		Breaks: []string{"V-BAD-1"},
-		Doc: "a stdio server that drops a line that is not JSON without a word (no -32700) " +
+		Defect: "a stdio server that drops a line that is not JSON without a word (no -32700) " +
 			"and goes on serving the next line: its silence is its answer",
-		Input:     dropMalformed,
-		StdioOnly: true,
+		Build: Build{
+			Input:     dropMalformed,
+			StdioOnly: true,
+		},
 	},
 	{
-		Name:   "stdio-late-parse-error",
-		Honest: true,
-		Doc: "a stdio server that reads a line that is not JSON 100 ms after the line that " +
+		Name: "stdio-late-parse-error",
+		Defect: "a stdio server that reads a line that is not JSON 100 ms after the line that " +
 			"follows it (JSON-RPC lets answers come in any order): the -32700 comes after the " +
 			"probe's ping is answered, and V-BAD-1 still passes",
-		Input:     holdMalformed,
-		StdioOnly: true,
+		Build: Build{
+			Honest:    true,
+			Input:     holdMalformed,
+			StdioOnly: true,
+		},
 	},
 	{
 		Name:   "dies-on-cancel",
 		Breaks: []string{"V-DENY-1"},
-		Doc: "the server dies on its first tasks/cancel, before answering it, as one whose " +
+		Defect: "the server dies on its first tasks/cancel, before answering it, as one whose " +
 			"cancel path throws an unhandled rejection would; the first tasks/cancel the " +
 			"probe sends is V-DENY-1's, another principal's cancel of an id never issued",
-		Wrap: func(next server.Handler, die func()) server.Handler {
-			return func(ctx context.Context, r *server.Request) (any, *server.Error) {
-				if r.Method() == "tasks/cancel" {
-					die()
-					return nil, nil
+		Build: Build{
+			Wrap: func(next server.Handler, die func()) server.Handler {
+				return func(ctx context.Context, r *server.Request) (any, *server.Error) {
+					if r.Method() == "tasks/cancel" {
+						die()
+						return nil, nil
+					}
+					return next(ctx, r)
 				}
-				return next(ctx, r)
-			}
+			},
 		},
 	},
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/mcp/server"
 	"github.com/storecheck/storecheck/mcp/servermutants"
 )
@@ -15,7 +16,7 @@ import (
 // closed when the test ends. A defect that crashes the server closes the listener and
 // every connection, as a process that died would. Its endpoint is the returned server's
 // URL + "/mcp".
-func Start(t testing.TB, cfg server.Config, m servermutants.Mutant) *httptest.Server {
+func Start(t testing.TB, cfg server.Config, m mutant.Mutant[servermutants.Build]) *httptest.Server {
 	t.Helper()
 	var hs *httptest.Server
 	var once sync.Once
@@ -25,7 +26,7 @@ func Start(t testing.TB, cfg server.Config, m servermutants.Mutant) *httptest.Se
 			hs.CloseClientConnections()
 		})
 	}
-	srv, err := server.New(m.Configure(cfg, die))
+	srv, err := server.New(m.Build.Configure(cfg, die))
 	if err != nil {
 		t.Fatal(err)
 	}
