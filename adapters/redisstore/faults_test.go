@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,7 +89,7 @@ func TestFaultMutantsAreKilled(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r, err := faults.Run(t.Context(), mh, faults.Config{Faults: []string{m.Fault}, RecoveryTimeout: 10 * time.Second, Log: t.Logf})
+				r, err := faults.Run(t.Context(), mh, faults.Config{Faults: []string{m.Build.Fault}, RecoveryTimeout: 10 * time.Second, Log: t.Logf})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -100,15 +101,15 @@ func TestFaultMutantsAreKilled(t *testing.T) {
 				// fail only if the mutant breaks them. F-OUTAGE-1 and F-RECOVER-1 are
 				// checked exactly on the in-process gate (TestMutantsKilledOnGate).
 				for _, id := range []string{faults.RuleDurable, faults.RuleAtomic, faults.RuleDeclare} {
-					if v := r.Faults[0].Verdict(id); v.Outcome == faults.Failed && !m.Allowed(id) {
+					if v := r.Faults[0].Verdict(id); v.Outcome == faults.Failed && !slices.Contains(m.Breaks, id) {
 						t.Errorf("mutant %s failed %s, a rule it does not break: %v", m.Name, id, v.Reasons)
 					}
 				}
-				if last = r.Faults[0].Verdict(m.Breaks); last.Outcome == faults.Failed {
+				if last = r.Faults[0].Verdict(m.Breaks[0]); last.Outcome == faults.Failed {
 					return
 				}
 			}
-			t.Errorf("mutant %s (%s) survived %d runs: %s %s after a %s, want FAILED", m.Name, m.Defect, runs, m.Breaks, last.Outcome, m.Fault)
+			t.Errorf("mutant %s (%s) survived %d runs: %s %s after a %s, want FAILED", m.Name, m.Defect, runs, m.Breaks[0], last.Outcome, m.Build.Fault)
 		})
 	}
 }

@@ -9,48 +9,34 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
-// Mutant is a store with one defect that only a fault reveals: it wraps the stores of a
-// real, fault-injectable harness (Postgres, Redis), so the check meets the real
-// backend's errors and timing.
-type Mutant struct {
-	Name   string
-	Defect string
-	// Breaks is the fault rule that must kill it, Fault the fault that reveals it.
-	Breaks string
-	Fault  string
-	// AlsoBreaks are the other fault rules its defect breaks in that fault; every
-	// rule in neither must not fail (honest attribution).
-	AlsoBreaks []string
+// A fault mutant is a store with one defect that only a fault reveals: it wraps the
+// stores of a real, fault-injectable harness (Postgres, Redis), so the check meets the
+// real backend's errors and timing. Its Breaks[0] is the fault rule that must kill it;
+// the others are the fault rules its defect also breaks in that fault, and every rule in
+// none of them must not fail (honest attribution).
+
+// Build is what a fault mutant needs beyond its name: the fault that reveals it. The
+// defect itself is built by name (Mutate).
+type Build struct {
+	Fault string
 }
 
 // Mutants is the catalogue of fault mutants.
-func Mutants() []Mutant {
-	return []Mutant{
+func Mutants() []mutant.Mutant[Build] {
+	return []mutant.Mutant[Build]{
 		// Its acknowledgements while the backend is dead are successes it could not
 		// store: F-OUTAGE-1 fails too.
-		{"async-write", "acknowledges every write at once and writes it later from a queue; a write the backend refuses is dropped", RuleDurable, Kill, []string{RuleOutage}},
-		{"retry-after-error", "reports a failed write's error, then retries the write behind the caller's back until it succeeds", RuleAtomic, Kill, nil},
-		{"hang-on-pause", "ignores the call's context deadline, so a call to a paused backend waits for as long as the pause lasts", RuleOutage, Pause, nil},
-		{"no-reconnect", "keeps the first backend error it meets and answers it to every later call, as a client that never reconnects", RuleRecover, Pause, nil},
+		{Name: "async-write", Breaks: []string{RuleDurable, RuleOutage}, Defect: "acknowledges every write at once and writes it later from a queue; a write the backend refuses is dropped", Build: Build{Kill}},
+		{Name: "retry-after-error", Breaks: []string{RuleAtomic}, Defect: "reports a failed write's error, then retries the write behind the caller's back until it succeeds", Build: Build{Kill}},
+		{Name: "hang-on-pause", Breaks: []string{RuleOutage}, Defect: "ignores the call's context deadline, so a call to a paused backend waits for as long as the pause lasts", Build: Build{Pause}},
+		{Name: "no-reconnect", Breaks: []string{RuleRecover}, Defect: "keeps the first backend error it meets and answers it to every later call, as a client that never reconnects", Build: Build{Pause}},
 	}
-}
-
-// Allowed reports whether the mutant may fail rule: Breaks or one of AlsoBreaks.
-func (m Mutant) Allowed(rule string) bool {
-	if rule == m.Breaks {
-		return true
-	}
-	for _, r := range m.AlsoBreaks {
-		if r == rule {
-			return true
-		}
-	}
-	return false
 }
 
 // Mutate returns h with the named mutant's defect in every store it opens. h must be a
@@ -71,7 +57,7 @@ func Mutate(h harness.Harness, name string) (harness.Harness, error) {
 type mutantHarness struct {
 	harness.Harness
 	harness.FaultInjector
-	m Mutant
+	m mutant.Mutant[Build]
 }
 
 func (h *mutantHarness) Name() string { return h.Harness.Name() + " mutant:" + h.m.Name }
@@ -86,7 +72,7 @@ func (h *mutantHarness) Open(ctx context.Context, clock reference.Clock) (harnes
 
 type mutantNamespace struct {
 	harness.Namespace
-	m Mutant
+	m mutant.Mutant[Build]
 
 	mu     sync.Mutex
 	queues []*queue
