@@ -98,7 +98,7 @@ func TestPagingTellsLinearFromQuadratic(t *testing.T) {
 	for range 5 {
 		res, err := Paging(context.Background(), []PagingSubject{
 			subject("memstore", memstore.NewSDK()),
-			subject("sdk-quadratic-paging", quad.SDKStore(reference.SystemClock{})),
+			subject("sdk-quadratic-paging", quad.Build.SDKStore(reference.SystemClock{})),
 		}, PagingOptions{Sizes: []int{n, big}, Count: 3, Fastest: true})
 		if err != nil {
 			t.Fatal(err)

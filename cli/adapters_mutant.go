@@ -18,7 +18,7 @@ func init() {
 			if !ok {
 				return nil, nil, fmt.Errorf("no mutant %q in the catalogue (storecheck mutants --list names them)", name)
 			}
-			return m.Harness(), nil, nil
+			return mutants.Harness(m), nil, nil
 		},
 	})
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/conformance/mutants"
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/schema"
 	"github.com/storecheck/storecheck/version"
 )
@@ -132,16 +133,16 @@ func runMutants(c *app, args []string) int {
 		catalogue = overWire(c.stdout, catalogue)
 	}
 	honest, _ := mutants.Lookup(mutants.HonestName)
-	all := append([]mutants.Mutant{honest}, catalogue...)
+	all := append([]mutant.Mutant[mutants.Build]{honest}, catalogue...)
 	return reportMutants(c, all, c.runAllMutants(self, dir, all, f), f.json)
 }
 
 // pickMutants is the catalogue --only and --natural-races leave; ok is false after a
 // usage error, with the exit code.
-func (c *app) pickMutants(fs *flag.FlagSet, f mutantsFlags) (catalogue []mutants.Mutant, code int, ok bool) {
+func (c *app) pickMutants(fs *flag.FlagSet, f mutantsFlags) (catalogue []mutant.Mutant[mutants.Build], code int, ok bool) {
 	catalogue = mutants.Catalogue()
 	if f.only != "" {
-		var picked []mutants.Mutant
+		var picked []mutant.Mutant[mutants.Build]
 		for _, name := range strings.Split(f.only, ",") {
 			m, ok := mutants.Lookup(strings.TrimSpace(name))
 			if !ok {
@@ -155,9 +156,9 @@ func (c *app) pickMutants(fs *flag.FlagSet, f mutantsFlags) (catalogue []mutants
 		catalogue = picked
 	}
 	if f.races {
-		var picked []mutants.Mutant
+		var picked []mutant.Mutant[mutants.Build]
 		for _, m := range catalogue {
-			if m.NaturalRace() {
+			if m.Build.NaturalRace() {
 				picked = append(picked, m)
 			}
 		}
@@ -168,11 +169,11 @@ func (c *app) pickMutants(fs *flag.FlagSet, f mutantsFlags) (catalogue []mutants
 
 // overWire is the mutants of catalogue that can be served over the wire; the others are
 // named on w.
-func overWire(w io.Writer, catalogue []mutants.Mutant) []mutants.Mutant {
-	var served []mutants.Mutant
+func overWire(w io.Writer, catalogue []mutant.Mutant[mutants.Build]) []mutant.Mutant[mutants.Build] {
+	var served []mutant.Mutant[mutants.Build]
 	for _, m := range catalogue {
-		if m.InProcessOnly() != "" {
-			fmt.Fprintf(w, "not judged over the wire: %s (%s)\n", m.Name, m.InProcessOnly())
+		if m.Build.InProcessOnly() != "" {
+			fmt.Fprintf(w, "not judged over the wire: %s (%s)\n", m.Name, m.Build.InProcessOnly())
 			continue
 		}
 		served = append(served, m)
@@ -182,7 +183,7 @@ func overWire(w io.Writer, catalogue []mutants.Mutant) []mutants.Mutant {
 
 // runAllMutants runs the battery --runs times against each of all, --parallel at once:
 // runs[i][k] is run k of all[i].
-func (c *app) runAllMutants(self, dir string, all []mutants.Mutant, f mutantsFlags) [][]mutantRun {
+func (c *app) runAllMutants(self, dir string, all []mutant.Mutant[mutants.Build], f mutantsFlags) [][]mutantRun {
 	runs := make([][]mutantRun, len(all))
 	for i := range runs {
 		runs[i] = make([]mutantRun, f.runs)
@@ -207,7 +208,7 @@ func (c *app) runAllMutants(self, dir string, all []mutants.Mutant, f mutantsFla
 
 // runMutant runs the battery against m once: run k of --runs, with seed --seed+k when
 // a seed is given and a fresh one otherwise.
-func runMutant(ctx context.Context, self, dir string, m mutants.Mutant, f mutantsFlags, k int) mutantRun {
+func runMutant(ctx context.Context, self, dir string, m mutant.Mutant[mutants.Build], f mutantsFlags, k int) mutantRun {
 	out := filepath.Join(dir, fmt.Sprintf("%s-%d.json", m.Name, k))
 	if f.seed != 0 {
 		f.seed += int64(k)
@@ -218,13 +219,13 @@ func runMutant(ctx context.Context, self, dir string, m mutants.Mutant, f mutant
 	} else {
 		args = append(args, "--adapter", "mutant:"+m.Name)
 	}
-	if len(m.Eras) == 1 {
-		args = append(args, "--era", string(m.Eras[0]))
+	if len(m.Build.Eras) == 1 {
+		args = append(args, "--era", string(m.Build.Eras[0]))
 	}
-	if only := m.OnlyRules(); len(only) > 0 {
+	if only := mutants.OnlyRules(m); len(only) > 0 {
 		args = append(args, "--rules", strings.Join(only, ","))
 	} else if f.declared && m.Name != mutants.HonestName {
-		args = append(args, "--rules", strings.Join(m.JudgedRules(), ","))
+		args = append(args, "--rules", strings.Join(mutants.JudgedRules(m), ","))
 	}
 	if f.focus != "" {
 		args = append(args, "--focus", f.focus)
@@ -260,7 +261,7 @@ func runMutant(ctx context.Context, self, dir string, m mutants.Mutant, f mutant
 	return run
 }
 
-func verdictWord(m mutants.Mutant, r mutantRun) string {
+func verdictWord(m mutant.Mutant[mutants.Build], r mutantRun) string {
 	switch {
 	case r.err != "":
 		return "ERROR " + r.err
@@ -317,7 +318,7 @@ type mutantTally struct {
 }
 
 // tallyMutant sums the runs of m.
-func tallyMutant(m mutants.Mutant, runs []mutantRun) mutantTally {
+func tallyMutant(m mutant.Mutant[mutants.Build], runs []mutantRun) mutantTally {
 	n := len(runs)
 	t := mutantTally{mutantVerdictJSON: mutantVerdictJSON{Mutant: m.Name, Defect: m.Defect, Breaks: m.Breaks, Runs: n}}
 	for _, r := range runs {
@@ -358,7 +359,7 @@ func tallyMutant(m mutants.Mutant, runs []mutantRun) mutantTally {
 
 // honestNote is the honest store's note in the table; passed is whether it passed every
 // run, as it must.
-func honestNote(m mutants.Mutant, first mutantRun, t mutantTally) (note string, passed bool) {
+func honestNote(m mutant.Mutant[mutants.Build], first mutantRun, t mutantTally) (note string, passed bool) {
 	note = verdictWord(m, first)
 	if t.Runs > 1 {
 		note = fmt.Sprintf("passes %d/%d (must pass all)", t.passes, t.Runs)
@@ -371,7 +372,7 @@ func honestNote(m mutants.Mutant, first mutantRun, t mutantTally) (note string, 
 
 // mutantNote is a mutant's note in the table: the spec that killed it, else why it was
 // not killed; with the seeds it survived when some runs killed it and some did not.
-func mutantNote(m mutants.Mutant, first mutantRun, t mutantTally) string {
+func mutantNote(m mutant.Mutant[mutants.Build], first mutantRun, t mutantTally) string {
 	note := verdictWord(m, first)
 	switch {
 	case t.Kills > 0:
@@ -409,7 +410,7 @@ func killedWord(kills, n int) string {
 	return "yes"
 }
 
-func reportMutants(c *app, all []mutants.Mutant, runs [][]mutantRun, jsonPath string) int {
+func reportMutants(c *app, all []mutant.Mutant[mutants.Build], runs [][]mutantRun, jsonPath string) int {
 	n := len(runs[0])
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MUTANT\tBREAKS\tKILLED\tKILLED BY / NOTE\tTIME")
@@ -475,7 +476,7 @@ func union(a, b []string) []string {
 	return a
 }
 
-func listMutants(w io.Writer, catalogue []mutants.Mutant) int {
+func listMutants(w io.Writer, catalogue []mutant.Mutant[mutants.Build]) int {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MUTANT\tBREAKS\tDEFECT")
 	for _, m := range catalogue {

@@ -97,8 +97,8 @@ func TestMutantsNaturalRacesSelectsThem(t *testing.T) {
 		listed[strings.Fields(l)[0]] = true
 	}
 	for _, m := range mutants.Catalogue() {
-		if listed[m.Name] != m.NaturalRace() {
-			t.Errorf("mutants --list --natural-races: %s listed %v, natural race %v", m.Name, listed[m.Name], m.NaturalRace())
+		if listed[m.Name] != m.Build.NaturalRace() {
+			t.Errorf("mutants --list --natural-races: %s listed %v, natural race %v", m.Name, listed[m.Name], m.Build.NaturalRace())
 		}
 	}
 	for _, name := range []string{"check-then-act", "lost-update", "sdk-result-written-apart"} {

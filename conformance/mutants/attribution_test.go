@@ -70,7 +70,7 @@ func TestWrappedMutantsFailExactlyTheirRules(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s is not in the catalogue", name)
 		}
-		r, err := runReport(bin, filepath.Join(dir, name+".json"), "--adapter", "mutant:"+name, "--era", string(m.Eras[0]), "--strict", "--seed", "7")
+		r, err := runReport(bin, filepath.Join(dir, name+".json"), "--adapter", "mutant:"+name, "--era", string(m.Build.Eras[0]), "--strict", "--seed", "7")
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue

@@ -16,6 +16,7 @@ import (
 
 	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/conformance/mutants"
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/schema/schematest"
 )
 
@@ -35,9 +36,9 @@ func TestSDKMutantsFailExactlyTheirRules(t *testing.T) {
 	}
 	bin := buildCLI(t)
 	dir := t.TempDir()
-	var ms []mutants.Mutant
+	var ms []mutant.Mutant[mutants.Build]
 	for _, m := range mutants.Catalogue() {
-		if slices.Equal(m.Eras, []harness.Era{harness.EraSDK}) {
+		if slices.Equal(m.Build.Eras, []harness.Era{harness.EraSDK}) {
 			ms = append(ms, m)
 		}
 	}
@@ -45,7 +46,7 @@ func TestSDKMutantsFailExactlyTheirRules(t *testing.T) {
 		t.Fatalf("%d SDK-profile mutants in the catalogue, want at least 20 (one per MUST rule of the profile)", len(ms))
 	}
 	honest, _ := mutants.Lookup(mutants.HonestName)
-	ms = append([]mutants.Mutant{honest}, ms...)
+	ms = append([]mutant.Mutant[mutants.Build]{honest}, ms...)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
 	for _, m := range ms {
@@ -60,7 +61,7 @@ func TestSDKMutantsFailExactlyTheirRules(t *testing.T) {
 	wg.Wait()
 }
 
-func checkSDKMutant(t *testing.T, bin, dir string, m mutants.Mutant, wire bool, sem chan struct{}) {
+func checkSDKMutant(t *testing.T, bin, dir string, m mutant.Mutant[mutants.Build], wire bool, sem chan struct{}) {
 	sem <- struct{}{}
 	defer func() { <-sem }()
 	how := "in process"
@@ -95,7 +96,7 @@ func TestFacadeMutantsFailExactlyTheirRulesOverTheWire(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the battery once per facade mutant and era over the wire; skipped with -short")
 	}
-	var ms []mutants.Mutant
+	var ms []mutant.Mutant[mutants.Build]
 	for _, m := range mutants.Catalogue() {
 		if strings.HasPrefix(m.Name, "facade-") {
 			ms = append(ms, m)
@@ -114,7 +115,7 @@ func TestFacadeMutantsFailExactlyTheirRulesOverTheWire(t *testing.T) {
 		sem    = make(chan struct{}, 2)
 	)
 	for _, m := range ms {
-		for _, era := range m.Eras {
+		for _, era := range m.Build.Eras {
 			wg.Go(func() {
 				sem <- struct{}{}
 				defer func() { <-sem }()
@@ -280,7 +281,7 @@ func failedRules(t *testing.T, bin, report string, args ...string) []string {
 }
 
 // sortedBreaks is the rules m declares it breaks, sorted, as failedIDs lists them.
-func sortedBreaks(m mutants.Mutant) []string {
+func sortedBreaks(m mutant.Mutant[mutants.Build]) []string {
 	want := slices.Clone(m.Breaks)
 	sort.Strings(want)
 	return want

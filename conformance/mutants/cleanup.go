@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
@@ -12,12 +13,12 @@ import (
 // rule than the honest one, some aging tasks from times they record themselves.
 
 // cleanupMutants are the Cleanup defects.
-var cleanupMutants = []Mutant{
-	{"cleanup-ge", []string{"L-CLEAN-1"}, "Cleanup removes tasks whose age equals the ttl (>= instead of >)", legacyOnly, cleaned(cleanupRule{atTTL: true})},
-	{"cleanup-from-completion", []string{"L-CLEAN-1"}, "Cleanup measures age from the last status change, not created_at", legacyOnly, timed(func(x *wrapState) bornAt { return x.statusChanged })},
-	{"cleanup-ttl-int32", []string{"L-CLEAN-1"}, "Cleanup's ttl in milliseconds goes through a 32-bit integer: 2^31 ms becomes negative and every terminal task goes", legacyOnly, cleaned(cleanupRule{ttl: func(ms int64) int64 { return int64(int32(ms)) }})},
-	{"cleanup-removes-working", []string{"L-CLEAN-1"}, "Cleanup removes old working and input_required tasks", legacyOnly, cleaned(cleanupRule{anyStatus: true})},
-	{"cleanup-create-time", []string{"L-CLEAN-1"}, "Cleanup ages a task from the time Create stamped (a column Update never writes), not from the created_at it holds", legacyOnly, timed(func(x *wrapState) bornAt { return x.createdAt })},
+var cleanupMutants = []mutant.Mutant[Build]{
+	{Name: "cleanup-ge", Breaks: []string{"L-CLEAN-1"}, Defect: "Cleanup removes tasks whose age equals the ttl (>= instead of >)", Build: Build{legacyOnly, cleaned(cleanupRule{atTTL: true})}},
+	{Name: "cleanup-from-completion", Breaks: []string{"L-CLEAN-1"}, Defect: "Cleanup measures age from the last status change, not created_at", Build: Build{legacyOnly, timed(func(x *wrapState) bornAt { return x.statusChanged })}},
+	{Name: "cleanup-ttl-int32", Breaks: []string{"L-CLEAN-1"}, Defect: "Cleanup's ttl in milliseconds goes through a 32-bit integer: 2^31 ms becomes negative and every terminal task goes", Build: Build{legacyOnly, cleaned(cleanupRule{ttl: func(ms int64) int64 { return int64(int32(ms)) }})}},
+	{Name: "cleanup-removes-working", Breaks: []string{"L-CLEAN-1"}, Defect: "Cleanup removes old working and input_required tasks", Build: Build{legacyOnly, cleaned(cleanupRule{anyStatus: true})}},
+	{Name: "cleanup-create-time", Breaks: []string{"L-CLEAN-1"}, Defect: "Cleanup ages a task from the time Create stamped (a column Update never writes), not from the created_at it holds", Build: Build{legacyOnly, timed(func(x *wrapState) bornAt { return x.createdAt })}},
 }
 
 // cleanupRule is how a broken Cleanup sweeps. The zero rule is the honest one: a

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -17,11 +18,11 @@ import (
 // honest call, which it may hand a context that never ends.
 
 // contextMutants are the context defects.
-var contextMutants = []Mutant{
-	{"ignores-context", []string{"S-CTX-1"}, "a cancelled context is ignored and the call goes through", both, gated(ignoreContext, "the protocol has no cancellation: the Go client enforces contexts itself")},
-	{"wait-ignores-context", []string{"S-CTX-1"}, "the context is checked when a call starts, not while it waits on a lock someone else holds (a blocking call without the context)", both, gated(waitWithoutContext, "the protocol has no cancellation: the Go client stops waiting for a held call itself")},
-	{"sleeps-holding-lock", []string{"S-CTX-1"}, "a call checks its context on entry, then takes the store's I/O lock without it and holds it across its I/O (2 ms, 100 ms when other calls are in the store): callers queue, ignoring their contexts (no harness.Blocker; declared self-contained)", both, slowly(sleepHoldingLock)},
-	{"queues-on-channel", []string{"S-CTX-1"}, "a call checks its context on entry, then hands itself to a single worker over an unbuffered channel (2 ms a call, 100 ms when others are in the store) and waits for its reply, ignoring its context (no harness.Blocker; declared self-contained)", both, slowly(queueOnChannel)},
+var contextMutants = []mutant.Mutant[Build]{
+	{Name: "ignores-context", Breaks: []string{"S-CTX-1"}, Defect: "a cancelled context is ignored and the call goes through", Build: Build{both, gated(ignoreContext, "the protocol has no cancellation: the Go client enforces contexts itself")}},
+	{Name: "wait-ignores-context", Breaks: []string{"S-CTX-1"}, Defect: "the context is checked when a call starts, not while it waits on a lock someone else holds (a blocking call without the context)", Build: Build{both, gated(waitWithoutContext, "the protocol has no cancellation: the Go client stops waiting for a held call itself")}},
+	{Name: "sleeps-holding-lock", Breaks: []string{"S-CTX-1"}, Defect: "a call checks its context on entry, then takes the store's I/O lock without it and holds it across its I/O (2 ms, 100 ms when other calls are in the store): callers queue, ignoring their contexts (no harness.Blocker; declared self-contained)", Build: Build{both, slowly(sleepHoldingLock)}},
+	{Name: "queues-on-channel", Breaks: []string{"S-CTX-1"}, Defect: "a call checks its context on entry, then hands itself to a single worker over an unbuffered channel (2 ms a call, 100 ms when others are in the store) and waits for its reply, ignoring its context (no harness.Blocker; declared self-contained)", Build: Build{both, slowly(queueOnChannel)}},
 }
 
 // gate runs before every call: it answers the call's error, or the context the honest
@@ -208,6 +209,6 @@ func (s panicking) Update(ctx context.Context, id string, changes legacy.Task) (
 
 // outsideMutants are defects of the deployment rather than of the code: a second
 // instance of the store reading its own stale copy of the backend.
-var outsideMutants = []Mutant{
-	{"stale-instance", []string{"S-SHARE-1", "M-CREATE-2"}, "a second instance reads its own stale copy of the backend", both, &wrapper{staleAfterFirst: true, inProcessOnly: "one child process is one store instance"}},
+var outsideMutants = []mutant.Mutant[Build]{
+	{Name: "stale-instance", Breaks: []string{"S-SHARE-1", "M-CREATE-2"}, Defect: "a second instance reads its own stale copy of the backend", Build: Build{both, &wrapper{staleAfterFirst: true, inProcessOnly: "one child process is one store instance"}}},
 }

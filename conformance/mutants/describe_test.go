@@ -10,6 +10,7 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/conformance/harness"
 	"github.com/storecheck/storecheck/conformance/mutants"
 )
 
@@ -20,24 +21,24 @@ const describeCaseEnv = "STORECHECK_DESCRIBE_CASE"
 var _ = describeCase(os.Getenv(describeCaseEnv))
 
 func describeCase(name string) bool {
-	mutant := func(n string) *mutants.Mutant {
+	harnessOf := func(n string) harness.Harness {
 		m, ok := mutants.Lookup(n)
 		if !ok {
 			panic("mutant " + n + " is gone from the catalogue")
 		}
-		return &m
+		return mutants.Harness(m)
 	}
 	switch name {
 	case "":
 		return false
 	case "two-options":
-		return conformance.DescribeLegacy(mutant("status-prefix").Harness(), conformance.Options{}, conformance.Options{Strict: true})
+		return conformance.DescribeLegacy(harnessOf("status-prefix"), conformance.Options{}, conformance.Options{Strict: true})
 	case "status-prefix": // breaks L-LIST-1 only
-		return conformance.DescribeLegacy(mutant("status-prefix").Harness())
+		return conformance.DescribeLegacy(harnessOf("status-prefix"))
 	case "create-merges": // breaks L-CREATE-2, a SHOULD rule
-		return conformance.DescribeLegacy(mutant("create-merges").Harness())
+		return conformance.DescribeLegacy(harnessOf("create-merges"))
 	case "cas-ignores-version": // fails M-SWAP-4's linearizability check, which writes history.html
-		return conformance.DescribeModern(mutant("cas-ignores-version").Harness(), conformance.Options{Seed: 7919})
+		return conformance.DescribeModern(harnessOf("cas-ignores-version"), conformance.Options{Seed: 7919})
 	}
 	panic("unknown " + describeCaseEnv + " " + name)
 }

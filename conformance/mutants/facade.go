@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -19,25 +20,25 @@ import (
 // (harness.FacadeOwn), so the facade rules judge the broken facade, in process and over
 // the wire (`storecheck serve` serves it as the facade layer of protocol 2).
 // facadeMutants are the facade's defects: the store under them is honest.
-var facadeMutants = []Mutant{
-	{"facade-cancel-overwrites-finished", []string{"L-F-FIN-1", "M-F-FIN-1", "L-F-FIN-2", "M-F-FIN-2"}, "the facade's Cancel overwrites a completed, failed or cancelled task (ConduitMCP's cancel)", both, &wrapper{
+var facadeMutants = []mutant.Mutant[Build]{
+	{Name: "facade-cancel-overwrites-finished", Breaks: []string{"L-F-FIN-1", "M-F-FIN-1", "L-F-FIN-2", "M-F-FIN-2"}, Defect: "the facade's Cancel overwrites a completed, failed or cancelled task (ConduitMCP's cancel)", Build: Build{both, &wrapper{
 		legacyFacade: func(ref *legacy.Tasks, st legacyStore, _ harness.FacadeConfig) legacy.Facade {
 			return legacyCancelOverwrites{ref, st}
 		},
-		modernFacade: func(m modernBroken) modern.Facade { m.cancelOverwrites = true; return m }}},
-	{"facade-list-skips-recheck", []string{"L-F-LIST-1", "L-F-SCOPE-1", "S-OWN-1"}, "the facade's List scopes by the request's owner filter and re-checks no row the store returns", legacyOnly, legacyFacade(func(ref *legacy.Tasks, st legacyStore, cfg harness.FacadeConfig) legacy.Facade {
+		modernFacade: func(m modernBroken) modern.Facade { m.cancelOverwrites = true; return m }}}},
+	{Name: "facade-list-skips-recheck", Breaks: []string{"L-F-LIST-1", "L-F-SCOPE-1", "S-OWN-1"}, Defect: "the facade's List scopes by the request's owner filter and re-checks no row the store returns", Build: Build{legacyOnly, legacyFacade(func(ref *legacy.Tasks, st legacyStore, cfg harness.FacadeConfig) legacy.Facade {
 		return legacyListTrusting{ref, st, cfg.RequireOwner}
-	})},
-	{"facade-update-accepts-unissued", []string{"M-F-INPUT-2"}, "the facade's tasks/update stages answers for input keys never issued", modernOnly, modernFacade(func(m modernBroken) modern.Facade { m.updateUnissued = true; return m })},
-	{"facade-owner-empty-denied", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner that no caller has: it stamps it, and shows such a task to the system caller only`, both, ownerEmpty(false)},
-	{"facade-owner-empty-as-principal", []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "M-F-SCOPE-1"}, `the facade takes owner "" for a real owner and shows such a task only to a caller whose principal id is "" (the anonymous caller, whatever require_owner says) and to the system caller`, both, ownerEmpty(true)},
-	{"facade-cancel-terminal-first", []string{"L-F-SCOPE-1"}, "the facade's Cancel answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", legacyOnly, legacyFacade(func(ref *legacy.Tasks, _ legacyStore, _ harness.FacadeConfig) legacy.Facade {
+	})}},
+	{Name: "facade-update-accepts-unissued", Breaks: []string{"M-F-INPUT-2"}, Defect: "the facade's tasks/update stages answers for input keys never issued", Build: Build{modernOnly, modernFacade(func(m modernBroken) modern.Facade { m.updateUnissued = true; return m })}},
+	{Name: "facade-owner-empty-denied", Breaks: []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "M-F-SCOPE-1"}, Defect: `the facade takes owner "" for a real owner that no caller has: it stamps it, and shows such a task to the system caller only`, Build: Build{both, ownerEmpty(false)}},
+	{Name: "facade-owner-empty-as-principal", Breaks: []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "S-OWN-1", "M-F-SCOPE-1"}, Defect: `the facade takes owner "" for a real owner and shows such a task only to a caller whose principal id is "" (the anonymous caller, whatever require_owner says) and to the system caller`, Build: Build{both, ownerEmpty(true)}},
+	{Name: "facade-cancel-terminal-first", Breaks: []string{"L-F-SCOPE-1"}, Defect: "the facade's Cancel answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", Build: Build{legacyOnly, legacyFacade(func(ref *legacy.Tasks, _ legacyStore, _ harness.FacadeConfig) legacy.Facade {
 		return legacyTerminalFirst{ref}
-	})},
-	{"facade-update-terminal-first", []string{"M-F-SCOPE-1"}, "the facade's tasks/update answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", modernOnly, modernFacade(func(m modernBroken) modern.Facade { m.terminalFirst = true; return m })},
-	{"facade-cleanup-answers-zero", []string{"L-F-CLEAN-1"}, "the facade's Cleanup answers 0 and removes nothing although its store has Cleanup (the reference facade's answer for a store without one)", legacyOnly, legacyFacade(func(ref *legacy.Tasks, _ legacyStore, _ harness.FacadeConfig) legacy.Facade {
+	})}},
+	{Name: "facade-update-terminal-first", Breaks: []string{"M-F-SCOPE-1"}, Defect: "the facade's tasks/update answers a finished task with ErrTerminal before its owner check: a caller the truth table denies learns that the task exists", Build: Build{modernOnly, modernFacade(func(m modernBroken) modern.Facade { m.terminalFirst = true; return m })}},
+	{Name: "facade-cleanup-answers-zero", Breaks: []string{"L-F-CLEAN-1"}, Defect: "the facade's Cleanup answers 0 and removes nothing although its store has Cleanup (the reference facade's answer for a store without one)", Build: Build{legacyOnly, legacyFacade(func(ref *legacy.Tasks, _ legacyStore, _ harness.FacadeConfig) legacy.Facade {
 		return legacyCleanupZero{ref}
-	})},
+	})}},
 }
 
 // legacyFacade is a wrapper over the reference legacy facade alone.

@@ -3,6 +3,7 @@ package mutants
 import (
 	"strings"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 )
 
@@ -10,10 +11,10 @@ import (
 // and id check.
 
 // idMutants are the id defects.
-var idMutants = []Mutant{
-	{"trims-ids", []string{"S-ID-2"}, "ids are trimmed and case-folded (A and a are one task)", both, &wrapper{hooks: hooks{key: foldID}}},
-	{"strict-ids", []string{"S-ID-2"}, "ids with : { } % _ * or over 255 bytes are refused", both, &wrapper{hooks: hooks{checkID: strictID}}},
-	{"accepts-empty-id", []string{"S-ID-2"}, "Create accepts the empty id \"\"", both, &wrapper{hooks: hooks{checkID: emptyIDAccepted}}},
+var idMutants = []mutant.Mutant[Build]{
+	{Name: "trims-ids", Breaks: []string{"S-ID-2"}, Defect: "ids are trimmed and case-folded (A and a are one task)", Build: Build{both, &wrapper{hooks: hooks{key: foldID}}}},
+	{Name: "strict-ids", Breaks: []string{"S-ID-2"}, Defect: "ids with : { } % _ * or over 255 bytes are refused", Build: Build{both, &wrapper{hooks: hooks{checkID: strictID}}}},
+	{Name: "accepts-empty-id", Breaks: []string{"S-ID-2"}, Defect: "Create accepts the empty id \"\"", Build: Build{both, &wrapper{hooks: hooks{checkID: emptyIDAccepted}}}},
 }
 
 // foldID keys an id trimmed and case-folded, so that A and a are one task.

@@ -4,11 +4,12 @@ import (
 	"sort"
 
 	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/internal/mutant"
 )
 
 // Verdict is what the battery did to one mutant.
 type Verdict struct {
-	Mutant Mutant
+	Mutant mutant.Mutant[Build]
 	// Killed is true when at least one spec labelled with a rule the mutant breaks
 	// failed on an assertion before the first aborted spec. A mutant caught only by a
 	// crash, a timeout, a rule it does not declare, or after the transport failed
@@ -32,7 +33,7 @@ type Verdict struct {
 // Judge reads a battery report of a run against m. Specs are read in the order they
 // ran: once one is aborted (the child died, hung or broke the protocol), no later
 // failure can be the mutant's doing, so none counts.
-func Judge(m Mutant, r *conformance.Report) Verdict {
+func Judge(m mutant.Mutant[Build], r *conformance.Report) Verdict {
 	v := Verdict{Mutant: m}
 	declared := map[string]bool{}
 	for _, id := range m.Breaks {

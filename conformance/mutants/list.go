@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference/legacy"
 )
 
@@ -11,13 +12,13 @@ import (
 // options than the caller's and filter what it returns.
 
 // listMutants are the List defects.
-var listMutants = []Mutant{
-	{"limit-ignores-owner", []string{"L-LIST-4", "L-LIST-2"}, "List honours Limit but ignores the Owner scope", legacyOnly, listed(anyOwner, nil)},
-	{"limit-zero-unbounded", []string{"L-LIST-2"}, "a Limit of 0 or less means no limit (if limit > 0 { LIMIT n })", legacyOnly, listed(zeroUnbounded, nil)},
-	{"status-prefix", []string{"L-LIST-1"}, "the status filter matches by prefix", legacyOnly, listed(noStatus, statusPrefix)},
-	{"limit-int32", []string{"L-LIST-2"}, "Limit goes through a 32-bit integer: 2^31 becomes negative (no rows), 2^32+1 becomes 1", legacyOnly, listed(limitInt32, nil)},
-	{"owner-first-12-bytes", []string{"L-LIST-3", "S-OWN-1", "S-OWN-3", "L-LIST-4"}, "List compares owners on their first 12 bytes (a CHAR(12) index column): tenant-acme-corp-1 sees tenant-acme-corp-2's rows", legacyOnly, listed(principalsAny, ownerFirst12)},
-	{"principals-ignore-scope", []string{"L-LIST-3", "S-OWN-1", "L-LIST-4", "L-LIST-2"}, "List ignores Owner and Limit for principals only, and scopes anonymous callers", legacyOnly, listed(principalsAny, nil)},
+var listMutants = []mutant.Mutant[Build]{
+	{Name: "limit-ignores-owner", Breaks: []string{"L-LIST-4", "L-LIST-2"}, Defect: "List honours Limit but ignores the Owner scope", Build: Build{legacyOnly, listed(anyOwner, nil)}},
+	{Name: "limit-zero-unbounded", Breaks: []string{"L-LIST-2"}, Defect: "a Limit of 0 or less means no limit (if limit > 0 { LIMIT n })", Build: Build{legacyOnly, listed(zeroUnbounded, nil)}},
+	{Name: "status-prefix", Breaks: []string{"L-LIST-1"}, Defect: "the status filter matches by prefix", Build: Build{legacyOnly, listed(noStatus, statusPrefix)}},
+	{Name: "limit-int32", Breaks: []string{"L-LIST-2"}, Defect: "Limit goes through a 32-bit integer: 2^31 becomes negative (no rows), 2^32+1 becomes 1", Build: Build{legacyOnly, listed(limitInt32, nil)}},
+	{Name: "owner-first-12-bytes", Breaks: []string{"L-LIST-3", "S-OWN-1", "S-OWN-3", "L-LIST-4"}, Defect: "List compares owners on their first 12 bytes (a CHAR(12) index column): tenant-acme-corp-1 sees tenant-acme-corp-2's rows", Build: Build{legacyOnly, listed(principalsAny, ownerFirst12)}},
+	{Name: "principals-ignore-scope", Breaks: []string{"L-LIST-3", "S-OWN-1", "L-LIST-4", "L-LIST-2"}, Defect: "List ignores Owner and Limit for principals only, and scopes anonymous callers", Build: Build{legacyOnly, listed(principalsAny, nil)}},
 }
 
 // listing is a List over the honest one: it asks with the options ask makes of the

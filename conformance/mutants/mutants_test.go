@@ -45,7 +45,7 @@ func TestCatalogueDeclaresEveryStoreRule(t *testing.T) {
 			t.Errorf("mutant %s listed twice", m.Name)
 		}
 		names[m.Name] = true
-		if len(m.Breaks) == 0 || m.Defect == "" || len(m.Eras) == 0 {
+		if len(m.Breaks) == 0 || m.Defect == "" || len(m.Build.Eras) == 0 {
 			t.Errorf("mutant %s: declares no rule, defect or era", m.Name)
 		}
 		if m.Name == mutants.DiesMidRunName {
@@ -115,7 +115,7 @@ func TestCatalogueIsKilledOverTheWire(t *testing.T) {
 	}
 	n := 0
 	for _, m := range mutants.Catalogue() {
-		if m.InProcessOnly() == "" {
+		if m.Build.InProcessOnly() == "" {
 			n++
 		}
 	}
@@ -252,7 +252,7 @@ func rejudgeNaturalRaces(t *testing.T, bin string, got *verdicts, code int, flag
 	var names, breaks []string
 	for _, v := range got.Verdicts {
 		m, ok := mutants.Lookup(v.Mutant)
-		if ok && (m.NaturalRace() || m.Measured()) && !v.Killed && v.Error == "" && v.Aborted == "" {
+		if ok && (m.Build.NaturalRace() || m.Build.Measured()) && !v.Killed && v.Error == "" && v.Aborted == "" {
 			survived[v.Mutant] = true
 			names = append(names, v.Mutant)
 			breaks = append(breaks, m.Breaks...)
@@ -335,8 +335,8 @@ func TestHonestVariantsPass(t *testing.T) {
 	bin := buildCLI(t)
 	for _, v := range mutants.Variants() {
 		args := []string{"--adapter", "mutant:" + v.Name, "--strict", "--seed", "7"}
-		if len(v.Eras) == 1 {
-			args = append(args, "--era", string(v.Eras[0]))
+		if len(v.Build.Eras) == 1 {
+			args = append(args, "--era", string(v.Build.Eras[0]))
 		}
 		got, out, code := outcomes(t, bin, args...)
 		// Exit 1 is allowed for inconclusive race checks (a busy machine), nothing else.

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -23,7 +24,7 @@ import (
 // guide really has: to_map returns no owner (L-OWNER-1), list pushes limit down while
 // ignoring owners (L-LIST-4), and update_task reads, then writes, without a lock or
 // version (L-CONC-1; M-SWAP-4 in the modern store).
-var obanGuideMutants = []Mutant{
+var obanGuideMutants = []mutant.Mutant[Build]{
 	{
 		Name: "oban-guide-legacy",
 		// L-LIST-3 fails too, as a consequence of L-OWNER-1: an id created again under
@@ -36,7 +37,7 @@ var obanGuideMutants = []Mutant{
 		Breaks: []string{"L-OWNER-1", "L-LIST-4", "L-CONC-1"},
 		Defect: "the Oban guide's ObanTaskStore as written: no owner column (to_map returns no owner), " +
 			"list with limit pushed down and owners ignored, update_task read then write without a lock",
-		Eras: legacyOnly,
+		Build: Build{Eras: legacyOnly},
 	},
 	{
 		Name: "oban-guide-modern-worker",
@@ -45,7 +46,7 @@ var obanGuideMutants = []Mutant{
 		Breaks: []string{"M-SWAP-4", "M-F-FIN-2"},
 		Defect: "the Oban guide's worker update on the modern store: the version is checked on a read, " +
 			"then the row written without it (read, then write: no lock, no CAS)",
-		Eras: modernOnly,
+		Build: Build{Eras: modernOnly},
 	},
 }
 

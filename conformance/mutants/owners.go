@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -16,13 +17,13 @@ import (
 // defects that scope by owner are in list.go.
 
 // ownerMutants are the owner defects.
-var ownerMutants = []Mutant{
-	{"anonymous-fails-open", []string{"S-OWN-1", "L-LIST-3", "M-GET-1"}, "a caller without a principal sees owned tasks (isolation fails open)", both, &wrapper{hooks: hooks{anonymousSees: true}}},
-	{"owner-case-insensitive", []string{"S-OWN-3", "S-OWN-1", "L-LIST-3", "M-GET-1"}, "owners compared case-insensitively (Alice sees alice's tasks)", both, &wrapper{hooks: hooks{sameOwner: strings.EqualFold}}},
-	{"owner-prefix", []string{"S-OWN-3", "S-OWN-1", "L-LIST-3", "M-GET-1"}, "owners compared by prefix (alice sees alice2's tasks)", both, &wrapper{hooks: hooks{sameOwner: eitherPrefix}, machines: true}},
-	{"owner-wildcard", []string{"S-OWN-3", "S-OWN-1", "L-LIST-3", "M-GET-1"}, "% and * in an owner act as wildcards (an unescaped LIKE)", both, &wrapper{hooks: hooks{sameOwner: wildcardMatch}, machines: true}},
-	{"owner-not-promoted", []string{"L-OWNER-1"}, "owner comes back nested under metadata, not at the top level", legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return ownerNested{st} })},
-	{"denied-differs", []string{"S-OWN-2", "M-GET-1", "M-SWAP-2"}, "a foreign task answers 'access denied' where a missing one answers 'not found'", modernOnly, modernLayer(func(st modernStore) modern.Store { return deniedDiffers{st} })},
+var ownerMutants = []mutant.Mutant[Build]{
+	{Name: "anonymous-fails-open", Breaks: []string{"S-OWN-1", "L-LIST-3", "M-GET-1"}, Defect: "a caller without a principal sees owned tasks (isolation fails open)", Build: Build{both, &wrapper{hooks: hooks{anonymousSees: true}}}},
+	{Name: "owner-case-insensitive", Breaks: []string{"S-OWN-3", "S-OWN-1", "L-LIST-3", "M-GET-1"}, Defect: "owners compared case-insensitively (Alice sees alice's tasks)", Build: Build{both, &wrapper{hooks: hooks{sameOwner: strings.EqualFold}}}},
+	{Name: "owner-prefix", Breaks: []string{"S-OWN-3", "S-OWN-1", "L-LIST-3", "M-GET-1"}, Defect: "owners compared by prefix (alice sees alice2's tasks)", Build: Build{both, &wrapper{hooks: hooks{sameOwner: eitherPrefix}, machines: true}}},
+	{Name: "owner-wildcard", Breaks: []string{"S-OWN-3", "S-OWN-1", "L-LIST-3", "M-GET-1"}, Defect: "% and * in an owner act as wildcards (an unescaped LIKE)", Build: Build{both, &wrapper{hooks: hooks{sameOwner: wildcardMatch}, machines: true}}},
+	{Name: "owner-not-promoted", Breaks: []string{"L-OWNER-1"}, Defect: "owner comes back nested under metadata, not at the top level", Build: Build{legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return ownerNested{st} })}},
+	{Name: "denied-differs", Breaks: []string{"S-OWN-2", "M-GET-1", "M-SWAP-2"}, Defect: "a foreign task answers 'access denied' where a missing one answers 'not found'", Build: Build{modernOnly, modernLayer(func(st modernStore) modern.Store { return deniedDiffers{st} })}},
 }
 
 // eitherPrefix compares owners by prefix, either way.

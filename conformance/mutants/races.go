@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -15,13 +16,13 @@ import (
 // show it, so a run kills them only when its racers land in it (Mutant.NaturalRace).
 
 // raceMutants are the natural races.
-var raceMutants = []Mutant{
-	{"lost-update", []string{"L-CONC-1", "S-CONC-1"}, "Update reads under a read lock, merges, then writes the merged task under the write lock (natural race: no sleep)", legacyOnly, &wrapper{legacy: func(st legacyStore, _ *wrapState) legacy.Store { return lostUpdate{st} }, race: true}},
-	{"check-then-act", []string{"L-F-FIN-2"}, "UpdateIf checks the status under a read lock, then writes under the write lock (natural race: no sleep)", legacyOnly, &wrapper{legacy: func(st legacyStore, _ *wrapState) legacy.Store { return checkThenAct{st} }, race: true}},
-	{"toctou-cas", []string{"M-SWAP-4", "M-SWAP-1", "S-CONC-1", "M-F-FIN-2"}, "Swap checks the version under a read lock, then writes under the write lock (natural race: no sleep)", modernOnly, &wrapper{modern: func(st modernStore, _ *wrapState) modern.Store { return toctouCAS{st} }, race: true}},
-	{"check-then-insert", []string{"M-CREATE-1", "L-CREATE-2"}, "Create looks for the id under a read lock, then inserts under the write lock: concurrent Creates of one id both succeed (natural race)", both, &wrapper{legacy: func(st legacyStore, _ *wrapState) legacy.Store { return legacyCheckThenInsert{st} }, modern: func(st modernStore, _ *wrapState) modern.Store { return modernCheckThenInsert{st} }, race: true}},
-	{"torn-update", []string{"S-CONC-1"}, "Update writes the merged task key by key, each key under its own lock acquisition: a concurrent Get or List sees half of one write (natural race: no sleep)", legacyOnly, &wrapper{legacy: func(st legacyStore, _ *wrapState) legacy.Store { return tornUpdate{st} }, race: true}},
-	{"update-resurrects", []string{"L-CONC-1", "S-CONC-1"}, "read-modify-write calls hold their own lock, Delete only the map lock: a task deleted mid-update is written back (natural race)", both, &wrapper{legacy: func(st legacyStore, x *wrapState) legacy.Store { return legacyResurrects{st, x} }, modern: func(st modernStore, x *wrapState) modern.Store { return modernResurrects{st, x} }, race: true}},
+var raceMutants = []mutant.Mutant[Build]{
+	{Name: "lost-update", Breaks: []string{"L-CONC-1", "S-CONC-1"}, Defect: "Update reads under a read lock, merges, then writes the merged task under the write lock (natural race: no sleep)", Build: Build{legacyOnly, &wrapper{legacy: func(st legacyStore, _ *wrapState) legacy.Store { return lostUpdate{st} }, race: true}}},
+	{Name: "check-then-act", Breaks: []string{"L-F-FIN-2"}, Defect: "UpdateIf checks the status under a read lock, then writes under the write lock (natural race: no sleep)", Build: Build{legacyOnly, &wrapper{legacy: func(st legacyStore, _ *wrapState) legacy.Store { return checkThenAct{st} }, race: true}}},
+	{Name: "toctou-cas", Breaks: []string{"M-SWAP-4", "M-SWAP-1", "S-CONC-1", "M-F-FIN-2"}, Defect: "Swap checks the version under a read lock, then writes under the write lock (natural race: no sleep)", Build: Build{modernOnly, &wrapper{modern: func(st modernStore, _ *wrapState) modern.Store { return toctouCAS{st} }, race: true}}},
+	{Name: "check-then-insert", Breaks: []string{"M-CREATE-1", "L-CREATE-2"}, Defect: "Create looks for the id under a read lock, then inserts under the write lock: concurrent Creates of one id both succeed (natural race)", Build: Build{both, &wrapper{legacy: func(st legacyStore, _ *wrapState) legacy.Store { return legacyCheckThenInsert{st} }, modern: func(st modernStore, _ *wrapState) modern.Store { return modernCheckThenInsert{st} }, race: true}}},
+	{Name: "torn-update", Breaks: []string{"S-CONC-1"}, Defect: "Update writes the merged task key by key, each key under its own lock acquisition: a concurrent Get or List sees half of one write (natural race: no sleep)", Build: Build{legacyOnly, &wrapper{legacy: func(st legacyStore, _ *wrapState) legacy.Store { return tornUpdate{st} }, race: true}}},
+	{Name: "update-resurrects", Breaks: []string{"L-CONC-1", "S-CONC-1"}, Defect: "read-modify-write calls hold their own lock, Delete only the map lock: a task deleted mid-update is written back (natural race)", Build: Build{both, &wrapper{legacy: func(st legacyStore, x *wrapState) legacy.Store { return legacyResurrects{st, x} }, modern: func(st modernStore, x *wrapState) modern.Store { return modernResurrects{st, x} }, race: true}}},
 }
 
 // inSteps is how a read-modify-write call of a natural race runs.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/sdk"
 )
@@ -11,10 +12,10 @@ import (
 // The SDK profile's delete defects, each a layer over the honest DeleteTask.
 
 // sdkDeleteMutants are the SDK profile's delete defects.
-var sdkDeleteMutants = []Mutant{
-	{"sdk-delete-missing-succeeds", []string{"P-DELETE-1"}, "DeleteTask of a missing task answers success", sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return deleteMissingOK{st} })},
-	{"sdk-delete-foreign-succeeds", []string{"P-DELETE-1"}, "DeleteTask looks the id up without the session, then deletes by id and session: another session's task answers success and is left in place", sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return deleteForeignOK{st} })},
-	{"sdk-delete-expired-succeeds", []string{"P-DELETE-1"}, "DeleteTask finds a task whose ttl has passed but that no read or sweep has dropped yet, and answers success (a DELETE whose WHERE has no expiry)", sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return deleteExpiredOK{st} })},
+var sdkDeleteMutants = []mutant.Mutant[Build]{
+	{Name: "sdk-delete-missing-succeeds", Breaks: []string{"P-DELETE-1"}, Defect: "DeleteTask of a missing task answers success", Build: Build{sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return deleteMissingOK{st} })}},
+	{Name: "sdk-delete-foreign-succeeds", Breaks: []string{"P-DELETE-1"}, Defect: "DeleteTask looks the id up without the session, then deletes by id and session: another session's task answers success and is left in place", Build: Build{sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return deleteForeignOK{st} })}},
+	{Name: "sdk-delete-expired-succeeds", Breaks: []string{"P-DELETE-1"}, Defect: "DeleteTask finds a task whose ttl has passed but that no read or sweep has dropped yet, and answers success (a DELETE whose WHERE has no expiry)", Build: Build{sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return deleteExpiredOK{st} })}},
 }
 
 // deleteMissingOK answers success for a missing task.

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/sdk"
 )
@@ -13,12 +14,12 @@ import (
 // under CreateTask's lock) and what a create takes and stamps.
 
 // sdkIDMutants are the SDK profile's id and create defects.
-var sdkIDMutants = []Mutant{
-	{"sdk-sequential-ids", []string{"P-ID-1"}, "CreateTask numbers its tasks: task-1, task-2, ... (distinct, guessable)", sdkOnly, &wrapper{sdk: sequentialIDs}},
-	{"sdk-racy-ids", []string{"P-ID-2"}, "the next id is drawn ahead and replaced only after the insert: concurrent creates share it (natural race)", sdkOnly, &wrapper{sdk: racyIDs, race: true}},
-	{"sdk-create-no-last-updated", []string{"P-CREATE-1"}, "a created task has no lastUpdatedAt until its first write", sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return noLastUpdated{st} })},
-	{"sdk-keeps-negative-ttl", []string{"P-CREATE-1"}, "(TS) a negative ttl is kept and reported as is", sdkOnly, sdkHooked(sdkHooks{checkCreate: func(sdk.CreateParams) error { return nil }})},
-	{"sdk-delete-recycles-id", []string{"P-DELETE-1"}, "DeleteTask hands the deleted id back to a pool CreateTask draws from first: a later task takes the deleted one's id (a slot allocator)", sdkOnly, &wrapper{sdk: recycledIDs}},
+var sdkIDMutants = []mutant.Mutant[Build]{
+	{Name: "sdk-sequential-ids", Breaks: []string{"P-ID-1"}, Defect: "CreateTask numbers its tasks: task-1, task-2, ... (distinct, guessable)", Build: Build{sdkOnly, &wrapper{sdk: sequentialIDs}}},
+	{Name: "sdk-racy-ids", Breaks: []string{"P-ID-2"}, Defect: "the next id is drawn ahead and replaced only after the insert: concurrent creates share it (natural race)", Build: Build{sdkOnly, &wrapper{sdk: racyIDs, race: true}}},
+	{Name: "sdk-create-no-last-updated", Breaks: []string{"P-CREATE-1"}, Defect: "a created task has no lastUpdatedAt until its first write", Build: Build{sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return noLastUpdated{st} })}},
+	{Name: "sdk-keeps-negative-ttl", Breaks: []string{"P-CREATE-1"}, Defect: "(TS) a negative ttl is kept and reported as is", Build: Build{sdkOnly, sdkHooked(sdkHooks{checkCreate: func(sdk.CreateParams) error { return nil }})}},
+	{Name: "sdk-delete-recycles-id", Breaks: []string{"P-DELETE-1"}, Defect: "DeleteTask hands the deleted id back to a pool CreateTask draws from first: a later task takes the deleted one's id (a slot allocator)", Build: Build{sdkOnly, &wrapper{sdk: recycledIDs}}},
 }
 
 // sequentialIDs numbers the tasks: task-1, task-2, ...

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/sdk"
 )
@@ -15,14 +16,14 @@ import (
 // inside ListTasks's lock).
 
 // sdkListMutants are the SDK profile's listing defects.
-var sdkListMutants = []Mutant{
-	{"sdk-cursor-by-id", []string{"P-LIST-2"}, "(TS) the cursor is the last task's id: once that task is deleted or expired, ListTasks fails with invalid cursor", sdkOnly, sdkHooked(sdkHooks{readCursor: cursorByID, nextCursor: func(last *sdkRow, _ string) string { return last.task.TaskID }})},
-	{"sdk-quadratic-paging", []string{"P-LIST-3"}, "(TS) every page copies all of the caller's tasks first: O(tasks) per page, O(tasks²) per listing", sdkOnly, &wrapper{sdk: withSDKHooks(sdkHooks{listRows: callersRows}), measured: true}},
-	{"sdk-list-stale", []string{"P-LIST-1"}, "ListTasks shows each task as it was created, not as it is", sdkOnly, &wrapper{sdk: staleListing}},
-	{"sdk-lists-expired", []string{"P-LIST-1"}, "ListTasks keeps listing a task whose ttl ended, which GetTask no longer finds", sdkOnly, sdkHooked(sdkHooks{keepExpired: true})},
-	{"sdk-cursor-carries-session", []string{"P-SESS-1"}, "a cursor names the session it was issued to, and ListTasks goes on as that session: another session holding it reads the first one's tasks", sdkOnly, sdkHooked(sdkHooks{readCursor: cursorAsSession, nextCursor: func(last *sdkRow, session string) string { return sdkNextCursor(last, session) + ":" + session }})},
-	{"sdk-list-loses-boundary", []string{"P-LIST-1"}, "has-more off by one: a full page gets a nextCursor only when more than one task is left, so a listing of page+1 tasks loses the last", sdkOnly, sdkHooked(sdkHooks{more: moreThanOneLeft})},
-	{"sdk-cursor-garbage-restarts", []string{"P-LIST-1"}, "a cursor it cannot read lists from the first page again instead of failing with ErrInvalid", sdkOnly, sdkHooked(sdkHooks{readCursor: garbageRestarts})},
+var sdkListMutants = []mutant.Mutant[Build]{
+	{Name: "sdk-cursor-by-id", Breaks: []string{"P-LIST-2"}, Defect: "(TS) the cursor is the last task's id: once that task is deleted or expired, ListTasks fails with invalid cursor", Build: Build{sdkOnly, sdkHooked(sdkHooks{readCursor: cursorByID, nextCursor: func(last *sdkRow, _ string) string { return last.task.TaskID }})}},
+	{Name: "sdk-quadratic-paging", Breaks: []string{"P-LIST-3"}, Defect: "(TS) every page copies all of the caller's tasks first: O(tasks) per page, O(tasks²) per listing", Build: Build{sdkOnly, &wrapper{sdk: withSDKHooks(sdkHooks{listRows: callersRows}), measured: true}}},
+	{Name: "sdk-list-stale", Breaks: []string{"P-LIST-1"}, Defect: "ListTasks shows each task as it was created, not as it is", Build: Build{sdkOnly, &wrapper{sdk: staleListing}}},
+	{Name: "sdk-lists-expired", Breaks: []string{"P-LIST-1"}, Defect: "ListTasks keeps listing a task whose ttl ended, which GetTask no longer finds", Build: Build{sdkOnly, sdkHooked(sdkHooks{keepExpired: true})}},
+	{Name: "sdk-cursor-carries-session", Breaks: []string{"P-SESS-1"}, Defect: "a cursor names the session it was issued to, and ListTasks goes on as that session: another session holding it reads the first one's tasks", Build: Build{sdkOnly, sdkHooked(sdkHooks{readCursor: cursorAsSession, nextCursor: func(last *sdkRow, session string) string { return sdkNextCursor(last, session) + ":" + session }})}},
+	{Name: "sdk-list-loses-boundary", Breaks: []string{"P-LIST-1"}, Defect: "has-more off by one: a full page gets a nextCursor only when more than one task is left, so a listing of page+1 tasks loses the last", Build: Build{sdkOnly, sdkHooked(sdkHooks{more: moreThanOneLeft})}},
+	{Name: "sdk-cursor-garbage-restarts", Breaks: []string{"P-LIST-1"}, Defect: "a cursor it cannot read lists from the first page again instead of failing with ErrInvalid", Build: Build{sdkOnly, sdkHooked(sdkHooks{readCursor: garbageRestarts})}},
 }
 
 // cursorByID reads a cursor that is the last task's id, among the tasks still there.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/sdk"
 )
@@ -14,16 +15,16 @@ import (
 // layers over how a result is stored, answered and waited on.
 
 // sdkResultMutants are the SDK profile's status, result and wait defects.
-var sdkResultMutants = []Mutant{
-	{"sdk-aliases", []string{"P-RESULT-3"}, "(TS) CreateTask and GetTask hand out the stored task, StoreTaskResult keeps the caller's map, GetTaskResult returns the stored one", sdkOnly, sdkHooked(sdkHooks{shareStored: true})},
-	{"sdk-unknown-status-stored", []string{"P-STATUS-1"}, "(TS) UpdateTaskStatus stores any status, bogus included", sdkOnly, sdkHooked(sdkHooks{checkStatus: unknownStatusTaken})},
-	{"sdk-complete-without-result", []string{"P-RESULT-4"}, "(TS) UpdateTaskStatus(completed) is taken without a result: GetTaskResult can never answer", sdkOnly, sdkHooked(sdkHooks{checkStatus: completionTaken})},
-	{"sdk-terminal-overwritable", []string{"P-FIN-1", "P-FIN-2"}, "UpdateTaskStatus does not check for a terminal status: a completed task can be cancelled or resumed", sdkOnly, sdkHooked(sdkHooks{writeTerminal: true})},
-	{"sdk-toctou-finish", []string{"P-FIN-2"}, "terminal writes check the status under the lock, then write under it again later: racing writers both win (natural race)", sdkOnly, &wrapper{sdk: withSDKHooks(sdkHooks{afterCheck: runtime.Gosched}), race: true}},
-	{"sdk-result-any-status", []string{"P-RESULT-1"}, "(TS) StoreTaskResult takes any status: a working task gets a result", sdkOnly, sdkHooked(sdkHooks{checkResult: func(reference.Status) error { return nil }})},
-	{"sdk-no-result-not-found", []string{"P-RESULT-2"}, "GetTaskResult of a task without a result answers not found, as if the task were gone", sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return noResultNotFound{st} })},
-	{"sdk-result-written-apart", []string{"P-RESULT-1"}, "StoreTaskResult writes the status, then the result in a second write: a reader between them sees a completed task with no result (natural race)", sdkOnly, &wrapper{sdk: func(st sdkStore, _ *wrapState) sdk.Store { return resultWrittenApart{st} }, race: true, inProcessOnly: "its window between two writes is a scheduler yield inside the child: over the wire the readers' round trips rarely land in it"}},
-	{"sdk-wait-returns-at-once", []string{"P-WAIT-1"}, "WaitForUpdate returns at once, whether or not the task changed", sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return waitsNot{st} })},
+var sdkResultMutants = []mutant.Mutant[Build]{
+	{Name: "sdk-aliases", Breaks: []string{"P-RESULT-3"}, Defect: "(TS) CreateTask and GetTask hand out the stored task, StoreTaskResult keeps the caller's map, GetTaskResult returns the stored one", Build: Build{sdkOnly, sdkHooked(sdkHooks{shareStored: true})}},
+	{Name: "sdk-unknown-status-stored", Breaks: []string{"P-STATUS-1"}, Defect: "(TS) UpdateTaskStatus stores any status, bogus included", Build: Build{sdkOnly, sdkHooked(sdkHooks{checkStatus: unknownStatusTaken})}},
+	{Name: "sdk-complete-without-result", Breaks: []string{"P-RESULT-4"}, Defect: "(TS) UpdateTaskStatus(completed) is taken without a result: GetTaskResult can never answer", Build: Build{sdkOnly, sdkHooked(sdkHooks{checkStatus: completionTaken})}},
+	{Name: "sdk-terminal-overwritable", Breaks: []string{"P-FIN-1", "P-FIN-2"}, Defect: "UpdateTaskStatus does not check for a terminal status: a completed task can be cancelled or resumed", Build: Build{sdkOnly, sdkHooked(sdkHooks{writeTerminal: true})}},
+	{Name: "sdk-toctou-finish", Breaks: []string{"P-FIN-2"}, Defect: "terminal writes check the status under the lock, then write under it again later: racing writers both win (natural race)", Build: Build{sdkOnly, &wrapper{sdk: withSDKHooks(sdkHooks{afterCheck: runtime.Gosched}), race: true}}},
+	{Name: "sdk-result-any-status", Breaks: []string{"P-RESULT-1"}, Defect: "(TS) StoreTaskResult takes any status: a working task gets a result", Build: Build{sdkOnly, sdkHooked(sdkHooks{checkResult: func(reference.Status) error { return nil }})}},
+	{Name: "sdk-no-result-not-found", Breaks: []string{"P-RESULT-2"}, Defect: "GetTaskResult of a task without a result answers not found, as if the task were gone", Build: Build{sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return noResultNotFound{st} })}},
+	{Name: "sdk-result-written-apart", Breaks: []string{"P-RESULT-1"}, Defect: "StoreTaskResult writes the status, then the result in a second write: a reader between them sees a completed task with no result (natural race)", Build: Build{sdkOnly, &wrapper{sdk: func(st sdkStore, _ *wrapState) sdk.Store { return resultWrittenApart{st} }, race: true, inProcessOnly: "its window between two writes is a scheduler yield inside the child: over the wire the readers' round trips rarely land in it"}}},
+	{Name: "sdk-wait-returns-at-once", Breaks: []string{"P-WAIT-1"}, Defect: "WaitForUpdate returns at once, whether or not the task changed", Build: Build{sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return waitsNot{st} })}},
 }
 
 // unknownStatusTaken takes any status UpdateTaskStatus is given but completed and failed.

@@ -3,6 +3,7 @@ package mutants
 import (
 	"strings"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference/sdk"
 )
 
@@ -10,15 +11,15 @@ import (
 // (a hook: the comparison is inside every call's lookup).
 
 // sdkSessionMutants are the SDK profile's session defects.
-var sdkSessionMutants = []Mutant{
-	{"sdk-session-case-insensitive", []string{"P-SESS-1"}, "sessions are compared case-insensitively (session ABC sees session abc's tasks)", sdkOnly, sdkHooked(sdkHooks{sameSession: strings.EqualFold})},
-	{"sdk-sessionless-sees-all", []string{"P-SESS-2"}, "(TS) a caller without a session sees and writes every session's task, while the store declares sessionless callers isolated", sdkOnly, sdkHooked(sdkHooks{sameSession: sessionlessSeesAll})},
-	{"sdk-session-prefix-255", []string{"P-SESS-1"}, "sessions are compared on their first 255 bytes (a VARCHAR(255) column): two sessions that differ after that share their tasks", sdkOnly, sdkHooked(sdkHooks{sameSession: samePrefix255})},
-	{"sdk-session-normalized", []string{"P-SESS-1"}, "sessions are compared after Unicode normalisation: \"café\" composed and decomposed are one session", sdkOnly, sdkHooked(sdkHooks{sameSession: func(row, caller string) bool { return foldAccents(row) == foldAccents(caller) }})},
-	{"sdk-sessions-ignored", []string{"P-SESS-1", "P-SESS-3", "P-LIST-1", "P-WAIT-1"}, "every caller sees every session's task, declared sessionless unrestricted (no policy value says that sessions are ignored for everyone)", sdkOnly, &wrapper{sdk: func(st sdkStore, _ *wrapState) sdk.Store {
+var sdkSessionMutants = []mutant.Mutant[Build]{
+	{Name: "sdk-session-case-insensitive", Breaks: []string{"P-SESS-1"}, Defect: "sessions are compared case-insensitively (session ABC sees session abc's tasks)", Build: Build{sdkOnly, sdkHooked(sdkHooks{sameSession: strings.EqualFold})}},
+	{Name: "sdk-sessionless-sees-all", Breaks: []string{"P-SESS-2"}, Defect: "(TS) a caller without a session sees and writes every session's task, while the store declares sessionless callers isolated", Build: Build{sdkOnly, sdkHooked(sdkHooks{sameSession: sessionlessSeesAll})}},
+	{Name: "sdk-session-prefix-255", Breaks: []string{"P-SESS-1"}, Defect: "sessions are compared on their first 255 bytes (a VARCHAR(255) column): two sessions that differ after that share their tasks", Build: Build{sdkOnly, sdkHooked(sdkHooks{sameSession: samePrefix255})}},
+	{Name: "sdk-session-normalized", Breaks: []string{"P-SESS-1"}, Defect: "sessions are compared after Unicode normalisation: \"café\" composed and decomposed are one session", Build: Build{sdkOnly, sdkHooked(sdkHooks{sameSession: func(row, caller string) bool { return foldAccents(row) == foldAccents(caller) }})}},
+	{Name: "sdk-sessions-ignored", Breaks: []string{"P-SESS-1", "P-SESS-3", "P-LIST-1", "P-WAIT-1"}, Defect: "every caller sees every session's task, declared sessionless unrestricted (no policy value says that sessions are ignored for everyone)", Build: Build{sdkOnly, &wrapper{sdk: func(st sdkStore, _ *wrapState) sdk.Store {
 		st.h.sameSession = anySession
 		return sessionlessUnrestricted{st}
-	}}},
+	}}}},
 }
 
 // sessionlessSeesAll: a caller without a session matches every session.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/storecheck/storecheck/conformance/mutants"
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/sdk"
 )
@@ -19,10 +20,10 @@ func TestSDKStoreOfMutant(t *testing.T) {
 	}
 	honest, _ := mutants.Lookup(mutants.HonestName)
 	for _, c := range []struct {
-		m    mutants.Mutant
+		m    mutant.Mutant[mutants.Build]
 		want error
 	}{{honest, reference.ErrNotFound}, {m, nil}} {
-		st := c.m.SDKStore(reference.SystemClock{})
+		st := c.m.Build.SDKStore(reference.SystemClock{})
 		task, err := st.CreateTask(ctx, "alice", sdk.CreateParams{})
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package mutants
 
 import (
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference/sdk"
 )
 
@@ -8,17 +9,17 @@ import (
 // both are judged under the store's lock, row by row).
 
 // sdkTTLMutants are the SDK profile's ttl and cleanup defects.
-var sdkTTLMutants = []Mutant{
-	{"sdk-ttl-removes-working", []string{"P-TTL-1"}, "(TS) the ttl removes a task whatever its status, working ones included", sdkOnly, sdkHooked(sdkHooks{expired: expiresWorking})},
-	{"sdk-ttl-restarts-at-completion", []string{"P-TTL-2"}, "(TS) the ttl is counted again from the terminal status while the store declares it counts from creation", sdkOnly, sdkHooked(sdkHooks{expired: expiresFromTerminal})},
-	{"sdk-ttl-zero-kept", []string{"P-TTL-3"}, "(TS) a task reports ttl 0 and never expires (if (ttl) is false for 0)", sdkOnly, sdkHooked(sdkHooks{expired: zeroTTLKept})},
-	{"sdk-ttl-timer-overflow", []string{"P-TTL-2", "P-CLEAN-1"}, "(TS) a ttl past 2^31-1 ms expires 1 ms after the task ends (Node's setTimeout runs a longer delay at once), so a Cleanup sweeps it too", sdkOnly, sdkHooked(sdkHooks{expired: timerOverflows})},
-	{"sdk-ttl-restarts-declared", []string{"P-TTL-4"}, "the ttl counts from creation and starts again when the task becomes terminal, declared as ttl_from completion (P-TTL-2 holds; MCP's creation does not)", sdkOnly, &wrapper{sdk: func(st sdkStore, _ *wrapState) sdk.Store {
+var sdkTTLMutants = []mutant.Mutant[Build]{
+	{Name: "sdk-ttl-removes-working", Breaks: []string{"P-TTL-1"}, Defect: "(TS) the ttl removes a task whatever its status, working ones included", Build: Build{sdkOnly, sdkHooked(sdkHooks{expired: expiresWorking})}},
+	{Name: "sdk-ttl-restarts-at-completion", Breaks: []string{"P-TTL-2"}, Defect: "(TS) the ttl is counted again from the terminal status while the store declares it counts from creation", Build: Build{sdkOnly, sdkHooked(sdkHooks{expired: expiresFromTerminal})}},
+	{Name: "sdk-ttl-zero-kept", Breaks: []string{"P-TTL-3"}, Defect: "(TS) a task reports ttl 0 and never expires (if (ttl) is false for 0)", Build: Build{sdkOnly, sdkHooked(sdkHooks{expired: zeroTTLKept})}},
+	{Name: "sdk-ttl-timer-overflow", Breaks: []string{"P-TTL-2", "P-CLEAN-1"}, Defect: "(TS) a ttl past 2^31-1 ms expires 1 ms after the task ends (Node's setTimeout runs a longer delay at once), so a Cleanup sweeps it too", Build: Build{sdkOnly, sdkHooked(sdkHooks{expired: timerOverflows})}},
+	{Name: "sdk-ttl-restarts-declared", Breaks: []string{"P-TTL-4"}, Defect: "the ttl counts from creation and starts again when the task becomes terminal, declared as ttl_from completion (P-TTL-2 holds; MCP's creation does not)", Build: Build{sdkOnly, &wrapper{sdk: func(st sdkStore, _ *wrapState) sdk.Store {
 		st.h.expired = expiresFromTerminal
 		return ttlFromCompletion{st}
-	}}},
-	{"sdk-cleanup-ttl-int32", []string{"P-CLEAN-1"}, "Cleanup passes the ttl as a 32-bit integer: a task kept 2^31 ms or more is swept at once", sdkOnly, sdkHooked(sdkHooks{swept: sweptInt32})},
-	{"sdk-cleanup-removes-terminal", []string{"P-CLEAN-1"}, "Cleanup removes every terminal task with a ttl, expired or not", sdkOnly, sdkHooked(sdkHooks{swept: sweptTerminal})},
+	}}}},
+	{Name: "sdk-cleanup-ttl-int32", Breaks: []string{"P-CLEAN-1"}, Defect: "Cleanup passes the ttl as a 32-bit integer: a task kept 2^31 ms or more is swept at once", Build: Build{sdkOnly, sdkHooked(sdkHooks{swept: sweptInt32})}},
+	{Name: "sdk-cleanup-removes-terminal", Breaks: []string{"P-CLEAN-1"}, Defect: "Cleanup removes every terminal task with a ttl, expired or not", Build: Build{sdkOnly, sdkHooked(sdkHooks{swept: sweptTerminal})}},
 }
 
 // expiresWorking: the ttl removes a task whatever its status.

@@ -24,7 +24,7 @@ func TestSummaryChild(t *testing.T) {
 	if !ok {
 		t.Fatalf("mutant %s is gone from the catalogue", name)
 	}
-	conformance.RunLegacy(t, m.Harness()) // summary-caller
+	conformance.RunLegacy(t, mutants.Harness(m)) // summary-caller
 }
 
 // summaryCallerLine is "summary_test.go:N", N the line of the RunLegacy call above: the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/modern"
 )
@@ -12,12 +13,12 @@ import (
 // honest one, all under the one lock.
 
 // swapMutants are the Swap defects.
-var swapMutants = []Mutant{
-	{"cas-ignores-version", []string{"M-SWAP-1", "M-SWAP-2", "M-SWAP-4", "S-CONC-1", "M-F-FIN-2"}, "Swap does not compare versions", modernOnly, swapping(swapRule{ignoreVersion: true})},
-	{"foreign-conflicts", []string{"M-SWAP-2", "S-OWN-2"}, "Swap of a foreign task with a stale version answers conflict (existence leak)", modernOnly, swapping(swapRule{foreignConflicts: true})},
-	{"swap-owner-mutable", []string{"M-SWAP-3"}, "Swap lets the owner change", modernOnly, swapping(swapRule{ownerMutable: true})},
-	{"swap-created-at-mutable", []string{"M-SWAP-3"}, "Swap lets created_at change", modernOnly, swapping(swapRule{createdAtMutable: true})},
-	{"swap-version-from-next", []string{"M-SWAP-1"}, "Swap stores the version the new task carries plus one, not expected + 1", modernOnly, swapping(swapRule{versionFromNext: true})},
+var swapMutants = []mutant.Mutant[Build]{
+	{Name: "cas-ignores-version", Breaks: []string{"M-SWAP-1", "M-SWAP-2", "M-SWAP-4", "S-CONC-1", "M-F-FIN-2"}, Defect: "Swap does not compare versions", Build: Build{modernOnly, swapping(swapRule{ignoreVersion: true})}},
+	{Name: "foreign-conflicts", Breaks: []string{"M-SWAP-2", "S-OWN-2"}, Defect: "Swap of a foreign task with a stale version answers conflict (existence leak)", Build: Build{modernOnly, swapping(swapRule{foreignConflicts: true})}},
+	{Name: "swap-owner-mutable", Breaks: []string{"M-SWAP-3"}, Defect: "Swap lets the owner change", Build: Build{modernOnly, swapping(swapRule{ownerMutable: true})}},
+	{Name: "swap-created-at-mutable", Breaks: []string{"M-SWAP-3"}, Defect: "Swap lets created_at change", Build: Build{modernOnly, swapping(swapRule{createdAtMutable: true})}},
+	{Name: "swap-version-from-next", Breaks: []string{"M-SWAP-1"}, Defect: "Swap stores the version the new task carries plus one, not expected + 1", Build: Build{modernOnly, swapping(swapRule{versionFromNext: true})}},
 }
 
 // swapRule is how a broken Swap checks and versions. The zero rule is the honest one.

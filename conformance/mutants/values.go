@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -14,13 +15,13 @@ import (
 // mangle a value on its way in, and a hook that hands out the stored value itself.
 
 // valueMutants are the value defects.
-var valueMutants = []Mutant{
-	{"float-numbers", []string{"S-VAL-1", "M-FIELDS-1"}, "numbers pass through float64 (9223372036854775807 comes back rounded)", both, valuesIn(floatNumber, nil)},
-	{"sniffs-strings", []string{"S-VAL-1", "L-UPDATE-1", "M-FIELDS-1"}, `strings that parse as JSON come back parsed: "123" as the number 123, "true" as true, "null" as null (a status message "null" as none)`, both, valuesIn(sniffString, nullMessage)},
-	{"cuts-at-nul", []string{"S-VAL-2"}, "strings are cut at U+0000 without an error", both, valuesIn(cutAtNUL[any], cutAtNUL[string])},
-	{"aliases-values", []string{"S-VAL-4"}, "returns the store's own maps: a caller's mutation changes the stored task", both, &wrapper{hooks: hooks{shareStored: true}, inProcessOnly: "values are serialised on the wire, so the caller never shares the store's memory"}},
-	{"seconds-timestamps", []string{"L-CREATE-1", "M-FIELDS-1", "M-CREATE-1"}, "timestamps are stored in seconds, not milliseconds", both, &wrapper{legacy: func(st legacyStore, _ *wrapState) legacy.Store { return legacySeconds{st} }, modern: func(st modernStore, _ *wrapState) modern.Store { return modernSeconds{st} }}},
-	{"drops-ttl", []string{"M-FIELDS-1", "M-SWEEP-1", "M-GET-1"}, "the ttl is not stored: every task lives forever", modernOnly, modernLayer(func(st modernStore) modern.Store { return ttlDropped{st} })},
+var valueMutants = []mutant.Mutant[Build]{
+	{Name: "float-numbers", Breaks: []string{"S-VAL-1", "M-FIELDS-1"}, Defect: "numbers pass through float64 (9223372036854775807 comes back rounded)", Build: Build{both, valuesIn(floatNumber, nil)}},
+	{Name: "sniffs-strings", Breaks: []string{"S-VAL-1", "L-UPDATE-1", "M-FIELDS-1"}, Defect: `strings that parse as JSON come back parsed: "123" as the number 123, "true" as true, "null" as null (a status message "null" as none)`, Build: Build{both, valuesIn(sniffString, nullMessage)}},
+	{Name: "cuts-at-nul", Breaks: []string{"S-VAL-2"}, Defect: "strings are cut at U+0000 without an error", Build: Build{both, valuesIn(cutAtNUL[any], cutAtNUL[string])}},
+	{Name: "aliases-values", Breaks: []string{"S-VAL-4"}, Defect: "returns the store's own maps: a caller's mutation changes the stored task", Build: Build{both, &wrapper{hooks: hooks{shareStored: true}, inProcessOnly: "values are serialised on the wire, so the caller never shares the store's memory"}}},
+	{Name: "seconds-timestamps", Breaks: []string{"L-CREATE-1", "M-FIELDS-1", "M-CREATE-1"}, Defect: "timestamps are stored in seconds, not milliseconds", Build: Build{both, &wrapper{legacy: func(st legacyStore, _ *wrapState) legacy.Store { return legacySeconds{st} }, modern: func(st modernStore, _ *wrapState) modern.Store { return modernSeconds{st} }}}},
+	{Name: "drops-ttl", Breaks: []string{"M-FIELDS-1", "M-SWEEP-1", "M-GET-1"}, Defect: "the ttl is not stored: every task lives forever", Build: Build{modernOnly, modernLayer(func(st modernStore) modern.Store { return ttlDropped{st} })}},
 }
 
 // valuesIn is a layer over both eras that normalises each value on its way in, then

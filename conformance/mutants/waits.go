@@ -10,6 +10,7 @@ import (
 
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
@@ -124,21 +125,21 @@ func (u unheld) Modern(ctx context.Context) (modern.Store, error) { return u.n.M
 func (u unheld) SDK(ctx context.Context) (sdk.Store, error)       { return u.n.SDK(ctx) }
 func (u unheld) Close(ctx context.Context) error                  { return u.n.Close(ctx) }
 
-// OnlyRules, when not empty, are the only rules the battery runs on the mutant: its calls
-// are too slow for the rest.
-func (m Mutant) OnlyRules() []string {
-	if m.spec().slow {
+// OnlyRules, when not empty, are the only rules the battery runs on the mutant m: its
+// calls are too slow for the rest.
+func OnlyRules(m mutant.Mutant[Build]) []string {
+	if m.Build.spec().slow {
 		return m.Breaks
 	}
 	return nil
 }
 
-// JudgedRules are the rules `storecheck mutants --declared` runs on the mutant: the
+// JudgedRules are the rules `storecheck mutants --declared` runs on the mutant m: the
 // rules it breaks, which alone decide whether it is killed (Judge), S-CONC-1 for a
 // defect that only its state machines find, and in the legacy and modern eras
 // B-REPRO-1, whose replay must hold on every store.
-func (m Mutant) JudgedRules() []string {
-	if only := m.OnlyRules(); len(only) > 0 {
+func JudgedRules(m mutant.Mutant[Build]) []string {
+	if only := OnlyRules(m); len(only) > 0 {
 		return only
 	}
 	rules := append([]string(nil), m.Breaks...)
@@ -149,10 +150,10 @@ func (m Mutant) JudgedRules() []string {
 	}
 	// A defect whose declared rule only the state machines of S-CONC-1 catch: they file
 	// the fault under the rule broken (Env.FaultOf), and no spec of that rule meets it.
-	if m.spec().machines {
+	if m.Build.spec().machines {
 		add("S-CONC-1")
 	}
-	if slices.Contains(m.Eras, conformance.EraLegacy) || slices.Contains(m.Eras, conformance.EraModern) {
+	if slices.Contains(m.Build.Eras, conformance.EraLegacy) || slices.Contains(m.Build.Eras, conformance.EraModern) {
 		add("B-REPRO-1")
 	}
 	return rules

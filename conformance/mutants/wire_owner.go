@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/internal/mutant"
 )
 
 // Wire mutants: the honest Go child (the reference facades over the honest store, as
@@ -16,30 +17,30 @@ import (
 // honest server reads. They are not in the catalogue (`storecheck serve` has no such
 // filter); a test binary serves them as its own child.
 
-// WireMutant is the honest Go child with a defect in how it reads its requests.
-type WireMutant struct {
-	Name   string
-	Breaks []string // rule IDs, as Mutant.Breaks
-	Defect string
+// WireBuild is how a wire mutant is built: the honest Go child with a defect in how it
+// reads its requests. A wire mutant (mutant.Mutant[WireBuild]) must fail exactly its
+// Breaks.
+type WireBuild struct {
 	// Input wraps the child's standard input.
 	Input func(io.Reader) io.Reader
 }
 
-// Harness is what the child serves: the honest store under the reference facades.
-func (WireMutant) Harness() harness.Harness { return harness.WithReferenceFacades(Honest()) }
+// WireHarness is what a wire mutant's child serves: the honest store under the reference
+// facades.
+func WireHarness() harness.Harness { return harness.WithReferenceFacades(Honest()) }
 
 // noOwnerRules are the rules whose walks create tasks with "no owner" sent as null.
 var noOwnerRules = []string{"L-F-CREATE-1", "L-F-SCOPE-1", "L-F-LIST-1", "M-F-CREATE-1", "M-F-SCOPE-1"}
 
 // WireMutants are the wire mutants.
-func WireMutants() []WireMutant {
-	return []WireMutant{
-		{"wire-owner-null-as-principal", noOwnerRules,
-			`the child decodes a facade create's owner null as the principal named "null" ("" stays no owner)`,
-			nullOwnerAs("null")},
-		{"wire-owner-null-refused", noOwnerRules,
-			`the child's decoder takes a facade create's owner as a string only: owner null is answered invalid ("" stays no owner)`,
-			nullOwnerAs(json.Number("0"))},
+func WireMutants() []mutant.Mutant[WireBuild] {
+	return []mutant.Mutant[WireBuild]{
+		{Name: "wire-owner-null-as-principal", Breaks: noOwnerRules,
+			Defect: `the child decodes a facade create's owner null as the principal named "null" ("" stays no owner)`,
+			Build:  WireBuild{nullOwnerAs("null")}},
+		{Name: "wire-owner-null-refused", Breaks: noOwnerRules,
+			Defect: `the child's decoder takes a facade create's owner as a string only: owner null is answered invalid ("" stays no owner)`,
+			Build:  WireBuild{nullOwnerAs(json.Number("0"))}},
 	}
 }
 

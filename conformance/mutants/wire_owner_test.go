@@ -16,6 +16,7 @@ import (
 	"github.com/storecheck/storecheck/adapters/wire"
 	"github.com/storecheck/storecheck/conformance/mutants"
 	"github.com/storecheck/storecheck/conformance/rules"
+	"github.com/storecheck/storecheck/internal/mutant"
 )
 
 // wireChildEnv names the wire mutant TestWireMutantChild serves ("honest": no filter).
@@ -29,16 +30,16 @@ func TestWireMutantChild(t *testing.T) {
 	if name == "" {
 		t.Skip("the child of TestWireMutantsFailExactlyTheirRules; runs only as such")
 	}
-	m := mutants.WireMutant{Input: func(r io.Reader) io.Reader { return r }}
+	m := mutant.Mutant[mutants.WireBuild]{Build: mutants.WireBuild{Input: func(r io.Reader) io.Reader { return r }}}
 	if name != mutants.HonestName {
-		i := slices.IndexFunc(mutants.WireMutants(), func(w mutants.WireMutant) bool { return w.Name == name })
+		i := slices.IndexFunc(mutants.WireMutants(), func(w mutant.Mutant[mutants.WireBuild]) bool { return w.Name == name })
 		if i < 0 {
 			fmt.Fprintf(os.Stderr, "no wire mutant %q\n", name)
 			os.Exit(2)
 		}
 		m = mutants.WireMutants()[i]
 	}
-	if err := wire.Serve(context.Background(), m.Input(os.Stdin), os.Stdout, m.Harness(), wire.ServeOptions{Log: os.Stderr}); err != nil {
+	if err := wire.Serve(context.Background(), m.Build.Input(os.Stdin), os.Stdout, mutants.WireHarness(), wire.ServeOptions{Log: os.Stderr}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -83,7 +84,7 @@ func TestWireMutantsFailExactlyTheirRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		const variant = "wire-owner-null-as-principal"
-		i := slices.IndexFunc(mutants.WireMutants(), func(w mutants.WireMutant) bool { return w.Name == variant })
+		i := slices.IndexFunc(mutants.WireMutants(), func(w mutant.Mutant[mutants.WireBuild]) bool { return w.Name == variant })
 		children = append(children,
 			child{"the Python example", strconv.Quote(py) + " " + strconv.Quote(filepath.Join(root, "examples", "python-store", "store.py")), nil},
 			child{"the Python example with " + variant, strconv.Quote(py) + " " + strconv.Quote(filepath.Join(root, "adapters", "wire", "selftest", "python", "testdata", "variants.py")) + " " + variant,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/sdk"
@@ -19,11 +20,11 @@ import (
 // SDK profile's cursors and ttls, each a layer over the honest store.
 
 // wrappedMutants are the edge defects, listed in the catalogue.
-var wrappedMutants = []Mutant{
-	{"owner-index-survives-delete", []string{"L-LIST-3"}, "List finds a principal's rows through a per-owner index that Delete does not clean: an id deleted and created again under another owner (or none) is still listed to the old owner", legacyOnly, &wrapper{legacy: func(st legacyStore, w *wrapState) legacy.Store { return ownerIndexed{st, w} }}},
-	{"cleanup-ages-digit-strings", []string{"L-CLEAN-1"}, `Cleanup reads a created_at that is text of a number ("1764392800000", " 1764392800000 ", "1764392800000.0", "1.7643928e+12") as that number and ages the task from it (section 4: a created_at that is not an integer has no age)`, legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return cleanupSniffsAge{st} })},
-	{"sdk-cursor-date-internal", []string{"P-LIST-1"}, "a cursor is base64url of JSON {\"at\": a date, \"after\": a position}; a date that does not parse is a plain error (an internal error, not invalid params)", sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return datedCursors{st} })},
-	{"sdk-refuses-huge-ttl", []string{"P-CREATE-1"}, "CreateTask refuses a ttl past 32 bits of milliseconds with ErrInvalid (an INT column guarded by a check): the specs that need such a task for their setup read setup refused, not failed", sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return refusesHugeTTL{st} })},
+var wrappedMutants = []mutant.Mutant[Build]{
+	{Name: "owner-index-survives-delete", Breaks: []string{"L-LIST-3"}, Defect: "List finds a principal's rows through a per-owner index that Delete does not clean: an id deleted and created again under another owner (or none) is still listed to the old owner", Build: Build{legacyOnly, &wrapper{legacy: func(st legacyStore, w *wrapState) legacy.Store { return ownerIndexed{st, w} }}}},
+	{Name: "cleanup-ages-digit-strings", Breaks: []string{"L-CLEAN-1"}, Defect: `Cleanup reads a created_at that is text of a number ("1764392800000", " 1764392800000 ", "1764392800000.0", "1.7643928e+12") as that number and ages the task from it (section 4: a created_at that is not an integer has no age)`, Build: Build{legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return cleanupSniffsAge{st} })}},
+	{Name: "sdk-cursor-date-internal", Breaks: []string{"P-LIST-1"}, Defect: "a cursor is base64url of JSON {\"at\": a date, \"after\": a position}; a date that does not parse is a plain error (an internal error, not invalid params)", Build: Build{sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return datedCursors{st} })}},
+	{Name: "sdk-refuses-huge-ttl", Breaks: []string{"P-CREATE-1"}, Defect: "CreateTask refuses a ttl past 32 bits of milliseconds with ErrInvalid (an INT column guarded by a check): the specs that need such a task for their setup read setup refused, not failed", Build: Build{sdkOnly, sdkLayer(func(st sdkStore) sdk.Store { return refusesHugeTTL{st} })}},
 }
 
 // ownerIndexed keeps, beside the honest rows, an index owner → ids that Create fills and

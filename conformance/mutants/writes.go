@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/reference"
 	"github.com/storecheck/storecheck/reference/jsonvalue"
 	"github.com/storecheck/storecheck/reference/legacy"
@@ -15,23 +16,23 @@ import (
 // hooks: a layer cannot reach inside a call's lock).
 
 // writeMutants are the write and read defects.
-var writeMutants = []Mutant{
-	{"update-keeps-stamps", []string{"L-UPDATE-1", "L-CLEAN-1"}, "Update ignores created_at and task_id in the changes (the values Create stamped stay)", legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return stampsKept{st} })},
-	{"deep-merge", []string{"L-UPDATE-1"}, "Update merges nested objects instead of replacing them", legacyOnly, &wrapper{hooks: hooks{merge: deepMerged}}},
-	{"update-creates", []string{"L-UPDATE-2"}, "Update of a missing id creates the task (an upsert)", legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return upserting{st} })},
-	{"create-merges", []string{"L-CREATE-3", "L-CREATE-2"}, "Create of an existing id merges the new metadata into the old task", legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return createMerging{st} })},
-	{"create-keeps-meta-keys", []string{"L-CREATE-1"}, "Create lets status and created_at from the metadata override its own", legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return metaKeysKept{st} })},
-	{"delete-missing-fails", []string{"L-DELETE-1", "M-DELETE-1"}, "Delete of a missing id fails with not found", both, &wrapper{legacy: func(st legacyStore, _ *wrapState) legacy.Store { return legacyDeleteStrict{st} }, modern: func(st modernStore, _ *wrapState) modern.Store { return modernDeleteStrict{st} }}},
-	{"get-missing-empty", []string{"L-GET-1"}, "Get of a missing id returns an empty task and no error", legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return missingEmpty{st} })},
-	{"cancel-missing-succeeds", []string{"L-CANCEL-1"}, "Cancel of a missing id answers success", legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return cancelMissing{st} })},
-	{"create-version-zero", []string{"M-CREATE-1"}, "Create stores version 0", modernOnly, modernLayer(func(st modernStore) modern.Store { return versionZero{st} })},
-	{"create-overwrites", []string{"M-CREATE-1"}, "Create of an existing id overwrites it", modernOnly, modernLayer(func(st modernStore) modern.Store { return overwriting{st} })},
-	{"delete-keeps-owner", []string{"M-CREATE-1", "M-DELETE-1", "M-GET-1", "M-SWAP-1", "M-SWAP-2"}, "Delete leaves the task's owner in an owner index, and a later Create of the id takes the owner from there: another owner's task of a reused id belongs to the first", modernOnly, &wrapper{modern: func(st modernStore, x *wrapState) modern.Store { return formerOwners{st, x} }}},
-	{"get-caches-misses", []string{"M-CREATE-1"}, "Get remembers the ids it did not find and answers not found for them ever after: a task created after a Get of its id is never found", modernOnly, &wrapper{modern: func(st modernStore, x *wrapState) modern.Store { return missesCached{st, x} }, machines: true}},
-	{"sweep-removes-live", []string{"M-SWEEP-1"}, "Sweep removes every task with a ttl, expired or not", modernOnly, modernLayer(func(st modernStore) modern.Store { return sweepsLive{st} })},
-	{"expired-visible", []string{"M-GET-1", "M-F-TTL-1", "M-SWAP-2"}, "expired tasks stay visible until swept", modernOnly, &wrapper{hooks: hooks{expired: neverExpired}}},
-	{"expiry-off-by-one", []string{"M-GET-1", "M-F-TTL-1"}, "a task expires one millisecond late (now > created_at + ttl)", modernOnly, &wrapper{hooks: hooks{expired: expiresLate}}},
-	{"expiry-double", []string{"M-GET-1"}, "created_at + ttl summed in a double: past 2^53 ms the expiry instant is off by a millisecond", modernOnly, &wrapper{hooks: hooks{expired: expiresInDouble}}},
+var writeMutants = []mutant.Mutant[Build]{
+	{Name: "update-keeps-stamps", Breaks: []string{"L-UPDATE-1", "L-CLEAN-1"}, Defect: "Update ignores created_at and task_id in the changes (the values Create stamped stay)", Build: Build{legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return stampsKept{st} })}},
+	{Name: "deep-merge", Breaks: []string{"L-UPDATE-1"}, Defect: "Update merges nested objects instead of replacing them", Build: Build{legacyOnly, &wrapper{hooks: hooks{merge: deepMerged}}}},
+	{Name: "update-creates", Breaks: []string{"L-UPDATE-2"}, Defect: "Update of a missing id creates the task (an upsert)", Build: Build{legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return upserting{st} })}},
+	{Name: "create-merges", Breaks: []string{"L-CREATE-3", "L-CREATE-2"}, Defect: "Create of an existing id merges the new metadata into the old task", Build: Build{legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return createMerging{st} })}},
+	{Name: "create-keeps-meta-keys", Breaks: []string{"L-CREATE-1"}, Defect: "Create lets status and created_at from the metadata override its own", Build: Build{legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return metaKeysKept{st} })}},
+	{Name: "delete-missing-fails", Breaks: []string{"L-DELETE-1", "M-DELETE-1"}, Defect: "Delete of a missing id fails with not found", Build: Build{both, &wrapper{legacy: func(st legacyStore, _ *wrapState) legacy.Store { return legacyDeleteStrict{st} }, modern: func(st modernStore, _ *wrapState) modern.Store { return modernDeleteStrict{st} }}}},
+	{Name: "get-missing-empty", Breaks: []string{"L-GET-1"}, Defect: "Get of a missing id returns an empty task and no error", Build: Build{legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return missingEmpty{st} })}},
+	{Name: "cancel-missing-succeeds", Breaks: []string{"L-CANCEL-1"}, Defect: "Cancel of a missing id answers success", Build: Build{legacyOnly, legacyLayer(func(st legacyStore) legacy.Store { return cancelMissing{st} })}},
+	{Name: "create-version-zero", Breaks: []string{"M-CREATE-1"}, Defect: "Create stores version 0", Build: Build{modernOnly, modernLayer(func(st modernStore) modern.Store { return versionZero{st} })}},
+	{Name: "create-overwrites", Breaks: []string{"M-CREATE-1"}, Defect: "Create of an existing id overwrites it", Build: Build{modernOnly, modernLayer(func(st modernStore) modern.Store { return overwriting{st} })}},
+	{Name: "delete-keeps-owner", Breaks: []string{"M-CREATE-1", "M-DELETE-1", "M-GET-1", "M-SWAP-1", "M-SWAP-2"}, Defect: "Delete leaves the task's owner in an owner index, and a later Create of the id takes the owner from there: another owner's task of a reused id belongs to the first", Build: Build{modernOnly, &wrapper{modern: func(st modernStore, x *wrapState) modern.Store { return formerOwners{st, x} }}}},
+	{Name: "get-caches-misses", Breaks: []string{"M-CREATE-1"}, Defect: "Get remembers the ids it did not find and answers not found for them ever after: a task created after a Get of its id is never found", Build: Build{modernOnly, &wrapper{modern: func(st modernStore, x *wrapState) modern.Store { return missesCached{st, x} }, machines: true}}},
+	{Name: "sweep-removes-live", Breaks: []string{"M-SWEEP-1"}, Defect: "Sweep removes every task with a ttl, expired or not", Build: Build{modernOnly, modernLayer(func(st modernStore) modern.Store { return sweepsLive{st} })}},
+	{Name: "expired-visible", Breaks: []string{"M-GET-1", "M-F-TTL-1", "M-SWAP-2"}, Defect: "expired tasks stay visible until swept", Build: Build{modernOnly, &wrapper{hooks: hooks{expired: neverExpired}}}},
+	{Name: "expiry-off-by-one", Breaks: []string{"M-GET-1", "M-F-TTL-1"}, Defect: "a task expires one millisecond late (now > created_at + ttl)", Build: Build{modernOnly, &wrapper{hooks: hooks{expired: expiresLate}}}},
+	{Name: "expiry-double", Breaks: []string{"M-GET-1"}, Defect: "created_at + ttl summed in a double: past 2^53 ms the expiry instant is off by a millisecond", Build: Build{modernOnly, &wrapper{hooks: hooks{expired: expiresInDouble}}}},
 }
 
 // stampsKept ignores task_id and created_at in an Update's changes.
