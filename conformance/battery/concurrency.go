@@ -315,11 +315,11 @@ func DeleteRounds(e *Env, d DeleteRace) {
 			}
 			d.Write(c, id, tl, record)
 		}, Judge: func() bool {
-			in := fmt.Sprintf("round %d: Delete(%s) released together with %d clients each making %s on it", r, Q(id), clients-1, d.Writes)
+			in := fmt.Sprintf("round %d: Delete(%s) released together with %d clients each making %s on it", r, Literal(id), clients-1, d.Writes)
 			e.CheckErr(delErr, nil, in+": the Delete")
 			if got, ok := d.Stored(id); ok {
 				sort.Strings(calls)
-				e.Check(false, fmt.Sprintf(d.Get, Q(id))+" after "+in, "ErrNotFound: once Delete has returned, a racing "+d.Writer+" either ran before it or finds nothing",
+				e.Check(false, fmt.Sprintf(d.Get, Literal(id))+" after "+in, "ErrNotFound: once Delete has returned, a racing "+d.Writer+" either ran before it or finds nothing",
 					fmt.Sprintf("the task is back: %s\n  the racing calls answered: %v\n  %s", Show(got), calls, e.Rerun()))
 				return false
 			}

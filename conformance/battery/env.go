@@ -350,8 +350,9 @@ func DescribeErr(err error) string {
 	return fmt.Sprintf("%q (wraps no sentinel)", err.Error())
 }
 
-// Q renders a value for an input line: Q("t1") is "t1" quoted, a task its JSON.
-func Q(v any) string {
+// Literal renders a value as a failure's input line writes it: a string quoted
+// (Literal("t1") is "t1" with its quotes), anything else its JSON (Show).
+func Literal(v any) string {
 	if s, ok := v.(string); ok {
 		return fmt.Sprintf("%q", s)
 	}

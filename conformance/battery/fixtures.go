@@ -111,14 +111,14 @@ func SettingName(requireOwner bool) string {
 // MustCreate creates a task as setup and stops the spec if the store refuses it.
 func MustCreate(e *Env, st legacy.Store, id string, meta legacy.Task) legacy.Task {
 	t, err := st.Create(e.Ctx, id, meta)
-	e.RequireErr(err, nil, fmt.Sprintf("setup: Create(%s, %s)", Q(id), Q(meta)))
+	e.RequireErr(err, nil, fmt.Sprintf("setup: Create(%s, %s)", Literal(id), Literal(meta)))
 	return t
 }
 
 // MustUpdate updates a task as setup and stops the spec if the store refuses it.
 func MustUpdate(e *Env, st legacy.Store, id string, changes legacy.Task) legacy.Task {
 	t, err := st.Update(e.Ctx, id, changes)
-	e.RequireErr(err, nil, fmt.Sprintf("setup: Update(%s, %s)", Q(id), Q(changes)))
+	e.RequireErr(err, nil, fmt.Sprintf("setup: Update(%s, %s)", Literal(id), Literal(changes)))
 	return t
 }
 
@@ -134,7 +134,7 @@ func Stored(e *Env, st legacy.Store, id string) (legacy.Task, bool) {
 	if errors.Is(err, reference.ErrNotFound) {
 		return nil, false
 	}
-	e.RequireErr(err, nil, fmt.Sprintf("Get(%s)", Q(id)))
+	e.RequireErr(err, nil, fmt.Sprintf("Get(%s)", Literal(id)))
 	return t, true
 }
 
@@ -142,7 +142,7 @@ func Stored(e *Env, st legacy.Store, id string) (legacy.Task, bool) {
 // whose effect is being judged.
 func CheckStored(e *Env, st legacy.Store, id string, want legacy.Task, after string) bool {
 	got, ok := Stored(e, st, id)
-	input := fmt.Sprintf("after %s: Get(%s)", after, Q(id))
+	input := fmt.Sprintf("after %s: Get(%s)", after, Literal(id))
 	if !ok {
 		return e.Check(false, input, want, "ErrNotFound: the task is gone")
 	}
@@ -152,7 +152,7 @@ func CheckStored(e *Env, st legacy.Store, id string, want legacy.Task, after str
 // CheckGone checks that the store answers ErrNotFound for id.
 func CheckGone(e *Env, st legacy.Store, id string, after string) bool {
 	got, ok := Stored(e, st, id)
-	return e.Check(!ok, fmt.Sprintf("after %s: Get(%s)", after, Q(id)), "ErrNotFound", got)
+	return e.Check(!ok, fmt.Sprintf("after %s: Get(%s)", after, Literal(id)), "ErrNotFound", got)
 }
 
 // CheckTask compares two tasks as JSON objects and names the keys that differ.

@@ -63,7 +63,7 @@ func (j *ListJudge) judge(input string, opts legacy.ListOptions, got []legacy.Ta
 		}
 		if len(wrong) > 0 {
 			sort.Strings(wrong)
-			j.fault(input, "only rows whose status is exactly "+Q(*opts.Status),
+			j.fault(input, "only rows whose status is exactly "+Literal(*opts.Status),
 				fmt.Sprintf("%d rows with another status, first %s", len(wrong), model.FirstIDs(wrong)))
 		}
 	}

@@ -119,7 +119,7 @@ func Legacy(s *battery.Suite) {
 					continue
 				}
 				id := e.ID("fcreate")
-				input := fmt.Sprintf("facade Create(%s, %s, owner %q%s)", battery.Q(id), battery.Q(c.meta), c.owner, form.note())
+				input := fmt.Sprintf("facade Create(%s, %s, owner %q%s)", battery.Literal(id), battery.Literal(c.meta), c.owner, form.note())
 				got, err := form.fac.Create(e.Ctx, id, c.meta, c.owner)
 				if !e.CheckErr(err, nil, input) {
 					continue
@@ -250,9 +250,9 @@ func Legacy(s *battery.Suite) {
 			fac := legacy.New(w.store)
 			id := e.ID("fcancel")
 			battery.MustCreate(e, st, id, legacy.Task{"job": "queued"})
-			input := fmt.Sprintf("facade Cancel(%s, system) over %s", battery.Q(id), w.name)
+			input := fmt.Sprintf("facade Cancel(%s, system) over %s", battery.Literal(id), w.name)
 			checkCancel(e, st, fac, id, input)
-			e.Check(log.Has(fmt.Sprintf("Cancel(%q)", id)), input, "a call of the store's Cancel("+battery.Q(id)+")", fmt.Sprintf("store calls %q", log.All()))
+			e.Check(log.Has(fmt.Sprintf("Cancel(%q)", id)), input, "a call of the store's Cancel("+battery.Literal(id)+")", fmt.Sprintf("store calls %q", log.All()))
 		}
 	})
 
@@ -263,7 +263,7 @@ func Legacy(s *battery.Suite) {
 		fac := legacy.New(recordingStore{st, log})
 		id := e.ID("fallback")
 		battery.MustCreate(e, st, id, legacy.Task{"job": "queued", "n": json.Number("1")})
-		input := fmt.Sprintf("facade Cancel(%s, system) over the store without its optional interfaces", battery.Q(id))
+		input := fmt.Sprintf("facade Cancel(%s, system) over the store without its optional interfaces", battery.Literal(id))
 		checkCancel(e, st, fac, id, input)
 		call := fmt.Sprintf("Update(%q, %s)", id, `{"status":"cancelled"}`)
 		e.Check(log.Has(call), input, "the store call "+call, fmt.Sprintf("store calls %q", log.All()))
@@ -295,7 +295,7 @@ func Legacy(s *battery.Suite) {
 					}
 					before, _ := battery.Stored(e, st, id)
 					changes := legacy.Task{legacy.KeyStatus: string(to), "result": "r"}
-					input := fmt.Sprintf("facade Update(%s, %s) of a %s task over %s", battery.Q(id), battery.Q(changes), from, over)
+					input := fmt.Sprintf("facade Update(%s, %s) of a %s task over %s", battery.Literal(id), battery.Literal(changes), from, over)
 					got, err := fac.Update(e.Ctx, id, changes)
 					switch {
 					case from.Terminal():
@@ -322,12 +322,12 @@ func Legacy(s *battery.Suite) {
 					e.Fatalf("setup: facade Update(%q, {status: %q}) over %s: %s", id, from, over, battery.DescribeErr(err))
 				}
 				before, _ := battery.Stored(e, st, id)
-				input := fmt.Sprintf("facade Cancel(%s, system) of a %s task over %s", battery.Q(id), from, over)
+				input := fmt.Sprintf("facade Cancel(%s, system) of a %s task over %s", battery.Literal(id), from, over)
 				_, err := fac.Cancel(e.Ctx, id, reference.System())
 				e.CheckErr(err, reference.ErrTerminal, input)
 				battery.CheckStored(e, st, id, before, input+" (refused: nothing written)")
 				changes := legacy.Task{"note": "after the end"}
-				input = fmt.Sprintf("facade Update(%s, %s) without status of a %s task over %s", battery.Q(id), battery.Q(changes), from, over)
+				input = fmt.Sprintf("facade Update(%s, %s) without status of a %s task over %s", battery.Literal(id), battery.Literal(changes), from, over)
 				_, err = fac.Update(e.Ctx, id, changes)
 				e.CheckErr(err, nil, input)
 				battery.CheckStored(e, st, id, legacy.Merge(before, changes), input)
@@ -343,7 +343,7 @@ func Legacy(s *battery.Suite) {
 		id := e.ID("cas")
 		cur := battery.MustCreate(e, st, id, legacy.Task{"a": json.Number("1")})
 		changes := legacy.Task{"b": json.Number("2")}
-		input := fmt.Sprintf("UpdateIf(%s, %v, %s) of a working task", battery.Q(id), live, battery.Q(changes))
+		input := fmt.Sprintf("UpdateIf(%s, %v, %s) of a working task", battery.Literal(id), live, battery.Literal(changes))
 		got, err := cu.UpdateIf(e.Ctx, id, live, changes)
 		want := legacy.Merge(cur, changes)
 		if e.CheckErr(err, nil, input) {
@@ -353,7 +353,7 @@ func Legacy(s *battery.Suite) {
 
 		cur = battery.MustStatus(e, st, id, "completed")
 		changes = legacy.Task{legacy.KeyStatus: "cancelled"}
-		input = fmt.Sprintf("UpdateIf(%s, %v, %s) of a completed task", battery.Q(id), live, battery.Q(changes))
+		input = fmt.Sprintf("UpdateIf(%s, %v, %s) of a completed task", battery.Literal(id), live, battery.Literal(changes))
 		_, err = cu.UpdateIf(e.Ctx, id, live, changes)
 		e.CheckErr(err, reference.ErrConflict, input)
 		battery.CheckStored(e, st, id, cur, input+" (refused: nothing written)")
@@ -363,18 +363,18 @@ func Legacy(s *battery.Suite) {
 		battery.MustCreate(e, st, nul, legacy.Task{})
 		cur = battery.MustUpdate(e, st, nul, legacy.Task{legacy.KeyStatus: nil})
 		changes = legacy.Task{"c": true}
-		input = fmt.Sprintf("UpdateIf(%s, [working], %s) of a task whose status is null", battery.Q(nul), battery.Q(changes))
+		input = fmt.Sprintf("UpdateIf(%s, [working], %s) of a task whose status is null", battery.Literal(nul), battery.Literal(changes))
 		_, err = cu.UpdateIf(e.Ctx, nul, []reference.Status{reference.StatusWorking}, changes)
 		e.CheckErr(err, nil, input)
 		battery.CheckStored(e, st, nul, legacy.Merge(cur, changes), input)
-		input = fmt.Sprintf("UpdateIf(%s, [completed], %s) of a task whose status is null", battery.Q(nul), battery.Q(changes))
+		input = fmt.Sprintf("UpdateIf(%s, [completed], %s) of a task whose status is null", battery.Literal(nul), battery.Literal(changes))
 		before, _ := battery.Stored(e, st, nul)
 		_, err = cu.UpdateIf(e.Ctx, nul, []reference.Status{reference.StatusCompleted}, legacy.Task{"d": true})
 		e.CheckErr(err, reference.ErrConflict, input)
 		battery.CheckStored(e, st, nul, before, input+" (refused: nothing written)")
 
 		missing := e.ID("missing")
-		input = fmt.Sprintf("UpdateIf(%s, %v, {}) of a missing id", battery.Q(missing), live)
+		input = fmt.Sprintf("UpdateIf(%s, %v, {}) of a missing id", battery.Literal(missing), live)
 		_, err = cu.UpdateIf(e.Ctx, missing, live, legacy.Task{"a": true})
 		e.CheckErr(err, reference.ErrNotFound, input)
 		battery.CheckGone(e, st, missing, input)
@@ -408,7 +408,7 @@ func Legacy(s *battery.Suite) {
 			})
 			meter.Add(tl.Take())
 			for j, id := range ids {
-				if !e.Check(len(wins[j]) == 1, fmt.Sprintf("%d concurrent UpdateIf(%s, %v, {status: completed, winner: i}) (round %d)", racers, battery.Q(id), live, r),
+				if !e.Check(len(wins[j]) == 1, fmt.Sprintf("%d concurrent UpdateIf(%s, %v, {status: completed, winner: i}) (round %d)", racers, battery.Literal(id), live, r),
 					"exactly one success", fmt.Sprintf("%d successes: %v\n  %s", len(wins[j]), wins[j], e.Rerun())) {
 					return
 				}
@@ -443,7 +443,7 @@ func Legacy(s *battery.Suite) {
 			})
 			meter.Add(tl.Take())
 			got, _ := battery.Stored(e, st, id)
-			input := fmt.Sprintf("round %d: %d facade Cancel(%s) released together with %d facade Update(%s, {status: completed, result: N})", r, (clients+1)/2, battery.Q(id), clients/2, battery.Q(id))
+			input := fmt.Sprintf("round %d: %d facade Cancel(%s) released together with %d facade Update(%s, {status: completed, result: N})", r, (clients+1)/2, battery.Literal(id), clients/2, battery.Literal(id))
 			winner, wins := -1, 0
 			var answers []string
 			ok := true

@@ -104,7 +104,7 @@ func facadeListRows(e *battery.Env, st legacy.Store, fac legacy.Facade) (battery
 		}
 		if i == 14 {
 			if _, err := fac.Create(e.Ctx, id, meta, ""); err != nil {
-				e.Fatalf("setup: facade Create(%s, {}, owner \"\"): %s", battery.Q(id), battery.DescribeErr(err))
+				e.Fatalf("setup: facade Create(%s, {}, owner \"\"): %s", battery.Literal(id), battery.DescribeErr(err))
 			}
 		} else {
 			battery.MustCreate(e, st, id, meta)
@@ -118,7 +118,7 @@ func facadeListRows(e *battery.Env, st legacy.Store, fac legacy.Facade) (battery
 	}
 	for _, form := range ownerForms(fac)[1:] {
 		id := e.ID("flist")
-		if form.create(e, fmt.Sprintf("facade Create(%s, {}, owner \"\")", battery.Q(id)), func() error {
+		if form.create(e, fmt.Sprintf("facade Create(%s, {}, owner \"\")", battery.Literal(id)), func() error {
 			_, err := form.fac.Create(e.Ctx, id, legacy.Task{}, "")
 			return err
 		}) {
@@ -136,7 +136,7 @@ func foreignFacadeCancel(e *battery.Env) {
 	fac := battery.LegacyFacade(e, st, false)
 	id := e.ID("fcancel")
 	battery.MustCreate(e, st, id, legacy.Task{"job": "queued"})
-	checkCancel(e, st, fac, id, fmt.Sprintf("the store's facade Cancel(%s, system)", battery.Q(id)))
+	checkCancel(e, st, fac, id, fmt.Sprintf("the store's facade Cancel(%s, system)", battery.Literal(id)))
 	checkCancelMissing(e, st, fac, "the store's facade Cancel(%s, system) of a missing id")
 }
 
@@ -157,7 +157,7 @@ func checkCancel(e *battery.Env, st legacy.Store, fac legacy.Facade, id, input s
 func checkCancelMissing(e *battery.Env, st legacy.Store, fac legacy.Facade, input string) {
 	missing := e.ID("missing")
 	_, err := fac.Cancel(e.Ctx, missing, reference.System())
-	e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf(input, battery.Q(missing)))
+	e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf(input, battery.Literal(missing)))
 	battery.CheckGone(e, st, missing, "facade Cancel of a missing id")
 }
 

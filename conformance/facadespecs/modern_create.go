@@ -55,11 +55,11 @@ func ModernCreate(s *battery.Suite) {
 			startID = id
 			// The worker started here must find its task, stored and working.
 			seen, err := f.Status(ctx, id)
-			if e.CheckErr(err, nil, fmt.Sprintf("inside start(%s): facade Status(%s)", battery.Q(id), battery.Q(id))) {
-				e.Check(seen.Status == reference.StatusWorking && seen.Version == 1, fmt.Sprintf("inside start: Status(%s)", battery.Q(id)), "the task, working, at version 1", seen)
+			if e.CheckErr(err, nil, fmt.Sprintf("inside start(%s): facade Status(%s)", battery.Literal(id), battery.Literal(id))) {
+				e.Check(seen.Status == reference.StatusWorking && seen.Version == 1, fmt.Sprintf("inside start: Status(%s)", battery.Literal(id)), "the task, working, at version 1", seen)
 			}
 			_, err = st.Get(ctx, id, reference.System())
-			e.CheckErr(err, nil, fmt.Sprintf("inside start(%s): store Get(%s, system)", battery.Q(id), battery.Q(id)))
+			e.CheckErr(err, nil, fmt.Sprintf("inside start(%s): store Get(%s, system)", battery.Literal(id), battery.Literal(id)))
 			return nil
 		})
 		after := e.NowMillis()

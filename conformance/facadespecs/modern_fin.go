@@ -44,10 +44,10 @@ func ModernFin(s *battery.Suite) {
 		for _, fin := range finishers() {
 			t := createThrough(e, f, modern.CreateOptions{Owner: "alice"})
 			_, err := f.RequireInput(e.Ctx, t.TaskID, map[string]any{"k": "?"})
-			e.RequireErr(err, nil, "setup: facade RequireInput("+battery.Q(t.TaskID)+", {k})")
+			e.RequireErr(err, nil, "setup: facade RequireInput("+battery.Literal(t.TaskID)+", {k})")
 			final, err := fin.run(e, f, t.TaskID)
-			e.RequireErr(err, nil, fmt.Sprintf("setup: facade %s(%s)", fin.name, battery.Q(t.TaskID)))
-			e.Require(final.Status == fin.status, fmt.Sprintf("setup: facade %s(%s)", fin.name, battery.Q(t.TaskID)), fin.status, final)
+			e.RequireErr(err, nil, fmt.Sprintf("setup: facade %s(%s)", fin.name, battery.Literal(t.TaskID)))
+			e.Require(final.Status == fin.status, fmt.Sprintf("setup: facade %s(%s)", fin.name, battery.Literal(t.TaskID)), fin.status, final)
 			id := t.TaskID
 			for _, w := range []struct {
 				name string
@@ -61,7 +61,7 @@ func ModernFin(s *battery.Suite) {
 					return f.Update(e.Ctx, id, reference.Principal("alice"), map[string]any{"k": "late"})
 				}},
 			} {
-				input := fmt.Sprintf("facade %s of task %s after %s (%s)", w.name, battery.Q(id), fin.name, fin.status)
+				input := fmt.Sprintf("facade %s of task %s after %s (%s)", w.name, battery.Literal(id), fin.name, fin.status)
 				got, err := w.run()
 				if !e.CheckErr(err, reference.ErrTerminal, input) && err == nil {
 					e.Errorf("  the facade wrote %s", battery.Show(got))
@@ -69,14 +69,14 @@ func ModernFin(s *battery.Suite) {
 				modernspecs.CheckStored(e, st, final, input)
 			}
 			for _, c := range []reference.Caller{reference.Principal("alice"), reference.System()} {
-				input := fmt.Sprintf("facade Cancel(%s, %s) after %s (%s)", battery.Q(id), c, fin.name, fin.status)
+				input := fmt.Sprintf("facade Cancel(%s, %s) after %s (%s)", battery.Literal(id), c, fin.name, fin.status)
 				got, err := f.Cancel(e.Ctx, id, c)
 				e.CheckErr(err, reference.ErrTerminal, input)
 				modernspecs.CheckTask(e, input+" returned (the task as it is)", final, got)
 				modernspecs.CheckStored(e, st, final, input)
 			}
 			cancelled, err := f.Cancelled(e.Ctx, id)
-			input := fmt.Sprintf("facade Cancelled(%s) after %s", battery.Q(id), fin.name)
+			input := fmt.Sprintf("facade Cancelled(%s) after %s", battery.Literal(id), fin.name)
 			if e.CheckErr(err, nil, input) {
 				e.Check(cancelled == (fin.status == reference.StatusCancelled), input, fin.status == reference.StatusCancelled, cancelled)
 			}
@@ -93,9 +93,9 @@ func ModernFin(s *battery.Suite) {
 		c, err := client.Cancel(e.Ctx, t.TaskID, reference.Principal("alice"))
 		e.RequireErr(err, nil, "client Cancel(alice)")
 		yes, err := worker.Cancelled(e.Ctx, t.TaskID)
-		e.Check(err == nil && yes, "worker Cancelled("+battery.Q(t.TaskID)+") after the client's Cancel", "true", fmt.Sprintf("%v, %s", yes, battery.DescribeErr(err)))
+		e.Check(err == nil && yes, "worker Cancelled("+battery.Literal(t.TaskID)+") after the client's Cancel", "true", fmt.Sprintf("%v, %s", yes, battery.DescribeErr(err)))
 		result := map[string]any{"content": []any{map[string]any{"type": "text", "text": "too late"}}}
-		input := fmt.Sprintf("worker Complete(%s, %s) after Cancel", battery.Q(t.TaskID), jsonvalue.Describe(result))
+		input := fmt.Sprintf("worker Complete(%s, %s) after Cancel", battery.Literal(t.TaskID), jsonvalue.Describe(result))
 		_, err = worker.Complete(e.Ctx, t.TaskID, result)
 		e.CheckErr(err, reference.ErrTerminal, input)
 		got, ok := modernspecs.Stored(e, st, t.TaskID)
@@ -176,7 +176,7 @@ func FacadeFinRaces(e *battery.Env) {
 			for c := range copies {
 				t := createThrough(e, client, modern.CreateOptions{Owner: "alice"})
 				base, err := worker.RequireInput(e.Ctx, t.TaskID, map[string]any{"k": "?"})
-				e.RequireErr(err, nil, "setup: worker RequireInput("+battery.Q(t.TaskID)+", {k})")
+				e.RequireErr(err, nil, "setup: worker RequireInput("+battery.Literal(t.TaskID)+", {k})")
 				ids[c], bases[c] = t.TaskID, base
 			}
 			n := copies * len(race)
@@ -193,7 +193,7 @@ func FacadeFinRaces(e *battery.Env) {
 			for c := range copies {
 				id, base := ids[c], bases[c]
 				errs, gots := errsAll[c*len(race):(c+1)*len(race)], gotsAll[c*len(race):(c+1)*len(race)]
-				input := fmt.Sprintf("round %d: %v racing on task %s (one of %d tasks raced at once)", round, names, battery.Q(id), copies)
+				input := fmt.Sprintf("round %d: %v racing on task %s (one of %d tasks raced at once)", round, names, battery.Literal(id), copies)
 				final, ok := modernspecs.Stored(e, st, id)
 				if !e.Check(ok, input, "the task", "ErrNotFound") {
 					return

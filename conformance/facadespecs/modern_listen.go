@@ -72,7 +72,7 @@ func ModernListen(s *battery.Suite) {
 			var writes []modern.Task
 			for i, t := range []modern.Task{owned, unowned, owned} {
 				w, err := f.Progress(e.Ctx, t.TaskID, fmt.Sprintf("step %d", i))
-				e.RequireErr(err, nil, fmt.Sprintf("setup: facade Progress(%s)", battery.Q(t.TaskID)))
+				e.RequireErr(err, nil, fmt.Sprintf("setup: facade Progress(%s)", battery.Literal(t.TaskID)))
 				writes = append(writes, w)
 			}
 			for _, sb := range subs {
@@ -86,7 +86,7 @@ func ModernListen(s *battery.Suite) {
 			for _, sb := range subs {
 				got := drain(sb.sub, len(sb.want), time.Second, 30*time.Millisecond)
 				input := fmt.Sprintf("[%s] %s subscribed to tasks %s (owned by %q) and %s (unowned); three Progress writes",
-					setting, sb.caller, battery.Q(owned.TaskID), battery.OwnerY, battery.Q(unowned.TaskID))
+					setting, sb.caller, battery.Literal(owned.TaskID), battery.OwnerY, battery.Literal(unowned.TaskID))
 				if !e.Check(len(got) == len(sb.want), input, fmt.Sprintf("%d deliveries: %s", len(sb.want), versions(sb.want)),
 					fmt.Sprintf("%d deliveries: %s", len(got), versions(got))) {
 					continue

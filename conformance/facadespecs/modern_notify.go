@@ -66,7 +66,7 @@ func ModernNotify(s *battery.Suite) {
 		// it wrote, that the notification carries the task it returned.
 		expect := func(name string, writes int, call func() (modern.Task, error), wantErr error) {
 			got, err := call()
-			input := fmt.Sprintf("facade %s on task %s", name, battery.Q(id))
+			input := fmt.Sprintf("facade %s on task %s", name, battery.Literal(id))
 			e.CheckErr(err, wantErr, input)
 			notes := rec.take()
 			if !e.Check(len(notes) == writes, input, fmt.Sprintf("%d TaskChanged call(s)", writes), fmt.Sprintf("%d", len(notes))) {

@@ -14,7 +14,7 @@ import (
 // the task as want has it when the truth table admits c, else the answer for a missing id.
 func checkScopedGet(e *battery.Env, f modern.Facade, where string, c reference.Caller, allowed bool, id, missing string, want modern.Task) {
 	_, missErr := f.Get(e.Ctx, missing, c)
-	input := fmt.Sprintf("%s facade Get(%s, %s)", where, battery.Q(id), c)
+	input := fmt.Sprintf("%s facade Get(%s, %s)", where, battery.Literal(id), c)
 	got, err := f.Get(e.Ctx, id, c)
 	if !allowed {
 		modernspecs.CheckNotFoundLike(e, input, err, id, missErr, missing)
@@ -42,7 +42,7 @@ func ModernScope(s *battery.Suite) {
 						continue
 					}
 					asked, err := f.RequireInput(e.Ctx, t.TaskID, map[string]any{"k": map[string]any{"message": "?"}})
-					e.RequireErr(err, nil, fmt.Sprintf("setup: facade RequireInput(%s, {k})", battery.Q(t.TaskID)))
+					e.RequireErr(err, nil, fmt.Sprintf("setup: facade RequireInput(%s, {k})", battery.Literal(t.TaskID)))
 					where := fmt.Sprintf("[%s, %s%s]", setting, row.Name, form.note())
 
 					checkScopedGet(e, f, where, c, allowed, t.TaskID, missing, asked)
@@ -50,7 +50,7 @@ func ModernScope(s *battery.Suite) {
 					// Update: answering the outstanding key.
 					answer := map[string]any{"k": "yes"}
 					_, missErr := f.Update(e.Ctx, missing, c, answer)
-					input := fmt.Sprintf("%s facade Update(%s, %s, %s)", where, battery.Q(t.TaskID), c, jsonvalue.Describe(answer))
+					input := fmt.Sprintf("%s facade Update(%s, %s, %s)", where, battery.Literal(t.TaskID), c, jsonvalue.Describe(answer))
 					got, err := f.Update(e.Ctx, t.TaskID, c, answer)
 					cur := asked
 					if allowed {
@@ -66,7 +66,7 @@ func ModernScope(s *battery.Suite) {
 
 					// Cancel.
 					_, missErr = f.Cancel(e.Ctx, missing, c)
-					input = fmt.Sprintf("%s facade Cancel(%s, %s)", where, battery.Q(t.TaskID), c)
+					input = fmt.Sprintf("%s facade Cancel(%s, %s)", where, battery.Literal(t.TaskID), c)
 					got, err = f.Cancel(e.Ctx, t.TaskID, c)
 					if allowed {
 						if e.CheckErr(err, nil, input) {
@@ -99,11 +99,11 @@ func ModernScope(s *battery.Suite) {
 				_, gerr := f.Get(e.Ctx, t.TaskID, c)
 				_, cerr := f.Cancel(e.Ctx, t.TaskID, c)
 				if p == o {
-					e.CheckErr(gerr, nil, fmt.Sprintf("facade Get(%s, %s) of a task owned by %q", battery.Q(t.TaskID), c, o))
+					e.CheckErr(gerr, nil, fmt.Sprintf("facade Get(%s, %s) of a task owned by %q", battery.Literal(t.TaskID), c, o))
 					continue
 				}
-				e.CheckErr(gerr, reference.ErrNotFound, fmt.Sprintf("facade Get(%s, %s) of a task owned by %q", battery.Q(t.TaskID), c, o))
-				e.CheckErr(cerr, reference.ErrNotFound, fmt.Sprintf("facade Cancel(%s, %s) of a task owned by %q", battery.Q(t.TaskID), c, o))
+				e.CheckErr(gerr, reference.ErrNotFound, fmt.Sprintf("facade Get(%s, %s) of a task owned by %q", battery.Literal(t.TaskID), c, o))
+				e.CheckErr(cerr, reference.ErrNotFound, fmt.Sprintf("facade Cancel(%s, %s) of a task owned by %q", battery.Literal(t.TaskID), c, o))
 			}
 			// Only the owner's Cancel may have written: the task is cancelled exactly once.
 			got, ok := modernspecs.Stored(e, st, t.TaskID)

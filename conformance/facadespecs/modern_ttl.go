@@ -34,7 +34,7 @@ func expiredEverywhere(e *battery.Env, f modern.Facade, id, when string, clients
 	}
 	for _, c := range calls {
 		err := c.run()
-		e.Check(errors.Is(err, reference.ErrNotFound), fmt.Sprintf("facade %s of expired task %s, %s", c.name, battery.Q(id), when), "ErrNotFound", err)
+		e.Check(errors.Is(err, reference.ErrNotFound), fmt.Sprintf("facade %s of expired task %s, %s", c.name, battery.Literal(id), when), "ErrNotFound", err)
 	}
 }
 
@@ -62,9 +62,9 @@ func ModernTTL(s *battery.Suite) {
 		if e.HasClock() {
 			e.ManualClock().SetMillis(first - 1)
 			_, err := f.Status(e.Ctx, t.TaskID)
-			e.CheckErr(err, nil, fmt.Sprintf("facade Status(%s) 1 ms before expiry", battery.Q(t.TaskID)))
+			e.CheckErr(err, nil, fmt.Sprintf("facade Status(%s) 1 ms before expiry", battery.Literal(t.TaskID)))
 			_, err = f.Status(e.Ctx, done.TaskID)
-			e.CheckErr(err, nil, fmt.Sprintf("facade Status(%s) of the completed unowned task 1 ms before expiry", battery.Q(done.TaskID)))
+			e.CheckErr(err, nil, fmt.Sprintf("facade Status(%s) of the completed unowned task 1 ms before expiry", battery.Literal(done.TaskID)))
 		}
 		modernspecs.TimeTo(e, expiry)
 		alice, bob := reference.Principal("alice"), reference.Principal("bob")

@@ -46,14 +46,14 @@ func legacyFinishedScope(e *battery.Env, st legacy.Store, requireOwner bool) {
 // form, finished with status, then cancelled by caller through fac.
 func legacyFinishedRow(e *battery.Env, st legacy.Store, fac legacy.Facade, form ownerForm[legacy.Facade], requireOwner bool, status, name, owner string, caller reference.Caller, allowed bool) {
 	id := e.ID("fin-scope")
-	if !form.create(e, fmt.Sprintf("facade Create(%s, {job}, owner %q)", battery.Q(id), owner), func() error {
+	if !form.create(e, fmt.Sprintf("facade Create(%s, {job}, owner %q)", battery.Literal(id), owner), func() error {
 		_, err := form.fac.Create(e.Ctx, id, legacy.Task{"job": "j"}, owner)
 		return err
 	}) {
 		return
 	}
 	before := battery.MustStatus(e, st, id, status)
-	input := fmt.Sprintf("facade Cancel(%s, %s) of a %s task with %s [%s%s]", battery.Q(id), caller, status, battery.SettingName(requireOwner), name, form.note())
+	input := fmt.Sprintf("facade Cancel(%s, %s) of a %s task with %s [%s%s]", battery.Literal(id), caller, status, battery.SettingName(requireOwner), name, form.note())
 	got, err := fac.Cancel(e.Ctx, id, caller)
 	if !allowed {
 		if e.CheckErr(err, reference.ErrNotFound, input+": denied by the truth table (as for a missing id, before any finality check)") {
@@ -103,9 +103,9 @@ func modernFinishedScope(e *battery.Env, requireOwner bool) {
 					continue
 				}
 				_, err := f.RequireInput(e.Ctx, t.TaskID, map[string]any{"k": map[string]any{"message": "?"}})
-				e.RequireErr(err, nil, fmt.Sprintf("setup: facade RequireInput(%s, {k})", battery.Q(t.TaskID)))
+				e.RequireErr(err, nil, fmt.Sprintf("setup: facade RequireInput(%s, {k})", battery.Literal(t.TaskID)))
 				final, err := fin.run(e, f, t.TaskID)
-				e.RequireErr(err, nil, fmt.Sprintf("setup: facade %s(%s)", fin.name, battery.Q(t.TaskID)))
+				e.RequireErr(err, nil, fmt.Sprintf("setup: facade %s(%s)", fin.name, battery.Literal(t.TaskID)))
 				where := fmt.Sprintf("[%s, %s%s, after %s (%s)]", setting, row.Name, form.note(), fin.name, final.Status)
 				// admittedWrite judges an admitted caller's write: past the owner check here,
 				// the rest is finality's.
@@ -128,7 +128,7 @@ func modernFinishedScope(e *battery.Env, requireOwner bool) {
 
 				answer := map[string]any{"k": "late"}
 				_, missErr := f.Update(e.Ctx, missing, c, answer)
-				input := fmt.Sprintf("%s facade Update(%s, %s, {\"k\": \"late\"})", where, battery.Q(t.TaskID), c)
+				input := fmt.Sprintf("%s facade Update(%s, %s, {\"k\": \"late\"})", where, battery.Literal(t.TaskID), c)
 				got, err := f.Update(e.Ctx, t.TaskID, c, answer)
 				if allowed {
 					admittedWrite(input, got, err, false)
@@ -138,7 +138,7 @@ func modernFinishedScope(e *battery.Env, requireOwner bool) {
 				}
 
 				_, missErr = f.Cancel(e.Ctx, missing, c)
-				input = fmt.Sprintf("%s facade Cancel(%s, %s)", where, battery.Q(t.TaskID), c)
+				input = fmt.Sprintf("%s facade Cancel(%s, %s)", where, battery.Literal(t.TaskID), c)
 				got, err = f.Cancel(e.Ctx, t.TaskID, c)
 				if allowed {
 					admittedWrite(input, got, err, true)

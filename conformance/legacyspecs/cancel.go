@@ -24,7 +24,7 @@ func Cancel(s *battery.Suite) {
 			if from != reference.StatusWorking {
 				cur = battery.MustStatus(e, st, id, string(from))
 			}
-			input := fmt.Sprintf("Cancel(%s) of a %s task", battery.Q(id), from)
+			input := fmt.Sprintf("Cancel(%s) of a %s task", battery.Literal(id), from)
 			want := legacy.Merge(cur, cancelled)
 			got, err := c.Cancel(e.Ctx, id)
 			if e.CheckErr(err, nil, input) {
@@ -34,7 +34,7 @@ func Cancel(s *battery.Suite) {
 		}
 
 		missing := e.ID("missing")
-		input := fmt.Sprintf("Cancel(%s) of an id never created", battery.Q(missing))
+		input := fmt.Sprintf("Cancel(%s) of an id never created", battery.Literal(missing))
 		_, err := c.Cancel(e.Ctx, missing)
 		e.CheckErr(err, reference.ErrNotFound, input)
 		battery.CheckGone(e, st, missing, input)
@@ -44,7 +44,7 @@ func Cancel(s *battery.Suite) {
 		if err := st.Delete(e.Ctx, id); err != nil {
 			e.Fatalf("setup: Delete(%q): %v", id, err)
 		}
-		input = fmt.Sprintf("Cancel(%s) after Delete", battery.Q(id))
+		input = fmt.Sprintf("Cancel(%s) after Delete", battery.Literal(id))
 		_, err = c.Cancel(e.Ctx, id)
 		e.CheckErr(err, reference.ErrNotFound, input)
 		battery.CheckGone(e, st, id, input)

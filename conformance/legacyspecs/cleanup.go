@@ -25,9 +25,9 @@ func cleanupRun(e *battery.Env, st legacy.Store, cl legacy.Cleaner, ttl time.Dur
 		_, ok := battery.Stored(e, st, id)
 		switch {
 		case gone[id]:
-			e.Check(!ok, input, battery.Q(id)+" removed", "still there")
+			e.Check(!ok, input, battery.Literal(id)+" removed", "still there")
 		default:
-			e.Check(ok, input, battery.Q(id)+" kept", "removed")
+			e.Check(ok, input, battery.Literal(id)+" kept", "removed")
 		}
 	}
 	after := battery.RowIDs(battery.ListRows(e, st, legacy.ListOptions{}), nil)
@@ -186,11 +186,11 @@ func Cleanup(s *battery.Suite) {
 			return
 		}
 		_, kept := battery.Stored(e, st, done)
-		e.Check(!kept, input, battery.Q(done)+" removed (age 0 > -1ms), or ErrInvalid", fmt.Sprintf("still there (count %d)", n))
+		e.Check(!kept, input, battery.Literal(done)+" removed (age 0 > -1ms), or ErrInvalid", fmt.Sprintf("still there (count %d)", n))
 		for id := range mine {
 			if id != done {
 				_, ok := battery.Stored(e, st, id)
-				e.Check(ok, input, battery.Q(id)+" (working) kept", "removed")
+				e.Check(ok, input, battery.Literal(id)+" (working) kept", "removed")
 			}
 		}
 	})

@@ -86,15 +86,15 @@ func Concurrency(s *battery.Suite) {
 					tl.Do(c, id, func() { _, errs[c] = st.Update(e.Ctx, id, legacy.Task{fmt.Sprintf("p%d", c): json.Number("1")}) })
 				}
 			}, Judge: func() bool {
-				in := fmt.Sprintf("round %d: %d Cancel(%s) released together with %d Update(%s, {pN: 1}) of distinct keys", r, cancelers, battery.Q(id), clients-cancelers, battery.Q(id))
+				in := fmt.Sprintf("round %d: %d Cancel(%s) released together with %d Update(%s, {pN: 1}) of distinct keys", r, cancelers, battery.Literal(id), clients-cancelers, battery.Literal(id))
 				// A call that failed wrote nothing to lose: a refusal (ErrUnsupported) is the
 				// store declining the setup this check needs, any other error a fault of that
 				// call, neither a lost write.
 				failed := false
 				for c, err := range errs {
-					call := fmt.Sprintf("Update(%s, {p%d: 1})", battery.Q(id), c)
+					call := fmt.Sprintf("Update(%s, {p%d: 1})", battery.Literal(id), c)
 					if c < cancelers {
-						call = fmt.Sprintf("Cancel(%s)", battery.Q(id))
+						call = fmt.Sprintf("Cancel(%s)", battery.Literal(id))
 					}
 					if errors.Is(err, reference.ErrUnsupported) {
 						e.RequireErr(err, nil, "setup: "+call+" in "+in)
@@ -114,7 +114,7 @@ func Concurrency(s *battery.Suite) {
 						lost = append(lost, fmt.Sprintf("p%d", c))
 					}
 				}
-				return e.Check(len(lost) == 0, "Get("+battery.Q(id)+") after "+in, "status cancelled and every pN = 1: no write lost",
+				return e.Check(len(lost) == 0, "Get("+battery.Literal(id)+") after "+in, "status cancelled and every pN = 1: no write lost",
 					fmt.Sprintf("lost %v in %s\n  %s", lost, battery.Show(got), e.Rerun()))
 			}}
 		})
@@ -125,7 +125,7 @@ func Concurrency(s *battery.Suite) {
 		battery.CreateRounds(e, func(c int, id string) (legacy.Task, error) { return st.Create(e.Ctx, id, createMeta(c)) },
 			func(c int, id string) string { return fmt.Sprintf("Create(%q, %s)", id, battery.Show(createMeta(c))) },
 			func(r int, id string, winners map[int]legacy.Task, faults *battery.FaultList) bool {
-				in := fmt.Sprintf("round %d: %d concurrent Create(%s, {creator: N, onlyN: true}) released together", r, e.RaceClients(), battery.Q(id))
+				in := fmt.Sprintf("round %d: %d concurrent Create(%s, {creator: N, onlyN: true}) released together", r, e.RaceClients(), battery.Literal(id))
 				faults.Report(e, in, "success or ErrExists")
 				final, found := battery.Stored(e, st, id)
 				if !judge(e, in, id, winners, final, found) {
@@ -159,7 +159,7 @@ func Concurrency(s *battery.Suite) {
 			for _, w := range winners {
 				match = match || legacy.Equal(final, w)
 			}
-			if !e.Check(match, "Get("+battery.Q(id)+") after "+in, "exactly the task a successful Create returned (the one that won)",
+			if !e.Check(match, "Get("+battery.Literal(id)+") after "+in, "exactly the task a successful Create returned (the one that won)",
 				fmt.Sprintf("%s; the successful Creates returned %v\n  %s", battery.Show(final), winners, e.Rerun())) {
 				return false
 			}
@@ -204,10 +204,10 @@ func DisjointUpdates(e *battery.Env) {
 				}
 			}
 		}, Judge: func() bool {
-			in := fmt.Sprintf("round %d: %d clients released together, each Updating its own key of %s %d times", r, writers, battery.Q(id), per)
+			in := fmt.Sprintf("round %d: %d clients released together, each Updating its own key of %s %d times", r, writers, battery.Literal(id), per)
 			faults.Report(e, in, "every Update to succeed")
 			got, ok := battery.Stored(e, st, id)
-			if !e.Check(ok, "Get("+battery.Q(id)+") after "+in, "the task", "ErrNotFound") {
+			if !e.Check(ok, "Get("+battery.Literal(id)+") after "+in, "the task", "ErrNotFound") {
 				return false
 			}
 			var lost []string
@@ -218,7 +218,7 @@ func DisjointUpdates(e *battery.Env) {
 				}
 			}
 			sort.Strings(lost)
-			if !e.Check(len(lost) == 0 && got["base"] == true, "Get("+battery.Q(id)+") after "+in,
+			if !e.Check(len(lost) == 0 && got["base"] == true, "Get("+battery.Literal(id)+") after "+in,
 				fmt.Sprintf("base=true and every key k0..k%d at its last value %d", writers-1, per-1),
 				fmt.Sprintf("lost or stale: %v in %s\n  %s", lost, battery.Show(got), e.Rerun())) {
 				return false

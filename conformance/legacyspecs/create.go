@@ -25,7 +25,7 @@ func Create(s *battery.Suite) {
 		}
 		for _, meta := range cases {
 			id := e.ID("create")
-			input := fmt.Sprintf("Create(%s, %s)", battery.Q(id), battery.Q(meta))
+			input := fmt.Sprintf("Create(%s, %s)", battery.Literal(id), battery.Literal(meta))
 			before := e.NowMillis()
 			got, err := st.Create(e.Ctx, id, meta)
 			after := e.NowMillis()
@@ -52,7 +52,7 @@ func Create(s *battery.Suite) {
 			e.ManualClock().Advance(time.Second)
 		}
 		meta := legacy.Task{"new": "meta", "keep": json.Number("2")}
-		input := fmt.Sprintf("Create(%s, %s) of an existing id", battery.Q(id), battery.Q(meta))
+		input := fmt.Sprintf("Create(%s, %s) of an existing id", battery.Literal(id), battery.Literal(meta))
 		_, err := st.Create(e.Ctx, id, meta)
 		e.CheckErr(err, reference.ErrExists, input)
 		battery.CheckStored(e, st, id, old, input)
@@ -76,12 +76,12 @@ func Create(s *battery.Suite) {
 			case 2:
 				meta = legacy.Task{"owner": "second"}
 			}
-			input := fmt.Sprintf("Create(%s, %s) of an existing id", battery.Q(id), battery.Q(meta))
+			input := fmt.Sprintf("Create(%s, %s) of an existing id", battery.Literal(id), battery.Literal(meta))
 			before := e.NowMillis()
 			_, err := st.Create(e.Ctx, id, meta)
 			after := e.NowMillis()
 			got, ok := battery.Stored(e, st, id)
-			if !e.Check(ok, "after "+input+": Get("+battery.Q(id)+")", "the old task or the new one", "ErrNotFound") {
+			if !e.Check(ok, "after "+input+": Get("+battery.Literal(id)+")", "the old task or the new one", "ErrNotFound") {
 				continue
 			}
 			if legacy.Equal(got, old) {
@@ -98,7 +98,7 @@ func Create(s *battery.Suite) {
 				}
 				continue
 			}
-			e.Check(false, "after "+input+": Get("+battery.Q(id)+")",
+			e.Check(false, "after "+input+": Get("+battery.Literal(id)+")",
 				fmt.Sprintf("exactly the old task %s or exactly the new one %s", battery.Show(old), battery.Show(fresh)), got)
 		}
 	})
@@ -108,24 +108,24 @@ func Create(s *battery.Suite) {
 		id := e.ID("get")
 		created := battery.MustCreate(e, st, id, legacy.Task{"a": "b"})
 		got, err := st.Get(e.Ctx, id)
-		if e.CheckErr(err, nil, "Get("+battery.Q(id)+") after Create") {
-			battery.CheckTask(e, "Get("+battery.Q(id)+") after Create", created, got)
+		if e.CheckErr(err, nil, "Get("+battery.Literal(id)+") after Create") {
+			battery.CheckTask(e, "Get("+battery.Literal(id)+") after Create", created, got)
 		}
 		updated := battery.MustUpdate(e, st, id, legacy.Task{"c": json.Number("3")})
 		got, err = st.Get(e.Ctx, id)
-		if e.CheckErr(err, nil, "Get("+battery.Q(id)+") after Update") {
-			battery.CheckTask(e, "Get("+battery.Q(id)+") after Update", updated, got)
+		if e.CheckErr(err, nil, "Get("+battery.Literal(id)+") after Update") {
+			battery.CheckTask(e, "Get("+battery.Literal(id)+") after Update", updated, got)
 		}
 
 		missing := e.ID("missing")
 		got, err = st.Get(e.Ctx, missing)
-		e.CheckErr(err, reference.ErrNotFound, "Get("+battery.Q(missing)+") of an id never created")
-		e.Check(err == nil || got == nil, "Get("+battery.Q(missing)+") of an id never created", "no task", got)
+		e.CheckErr(err, reference.ErrNotFound, "Get("+battery.Literal(missing)+") of an id never created")
+		e.Check(err == nil || got == nil, "Get("+battery.Literal(missing)+") of an id never created", "no task", got)
 
 		if err := st.Delete(e.Ctx, id); err != nil {
 			e.Fatalf("setup: Delete(%q): %v", id, err)
 		}
 		_, err = st.Get(e.Ctx, id)
-		e.CheckErr(err, reference.ErrNotFound, "Get("+battery.Q(id)+") after Delete")
+		e.CheckErr(err, reference.ErrNotFound, "Get("+battery.Literal(id)+") after Delete")
 	})
 }

@@ -40,7 +40,7 @@ func List(s *battery.Suite) {
 				for _, r := range rows {
 					if battery.StatusOf(r) != *opts.Status {
 						e.Check(false, input, fmt.Sprintf("only rows whose status is exactly %q", *opts.Status),
-							fmt.Sprintf("row %s with status %q", battery.Q(r.ID()), battery.StatusOf(r)))
+							fmt.Sprintf("row %s with status %q", battery.Literal(r.ID()), battery.StatusOf(r)))
 					}
 				}
 			}
@@ -140,7 +140,7 @@ func List(s *battery.Suite) {
 				battery.MustStatus(e, st, id, "completed")
 			}
 			if err := st.Delete(e.Ctx, id); err != nil {
-				e.Fatalf("setup: Delete(%s): %s", battery.Q(id), battery.DescribeErr(err))
+				e.Fatalf("setup: Delete(%s): %s", battery.Literal(id), battery.DescribeErr(err))
 			}
 			if life[1] == "-" {
 				gone = append(gone, id)

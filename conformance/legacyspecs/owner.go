@@ -27,7 +27,7 @@ func Owner(s *battery.Suite) {
 		ids := battery.SetOf()
 		for id, owner := range owners {
 			ids[id] = true
-			input := fmt.Sprintf("Get(%s) of a task created with owner %q", battery.Q(id), owner)
+			input := fmt.Sprintf("Get(%s) of a task created with owner %q", battery.Literal(id), owner)
 			got, ok := battery.Stored(e, st, id)
 			if e.Check(ok, input, "the task", "ErrNotFound") {
 				e.Check(got[legacy.KeyOwner] == any(owner), input, fmt.Sprintf("top-level owner %q", owner), got)
@@ -35,7 +35,7 @@ func Owner(s *battery.Suite) {
 			// A write of other keys keeps the owner.
 			changes := legacy.Task{"progress": json.Number("1")}
 			battery.MustUpdate(e, st, id, changes)
-			input = fmt.Sprintf("Get(%s) after Update(%s, %s)", battery.Q(id), battery.Q(id), battery.Q(changes))
+			input = fmt.Sprintf("Get(%s) after Update(%s, %s)", battery.Literal(id), battery.Literal(id), battery.Literal(changes))
 			if got, ok := battery.Stored(e, st, id); e.Check(ok, input, "the task", "ErrNotFound") {
 				e.Check(got[legacy.KeyOwner] == any(owner), input, fmt.Sprintf("top-level owner %q", owner), got)
 			}
@@ -48,7 +48,7 @@ func Owner(s *battery.Suite) {
 				continue
 			}
 			seen[row.ID()] = true
-			e.Check(row[legacy.KeyOwner] == any(owner), "List({}) row "+battery.Q(row.ID()), fmt.Sprintf("top-level owner %q", owner), row)
+			e.Check(row[legacy.KeyOwner] == any(owner), "List({}) row "+battery.Literal(row.ID()), fmt.Sprintf("top-level owner %q", owner), row)
 		}
 		e.Check(seen.Equal(ids), "List({})", "every task created, "+ids.String(), seen)
 	})

@@ -52,7 +52,7 @@ func Update(s *battery.Suite) {
 			return
 		}
 		// The id names the task; its task_id key is data: no task answers to it.
-		input := fmt.Sprintf("Get(%s) after Update(%s, {\"task_id\": %s})", battery.Q(renamed), battery.Q(id), battery.Q(renamed))
+		input := fmt.Sprintf("Get(%s) after Update(%s, {\"task_id\": %s})", battery.Literal(renamed), battery.Literal(id), battery.Literal(renamed))
 		got, ok := battery.Stored(e, st, renamed)
 		e.Check(!ok, input, "ErrNotFound: no task was created with that id", got)
 		rows := battery.ListRows(e, st, legacy.ListOptions{})
@@ -62,21 +62,21 @@ func Update(s *battery.Suite) {
 				n++
 			}
 		}
-		e.Check(n == 1, fmt.Sprintf("List({}) after Updates of %s's created_at and task_id", battery.Q(id)), "exactly one row equal to "+battery.Show(cur), fmt.Sprintf("%d such rows among %d", n, len(rows)))
-		e.CheckErr(st.Delete(e.Ctx, id), nil, fmt.Sprintf("Delete(%s) of a task whose task_id key says %s", battery.Q(id), battery.Q(renamed)))
-		battery.CheckGone(e, st, id, fmt.Sprintf("Delete(%s) of a task whose task_id key says %s", battery.Q(id), battery.Q(renamed)))
+		e.Check(n == 1, fmt.Sprintf("List({}) after Updates of %s's created_at and task_id", battery.Literal(id)), "exactly one row equal to "+battery.Show(cur), fmt.Sprintf("%d such rows among %d", n, len(rows)))
+		e.CheckErr(st.Delete(e.Ctx, id), nil, fmt.Sprintf("Delete(%s) of a task whose task_id key says %s", battery.Literal(id), battery.Literal(renamed)))
+		battery.CheckGone(e, st, id, fmt.Sprintf("Delete(%s) of a task whose task_id key says %s", battery.Literal(id), battery.Literal(renamed)))
 	})
 
 	s.It("L-UPDATE-2", "answers ErrNotFound for a missing id and creates nothing", func(e *battery.Env) {
 		st := e.Legacy()
 		missing := e.ID("missing")
 		changes := legacy.Task{"a": json.Number("1"), legacy.KeyStatus: "completed"}
-		input := fmt.Sprintf("Update(%s, %s) of an id never created", battery.Q(missing), battery.Q(changes))
+		input := fmt.Sprintf("Update(%s, %s) of an id never created", battery.Literal(missing), battery.Literal(changes))
 		_, err := st.Update(e.Ctx, missing, changes)
 		e.CheckErr(err, reference.ErrNotFound, input)
 		battery.CheckGone(e, st, missing, input)
 		rows := battery.ListRows(e, st, legacy.ListOptions{})
-		e.Check(!battery.RowIDs(rows, nil)[missing], "after "+input+": List({})", "no row "+battery.Q(missing), battery.RowIDs(rows, battery.SetOf(missing)))
+		e.Check(!battery.RowIDs(rows, nil)[missing], "after "+input+": List({})", "no row "+battery.Literal(missing), battery.RowIDs(rows, battery.SetOf(missing)))
 
 		// A deleted task is missing too: Update must not bring it back.
 		id := e.ID("deleted")
@@ -84,7 +84,7 @@ func Update(s *battery.Suite) {
 		if err := st.Delete(e.Ctx, id); err != nil {
 			e.Fatalf("setup: Delete(%q): %v", id, err)
 		}
-		input = fmt.Sprintf("Update(%s, %s) after Delete", battery.Q(id), battery.Q(changes))
+		input = fmt.Sprintf("Update(%s, %s) after Delete", battery.Literal(id), battery.Literal(changes))
 		_, err = st.Update(e.Ctx, id, changes)
 		e.CheckErr(err, reference.ErrNotFound, input)
 		battery.CheckGone(e, st, id, input)
@@ -93,26 +93,26 @@ func Update(s *battery.Suite) {
 	s.It("L-DELETE-1", "succeeds whether or not the id exists, and afterwards Get answers ErrNotFound", func(e *battery.Env) {
 		st := e.Legacy()
 		missing := e.ID("missing")
-		e.CheckErr(st.Delete(e.Ctx, missing), nil, "Delete("+battery.Q(missing)+") of an id never created")
-		battery.CheckGone(e, st, missing, "Delete("+battery.Q(missing)+")")
+		e.CheckErr(st.Delete(e.Ctx, missing), nil, "Delete("+battery.Literal(missing)+") of an id never created")
+		battery.CheckGone(e, st, missing, "Delete("+battery.Literal(missing)+")")
 
 		id, other := e.ID("del"), e.ID("other")
 		battery.MustCreate(e, st, id, legacy.Task{"a": "b"})
 		keep := battery.MustCreate(e, st, other, legacy.Task{"a": "b"})
-		e.CheckErr(st.Delete(e.Ctx, id), nil, "Delete("+battery.Q(id)+")")
-		battery.CheckGone(e, st, id, "Delete("+battery.Q(id)+")")
-		battery.CheckStored(e, st, other, keep, "Delete("+battery.Q(id)+") of another task")
+		e.CheckErr(st.Delete(e.Ctx, id), nil, "Delete("+battery.Literal(id)+")")
+		battery.CheckGone(e, st, id, "Delete("+battery.Literal(id)+")")
+		battery.CheckStored(e, st, other, keep, "Delete("+battery.Literal(id)+") of another task")
 		rows := battery.ListRows(e, st, legacy.ListOptions{})
-		e.Check(!battery.RowIDs(rows, nil)[id], "after Delete("+battery.Q(id)+"): List({})", "no row "+battery.Q(id), battery.RowIDs(rows, battery.SetOf(id, other)))
-		e.CheckErr(st.Delete(e.Ctx, id), nil, "Delete("+battery.Q(id)+") a second time")
-		battery.CheckGone(e, st, id, "Delete("+battery.Q(id)+") a second time")
+		e.Check(!battery.RowIDs(rows, nil)[id], "after Delete("+battery.Literal(id)+"): List({})", "no row "+battery.Literal(id), battery.RowIDs(rows, battery.SetOf(id, other)))
+		e.CheckErr(st.Delete(e.Ctx, id), nil, "Delete("+battery.Literal(id)+") a second time")
+		battery.CheckGone(e, st, id, "Delete("+battery.Literal(id)+") a second time")
 
 		// A terminal task is deleted like any other.
 		done := e.ID("done")
 		battery.MustCreate(e, st, done, legacy.Task{})
 		battery.MustStatus(e, st, done, "completed")
-		e.CheckErr(st.Delete(e.Ctx, done), nil, "Delete("+battery.Q(done)+") of a completed task")
-		battery.CheckGone(e, st, done, "Delete("+battery.Q(done)+")")
+		e.CheckErr(st.Delete(e.Ctx, done), nil, "Delete("+battery.Literal(done)+") of a completed task")
+		battery.CheckGone(e, st, done, "Delete("+battery.Literal(done)+")")
 	})
 }
 
@@ -121,7 +121,7 @@ func Update(s *battery.Suite) {
 // step, or false at the first step that failed.
 func updateSteps(e *battery.Env, st legacy.Store, id string, cur legacy.Task, steps []legacy.Task) (legacy.Task, bool) {
 	for _, changes := range steps {
-		input := fmt.Sprintf("Update(%s, %s)", battery.Q(id), battery.Q(changes))
+		input := fmt.Sprintf("Update(%s, %s)", battery.Literal(id), battery.Literal(changes))
 		want := legacy.Merge(cur, changes)
 		got, err := st.Update(e.Ctx, id, changes)
 		if !e.CheckErr(err, nil, input) {

@@ -73,7 +73,7 @@ func Concurrency(s *battery.Suite) {
 					}
 				}
 			}, Judge: func() bool {
-				in := fmt.Sprintf("round %d: %d writers each making %d CAS writes (Get, Swap) of status_message, result, error and poll_interval of %s, released together with %d readers", r, writers, per, battery.Q(id), clients-writers)
+				in := fmt.Sprintf("round %d: %d writers each making %d CAS writes (Get, Swap) of status_message, result, error and poll_interval of %s, released together with %d readers", r, writers, per, battery.Literal(id), clients-writers)
 				if !faults.Check(e, in, "every read to see the four fields of one write (the same mark in each)") {
 					return false
 				}
@@ -121,9 +121,9 @@ func ModernCreateRace(e *battery.Env) {
 		return t
 	}
 	battery.CreateRounds(e, func(c int, id string) (modern.Task, error) { return st.Create(e.Ctx, task(c, id)) },
-		func(c int, id string) string { return fmt.Sprintf("Create(%s)", battery.Q(task(c, id))) },
+		func(c int, id string) string { return fmt.Sprintf("Create(%s)", battery.Literal(task(c, id))) },
 		func(r int, id string, winners map[int]modern.Task, faults *battery.FaultList) bool {
-			in := fmt.Sprintf("round %d: %d concurrent Create(task %s, status_message \"creator N\") released together", r, e.RaceClients(), battery.Q(id))
+			in := fmt.Sprintf("round %d: %d concurrent Create(task %s, status_message \"creator N\") released together", r, e.RaceClients(), battery.Literal(id))
 			if !faults.Check(e, in, "success or ErrExists") {
 				return false
 			}

@@ -38,17 +38,17 @@ func Context(s *battery.Suite) {
 			fresh := task(e, e.ID("ctx-new"))
 			next := Next(cur, "swapped with an ended context")
 			calls := []call{
-				{"Create(" + battery.Q(fresh) + ")", func(ctx context.Context) error { _, err := st.Create(ctx, fresh); return err },
+				{"Create(" + battery.Literal(fresh) + ")", func(ctx context.Context) error { _, err := st.Create(ctx, fresh); return err },
 					func(c string) {
 						if got, ok := Stored(e, st, fresh.TaskID); ok {
 							CheckTask(e, "after "+c+" failed: Get (all or nothing)", WithVersion(fresh, 1), got)
 						}
 					}},
-				{fmt.Sprintf("Get(%s, system)", battery.Q(cur.TaskID)), func(ctx context.Context) error {
+				{fmt.Sprintf("Get(%s, system)", battery.Literal(cur.TaskID)), func(ctx context.Context) error {
 					_, err := st.Get(ctx, cur.TaskID, reference.System())
 					return err
 				}, nil},
-				{fmt.Sprintf("Get(%s, principal \"alice\")", battery.Q(cur.TaskID)), func(ctx context.Context) error {
+				{fmt.Sprintf("Get(%s, principal \"alice\")", battery.Literal(cur.TaskID)), func(ctx context.Context) error {
 					_, err := st.Get(ctx, cur.TaskID, reference.Principal("alice"))
 					return err
 				}, nil},
@@ -63,7 +63,7 @@ func Context(s *battery.Suite) {
 						cur = got
 					}
 				}},
-				{"Delete(" + battery.Q(cur.TaskID) + ")", func(ctx context.Context) error { return st.Delete(ctx, cur.TaskID) },
+				{"Delete(" + battery.Literal(cur.TaskID) + ")", func(ctx context.Context) error { return st.Delete(ctx, cur.TaskID) },
 					func(c string) {
 						if got, ok := Stored(e, st, cur.TaskID); ok {
 							CheckTask(e, "after "+c+" failed: Get (all or nothing)", cur, got)

@@ -18,7 +18,7 @@ func Create(s *battery.Suite) {
 			in.TTL = MS(longTTL)
 			in.PollInterval = MS(1500)
 			want := WithVersion(in, 1)
-			call := "Create(" + battery.Q(in) + ")"
+			call := "Create(" + battery.Literal(in) + ")"
 			got, err := st.Create(e.Ctx, in)
 			if !e.CheckErr(err, nil, call) {
 				continue
@@ -33,7 +33,7 @@ func Create(s *battery.Suite) {
 		for _, v := range []int64{7, -1} {
 			in := task(e, e.ID("create-ver"))
 			in.Version = v
-			call := "Create(" + battery.Q(in) + ")"
+			call := "Create(" + battery.Literal(in) + ")"
 			got, err := st.Create(e.Ctx, in)
 			if errors.Is(err, reference.ErrInvalid) {
 				// Refusing a non-zero version is a careful reading too, if nothing is stored.
@@ -60,7 +60,7 @@ func Create(s *battery.Suite) {
 			func() modern.Task { t := Owned(e, orig.TaskID, "bob"); t.StatusMessage = "second"; return t }(),
 			orig.Clone(), // the very same task
 		} {
-			call := "Create(" + battery.Q(again) + ") of an existing id"
+			call := "Create(" + battery.Literal(again) + ") of an existing id"
 			_, err := st.Create(e.Ctx, again)
 			e.CheckErr(err, reference.ErrExists, call)
 			CheckStored(e, st, stored, call)
@@ -69,7 +69,7 @@ func Create(s *battery.Suite) {
 		next := Next(stored, "swapped")
 		sw, err := st.Swap(e.Ctx, reference.System(), 1, next)
 		e.RequireErr(err, nil, "setup: "+SwapCall(reference.System(), 1, next))
-		call := "Create(" + battery.Q(orig) + ") after a Swap"
+		call := "Create(" + battery.Literal(orig) + ") after a Swap"
 		_, err = st.Create(e.Ctx, orig)
 		e.CheckErr(err, reference.ErrExists, call)
 		CheckStored(e, st, sw, call)
@@ -85,7 +85,7 @@ func Create(s *battery.Suite) {
 
 		again := task(e, orig.TaskID)
 		again.StatusMessage = "new"
-		call := "Create(" + battery.Q(again) + ") while the old task is expired but not swept"
+		call := "Create(" + battery.Literal(again) + ") while the old task is expired but not swept"
 		_, err := st.Create(e.Ctx, again)
 		e.CheckErr(err, reference.ErrExists, call)
 		e.NoClockDrops("the expired task left untouched by the refused Create, seen 1 ms before expiry,")
@@ -99,7 +99,7 @@ func Create(s *battery.Suite) {
 		// Once swept, the id is free again.
 		_, err = st.Sweep(e.Ctx)
 		e.RequireErr(err, nil, "Sweep()")
-		call = "Create(" + battery.Q(again) + ") after Sweep removed the expired task"
+		call = "Create(" + battery.Literal(again) + ") after Sweep removed the expired task"
 		got, err := st.Create(e.Ctx, again)
 		if e.CheckErr(err, nil, call) {
 			CheckTask(e, call+" returned", WithVersion(again, 1), got)
@@ -123,11 +123,11 @@ func Create(s *battery.Suite) {
 		id := e.ID("reuse")
 		first := CreateTask(e, st, Owned(e, id, "alice"))
 		if err := st.Delete(e.Ctx, id); err != nil {
-			e.Fatalf("setup: Delete(%s): %v", battery.Q(id), err)
+			e.Fatalf("setup: Delete(%s): %v", battery.Literal(id), err)
 		}
 		again := Owned(e, id, "bob")
 		again.StatusMessage = "created again by bob"
-		call := fmt.Sprintf("Create(%s) after Create of the id by alice (version %d) and Delete", battery.Q(again), first.Version)
+		call := fmt.Sprintf("Create(%s) after Create of the id by alice (version %d) and Delete", battery.Literal(again), first.Version)
 		got, err := st.Create(e.Ctx, again)
 		if !e.CheckErr(err, nil, call) {
 			return
@@ -135,7 +135,7 @@ func Create(s *battery.Suite) {
 		CheckTask(e, call+" returned", WithVersion(again, 1), got)
 		CheckStored(e, st, got, call)
 		_, err = st.Get(e.Ctx, id, reference.Principal("alice"))
-		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("Get(%s, principal \"alice\") after %s", battery.Q(id), call))
+		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("Get(%s, principal \"alice\") after %s", battery.Literal(id), call))
 		// Every path that finds a task by its owner, after the id changed owners.
 		e.Of("M-SWAP-2", func() {
 			next := Next(got, "by alice, the first owner")
@@ -153,12 +153,12 @@ func Create(s *battery.Suite) {
 		// Created again with no owner: every caller sees it.
 		unowned := CreateTask(e, st, Owned(e, e.ID("reuse"), "alice"))
 		if err := st.Delete(e.Ctx, unowned.TaskID); err != nil {
-			e.Fatalf("setup: Delete(%s): %v", battery.Q(unowned.TaskID), err)
+			e.Fatalf("setup: Delete(%s): %v", battery.Literal(unowned.TaskID), err)
 		}
 		free := CreateTask(e, st, Owned(e, unowned.TaskID, ""))
 		e.Of("M-GET-1", func() {
 			for _, c := range []reference.Caller{reference.Anonymous(), reference.Principal("bob"), reference.Principal("alice")} {
-				in := fmt.Sprintf("Get(%s, %s) of a task created by alice, deleted and created again with no owner", battery.Q(free.TaskID), c)
+				in := fmt.Sprintf("Get(%s, %s) of a task created by alice, deleted and created again with no owner", battery.Literal(free.TaskID), c)
 				t, err := st.Get(e.Ctx, free.TaskID, c)
 				if e.CheckErr(err, nil, in) {
 					CheckTask(e, in, free, t)
@@ -184,13 +184,13 @@ func readAfterCreate(e *battery.Env, prefix string, a, b modern.Store, onA, onB 
 	for i := range 20 {
 		in := Owned(e, e.ID(prefix), []string{"", "alice"}[i%2])
 		got, err := a.Create(e.Ctx, in)
-		call := "Create(" + battery.Q(in) + ")" + onA
+		call := "Create(" + battery.Literal(in) + ")" + onA
 		if !e.CheckErr(err, nil, call) {
 			continue
 		}
 		for _, c := range callers {
 			r, err := b.Get(e.Ctx, in.TaskID, c)
-			input := fmt.Sprintf("Get(%s, %s)%s right after %s", battery.Q(in.TaskID), c, onB, call)
+			input := fmt.Sprintf("Get(%s, %s)%s right after %s", battery.Literal(in.TaskID), c, onB, call)
 			if e.CheckErr(err, nil, input) {
 				CheckTask(e, input, got, r)
 			}

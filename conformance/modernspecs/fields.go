@@ -21,7 +21,7 @@ func roundTrip(e *battery.Env, st modern.Store, in modern.Task, swapFrom int64) 
 		call string
 	)
 	if swapFrom == 0 {
-		call = "Create(" + battery.Q(in) + ")"
+		call = "Create(" + battery.Literal(in) + ")"
 		got, err = st.Create(e.Ctx, in)
 	} else {
 		call = SwapCall(reference.System(), swapFrom, in)
@@ -34,7 +34,7 @@ func roundTrip(e *battery.Env, st modern.Store, in modern.Task, swapFrom int64) 
 	ok := CheckTask(e, call+" returned", want, got)
 	for _, c := range []reference.Caller{reference.System(), reference.Principal(in.Owner)} {
 		r, err := st.Get(e.Ctx, in.TaskID, c)
-		input := fmt.Sprintf("Get(%s, %s) after %s", battery.Q(in.TaskID), c, call)
+		input := fmt.Sprintf("Get(%s, %s) after %s", battery.Literal(in.TaskID), c, call)
 		if e.CheckErr(err, nil, input) {
 			ok = CheckTask(e, input, want, r) && ok
 		} else {

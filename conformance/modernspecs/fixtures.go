@@ -35,7 +35,7 @@ func Owned(e *battery.Env, id, owner string) modern.Task {
 // CreateTask creates t as setup and stops the spec if the store refuses it.
 func CreateTask(e *battery.Env, st modern.Store, t modern.Task) modern.Task {
 	got, err := st.Create(e.Ctx, t)
-	e.RequireErr(err, nil, "setup: Create("+battery.Q(t)+")")
+	e.RequireErr(err, nil, "setup: Create("+battery.Literal(t)+")")
 	return got
 }
 
@@ -56,7 +56,7 @@ func Stored(e *battery.Env, st modern.Store, id string) (modern.Task, bool) {
 	if errors.Is(err, reference.ErrNotFound) || (errors.Is(err, reference.ErrInvalid) && reference.ValidateID(id) != nil) {
 		return modern.Task{}, false
 	}
-	e.RequireErr(err, nil, fmt.Sprintf("Get(%s, system)", battery.Q(id)))
+	e.RequireErr(err, nil, fmt.Sprintf("Get(%s, system)", battery.Literal(id)))
 	return t, true
 }
 
@@ -64,7 +64,7 @@ func Stored(e *battery.Env, st modern.Store, id string) (modern.Task, bool) {
 // the call whose effect is being judged.
 func CheckStored(e *battery.Env, st modern.Store, want modern.Task, after string) bool {
 	got, ok := Stored(e, st, want.TaskID)
-	input := fmt.Sprintf("after %s: Get(%s, system)", after, battery.Q(want.TaskID))
+	input := fmt.Sprintf("after %s: Get(%s, system)", after, battery.Literal(want.TaskID))
 	if !ok {
 		return e.Check(false, input, want, "ErrNotFound: the task is gone")
 	}
@@ -74,7 +74,7 @@ func CheckStored(e *battery.Env, st modern.Store, want modern.Task, after string
 // checkAbsent checks that the store answers ErrNotFound for id.
 func checkAbsent(e *battery.Env, st modern.Store, id, after string) bool {
 	got, ok := Stored(e, st, id)
-	return e.Check(!ok, fmt.Sprintf("after %s: Get(%s, system)", after, battery.Q(id)), "ErrNotFound", got)
+	return e.Check(!ok, fmt.Sprintf("after %s: Get(%s, system)", after, battery.Literal(id)), "ErrNotFound", got)
 }
 
 // CheckTask compares two tasks with modern.Equal and names the fields that differ.
@@ -125,7 +125,7 @@ func WithVersion(t modern.Task, v int64) modern.Task {
 
 // SwapCall renders a Swap for failure messages.
 func SwapCall(c reference.Caller, v int64, next modern.Task) string {
-	return fmt.Sprintf("Swap(%s, %d, %s)", c, v, battery.Q(next))
+	return fmt.Sprintf("Swap(%s, %d, %s)", c, v, battery.Literal(next))
 }
 
 // CheckNotFoundLike checks that err is the store's answer for a missing task: it wraps

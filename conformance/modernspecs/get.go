@@ -19,14 +19,14 @@ func Get(s *battery.Suite) {
 		id := e.ID("missing")
 		for _, c := range callers {
 			got, err := st.Get(e.Ctx, id, c)
-			e.Check(err != nil, fmt.Sprintf("Get(%s, %s) of an id never created", battery.Q(id), c), "ErrNotFound", got)
-			e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("Get(%s, %s) of an id never created", battery.Q(id), c))
+			e.Check(err != nil, fmt.Sprintf("Get(%s, %s) of an id never created", battery.Literal(id), c), "ErrNotFound", got)
+			e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("Get(%s, %s) of an id never created", battery.Literal(id), c))
 		}
 		// A deleted task is missing too.
 		t := CreateTask(e, st, task(e, e.ID("deleted")))
-		e.RequireErr(st.Delete(e.Ctx, t.TaskID), nil, "setup: Delete("+battery.Q(t.TaskID)+")")
+		e.RequireErr(st.Delete(e.Ctx, t.TaskID), nil, "setup: Delete("+battery.Literal(t.TaskID)+")")
 		_, err := st.Get(e.Ctx, t.TaskID, reference.System())
-		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("Get(%s, system) after Delete", battery.Q(t.TaskID)))
+		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("Get(%s, system) after Delete", battery.Literal(t.TaskID)))
 	})
 
 	s.It("M-GET-1", "applies the owner truth table at the store; a denied task reads as missing", func(e *battery.Env) {
@@ -44,7 +44,7 @@ func Get(s *battery.Suite) {
 				{owned.TaskID, "alice", model.Visible("alice", c, false)},
 				{unowned.TaskID, "", model.Visible("", c, false)},
 			} {
-				input := fmt.Sprintf("Get(%s, %s) of a task owned by %q", battery.Q(tc.task), c, tc.owner)
+				input := fmt.Sprintf("Get(%s, %s) of a task owned by %q", battery.Literal(tc.task), c, tc.owner)
 				got, err := st.Get(e.Ctx, tc.task, c)
 				if tc.visible {
 					if e.CheckErr(err, nil, input) {
@@ -95,16 +95,16 @@ func Get(s *battery.Suite) {
 			for _, c := range []reference.Caller{reference.System(), reference.Principal("alice")} {
 				clock.SetMillis(r.expiry - 1)
 				_, err := st.Get(e.Ctx, r.id, c)
-				e.CheckErr(err, nil, fmt.Sprintf("Get(%s, %s) at expiry-1ms (clock %d, expires %d)", battery.Q(r.id), c, r.expiry-1, r.expiry))
+				e.CheckErr(err, nil, fmt.Sprintf("Get(%s, %s) at expiry-1ms (clock %d, expires %d)", battery.Literal(r.id), c, r.expiry-1, r.expiry))
 				clock.SetMillis(r.expiry)
 				got, err := st.Get(e.Ctx, r.id, c)
-				input := fmt.Sprintf("Get(%s, %s) at exactly created_at+ttl (clock %d)", battery.Q(r.id), c, r.expiry)
+				input := fmt.Sprintf("Get(%s, %s) at exactly created_at+ttl (clock %d)", battery.Literal(r.id), c, r.expiry)
 				if !e.CheckErr(err, reference.ErrNotFound, input) && err == nil {
 					e.Errorf("  the store returned %s", battery.Show(got))
 				}
 				clock.SetMillis(r.expiry + 3_600_000)
 				_, err = st.Get(e.Ctx, r.id, c)
-				e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("Get(%s, %s) an hour after expiry", battery.Q(r.id), c))
+				e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("Get(%s, %s) an hour after expiry", battery.Literal(r.id), c))
 			}
 		}
 	})
@@ -124,7 +124,7 @@ func Get(s *battery.Suite) {
 		for _, c := range callers {
 			_, missErr := st.Get(e.Ctx, missing, c)
 			_, err := st.Get(e.Ctx, exp.TaskID, c)
-			CheckNotFoundLike(e, fmt.Sprintf("Get(%s, %s) of an expired task", battery.Q(exp.TaskID), c), err, exp.TaskID, missErr, missing)
+			CheckNotFoundLike(e, fmt.Sprintf("Get(%s, %s) of an expired task", battery.Literal(exp.TaskID), c), err, exp.TaskID, missErr, missing)
 		}
 		CheckStored(e, st, live, "time passed but less than its ttl")
 		CheckStored(e, st, forever, "time passed (no ttl)")

@@ -47,13 +47,13 @@ func IDs(s *battery.Suite) {
 			// Fixed ids could exist from an earlier run on a reused backend; clear them.
 			// (Whether Delete of a missing id succeeds is M-DELETE-1's business.)
 			if err := st.Delete(e.Ctx, id); !errors.Is(err, reference.ErrNotFound) {
-				e.RequireErr(err, nil, "setup: Delete("+battery.Q(id)+")")
+				e.RequireErr(err, nil, "setup: Delete("+battery.Literal(id)+")")
 			}
 		}
 		for i, id := range ids {
 			in := task(e, id)
 			in.StatusMessage = fmt.Sprintf("task %d", i)
-			call := "Create(" + battery.Q(in) + ")"
+			call := "Create(" + battery.Literal(in) + ")"
 			got, err := st.Create(e.Ctx, in)
 			if !e.CheckErr(err, nil, call+fmt.Sprintf(" (a valid id of %d bytes)", len(id))) {
 				continue
@@ -63,7 +63,7 @@ func IDs(s *battery.Suite) {
 		// Read back after all are created: no two ids may share a task.
 		for i, id := range ids {
 			got, ok := Stored(e, st, id)
-			input := fmt.Sprintf("Get(%s, system)", battery.Q(id))
+			input := fmt.Sprintf("Get(%s, system)", battery.Literal(id))
 			if !e.Check(ok, input, fmt.Sprintf("task %d", i), "ErrNotFound") {
 				continue
 			}
@@ -77,7 +77,7 @@ func IDs(s *battery.Suite) {
 			}
 		}
 		for _, id := range ids {
-			call := "Delete(" + battery.Q(id) + ")"
+			call := "Delete(" + battery.Literal(id) + ")"
 			if e.CheckErr(st.Delete(e.Ctx, id), nil, call) {
 				checkAbsent(e, st, id, call)
 			}
@@ -101,7 +101,7 @@ func IDs(s *battery.Suite) {
 		for _, id := range lookalikes {
 			for _, c := range []reference.Caller{reference.System(), reference.Anonymous()} {
 				got, err := st.Get(e.Ctx, id, c)
-				e.Check(errors.Is(err, reference.ErrNotFound), fmt.Sprintf("Get(%s, %s): no task has this id", battery.Q(id), c), "ErrNotFound", outcome(got, err))
+				e.Check(errors.Is(err, reference.ErrNotFound), fmt.Sprintf("Get(%s, %s): no task has this id", battery.Literal(id), c), "ErrNotFound", outcome(got, err))
 			}
 			probe := Next(tasks[p+"ab"], "via "+id)
 			probe.TaskID = id
@@ -109,7 +109,7 @@ func IDs(s *battery.Suite) {
 			_, err := st.Swap(e.Ctx, reference.System(), 1, probe)
 			e.Check(errors.Is(err, reference.ErrNotFound), call+": no task has this id", "ErrNotFound", err)
 			if err := st.Delete(e.Ctx, id); !errors.Is(err, reference.ErrNotFound) {
-				e.CheckErr(err, nil, "Delete("+battery.Q(id)+"): no task has this id")
+				e.CheckErr(err, nil, "Delete("+battery.Literal(id)+"): no task has this id")
 			}
 		}
 		for _, id := range mine {
@@ -133,7 +133,7 @@ func IDs(s *battery.Suite) {
 		}
 		for _, b := range bad {
 			in := task(e, b.id)
-			call := fmt.Sprintf("Create(%s) with %s", battery.Q(in), b.name)
+			call := fmt.Sprintf("Create(%s) with %s", battery.Literal(in), b.name)
 			bounded(e, call, func(ctx context.Context) {
 				got, err := st.Create(ctx, in)
 				if !e.CheckErr(err, reference.ErrInvalid, call) && err == nil {
@@ -147,7 +147,7 @@ func IDs(s *battery.Suite) {
 				return errors.Is(err, reference.ErrNotFound) || errors.Is(err, reference.ErrInvalid)
 			}
 			for _, c := range []reference.Caller{reference.System(), reference.Anonymous()} {
-				input := fmt.Sprintf("Get(%s, %s) of %s", battery.Q(b.id), c, b.name)
+				input := fmt.Sprintf("Get(%s, %s) of %s", battery.Literal(b.id), c, b.name)
 				bounded(e, input, func(ctx context.Context) {
 					got, err := st.Get(ctx, b.id, c)
 					e.Check(okErr(err), input, "ErrNotFound or ErrInvalid", outcome(got, err))
@@ -158,7 +158,7 @@ func IDs(s *battery.Suite) {
 				_, err := st.Swap(ctx, reference.System(), 1, in)
 				e.Check(okErr(err), input, "ErrNotFound or ErrInvalid", err)
 			})
-			input = fmt.Sprintf("Delete(%s) of %s", battery.Q(b.id), b.name)
+			input = fmt.Sprintf("Delete(%s) of %s", battery.Literal(b.id), b.name)
 			bounded(e, input, func(ctx context.Context) {
 				err := st.Delete(ctx, b.id)
 				// Delete is idempotent (M-DELETE-1), so success is a fine answer too.

@@ -20,7 +20,7 @@ func Owner(s *battery.Suite) {
 		for _, row := range battery.OwnerTable() {
 			// Get.
 			t := CreateTask(e, st, Owned(e, e.ID("own"), row.Owner()))
-			input := fmt.Sprintf("%s: Get(%s, %s) of a task owned by %q", row.Name, battery.Q(t.TaskID), row.Caller, row.Owner())
+			input := fmt.Sprintf("%s: Get(%s, %s) of a task owned by %q", row.Name, battery.Literal(t.TaskID), row.Caller, row.Owner())
 			got, err := st.Get(e.Ctx, t.TaskID, row.Caller)
 			if row.Allow {
 				if e.CheckErr(err, nil, input) {
@@ -54,7 +54,7 @@ func Owner(s *battery.Suite) {
 		for _, c := range []reference.Caller{reference.Anonymous(), reference.Principal(battery.OwnerX)} {
 			_, missGet := st.Get(e.Ctx, missing, c)
 			got, err := st.Get(e.Ctx, t.TaskID, c)
-			input := fmt.Sprintf("Get(%s, %s) of a task owned by %q", battery.Q(t.TaskID), c, battery.OwnerY)
+			input := fmt.Sprintf("Get(%s, %s) of a task owned by %q", battery.Literal(t.TaskID), c, battery.OwnerY)
 			denied := deniedLikeMissing(e, input, got, err)
 			if denied {
 				CheckNotFoundLike(e, input, err, t.TaskID, missGet, missing)
@@ -116,7 +116,7 @@ func Owner(s *battery.Suite) {
 			t := tasks[o]
 			for _, p := range owners {
 				c := reference.Principal(p)
-				input := fmt.Sprintf("Get(%s, principal %s) of a task owned by %s", battery.Q(t.TaskID), model.ShowOwner(p), model.ShowOwner(o))
+				input := fmt.Sprintf("Get(%s, principal %s) of a task owned by %s", battery.Literal(t.TaskID), model.ShowOwner(p), model.ShowOwner(o))
 				got, err := st.Get(e.Ctx, t.TaskID, c)
 				if p == o {
 					if e.CheckErr(err, nil, input) {

@@ -39,7 +39,7 @@ func Reach(s *battery.Suite) {
 		// Swept, not hidden: each id can be created again.
 		again := task(e, expiring[len(expiring)-1].TaskID)
 		_, err = st.Create(e.Ctx, again)
-		e.CheckErr(err, nil, "Create of a swept id "+battery.Q(again.TaskID))
+		e.CheckErr(err, nil, "Create of a swept id "+battery.Literal(again.TaskID))
 	})
 
 	s.It("M-GET-1", "a ttl of 0 or below is stored and expired at once (now >= created_at + ttl): not found, still a taken id, swept", func(e *battery.Env) {
@@ -47,19 +47,19 @@ func Reach(s *battery.Suite) {
 		for _, ttl := range []int64{0, -1, -1000, -(1 << 62)} {
 			in := task(e, e.ID("ttl0"))
 			in.TTL = MS(ttl)
-			call := fmt.Sprintf("Create(%s) with ttl %d", battery.Q(in.TaskID), ttl)
+			call := fmt.Sprintf("Create(%s) with ttl %d", battery.Literal(in.TaskID), ttl)
 			got, err := st.Create(e.Ctx, in)
 			if !e.CheckErr(err, nil, call+" (the store keeps ttl opaque: only the facade refuses it)") {
 				continue
 			}
 			e.Check(got.TTL != nil && *got.TTL == ttl, call, fmt.Sprintf("the task returned with ttl %d", ttl), got)
 			for _, c := range []reference.Caller{reference.System(), reference.Anonymous()} {
-				input := fmt.Sprintf("Get(%s, %s) of a task with ttl %d", battery.Q(in.TaskID), c, ttl)
+				input := fmt.Sprintf("Get(%s, %s) of a task with ttl %d", battery.Literal(in.TaskID), c, ttl)
 				t, err := st.Get(e.Ctx, in.TaskID, c)
 				e.Check(errors.Is(err, reference.ErrNotFound), input, "ErrNotFound: the task expired at created_at + ttl, which is not after now", outcome(t, err))
 			}
 			_, err = st.Create(e.Ctx, task(e, in.TaskID))
-			e.CheckErr(err, reference.ErrExists, fmt.Sprintf("Create(%s) again before Sweep (an expired task still holds its id, M-CREATE-1)", battery.Q(in.TaskID)))
+			e.CheckErr(err, reference.ErrExists, fmt.Sprintf("Create(%s) again before Sweep (an expired task still holds its id, M-CREATE-1)", battery.Literal(in.TaskID)))
 			next := Next(got, "revived?")
 			_, err = st.Swap(e.Ctx, reference.System(), 1, next)
 			e.CheckErr(err, reference.ErrNotFound, SwapCall(reference.System(), 1, next)+fmt.Sprintf(" of a task with ttl %d", ttl))

@@ -13,14 +13,14 @@ func Share(s *battery.Suite) {
 		b := e.OtherModern()
 		t := Owned(e, e.ID("share"), "alice")
 		created, err := a.Create(e.Ctx, t)
-		e.RequireErr(err, nil, "Create("+battery.Q(t)+") on instance A")
+		e.RequireErr(err, nil, "Create("+battery.Literal(t)+") on instance A")
 
 		got, err := b.Get(e.Ctx, t.TaskID, reference.Principal("alice"))
 		if e.CheckErr(err, nil, "Get on instance B after Create on A") {
 			CheckTask(e, "Get on instance B after Create on A", created, got)
 		}
 		_, err = b.Create(e.Ctx, t)
-		e.CheckErr(err, reference.ErrExists, "Create("+battery.Q(t)+") on instance B after Create on A")
+		e.CheckErr(err, reference.ErrExists, "Create("+battery.Literal(t)+") on instance B after Create on A")
 
 		next := Next(created, "written by B")
 		sw, err := b.Swap(e.Ctx, reference.System(), 1, next)
@@ -57,7 +57,7 @@ func Share(s *battery.Suite) {
 		}
 		again := task(e, t.TaskID)
 		_, err = a.Create(e.Ctx, again)
-		e.CheckErr(err, nil, "Create("+battery.Q(again)+") on instance A after B swept the id")
+		e.CheckErr(err, nil, "Create("+battery.Literal(again)+") on instance A after B swept the id")
 		CheckStored(e, b, live, "Sweep on B (the task without ttl stays)")
 	})
 }

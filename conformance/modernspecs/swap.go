@@ -143,7 +143,7 @@ func Swap(s *battery.Suite) {
 			}
 		}
 		d := CreateTask(e, st, task(e, e.ID("deleted")))
-		e.RequireErr(st.Delete(e.Ctx, d.TaskID), nil, "setup: Delete("+battery.Q(d.TaskID)+")")
+		e.RequireErr(st.Delete(e.Ctx, d.TaskID), nil, "setup: Delete("+battery.Literal(d.TaskID)+")")
 		n := Next(d, "resurrected?")
 		call := SwapCall(reference.System(), 1, n) + " after Delete"
 		_, err := st.Swap(e.Ctx, reference.System(), 1, n)
@@ -276,7 +276,7 @@ func Swap(s *battery.Suite) {
 					e.CheckErr(err, reference.ErrConflict, fmt.Sprintf("round %d: concurrent %s (one of %d)", round, SwapCall(reference.System(), cur.Version, nexts[i]), n))
 				}
 			}
-			input := fmt.Sprintf("round %d: %d concurrent Swap(system, %d, …) of task %s", round, n, cur.Version, battery.Q(cur.TaskID))
+			input := fmt.Sprintf("round %d: %d concurrent Swap(system, %d, …) of task %s", round, n, cur.Version, battery.Literal(cur.TaskID))
 			if !e.Check(len(wins) == 1, input, "exactly one success, every other Swap ErrConflict", fmt.Sprintf("%d successes (writers %v)", len(wins), wins)) {
 				return
 			}
@@ -336,11 +336,11 @@ func casCounter(e *battery.Env, st modern.Store, m *battery.OverlapMeter, worker
 			var cur modern.Task
 			var err error
 			tl.Do(w, in.TaskID, func() { cur, err = st.Get(e.Ctx, in.TaskID, reference.System()) })
-			if !e.CheckErr(err, nil, fmt.Sprintf("worker %d: Get(%s, system)", w, battery.Q(in.TaskID))) {
+			if !e.CheckErr(err, nil, fmt.Sprintf("worker %d: Get(%s, system)", w, battery.Literal(in.TaskID))) {
 				return
 			}
 			n, err := strconv.Atoi(cur.StatusMessage)
-			if !e.Check(err == nil, fmt.Sprintf("worker %d: Get(%s, system)", w, battery.Q(in.TaskID)), "a counter in status_message", cur) {
+			if !e.Check(err == nil, fmt.Sprintf("worker %d: Get(%s, system)", w, battery.Literal(in.TaskID)), "a counter in status_message", cur) {
 				return
 			}
 			next := Next(cur, strconv.Itoa(n+1))

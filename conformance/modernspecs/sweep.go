@@ -57,7 +57,7 @@ func Sweep(s *battery.Suite) {
 			checkAbsent(e, st, t.TaskID, "Sweep, then the clock moved back before expiry")
 			again := task(e, t.TaskID)
 			_, err := st.Create(e.Ctx, again)
-			e.CheckErr(err, nil, "Create("+battery.Q(again)+") of a swept id")
+			e.CheckErr(err, nil, "Create("+battery.Literal(again)+") of a swept id")
 		}
 	})
 
@@ -90,7 +90,7 @@ func Sweep(s *battery.Suite) {
 		for _, t := range expired {
 			again := task(e, t.TaskID)
 			_, err := st.Create(e.Ctx, again)
-			e.CheckErr(err, nil, "Create("+battery.Q(again)+") of an id Sweep should have removed")
+			e.CheckErr(err, nil, "Create("+battery.Literal(again)+") of an id Sweep should have removed")
 		}
 		n, err = st.Sweep(e.Ctx)
 		e.CheckErr(err, nil, "second Sweep()")

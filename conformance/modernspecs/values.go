@@ -113,7 +113,7 @@ func Values(s *battery.Suite) {
 			// Create.
 			in := task(e, e.ID("nul"))
 			c.set(&in)
-			call := "Create(" + battery.Q(in) + ") with U+0000 in " + c.what
+			call := "Create(" + battery.Literal(in) + ") with U+0000 in " + c.what
 			createOrRefused(e, st, in, call, reference.ErrInvalid, "success with the value intact, or ErrInvalid")
 			// Swap into a clean task.
 			cur := CreateTask(e, st, task(e, e.ID("nul-swap")))
@@ -129,7 +129,7 @@ func Values(s *battery.Suite) {
 		big := map[string]any{"content": []any{map[string]any{"type": "text", "text": longText(1 << 20)}}}
 		in := task(e, e.ID("big"))
 		in.Result = big
-		call := "Create(" + battery.Q(in) + ") of 1 MiB"
+		call := "Create(" + battery.Literal(in) + ") of 1 MiB"
 		createOrRefused(e, st, in, call, reference.ErrTooLarge, "success, or ErrTooLarge")
 		cur := CreateTask(e, st, task(e, e.ID("grow")))
 		next := Next(cur, "grown")
@@ -144,16 +144,16 @@ func Values(s *battery.Suite) {
 		in := rich(e, e.ID("copy"))
 		want := WithVersion(in.Clone(), 1)
 		got, err := st.Create(e.Ctx, in)
-		e.RequireErr(err, nil, "setup: Create("+battery.Q(in)+")")
+		e.RequireErr(err, nil, "setup: Create("+battery.Literal(in)+")")
 		scribble(&in)
 		CheckStored(e, st, want, "mutating the task passed to Create after it returned")
 		scribble(&got)
 		CheckStored(e, st, want, "mutating the task Create returned")
 		for _, c := range []reference.Caller{reference.System(), reference.Principal("alice")} {
 			r, err := st.Get(e.Ctx, want.TaskID, c)
-			e.RequireErr(err, nil, fmt.Sprintf("Get(%s, %s)", battery.Q(want.TaskID), c))
+			e.RequireErr(err, nil, fmt.Sprintf("Get(%s, %s)", battery.Literal(want.TaskID), c))
 			scribble(&r)
-			CheckStored(e, st, want, fmt.Sprintf("mutating the task Get(%s, %s) returned", battery.Q(want.TaskID), c))
+			CheckStored(e, st, want, fmt.Sprintf("mutating the task Get(%s, %s) returned", battery.Literal(want.TaskID), c))
 		}
 
 		next := rich(e, want.TaskID)

@@ -210,7 +210,7 @@ func drawChanges(t *rapid.T) legacy.Task {
 func (lm *legacyMachine) create(t *rapid.T) {
 	id := drawID(t, lm.ids, lm.bad)
 	meta := drawMeta(t)
-	lm.createStep(t, "L-CREATE-1", id, fmt.Sprintf("Create(%q, %s)", id, battery.Q(meta)), meta,
+	lm.createStep(t, "L-CREATE-1", id, fmt.Sprintf("Create(%q, %s)", id, battery.Literal(meta)), meta,
 		func() (legacy.Task, error) { return lm.st.Create(lm.ctx, id, meta) },
 		func(now int64) (legacy.Task, error) { return lm.m.Create(id, meta, now) })
 }
@@ -252,7 +252,7 @@ func (lm *legacyMachine) update(t *rapid.T) {
 	id := lm.drawID(t)
 	changes := drawChanges(t)
 	got, err := lm.st.Update(lm.ctx, id, changes)
-	in := lm.step(t, "L-UPDATE-1", "Update(%q, %s) -> %s", id, battery.Q(changes), battery.Outcome(err))
+	in := lm.step(t, "L-UPDATE-1", "Update(%q, %s) -> %s", id, battery.Literal(changes), battery.Outcome(err))
 	want, wantErr := lm.m.Update(id, changes)
 	rule := "L-UPDATE-1"
 	if wantErr != nil {
@@ -266,7 +266,7 @@ func (lm *legacyMachine) updateIf(t *rapid.T) {
 	allowed := rapid.SliceOfNDistinct(rapid.SampledFrom(statuses()), 0, 3, rapid.ID[reference.Status]).Draw(t, "allowed")
 	changes := drawChanges(t)
 	got, err := lm.cu.UpdateIf(lm.ctx, id, allowed, changes)
-	in := lm.step(t, "L-F-FIN-2", "UpdateIf(%q, %v, %s) -> %s", id, allowed, battery.Q(changes), battery.Outcome(err))
+	in := lm.step(t, "L-F-FIN-2", "UpdateIf(%q, %v, %s) -> %s", id, allowed, battery.Literal(changes), battery.Outcome(err))
 	want, wantErr := lm.m.UpdateIf(id, allowed, changes)
 	lm.judge(t, "L-F-FIN-2", in, id, want, wantErr, got, err)
 }
@@ -367,7 +367,7 @@ func (lm *legacyMachine) fCreate(t *rapid.T) {
 	if owner != "" {
 		stored[legacy.KeyOwner] = owner
 	}
-	lm.createStep(t, "L-F-CREATE-1", id, fmt.Sprintf("Tasks.Create(%q, %s, %q)", id, battery.Q(meta), owner), stored,
+	lm.createStep(t, "L-F-CREATE-1", id, fmt.Sprintf("Tasks.Create(%q, %s, %q)", id, battery.Literal(meta), owner), stored,
 		func() (legacy.Task, error) { return lm.fac[0].Create(lm.ctx, id, meta, owner) },
 		func(now int64) (legacy.Task, error) { return lm.m.FacadeCreate(id, meta, owner, now) })
 }
@@ -401,7 +401,7 @@ func (lm *legacyMachine) fUpdate(t *rapid.T) {
 		changes[legacy.KeyStatus] = rapid.SampledFrom([]any{"Working", "done", json.Number("1")}).Draw(t, "bogus status")
 	}
 	got, err := lm.fac[0].Update(lm.ctx, id, changes)
-	in := lm.step(t, "L-F-FIN-1", "Tasks.Update(%q, %s) -> %s", id, battery.Q(changes), battery.Outcome(err))
+	in := lm.step(t, "L-F-FIN-1", "Tasks.Update(%q, %s) -> %s", id, battery.Literal(changes), battery.Outcome(err))
 	want, wantErr := lm.m.FacadeUpdate(id, changes)
 	lm.judge(t, "L-F-FIN-1", in, id, want, wantErr, got, err)
 }

@@ -264,7 +264,7 @@ func (mm *modernMachine) create(t *rapid.T) {
 	id := drawID(t, mm.ids, mm.bad)
 	task := mm.drawTask(t, id)
 	got, err := mm.st.Create(mm.ctx, task)
-	in := mm.step(t, "M-CREATE-1", "Create(%s) -> %s", battery.Q(task), battery.Outcome(err))
+	in := mm.step(t, "M-CREATE-1", "Create(%s) -> %s", battery.Literal(task), battery.Outcome(err))
 	want, wantErr := mm.m.Create(task)
 	mm.judge(t, "M-CREATE-1", in, id, want, wantErr, got, err)
 }
@@ -317,7 +317,7 @@ func (mm *modernMachine) swap(t *rapid.T) {
 		rule = "M-SWAP-2"
 	}
 	got, err := mm.st.Swap(mm.ctx, c, ev, next)
-	in := mm.step(t, rule, "Swap(%s, %d, %s) -> %s", c, ev, battery.Q(next), battery.Outcome(err))
+	in := mm.step(t, rule, "Swap(%s, %d, %s) -> %s", c, ev, battery.Literal(next), battery.Outcome(err))
 	want, wantErr := mm.m.Swap(c, ev, next, mm.now())
 	if errors.Is(wantErr, reference.ErrNotFound) {
 		rule = "M-SWAP-2"
@@ -476,7 +476,7 @@ func (mm *modernMachine) fProgress(t *rapid.T) {
 func (mm *modernMachine) fRequireInput(t *rapid.T) {
 	id := mm.drawID(t)
 	reqs := drawKeysObject(t, "requests", inputKeys, 0, 2)
-	mm.write(t, "M-F-INPUT-1", id, reference.System(), false, fmt.Sprintf("Tasks.RequireInput(%s, %s)", mm.name(id), battery.Q(reqs)),
+	mm.write(t, "M-F-INPUT-1", id, reference.System(), false, fmt.Sprintf("Tasks.RequireInput(%s, %s)", mm.name(id), battery.Literal(reqs)),
 		func() (modern.Task, error) { return mm.fac[0].RequireInput(mm.ctx, id, reqs) },
 		func(now int64) (modern.Task, error) { return mm.m.FacadeRequireInput(mm.cfg[0], id, reqs, now) })
 }
@@ -484,7 +484,7 @@ func (mm *modernMachine) fRequireInput(t *rapid.T) {
 func (mm *modernMachine) fUpdate(t *rapid.T) {
 	id, c, f, cfg, ro := mm.facade(t)
 	resps := drawKeysObject(t, "responses", append(inputKeys, "never"), 0, 2)
-	mm.write(t, "M-F-INPUT-2", id, c, ro, fmt.Sprintf("Tasks[require_owner=%v].Update(%s, %s, %s)", ro, mm.name(id), c, battery.Q(resps)),
+	mm.write(t, "M-F-INPUT-2", id, c, ro, fmt.Sprintf("Tasks[require_owner=%v].Update(%s, %s, %s)", ro, mm.name(id), c, battery.Literal(resps)),
 		func() (modern.Task, error) { return f.Update(mm.ctx, id, c, resps) },
 		func(now int64) (modern.Task, error) { return mm.m.FacadeUpdate(cfg, id, c, resps, now) })
 }
@@ -495,7 +495,7 @@ func (mm *modernMachine) fComplete(t *rapid.T) {
 	if rapid.IntRange(0, 3).Draw(t, "result?") < 3 {
 		result = drawObject(t, 0, 2)
 	}
-	mm.write(t, "M-F-FIN-1", id, reference.System(), false, fmt.Sprintf("Tasks.Complete(%s, %s)", mm.name(id), battery.Q(result)),
+	mm.write(t, "M-F-FIN-1", id, reference.System(), false, fmt.Sprintf("Tasks.Complete(%s, %s)", mm.name(id), battery.Literal(result)),
 		func() (modern.Task, error) { return mm.fac[0].Complete(mm.ctx, id, result) },
 		func(now int64) (modern.Task, error) { return mm.m.FacadeComplete(mm.cfg[0], id, result, now) })
 }
@@ -506,7 +506,7 @@ func (mm *modernMachine) fFail(t *rapid.T) {
 	if rapid.IntRange(0, 4).Draw(t, "error object?") < 4 {
 		e = modern.RPCError(-32001, "worker failed", drawValue(t))
 	}
-	mm.write(t, "M-F-FIN-1", id, reference.System(), false, fmt.Sprintf("Tasks.Fail(%s, %s)", mm.name(id), battery.Q(e)),
+	mm.write(t, "M-F-FIN-1", id, reference.System(), false, fmt.Sprintf("Tasks.Fail(%s, %s)", mm.name(id), battery.Literal(e)),
 		func() (modern.Task, error) { return mm.fac[0].Fail(mm.ctx, id, e) },
 		func(now int64) (modern.Task, error) { return mm.m.FacadeFail(mm.cfg[0], id, e, now) })
 }

@@ -22,9 +22,9 @@ func Create(s *battery.Suite) {
 			if !e.CheckErr(err, nil, in) {
 				continue
 			}
-			e.Check(t.TaskID != "", in+": taskId", "a generated id", battery.Q(t.TaskID))
+			e.Check(t.TaskID != "", in+": taskId", "a generated id", battery.Literal(t.TaskID))
 			e.Check(t.Status == reference.StatusWorking, in+": status", "working", string(t.Status))
-			e.Check(t.StatusMessage == "", in+": statusMessage", "none", battery.Q(t.StatusMessage))
+			e.Check(t.StatusMessage == "", in+": statusMessage", "none", battery.Literal(t.StatusMessage))
 			created, ok1 := millis(e, in, "createdAt", t.CreatedAt)
 			updated, ok2 := millis(e, in, "lastUpdatedAt", t.LastUpdatedAt)
 			if ok1 {
@@ -33,10 +33,10 @@ func Create(s *battery.Suite) {
 					slack = 5 // the store's millisecond may round the other way
 				}
 				e.Check(created >= before-slack && created <= after+slack, in+": createdAt",
-					fmt.Sprintf("the store's clock at the call, %s..%s", sdk.FormatTime(before), sdk.FormatTime(after)), battery.Q(t.CreatedAt))
+					fmt.Sprintf("the store's clock at the call, %s..%s", sdk.FormatTime(before), sdk.FormatTime(after)), battery.Literal(t.CreatedAt))
 			}
 			if ok1 && ok2 {
-				e.Check(created == updated, in+": lastUpdatedAt", "createdAt "+battery.Q(t.CreatedAt), battery.Q(t.LastUpdatedAt))
+				e.Check(created == updated, in+": lastUpdatedAt", "createdAt "+battery.Literal(t.CreatedAt), battery.Literal(t.LastUpdatedAt))
 			}
 			switch {
 			case t.TTL != nil && *t.TTL < 0:
@@ -44,8 +44,8 @@ func Create(s *battery.Suite) {
 			case ttl != nil && (t.TTL == nil || *t.TTL != *ttl):
 				e.Note("%s: the store keeps ttl %s instead of the %d requested", in, show(t.TTL), *ttl)
 			}
-			if got, err := st.GetTask(e.Ctx, session, t.TaskID); e.CheckErr(err, nil, fmt.Sprintf("GetTask(%s, %s) after %s", whoOf(session), battery.Q(t.TaskID), in)) {
-				checkTask(e, fmt.Sprintf("GetTask(%s, %s) after %s", whoOf(session), battery.Q(t.TaskID), in), t, got)
+			if got, err := st.GetTask(e.Ctx, session, t.TaskID); e.CheckErr(err, nil, fmt.Sprintf("GetTask(%s, %s) after %s", whoOf(session), battery.Literal(t.TaskID), in)) {
+				checkTask(e, fmt.Sprintf("GetTask(%s, %s) after %s", whoOf(session), battery.Literal(t.TaskID), in), t, got)
 			}
 		}
 	})

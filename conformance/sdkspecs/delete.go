@@ -15,7 +15,7 @@ import (
 
 // deleteCall renders a DeleteTask call for an input line.
 func deleteCall(session, id, what string) string {
-	return fmt.Sprintf("DeleteTask(%s, %s) of %s", whoOf(session), battery.Q(id), what)
+	return fmt.Sprintf("DeleteTask(%s, %s) of %s", whoOf(session), battery.Literal(id), what)
 }
 
 // inStatus creates a task of session and brings it to status as setup: input_required
@@ -31,7 +31,7 @@ func inStatus(e *battery.Env, st sdk.Store, session string, p sdk.CreateParams, 
 	default:
 		err = st.UpdateTaskStatus(e.Ctx, session, t.TaskID, status, "")
 	}
-	e.RequireErr(err, nil, fmt.Sprintf("setup: bring %s of %s to %s", battery.Q(t.TaskID), whoOf(session), status))
+	e.RequireErr(err, nil, fmt.Sprintf("setup: bring %s of %s to %s", battery.Literal(t.TaskID), whoOf(session), status))
 	return t
 }
 
@@ -62,19 +62,19 @@ func deleteEdges(s *battery.Suite) {
 			delete(remaining, t.TaskID)
 			checkGone(e, st, session, t.TaskID, in)
 			_, err := st.GetTaskResult(e.Ctx, session, t.TaskID)
-			e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("GetTaskResult(%s, %s) after %s", whoOf(session), battery.Q(t.TaskID), in))
+			e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("GetTaskResult(%s, %s) after %s", whoOf(session), battery.Literal(t.TaskID), in))
 			err = st.StoreTaskResult(e.Ctx, session, t.TaskID, reference.StatusCompleted, sampleResult("after delete"))
-			e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("StoreTaskResult(%s, %s, completed) after %s", whoOf(session), battery.Q(t.TaskID), in))
+			e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("StoreTaskResult(%s, %s, completed) after %s", whoOf(session), battery.Literal(t.TaskID), in))
 			listed, _ := listAll(e, st, session, 10_000)
 			n := count(listed)
 			for id := range n {
 				if !remaining[id] {
-					e.Check(false, fmt.Sprintf("ListTasks(%s) to the last page after %s", whoOf(session), in), "only the tasks not deleted", "the deleted task "+battery.Q(id))
+					e.Check(false, fmt.Sprintf("ListTasks(%s) to the last page after %s", whoOf(session), in), "only the tasks not deleted", "the deleted task "+battery.Literal(id))
 				}
 			}
 			for id := range remaining {
 				e.Check(n[id] == 1, fmt.Sprintf("ListTasks(%s) to the last page after %s", whoOf(session), in),
-					fmt.Sprintf("%s, not deleted, listed once", battery.Q(id)), fmt.Sprintf("listed %d times", n[id]))
+					fmt.Sprintf("%s, not deleted, listed once", battery.Literal(id)), fmt.Sprintf("listed %d times", n[id]))
 			}
 		}
 	})
@@ -167,10 +167,10 @@ func deleteEdges(s *battery.Suite) {
 		// A success is a fault only if the store counts the task expired: its twin, read
 		// now, is gone.
 		if _, found := stored(e, st, session, b.TaskID); found {
-			e.PartlyVerified(fmt.Sprintf("%s succeeded, and GetTask(%s, %s) still finds its twin, completed alike with ttl %d ms (P-TTL-2's to judge): the store did not count them expired", in, whoOf(session), battery.Q(b.TaskID), keptB))
+			e.PartlyVerified(fmt.Sprintf("%s succeeded, and GetTask(%s, %s) still finds its twin, completed alike with ttl %d ms (P-TTL-2's to judge): the store did not count them expired", in, whoOf(session), battery.Literal(b.TaskID), keptB))
 			return
 		}
-		e.Check(false, in, fmt.Sprintf("ErrNotFound: the task is missing (GetTask no longer finds its twin %s)", battery.Q(b.TaskID)), "success")
+		e.Check(false, in, fmt.Sprintf("ErrNotFound: the task is missing (GetTask no longer finds its twin %s)", battery.Literal(b.TaskID)), "success")
 	})
 
 	s.It("P-DELETE-1", "a task created after a DeleteTask, in the same session or another, never gets the deleted id and starts fresh", func(e *battery.Env) {
@@ -197,7 +197,7 @@ func deleteEdges(s *battery.Suite) {
 				continue
 			}
 			if was, reused := gone[t.TaskID]; reused {
-				e.Check(false, in, "a new id (a client holding a deleted id must never reach another task)", fmt.Sprintf("the id %s of %s", battery.Q(t.TaskID), was))
+				e.Check(false, in, "a new id (a client holding a deleted id must never reach another task)", fmt.Sprintf("the id %s of %s", battery.Literal(t.TaskID), was))
 			}
 			got, ok := stored(e, st, session, t.TaskID)
 			if !e.Check(ok, "GetTask after "+in, "the new task", "ErrNotFound") {
@@ -209,11 +209,11 @@ func deleteEdges(s *battery.Suite) {
 			// Which error a working task's result answers is P-RESULT-2's; here only that
 			// there is none.
 			res, err := st.GetTaskResult(e.Ctx, session, t.TaskID)
-			e.Check(err != nil, fmt.Sprintf("GetTaskResult(%s, %s) of the new working task", whoOf(session), battery.Q(t.TaskID)), "no result", battery.Q(res))
+			e.Check(err != nil, fmt.Sprintf("GetTaskResult(%s, %s) of the new working task", whoOf(session), battery.Literal(t.TaskID)), "no result", battery.Literal(res))
 		}
 		for id, was := range gone {
 			_, err := st.GetTask(e.Ctx, owner, id)
-			e.Check(errors.Is(err, reference.ErrNotFound), fmt.Sprintf("GetTask(%s, %s) after new tasks were created", whoOf(owner), battery.Q(id)),
+			e.Check(errors.Is(err, reference.ErrNotFound), fmt.Sprintf("GetTask(%s, %s) after new tasks were created", whoOf(owner), battery.Literal(id)),
 				"ErrNotFound: "+was, battery.DescribeErr(err))
 		}
 	})

@@ -51,9 +51,9 @@ func Edges(s *battery.Suite) {
 		}
 		for _, c := range unissuedCursors {
 			page, err := st.ListTasks(e.Ctx, session, c)
-			in := fmt.Sprintf("ListTasks(%s, cursor %s), a cursor the store never issued", whoOf(session), battery.Q(c))
+			in := fmt.Sprintf("ListTasks(%s, cursor %s), a cursor the store never issued", whoOf(session), battery.Literal(c))
 			if err == nil {
-				e.Check(false, in, "ErrInvalid", fmt.Sprintf("a page of %d tasks, nextCursor %s", len(page.Tasks), battery.Q(page.NextCursor)))
+				e.Check(false, in, "ErrInvalid", fmt.Sprintf("a page of %d tasks, nextCursor %s", len(page.Tasks), battery.Literal(page.NextCursor)))
 				continue
 			}
 			e.CheckErr(err, reference.ErrInvalid, in)
@@ -73,10 +73,10 @@ func Edges(s *battery.Suite) {
 			e.Fatalf("ListTasks(%s) of %d tasks, pages of %d: no nextCursor on the first page", whoOf(session), len(ids), size)
 		}
 		forged := deriveCursors(first.NextCursor)
-		e.Note("%d cursors derived from the issued %s", len(forged), battery.Q(first.NextCursor))
+		e.Note("%d cursors derived from the issued %s", len(forged), battery.Literal(first.NextCursor))
 		for _, f := range forged {
 			page, err := st.ListTasks(e.Ctx, session, f.cursor)
-			in := fmt.Sprintf("ListTasks(%s, cursor %s): the issued cursor %s with %s", whoOf(session), battery.Q(f.cursor), battery.Q(first.NextCursor), f.what)
+			in := fmt.Sprintf("ListTasks(%s, cursor %s): the issued cursor %s with %s", whoOf(session), battery.Literal(f.cursor), battery.Literal(first.NextCursor), f.what)
 			if err != nil {
 				// A cursor the store cannot read is invalid params (-32602), never an
 				// internal error: the store's parser meets what a client sent.
@@ -130,7 +130,7 @@ func Edges(s *battery.Suite) {
 		}
 		for _, t := range huge {
 			_, found := stored(e, st, session, t.TaskID)
-			e.Check(found, fmt.Sprintf("GetTask(%s, %s) after %s (ttl %d ms)", whoOf(session), battery.Q(t.TaskID), in, *t.TTL), "the task: its ttl has years to run", "ErrNotFound: Cleanup removed it")
+			e.Check(found, fmt.Sprintf("GetTask(%s, %s) after %s (ttl %d ms)", whoOf(session), battery.Literal(t.TaskID), in, *t.TTL), "the task: its ttl has years to run", "ErrNotFound: Cleanup removed it")
 		}
 	})
 
@@ -141,7 +141,7 @@ func Edges(s *battery.Suite) {
 		pass(e, 5)
 		for _, t := range huge {
 			_, ok := stored(e, st, session, t.TaskID)
-			e.Check(ok, fmt.Sprintf("GetTask(%s, %s) 5 ms after completing the task kept %d ms", whoOf(session), battery.Q(t.TaskID), *t.TTL),
+			e.Check(ok, fmt.Sprintf("GetTask(%s, %s) 5 ms after completing the task kept %d ms", whoOf(session), battery.Literal(t.TaskID), *t.TTL),
 				"the task: its ttl has years to run", "ErrNotFound")
 		}
 	})
@@ -159,12 +159,12 @@ func Edges(s *battery.Suite) {
 		for _, p := range pairs {
 			t := create(e, st, p[0], params(nil))
 			_, err := st.GetTask(e.Ctx, p[1], t.TaskID)
-			in := fmt.Sprintf("GetTask(session of %d bytes %s, %s) of a task of session %s", len(p[1]), battery.Q(p[1][max(0, len(p[1])-12):]), battery.Q(t.TaskID), battery.Q(p[0][max(0, len(p[0])-12):]))
+			in := fmt.Sprintf("GetTask(session of %d bytes %s, %s) of a task of session %s", len(p[1]), battery.Literal(p[1][max(0, len(p[1])-12):]), battery.Literal(t.TaskID), battery.Literal(p[0][max(0, len(p[0])-12):]))
 			e.CheckErr(err, reference.ErrNotFound, in)
 			listed, _ := listAll(e, st, p[1], 4)
 			for _, l := range listed {
 				if l.TaskID == t.TaskID {
-					e.Check(false, fmt.Sprintf("ListTasks(session of %d bytes ending %s)", len(p[1]), battery.Q(p[1][max(0, len(p[1])-12):])), "none of the other session's tasks", "its task "+battery.Q(t.TaskID))
+					e.Check(false, fmt.Sprintf("ListTasks(session of %d bytes ending %s)", len(p[1]), battery.Literal(p[1][max(0, len(p[1])-12):])), "none of the other session's tasks", "its task "+battery.Literal(t.TaskID))
 				}
 			}
 		}
@@ -206,8 +206,8 @@ func Edges(s *battery.Suite) {
 				}
 			})
 			m.Add(tl.Take())
-			e.RequireErr(stored, nil, fmt.Sprintf("round %d: StoreTaskResult(completed) of %s", r, battery.Q(t.TaskID)))
-			if !e.Check(len(torn) == 0, fmt.Sprintf("round %d: StoreTaskResult(completed) of %s racing %d readers", r, battery.Q(t.TaskID), readers),
+			e.RequireErr(stored, nil, fmt.Sprintf("round %d: StoreTaskResult(completed) of %s", r, battery.Literal(t.TaskID)))
+			if !e.Check(len(torn) == 0, fmt.Sprintf("round %d: StoreTaskResult(completed) of %s racing %d readers", r, battery.Literal(t.TaskID), readers),
 				"every reader that saw it completed got its result (status and result in one step)", strings.Join(torn, "; ")) {
 				return
 			}

@@ -25,7 +25,7 @@ func whoOf(session string) string {
 	if session == sdk.NoSession {
 		return "no session"
 	}
-	return "session " + battery.Q(session)
+	return "session " + battery.Literal(session)
 }
 
 // ttl is the ttl the time-dependent specs give tasks: long on the battery's clock,
@@ -82,7 +82,7 @@ var made sync.Map
 // complete stores a result as setup.
 func complete(e *battery.Env, st sdk.Store, session, id string, result sdk.Result) {
 	err := st.StoreTaskResult(e.Ctx, session, id, reference.StatusCompleted, result)
-	e.RequireErr(err, nil, fmt.Sprintf("setup: StoreTaskResult(%s, %s, completed, %s)", whoOf(session), battery.Q(id), battery.Q(result)))
+	e.RequireErr(err, nil, fmt.Sprintf("setup: StoreTaskResult(%s, %s, completed, %s)", whoOf(session), battery.Literal(id), battery.Literal(result)))
 }
 
 // stored reads a task back; ok is false when the store answers ErrNotFound, and any
@@ -90,7 +90,7 @@ func complete(e *battery.Env, st sdk.Store, session, id string, result sdk.Resul
 func stored(e *battery.Env, st sdk.Store, session, id string) (sdk.Task, bool) {
 	t, err := st.GetTask(e.Ctx, session, id)
 	if err != nil {
-		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("GetTask(%s, %s)", whoOf(session), battery.Q(id)))
+		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("GetTask(%s, %s)", whoOf(session), battery.Literal(id)))
 		return sdk.Task{}, false
 	}
 	return t, true
@@ -104,7 +104,7 @@ func checkTask(e *battery.Env, input string, want, got sdk.Task) bool {
 // checkUnchanged checks that the task still reads as before.
 func checkUnchanged(e *battery.Env, st sdk.Store, session string, before sdk.Task, after string) bool {
 	got, err := st.GetTask(e.Ctx, session, before.TaskID)
-	in := fmt.Sprintf("GetTask(%s, %s) after %s", whoOf(session), battery.Q(before.TaskID), after)
+	in := fmt.Sprintf("GetTask(%s, %s) after %s", whoOf(session), battery.Literal(before.TaskID), after)
 	if !e.CheckErr(err, nil, in) {
 		return false
 	}
@@ -114,7 +114,7 @@ func checkUnchanged(e *battery.Env, st sdk.Store, session string, before sdk.Tas
 // checkGone checks that the task is not found.
 func checkGone(e *battery.Env, st sdk.Store, session, id, after string) bool {
 	got, err := st.GetTask(e.Ctx, session, id)
-	in := fmt.Sprintf("GetTask(%s, %s) after %s", whoOf(session), battery.Q(id), after)
+	in := fmt.Sprintf("GetTask(%s, %s) after %s", whoOf(session), battery.Literal(id), after)
 	if err == nil {
 		return e.Check(false, in, "ErrNotFound", "the task: "+show(got))
 	}
@@ -131,7 +131,7 @@ func checkUnlisted(e *battery.Env, st sdk.Store, session, id, after string) {
 	tasks, _ := listAll(e, st, session, maxListed)
 	for _, t := range tasks {
 		if t.TaskID == id {
-			e.FaultOf("P-LIST-1", fmt.Sprintf("ListTasks(%s) to the last page after %s\n  expected: no %s (GetTask does not find it)\n  got: %s", whoOf(session), after, battery.Q(id), show(t)))
+			e.FaultOf("P-LIST-1", fmt.Sprintf("ListTasks(%s) to the last page after %s\n  expected: no %s (GetTask does not find it)\n  got: %s", whoOf(session), after, battery.Literal(id), show(t)))
 			return
 		}
 	}
@@ -140,11 +140,11 @@ func checkUnlisted(e *battery.Env, st sdk.Store, session, id, after string) {
 // checkResult checks that GetTaskResult returns want exactly.
 func checkResult(e *battery.Env, st sdk.Store, session, id string, want sdk.Result, after string) bool {
 	got, err := st.GetTaskResult(e.Ctx, session, id)
-	in := fmt.Sprintf("GetTaskResult(%s, %s) after %s", whoOf(session), battery.Q(id), after)
+	in := fmt.Sprintf("GetTaskResult(%s, %s) after %s", whoOf(session), battery.Literal(id), after)
 	if !e.CheckErr(err, nil, in) {
 		return false
 	}
-	return e.Check(jsonvalue.Equal(map[string]any(want), map[string]any(got)), in, battery.Q(want), battery.Q(got))
+	return e.Check(jsonvalue.Equal(map[string]any(want), map[string]any(got)), in, battery.Literal(want), battery.Literal(got))
 }
 
 // listAll follows nextCursor from the first page until the last and returns every
@@ -155,7 +155,7 @@ func listAll(e *battery.Env, st sdk.Store, session string, limit int) ([]sdk.Tas
 	cursor := ""
 	for pages := 1; ; pages++ {
 		page, err := st.ListTasks(e.Ctx, session, cursor)
-		in := fmt.Sprintf("ListTasks(%s, cursor %s) (page %d)", whoOf(session), battery.Q(cursor), pages)
+		in := fmt.Sprintf("ListTasks(%s, cursor %s) (page %d)", whoOf(session), battery.Literal(cursor), pages)
 		e.RequireErr(err, nil, in)
 		all = append(all, page.Tasks...)
 		if page.NextCursor == "" {
@@ -189,7 +189,7 @@ func endlessCause(e *battery.Env, session string, listed []sdk.Task) string {
 	switch {
 	case len(others)+len(strangers) > 0:
 		return fmt.Sprintf("of the %d tasks listed, %d were created by this spec in other sessions and %d not by this spec at all (e.g. %s): "+
-			"other sessions' tasks fill the pages, so the listing is not scoped to the caller's session", len(listed), len(others), len(strangers), battery.Q(slices.Concat(others, strangers)[0]))
+			"other sessions' tasks fill the pages, so the listing is not scoped to the caller's session", len(listed), len(others), len(strangers), battery.Literal(slices.Concat(others, strangers)[0]))
 	case repeats > 0:
 		return fmt.Sprintf("%d of the %d rows listed repeat an earlier one: the cursor does not move on", repeats, len(listed))
 	}
@@ -227,7 +227,7 @@ func sampleResult(tag string) sdk.Result {
 func millis(e *battery.Env, input, field, s string) (int64, bool) {
 	ms, err := sdk.ParseTime(s)
 	if err != nil {
-		e.Check(false, input, field+" an ISO 8601 timestamp", battery.Q(s))
+		e.Check(false, input, field+" an ISO 8601 timestamp", battery.Literal(s))
 		return 0, false
 	}
 	return ms, true

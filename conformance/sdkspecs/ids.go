@@ -62,10 +62,10 @@ func IDs(s *battery.Suite) {
 			t := create(e, st, session, params(nil))
 			in := fmt.Sprintf("CreateTask #%d (%s)", i+1, whoOf(session))
 			if err := reference.ValidateID(t.TaskID); err != nil {
-				e.Fatalf("%s returned the id %s: %v (want 1..512 bytes of UTF-8 without NUL)", in, battery.Q(t.TaskID), err)
+				e.Fatalf("%s returned the id %s: %v (want 1..512 bytes of UTF-8 without NUL)", in, battery.Literal(t.TaskID), err)
 			}
 			if j, dup := seen[t.TaskID]; dup {
-				e.Fatalf("%s returned the id %s, which CreateTask #%d returned already", in, battery.Q(t.TaskID), j)
+				e.Fatalf("%s returned the id %s, which CreateTask #%d returned already", in, battery.Literal(t.TaskID), j)
 			}
 			seen[t.TaskID] = i + 1
 			ids = append(ids, t.TaskID)
@@ -108,7 +108,7 @@ func IDs(s *battery.Suite) {
 					} else {
 						got = append(got, id)
 						if prev, dup := owner[id]; dup {
-							errs = append(errs, fmt.Sprintf("DUPLICATE id %s: client %d create %d and %s", battery.Q(id), c, k, prev))
+							errs = append(errs, fmt.Sprintf("DUPLICATE id %s: client %d create %d and %s", battery.Literal(id), c, k, prev))
 						} else {
 							owner[id] = fmt.Sprintf("round %d client %d create %d", r, c, k)
 						}
@@ -124,7 +124,7 @@ func IDs(s *battery.Suite) {
 			}
 			for _, id := range got {
 				if _, ok := stored(e, st, session, id); !ok {
-					e.Fatalf("%s: the task %s it returned is not found afterwards (a concurrent create overwrote it)", in, battery.Q(id))
+					e.Fatalf("%s: the task %s it returned is not found afterwards (a concurrent create overwrote it)", in, battery.Literal(id))
 				}
 			}
 		}

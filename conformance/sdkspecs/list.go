@@ -32,7 +32,7 @@ func paged(e *battery.Env, st sdk.Store, session string, ttl *int64) ([]string, 
 			return ids, len(page.Tasks), true
 		}
 		if page.NextCursor != "" && len(page.Tasks) == 0 {
-			e.Fatalf("ListTasks(%s) of %d tasks: an empty first page with a nextCursor %s", whoOf(session), len(ids), battery.Q(page.NextCursor))
+			e.Fatalf("ListTasks(%s) of %d tasks: an empty first page with a nextCursor %s", whoOf(session), len(ids), battery.Literal(page.NextCursor))
 		}
 	}
 	page, err := st.ListTasks(e.Ctx, session, "")
@@ -79,7 +79,7 @@ func List(s *battery.Suite) {
 		// Past its end under either counting: completion came right after creation.
 		pass(e, 2*kept+1)
 		if _, found := stored(e, st, session, t.TaskID); found {
-			e.Inconclusive(fmt.Sprintf("GetTask still finds %s %d ms after a ttl of %d ms (P-TTL-2 judges that): no expired task to list", battery.Q(t.TaskID), 2*kept+1, kept))
+			e.Inconclusive(fmt.Sprintf("GetTask still finds %s %d ms after a ttl of %d ms (P-TTL-2 judges that): no expired task to list", battery.Literal(t.TaskID), 2*kept+1, kept))
 			return
 		}
 		var want []string
@@ -87,8 +87,8 @@ func List(s *battery.Suite) {
 			want = append(want, live.TaskID)
 		}
 		tasks, _ := listAll(e, st, session, maxListed)
-		in := fmt.Sprintf("ListTasks(%s) to the last page, %d ms after %s completed with ttl %d ms (GetTask no longer finds it)", whoOf(session), 2*kept+1, battery.Q(t.TaskID), kept)
-		e.Check(count(tasks)[t.TaskID] == 0, in, "no "+battery.Q(t.TaskID)+" (GetTask does not find it)", fmt.Sprintf("listed %d time(s)", count(tasks)[t.TaskID]))
+		in := fmt.Sprintf("ListTasks(%s) to the last page, %d ms after %s completed with ttl %d ms (GetTask no longer finds it)", whoOf(session), 2*kept+1, battery.Literal(t.TaskID), kept)
+		e.Check(count(tasks)[t.TaskID] == 0, in, "no "+battery.Literal(t.TaskID)+" (GetTask does not find it)", fmt.Sprintf("listed %d time(s)", count(tasks)[t.TaskID]))
 		checkExactlyOnce(e, in, tasks, want, nil)
 	})
 	s.It("P-LIST-1", "following nextCursor returns every visible task exactly once, as GetTask returns it, and nothing invisible", func(e *battery.Env) {
@@ -110,7 +110,7 @@ func List(s *battery.Suite) {
 				continue
 			}
 			got, err := st.GetTask(e.Ctx, mine, l.TaskID)
-			in := fmt.Sprintf("the listed task %s against GetTask(%s, %s)", battery.Q(l.TaskID), whoOf(mine), battery.Q(l.TaskID))
+			in := fmt.Sprintf("the listed task %s against GetTask(%s, %s)", battery.Literal(l.TaskID), whoOf(mine), battery.Literal(l.TaskID))
 			if e.CheckErr(err, nil, in) && !checkTask(e, in, got, l) {
 				return
 			}
@@ -126,7 +126,7 @@ func List(s *battery.Suite) {
 			partlyStop(e, "no cursor whose task could be deleted")
 		}
 		cursorLeaves(e, st, session, ids, "deleted", func(id string) {
-			e.RequireErr(del.DeleteTask(e.Ctx, session, id), nil, fmt.Sprintf("DeleteTask(%s, %s)", whoOf(session), battery.Q(id)))
+			e.RequireErr(del.DeleteTask(e.Ctx, session, id), nil, fmt.Sprintf("DeleteTask(%s, %s)", whoOf(session), battery.Literal(id)))
 		})
 	})
 
@@ -170,7 +170,7 @@ func List(s *battery.Suite) {
 					return
 				}
 				if waited >= 3*ttl || e.Ctx.Err() != nil {
-					e.Inconclusive(fmt.Sprintf("the cursor's task %s, completed with ttl %d, was still found 3 ttls after its ttl had passed: the cursor's task did not leave (P-TTL-2 judges that)", battery.Q(id), ttl))
+					e.Inconclusive(fmt.Sprintf("the cursor's task %s, completed with ttl %d, was still found 3 ttls after its ttl had passed: the cursor's task did not leave (P-TTL-2 judges that)", battery.Literal(id), ttl))
 					return
 				}
 				pass(e, ttl/10)
@@ -234,7 +234,7 @@ func pageTime(e *battery.Env, st sdk.Store, session string) time.Duration {
 	for len(cursors) < 10 {
 		c := cursors[len(cursors)-1]
 		page, err := st.ListTasks(e.Ctx, session, c)
-		e.RequireErr(err, nil, fmt.Sprintf("ListTasks(%s, cursor %s)", whoOf(session), battery.Q(c)))
+		e.RequireErr(err, nil, fmt.Sprintf("ListTasks(%s, cursor %s)", whoOf(session), battery.Literal(c)))
 		if page.NextCursor == "" {
 			break
 		}
@@ -250,7 +250,7 @@ func pageTime(e *battery.Env, st sdk.Store, session string) time.Duration {
 		start := time.Now()
 		for _, c := range cursors {
 			_, err := st.ListTasks(e.Ctx, session, c)
-			e.RequireErr(err, nil, fmt.Sprintf("ListTasks(%s, cursor %s) again", whoOf(session), battery.Q(c)))
+			e.RequireErr(err, nil, fmt.Sprintf("ListTasks(%s, cursor %s) again", whoOf(session), battery.Literal(c)))
 		}
 		if d := time.Since(start); best < 0 || d < best {
 			best = d
@@ -271,7 +271,7 @@ func cursorLeaves(e *battery.Env, st sdk.Store, session string, ids []string, ho
 	listed := append([]sdk.Task(nil), page.Tasks...)
 	cursor := page.NextCursor
 	for pages := 2; ; pages++ {
-		in := fmt.Sprintf("ListTasks(%s, cursor %s) (page %d) after the first page's last task %s was %s", whoOf(session), battery.Q(cursor), pages, battery.Q(last), how)
+		in := fmt.Sprintf("ListTasks(%s, cursor %s) (page %d) after the first page's last task %s was %s", whoOf(session), battery.Literal(cursor), pages, battery.Literal(last), how)
 		page, err := st.ListTasks(e.Ctx, session, cursor)
 		if !e.CheckErr(err, nil, in) {
 			return
@@ -295,5 +295,5 @@ func cursorLeaves(e *battery.Env, st sdk.Store, session string, ids []string, ho
 			remaining = append(remaining, id)
 		}
 	}
-	checkExactlyOnce(e, fmt.Sprintf("ListTasks(%s) to the last page, the first page's last task %s %s before page 2", whoOf(session), battery.Q(last), how), listed, remaining, nil)
+	checkExactlyOnce(e, fmt.Sprintf("ListTasks(%s) to the last page, the first page's last task %s %s before page 2", whoOf(session), battery.Literal(last), how), listed, remaining, nil)
 }

@@ -22,7 +22,7 @@ func Optional(s *battery.Suite) {
 			if end == reference.StatusCompleted {
 				complete(e, st, session, t.TaskID, sampleResult("deleted"))
 			}
-			in := fmt.Sprintf("DeleteTask(%s, %s) of a %s task", whoOf(session), battery.Q(t.TaskID), end)
+			in := fmt.Sprintf("DeleteTask(%s, %s) of a %s task", whoOf(session), battery.Literal(t.TaskID), end)
 			if !e.CheckErr(del.DeleteTask(e.Ctx, session, t.TaskID), nil, in) {
 				continue
 			}
@@ -35,7 +35,7 @@ func Optional(s *battery.Suite) {
 			e.CheckErr(del.DeleteTask(e.Ctx, session, t.TaskID), reference.ErrNotFound, "a second "+in)
 		}
 		never := e.ID("never-created")
-		e.CheckErr(del.DeleteTask(e.Ctx, session, never), reference.ErrNotFound, fmt.Sprintf("DeleteTask(%s, %s) of a task never created", whoOf(session), battery.Q(never)))
+		e.CheckErr(del.DeleteTask(e.Ctx, session, never), reference.ErrNotFound, fmt.Sprintf("DeleteTask(%s, %s) of a task never created", whoOf(session), battery.Literal(never)))
 		checkUnchanged(e, st, session, keep, "deleting other tasks")
 	})
 
@@ -70,7 +70,7 @@ func Optional(s *battery.Suite) {
 		pass(e, wait)
 		decl := fmt.Sprintf("ttl counted from %s", from)
 		n, err := cl.Cleanup(e.Ctx)
-		in := fmt.Sprintf("Cleanup() once the completed task %s's ttl of %d ms passed (%s); the other tasks are within theirs, without one, or working", battery.Q(expiring.TaskID), expTTL, decl)
+		in := fmt.Sprintf("Cleanup() once the completed task %s's ttl of %d ms passed (%s); the other tasks are within theirs, without one, or working", battery.Literal(expiring.TaskID), expTTL, decl)
 		if e.CheckErr(err, nil, in) {
 			want := fmt.Sprint(minN)
 			if maxN > minN {
@@ -83,7 +83,7 @@ func Optional(s *battery.Suite) {
 		}
 		for _, t := range within {
 			_, found := stored(e, st, session, t.TaskID)
-			e.Check(found, fmt.Sprintf("GetTask(%s, %s) after %s", whoOf(session), battery.Q(t.TaskID), in), "the task (not expired)", "ErrNotFound: Cleanup removed it")
+			e.Check(found, fmt.Sprintf("GetTask(%s, %s) after %s", whoOf(session), battery.Literal(t.TaskID), in), "the task (not expired)", "ErrNotFound: Cleanup removed it")
 		}
 		n, err = cl.Cleanup(e.Ctx)
 		if e.CheckErr(err, nil, "a second Cleanup()") {
@@ -110,7 +110,7 @@ func Optional(s *battery.Suite) {
 			err = w.WaitForUpdate(ctx, session, t.TaskID)
 		})
 		ended := func(err error) error { cs.Wait(); return err }
-		in := fmt.Sprintf("WaitForUpdate(%s, %s)", whoOf(session), battery.Q(t.TaskID))
+		in := fmt.Sprintf("WaitForUpdate(%s, %s)", whoOf(session), battery.Literal(t.TaskID))
 		select {
 		case err := <-done:
 			e.Check(false, in+" while nothing changed the task for 200 ms", "still waiting", "returned "+battery.DescribeErr(ended(err)))
@@ -138,6 +138,6 @@ func Optional(s *battery.Suite) {
 		quick, stop2 := context.WithTimeout(e.Ctx, 2*time.Second)
 		defer stop2()
 		err = w.WaitForUpdate(quick, other, t.TaskID)
-		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("WaitForUpdate(%s, %s) of another session's task", whoOf(other), battery.Q(t.TaskID)))
+		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("WaitForUpdate(%s, %s) of another session's task", whoOf(other), battery.Literal(t.TaskID)))
 	})
 }

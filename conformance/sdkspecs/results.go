@@ -15,11 +15,11 @@ func Results(s *battery.Suite) {
 		session := newSession(e, "result")
 		t := create(e, st, session, params(nil))
 		for _, bad := range append([]reference.Status{reference.StatusWorking, reference.StatusInputRequired, reference.StatusCancelled}, unknownStatuses[:3]...) {
-			in := fmt.Sprintf("StoreTaskResult(%s, %s, %s, result)", whoOf(session), battery.Q(t.TaskID), battery.Q(string(bad)))
+			in := fmt.Sprintf("StoreTaskResult(%s, %s, %s, result)", whoOf(session), battery.Literal(t.TaskID), battery.Literal(string(bad)))
 			e.CheckErr(st.StoreTaskResult(e.Ctx, session, t.TaskID, bad, sampleResult("wrong status")), reference.ErrInvalid, in)
 			checkUnchanged(e, st, session, t, in)
 			if r, err := st.GetTaskResult(e.Ctx, session, t.TaskID); err == nil {
-				e.Check(false, "GetTaskResult after the refused "+in, "no result (P-RESULT-2 judges which error)", battery.Q(r))
+				e.Check(false, "GetTaskResult after the refused "+in, "no result (P-RESULT-2 judges which error)", battery.Literal(r))
 			}
 		}
 		for _, end := range []reference.Status{reference.StatusCompleted, reference.StatusFailed} {
@@ -27,20 +27,20 @@ func Results(s *battery.Suite) {
 			pass(e, 1000)
 			result := sampleResult(string(end))
 			now := e.NowMillis()
-			in := fmt.Sprintf("StoreTaskResult(%s, %s, %s, %s)", whoOf(session), battery.Q(t.TaskID), end, battery.Q(result))
+			in := fmt.Sprintf("StoreTaskResult(%s, %s, %s, %s)", whoOf(session), battery.Literal(t.TaskID), end, battery.Literal(result))
 			if !e.CheckErr(st.StoreTaskResult(e.Ctx, session, t.TaskID, end, result), nil, in) {
 				continue
 			}
 			got, ok := stored(e, st, session, t.TaskID)
 			if e.Check(ok, "GetTask after "+in, "the task", "ErrNotFound") {
 				e.Check(got.Status == end, "GetTask after "+in+": status", string(end), string(got.Status))
-				e.Check(got.CreatedAt == t.CreatedAt, "GetTask after "+in+": createdAt", battery.Q(t.CreatedAt), battery.Q(got.CreatedAt))
+				e.Check(got.CreatedAt == t.CreatedAt, "GetTask after "+in+": createdAt", battery.Literal(t.CreatedAt), battery.Literal(got.CreatedAt))
 				if ms, ok := millis(e, "GetTask after "+in, "lastUpdatedAt", got.LastUpdatedAt); ok && e.HasClock() {
-					e.Check(ms == now, "GetTask after "+in+": lastUpdatedAt", sdk.FormatTime(now), battery.Q(got.LastUpdatedAt))
+					e.Check(ms == now, "GetTask after "+in+": lastUpdatedAt", sdk.FormatTime(now), battery.Literal(got.LastUpdatedAt))
 				}
 			}
 			checkResult(e, st, session, t.TaskID, result, in)
-			second := fmt.Sprintf("a second StoreTaskResult(%s, %s, completed)", whoOf(session), battery.Q(t.TaskID))
+			second := fmt.Sprintf("a second StoreTaskResult(%s, %s, completed)", whoOf(session), battery.Literal(t.TaskID))
 			e.CheckErr(st.StoreTaskResult(e.Ctx, session, t.TaskID, reference.StatusCompleted, sampleResult("second")), reference.ErrTerminal, second)
 			checkResult(e, st, session, t.TaskID, result, second+" (the result is stored once)")
 		}
@@ -51,17 +51,17 @@ func Results(s *battery.Suite) {
 		session := newSession(e, "noresult")
 		t := create(e, st, session, params(nil))
 		_, err := st.GetTaskResult(e.Ctx, session, t.TaskID)
-		e.CheckErr(err, reference.ErrNoResult, fmt.Sprintf("GetTaskResult(%s, %s) of a working task", whoOf(session), battery.Q(t.TaskID)))
+		e.CheckErr(err, reference.ErrNoResult, fmt.Sprintf("GetTaskResult(%s, %s) of a working task", whoOf(session), battery.Literal(t.TaskID)))
 		if e.CheckErr(st.UpdateTaskStatus(e.Ctx, session, t.TaskID, reference.StatusInputRequired, "waiting"), nil, "UpdateTaskStatus(input_required)") {
 			_, err = st.GetTaskResult(e.Ctx, session, t.TaskID)
-			e.CheckErr(err, reference.ErrNoResult, fmt.Sprintf("GetTaskResult(%s, %s) of an input_required task", whoOf(session), battery.Q(t.TaskID)))
+			e.CheckErr(err, reference.ErrNoResult, fmt.Sprintf("GetTaskResult(%s, %s) of an input_required task", whoOf(session), battery.Literal(t.TaskID)))
 		}
 		terminate(e, st, session, t.TaskID, reference.StatusCancelled)
 		_, err = st.GetTaskResult(e.Ctx, session, t.TaskID)
-		e.CheckErr(err, reference.ErrNoResult, fmt.Sprintf("GetTaskResult(%s, %s) of a task cancelled without a result", whoOf(session), battery.Q(t.TaskID)))
+		e.CheckErr(err, reference.ErrNoResult, fmt.Sprintf("GetTaskResult(%s, %s) of a task cancelled without a result", whoOf(session), battery.Literal(t.TaskID)))
 		missing := e.ID("never-created")
 		_, err = st.GetTaskResult(e.Ctx, session, missing)
-		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("GetTaskResult(%s, %s) of a task never created", whoOf(session), battery.Q(missing)))
+		e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("GetTaskResult(%s, %s) of a task never created", whoOf(session), battery.Literal(missing)))
 	})
 
 	s.It("P-RESULT-3", "values are copies: mutating a task or result passed to or returned by the store changes nothing stored", func(e *battery.Env) {
@@ -125,7 +125,7 @@ func Results(s *battery.Suite) {
 		session := newSession(e, "noresult")
 		for _, end := range []reference.Status{reference.StatusCompleted, reference.StatusFailed} {
 			t := create(e, st, session, params(nil))
-			in := fmt.Sprintf("UpdateTaskStatus(%s, %s, %s) (no result given)", whoOf(session), battery.Q(t.TaskID), end)
+			in := fmt.Sprintf("UpdateTaskStatus(%s, %s, %s) (no result given)", whoOf(session), battery.Literal(t.TaskID), end)
 			err := st.UpdateTaskStatus(e.Ctx, session, t.TaskID, end, "finished")
 			if err != nil {
 				e.CheckErr(err, reference.ErrInvalid, in)

@@ -23,7 +23,7 @@ func scopedTasks(e *battery.Env, st sdk.Store, session string) scoped {
 	done := create(e, st, session, params(nil))
 	complete(e, st, session, done.TaskID, sc.result)
 	got, err := st.GetTask(e.Ctx, session, done.TaskID)
-	e.RequireErr(err, nil, fmt.Sprintf("setup: GetTask(%s, %s) after StoreTaskResult", whoOf(session), battery.Q(done.TaskID)))
+	e.RequireErr(err, nil, fmt.Sprintf("setup: GetTask(%s, %s) after StoreTaskResult", whoOf(session), battery.Literal(done.TaskID)))
 	sc.done = got
 	return sc
 }
@@ -41,20 +41,20 @@ func (sc scoped) denyAll(e *battery.Env, st sdk.Store, caller string, want error
 	who := whoOf(caller)
 	w, d := sc.working.TaskID, sc.done.TaskID
 	_, err := st.GetTask(e.Ctx, caller, w)
-	e.CheckErr(err, want, fmt.Sprintf("GetTask(%s, %s) of %s's task", who, battery.Q(w), whoOf(sc.session)))
+	e.CheckErr(err, want, fmt.Sprintf("GetTask(%s, %s) of %s's task", who, battery.Literal(w), whoOf(sc.session)))
 	_, err = st.GetTaskResult(e.Ctx, caller, d)
-	e.CheckErr(err, want, fmt.Sprintf("GetTaskResult(%s, %s) of %s's completed task", who, battery.Q(d), whoOf(sc.session)))
+	e.CheckErr(err, want, fmt.Sprintf("GetTaskResult(%s, %s) of %s's completed task", who, battery.Literal(d), whoOf(sc.session)))
 	err = st.StoreTaskResult(e.Ctx, caller, w, reference.StatusCompleted, sampleResult("intruder"))
-	e.CheckErr(err, want, fmt.Sprintf("StoreTaskResult(%s, %s, completed)", who, battery.Q(w)))
+	e.CheckErr(err, want, fmt.Sprintf("StoreTaskResult(%s, %s, completed)", who, battery.Literal(w)))
 	err = st.UpdateTaskStatus(e.Ctx, caller, w, reference.StatusInputRequired, "written by "+who)
-	e.CheckErr(err, want, fmt.Sprintf("UpdateTaskStatus(%s, %s, input_required)", who, battery.Q(w)))
+	e.CheckErr(err, want, fmt.Sprintf("UpdateTaskStatus(%s, %s, input_required)", who, battery.Literal(w)))
 	err = st.UpdateTaskStatus(e.Ctx, caller, w, reference.StatusCancelled, "")
-	e.CheckErr(err, want, fmt.Sprintf("UpdateTaskStatus(%s, %s, cancelled)", who, battery.Q(w)))
+	e.CheckErr(err, want, fmt.Sprintf("UpdateTaskStatus(%s, %s, cancelled)", who, battery.Literal(w)))
 	if del, ok := st.(sdk.Deleter); ok {
 		// A success that deleted nothing is P-DELETE-1's to judge (a missing task's
 		// answer); the task must still be there, which checkUntouched sees.
 		if err = del.DeleteTask(e.Ctx, caller, w); err != nil || want != reference.ErrNotFound {
-			e.CheckErr(err, want, fmt.Sprintf("DeleteTask(%s, %s)", who, battery.Q(w)))
+			e.CheckErr(err, want, fmt.Sprintf("DeleteTask(%s, %s)", who, battery.Literal(w)))
 		}
 	}
 	sc.checkUntouched(e, st, "the calls of "+who)
@@ -62,7 +62,7 @@ func (sc scoped) denyAll(e *battery.Env, st sdk.Store, caller string, want error
 		listed, _ := listAll(e, st, caller, 10_000)
 		n := count(listed)
 		e.Check(n[w] == 0 && n[d] == 0, fmt.Sprintf("ListTasks(%s) to the last page", who),
-			fmt.Sprintf("neither of %s's tasks %s, %s", whoOf(sc.session), battery.Q(w), battery.Q(d)), fmt.Sprintf("listed %d and %d times", n[w], n[d]))
+			fmt.Sprintf("neither of %s's tasks %s, %s", whoOf(sc.session), battery.Literal(w), battery.Literal(d)), fmt.Sprintf("listed %d and %d times", n[w], n[d]))
 	}
 }
 
@@ -77,7 +77,7 @@ func Sessions(s *battery.Suite) {
 		first, err := st.ListTasks(e.Ctx, a, "")
 		e.RequireErr(err, nil, fmt.Sprintf("ListTasks(%s) (first page)", whoOf(a)))
 		create(e, st, b, params(nil)) // the reader has a task of its own
-		in := fmt.Sprintf("ListTasks(%s, cursor %s) with the cursor of %s's first page", whoOf(b), battery.Q(first.NextCursor), whoOf(a))
+		in := fmt.Sprintf("ListTasks(%s, cursor %s) with the cursor of %s's first page", whoOf(b), battery.Literal(first.NextCursor), whoOf(a))
 		listed := []sdk.Task{}
 		cursor := first.NextCursor
 		for pages := 1; cursor != ""; pages++ {
@@ -123,15 +123,15 @@ func Sessions(s *battery.Suite) {
 				return
 			}
 			_, err = st.GetTask(e.Ctx, sdk.NoSession, u.TaskID)
-			e.CheckErr(err, nil, fmt.Sprintf("GetTask(no session, %s) of a sessionless task%s", battery.Q(u.TaskID), decl))
+			e.CheckErr(err, nil, fmt.Sprintf("GetTask(no session, %s) of a sessionless task%s", battery.Literal(u.TaskID), decl))
 			_, err = st.GetTask(e.Ctx, a, u.TaskID)
-			e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("GetTask(%s, %s) of a task created without a session%s", whoOf(a), battery.Q(u.TaskID), decl))
+			e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("GetTask(%s, %s) of a task created without a session%s", whoOf(a), battery.Literal(u.TaskID), decl))
 			err = st.UpdateTaskStatus(e.Ctx, a, u.TaskID, reference.StatusCancelled, "")
-			e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("UpdateTaskStatus(%s, %s, cancelled) of a sessionless task%s", whoOf(a), battery.Q(u.TaskID), decl))
+			e.CheckErr(err, reference.ErrNotFound, fmt.Sprintf("UpdateTaskStatus(%s, %s, cancelled) of a sessionless task%s", whoOf(a), battery.Literal(u.TaskID), decl))
 			listed, _ := listAll(e, st, a, 10_000)
-			e.Check(count(listed)[u.TaskID] == 0, fmt.Sprintf("ListTasks(%s)%s", whoOf(a), decl), "no task created without a session", "the sessionless task "+battery.Q(u.TaskID))
+			e.Check(count(listed)[u.TaskID] == 0, fmt.Sprintf("ListTasks(%s)%s", whoOf(a), decl), "no task created without a session", "the sessionless task "+battery.Literal(u.TaskID))
 			listed, _ = listAll(e, st, sdk.NoSession, 10_000)
-			e.Check(count(listed)[u.TaskID] == 1, "ListTasks(no session)"+decl, "the sessionless task "+battery.Q(u.TaskID)+" once", fmt.Sprintf("listed %d times", count(listed)[u.TaskID]))
+			e.Check(count(listed)[u.TaskID] == 1, "ListTasks(no session)"+decl, "the sessionless task "+battery.Literal(u.TaskID)+" once", fmt.Sprintf("listed %d times", count(listed)[u.TaskID]))
 		case sdk.SessionlessRefused:
 			_, err := st.CreateTask(e.Ctx, sdk.NoSession, params(nil))
 			e.CheckErr(err, reference.ErrInvalid, "CreateTask(no session)"+decl)
@@ -140,18 +140,18 @@ func Sessions(s *battery.Suite) {
 			sc.denyAll(e, st, sdk.NoSession, reference.ErrInvalid)
 		case sdk.SessionlessUnrestricted:
 			w, d := sc.working.TaskID, sc.done.TaskID
-			if got, err := st.GetTask(e.Ctx, sdk.NoSession, w); e.CheckErr(err, nil, fmt.Sprintf("GetTask(no session, %s) of %s's task%s", battery.Q(w), whoOf(a), decl)) {
-				checkTask(e, fmt.Sprintf("GetTask(no session, %s)%s", battery.Q(w), decl), sc.working, got)
+			if got, err := st.GetTask(e.Ctx, sdk.NoSession, w); e.CheckErr(err, nil, fmt.Sprintf("GetTask(no session, %s) of %s's task%s", battery.Literal(w), whoOf(a), decl)) {
+				checkTask(e, fmt.Sprintf("GetTask(no session, %s)%s", battery.Literal(w), decl), sc.working, got)
 			}
 			checkResult(e, st, sdk.NoSession, d, sc.result, "StoreTaskResult by the owning session"+decl)
 			listed, _ := listAll(e, st, sdk.NoSession, 100_000)
 			n := count(listed)
 			e.Check(n[w] == 1 && n[d] == 1, "ListTasks(no session) to the last page"+decl, "both of "+whoOf(a)+"'s tasks once", fmt.Sprintf("listed %d and %d times", n[w], n[d]))
 			err := st.UpdateTaskStatus(e.Ctx, sdk.NoSession, w, reference.StatusInputRequired, "written without a session")
-			if e.CheckErr(err, nil, fmt.Sprintf("UpdateTaskStatus(no session, %s, input_required)%s", battery.Q(w), decl)) {
+			if e.CheckErr(err, nil, fmt.Sprintf("UpdateTaskStatus(no session, %s, input_required)%s", battery.Literal(w), decl)) {
 				got, err := st.GetTask(e.Ctx, a, w)
-				if e.CheckErr(err, nil, fmt.Sprintf("GetTask(%s, %s) after the sessionless write", whoOf(a), battery.Q(w))) {
-					e.Check(got.Status == reference.StatusInputRequired, fmt.Sprintf("GetTask(%s, %s) after the sessionless write", whoOf(a), battery.Q(w)), "status input_required", string(got.Status))
+				if e.CheckErr(err, nil, fmt.Sprintf("GetTask(%s, %s) after the sessionless write", whoOf(a), battery.Literal(w))) {
+					e.Check(got.Status == reference.StatusInputRequired, fmt.Sprintf("GetTask(%s, %s) after the sessionless write", whoOf(a), battery.Literal(w)), "status input_required", string(got.Status))
 				}
 			}
 		}

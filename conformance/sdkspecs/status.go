@@ -20,12 +20,12 @@ var unknownStatuses = []reference.Status{"bogus", "", "Working", "WORKING", "wor
 func terminate(e *battery.Env, st sdk.Store, session, id string, status reference.Status) sdk.Result {
 	if status == reference.StatusCancelled {
 		err := st.UpdateTaskStatus(e.Ctx, session, id, status, "cancelled by the requestor")
-		e.RequireErr(err, nil, fmt.Sprintf("setup: UpdateTaskStatus(%s, %s, cancelled)", whoOf(session), battery.Q(id)))
+		e.RequireErr(err, nil, fmt.Sprintf("setup: UpdateTaskStatus(%s, %s, cancelled)", whoOf(session), battery.Literal(id)))
 		return nil
 	}
 	r := sampleResult(string(status))
 	err := st.StoreTaskResult(e.Ctx, session, id, status, r)
-	e.RequireErr(err, nil, fmt.Sprintf("setup: StoreTaskResult(%s, %s, %s)", whoOf(session), battery.Q(id), status))
+	e.RequireErr(err, nil, fmt.Sprintf("setup: StoreTaskResult(%s, %s, %s)", whoOf(session), battery.Literal(id), status))
 	return r
 }
 
@@ -35,7 +35,7 @@ func Status(s *battery.Suite) {
 		session := newSession(e, "status")
 		t := create(e, st, session, params(nil))
 		for _, bad := range unknownStatuses {
-			in := fmt.Sprintf("UpdateTaskStatus(%s, %s, %s)", whoOf(session), battery.Q(t.TaskID), battery.Q(string(bad)))
+			in := fmt.Sprintf("UpdateTaskStatus(%s, %s, %s)", whoOf(session), battery.Literal(t.TaskID), battery.Literal(string(bad)))
 			e.CheckErr(st.UpdateTaskStatus(e.Ctx, session, t.TaskID, bad, "unknown"), reference.ErrInvalid, in)
 			checkUnchanged(e, st, session, t, in)
 		}
@@ -46,7 +46,7 @@ func Status(s *battery.Suite) {
 		}{{reference.StatusInputRequired, "needs an answer"}, {reference.StatusWorking, "working again"}, {reference.StatusWorking, ""}, {reference.StatusInputRequired, "twice"}}
 		want := t
 		for _, step := range steps {
-			in := fmt.Sprintf("UpdateTaskStatus(%s, %s, %s, %s)", whoOf(session), battery.Q(t.TaskID), step.status, battery.Q(step.message))
+			in := fmt.Sprintf("UpdateTaskStatus(%s, %s, %s, %s)", whoOf(session), battery.Literal(t.TaskID), step.status, battery.Literal(step.message))
 			now := e.NowMillis()
 			if !e.CheckErr(st.UpdateTaskStatus(e.Ctx, session, t.TaskID, step.status, step.message), nil, in) {
 				return
@@ -60,10 +60,10 @@ func Status(s *battery.Suite) {
 				want.StatusMessage = step.message
 			}
 			e.Check(got.Status == want.Status, "GetTask after "+in+": status", string(want.Status), string(got.Status))
-			e.Check(got.StatusMessage == want.StatusMessage, "GetTask after "+in+": statusMessage", battery.Q(want.StatusMessage), battery.Q(got.StatusMessage))
-			e.Check(got.CreatedAt == t.CreatedAt, "GetTask after "+in+": createdAt", battery.Q(t.CreatedAt), battery.Q(got.CreatedAt))
+			e.Check(got.StatusMessage == want.StatusMessage, "GetTask after "+in+": statusMessage", battery.Literal(want.StatusMessage), battery.Literal(got.StatusMessage))
+			e.Check(got.CreatedAt == t.CreatedAt, "GetTask after "+in+": createdAt", battery.Literal(t.CreatedAt), battery.Literal(got.CreatedAt))
 			if ms, ok := millis(e, "GetTask after "+in, "lastUpdatedAt", got.LastUpdatedAt); ok && e.HasClock() {
-				e.Check(ms == now, "GetTask after "+in+": lastUpdatedAt", sdk.FormatTime(now)+" (the clock at the write)", battery.Q(got.LastUpdatedAt))
+				e.Check(ms == now, "GetTask after "+in+": lastUpdatedAt", sdk.FormatTime(now)+" (the clock at the write)", battery.Literal(got.LastUpdatedAt))
 			}
 			pass(e, 10)
 		}
@@ -76,15 +76,15 @@ func Status(s *battery.Suite) {
 			t := create(e, st, session, params(nil))
 			result := terminate(e, st, session, t.TaskID, end)
 			before, ok := stored(e, st, session, t.TaskID)
-			e.Require(ok, fmt.Sprintf("setup: GetTask(%s, %s) once %s", whoOf(session), battery.Q(t.TaskID), end), "the task", "ErrNotFound")
+			e.Require(ok, fmt.Sprintf("setup: GetTask(%s, %s) once %s", whoOf(session), battery.Literal(t.TaskID), end), "the task", "ErrNotFound")
 			pass(e, 1000)
 			for _, to := range []reference.Status{reference.StatusWorking, reference.StatusInputRequired, reference.StatusCancelled} {
-				in := fmt.Sprintf("UpdateTaskStatus(%s, %s, %s) of a %s task", whoOf(session), battery.Q(t.TaskID), to, end)
+				in := fmt.Sprintf("UpdateTaskStatus(%s, %s, %s) of a %s task", whoOf(session), battery.Literal(t.TaskID), to, end)
 				e.CheckErr(st.UpdateTaskStatus(e.Ctx, session, t.TaskID, to, "after the end"), reference.ErrTerminal, in)
 				checkUnchanged(e, st, session, before, in)
 			}
 			for _, to := range []reference.Status{reference.StatusCompleted, reference.StatusFailed} {
-				in := fmt.Sprintf("StoreTaskResult(%s, %s, %s) of a %s task", whoOf(session), battery.Q(t.TaskID), to, end)
+				in := fmt.Sprintf("StoreTaskResult(%s, %s, %s) of a %s task", whoOf(session), battery.Literal(t.TaskID), to, end)
 				e.CheckErr(st.StoreTaskResult(e.Ctx, session, t.TaskID, to, sampleResult("late")), reference.ErrTerminal, in)
 				checkUnchanged(e, st, session, before, in)
 				if result != nil {
@@ -139,12 +139,12 @@ func Status(s *battery.Suite) {
 				case w.err == nil:
 					won = append(won, c)
 				case !errors.Is(w.err, reference.ErrTerminal):
-					e.Check(false, fmt.Sprintf("round %d: client %d %s racing %d terminal writes on %s", r, c, w.what, clients-1, battery.Q(t.TaskID)),
+					e.Check(false, fmt.Sprintf("round %d: client %d %s racing %d terminal writes on %s", r, c, w.what, clients-1, battery.Literal(t.TaskID)),
 						"success or ErrTerminal", battery.DescribeErr(w.err))
 				}
 			}
 			sort.Strings(calls)
-			in := fmt.Sprintf("round %d: %d terminal writes released together on %s", r, clients, battery.Q(t.TaskID))
+			in := fmt.Sprintf("round %d: %d terminal writes released together on %s", r, clients, battery.Literal(t.TaskID))
 			if !e.Check(len(won) == 1, in, "exactly one success, every other ErrTerminal", fmt.Sprintf("%d successes: %s", len(won), strings.Join(calls, "; "))) {
 				return
 			}

@@ -63,12 +63,12 @@ func TTL(s *battery.Suite) {
 		}
 		for _, t := range []sdk.Task{w, ir} {
 			got, ok := stored(e, st, session, t.TaskID)
-			if !e.Check(ok, fmt.Sprintf("GetTask(%s, %s) of a task still at work after %s", whoOf(session), battery.Q(t.TaskID), after), "the task: it is not terminal", "ErrNotFound: the ttl removed a task still at work") {
+			if !e.Check(ok, fmt.Sprintf("GetTask(%s, %s) of a task still at work after %s", whoOf(session), battery.Literal(t.TaskID), after), "the task: it is not terminal", "ErrNotFound: the ttl removed a task still at work") {
 				continue
 			}
-			e.Check(!got.Status.Terminal(), fmt.Sprintf("GetTask(%s, %s) after %s", whoOf(session), battery.Q(t.TaskID), after), "still working or input_required", string(got.Status))
+			e.Check(!got.Status.Terminal(), fmt.Sprintf("GetTask(%s, %s) after %s", whoOf(session), battery.Literal(t.TaskID), after), "still working or input_required", string(got.Status))
 			r := sampleResult("late but done")
-			in := fmt.Sprintf("StoreTaskResult(%s, %s, completed) after %s", whoOf(session), battery.Q(t.TaskID), after)
+			in := fmt.Sprintf("StoreTaskResult(%s, %s, completed) after %s", whoOf(session), battery.Literal(t.TaskID), after)
 			// Its retention ended long ago, so once terminal it may go at once (P-TTL-2);
 			// but the worker's result must be accepted.
 			e.CheckErr(st.StoreTaskResult(e.Ctx, session, t.TaskID, reference.StatusCompleted, r), nil, in)
@@ -117,10 +117,10 @@ func TTL(s *battery.Suite) {
 			pass(e, lc+lateTTL+lateTTL/4-e.NowMillis())
 			err := st.StoreTaskResult(e.Ctx, session, late.TaskID, reference.StatusCompleted, sampleResult("late"))
 			if errors.Is(err, reference.ErrNotFound) {
-				e.Inconclusive(fmt.Sprintf("the task %s was removed while still working, past its ttl (P-TTL-1 judges that): its end after completion could not be seen", battery.Q(late.TaskID)))
+				e.Inconclusive(fmt.Sprintf("the task %s was removed while still working, past its ttl (P-TTL-1 judges that): its end after completion could not be seen", battery.Literal(late.TaskID)))
 				return
 			}
-			e.RequireErr(err, nil, fmt.Sprintf("setup: StoreTaskResult(%s, %s, completed) past its ttl", whoOf(session), battery.Q(late.TaskID)))
+			e.RequireErr(err, nil, fmt.Sprintf("setup: StoreTaskResult(%s, %s, completed) past its ttl", whoOf(session), battery.Literal(late.TaskID)))
 			checkGone(e, st, session, late.TaskID, fmt.Sprintf("it completed after its retention (created %s + ttl %d ms, counted from creation) had ended", late.CreatedAt, lateTTL))
 		}
 	})
@@ -135,7 +135,7 @@ func TTL(s *battery.Suite) {
 		switch {
 		case errors.Is(zeroErr, reference.ErrNotFound):
 			e.Inconclusive("the task created with ttl 0 was removed while still working (P-TTL-1 judges that): whether ttl 0 is kept once terminal could not be seen")
-		case !e.CheckErr(zeroErr, nil, fmt.Sprintf("setup: StoreTaskResult(%s, %s, completed) of the ttl 0 task", whoOf(session), battery.Q(zero.TaskID))):
+		case !e.CheckErr(zeroErr, nil, fmt.Sprintf("setup: StoreTaskResult(%s, %s, completed) of the ttl 0 task", whoOf(session), battery.Literal(zero.TaskID))):
 		case zero.TTL == nil:
 			e.Note("a requested ttl of 0 is kept as null (unlimited)")
 		case *zero.TTL == 0:
@@ -152,7 +152,7 @@ func TTL(s *battery.Suite) {
 			}
 			pass(e, long)
 			_, found := stored(e, st, session, none.TaskID)
-			e.Check(found, fmt.Sprintf("GetTask(%s, %s) of a completed task reporting ttl null, %d ms later", whoOf(session), battery.Q(none.TaskID), long), "the task (null never expires)", "ErrNotFound")
+			e.Check(found, fmt.Sprintf("GetTask(%s, %s) of a completed task reporting ttl null, %d ms later", whoOf(session), battery.Literal(none.TaskID), long), "the task (null never expires)", "ErrNotFound")
 		}
 	})
 

@@ -198,7 +198,7 @@ func LegacyBlocked(s *battery.Suite) {
 			task := battery.MustCreate(e, st, id, legacy.Task{"a": "b", "n": json.Number("1")})
 
 			if h, ok := bl.hold(id, true, "Get"); ok {
-				input := fmt.Sprintf("Get(%s)", battery.Q(id))
+				input := fmt.Sprintf("Get(%s)", battery.Literal(id))
 				callHeld(e, h, input, deadline, func(ctx context.Context) error {
 					_, err := st.Get(ctx, id)
 					return err
@@ -208,7 +208,7 @@ func LegacyBlocked(s *battery.Suite) {
 
 			if h, ok := bl.hold(id, false, "Update"); ok {
 				changes := legacy.Task{"a": "changed", "c": map[string]any{"new": true}}
-				input := fmt.Sprintf("Update(%s, %s)", battery.Q(id), battery.Q(changes))
+				input := fmt.Sprintf("Update(%s, %s)", battery.Literal(id), battery.Literal(changes))
 				hc := callHeld(e, h, input, deadline, func(ctx context.Context) error {
 					_, err := st.Update(ctx, id, changes)
 					return err
@@ -218,7 +218,7 @@ func LegacyBlocked(s *battery.Suite) {
 					func() (legacy.Task, bool) { return battery.Stored(e, st, id) }, legacy.Equal, battery.Show)
 				// Later calls work.
 				later := legacy.Task{"later": true}
-				input = fmt.Sprintf("Update(%s, %s) after a held Update", battery.Q(id), battery.Q(later))
+				input = fmt.Sprintf("Update(%s, %s) after a held Update", battery.Literal(id), battery.Literal(later))
 				got, err := st.Update(e.Ctx, id, later)
 				if e.CheckErr(err, nil, input) {
 					battery.CheckTask(e, input+" returned", legacy.Merge(task, later), got)
@@ -242,7 +242,7 @@ func ModernBlocked(s *battery.Suite) {
 			id := cur.TaskID
 
 			if h, ok := bl.hold(id, true, "Get"); ok {
-				input := fmt.Sprintf("Get(%s, principal \"alice\")", battery.Q(id))
+				input := fmt.Sprintf("Get(%s, principal \"alice\")", battery.Literal(id))
 				callHeld(e, h, input, deadline, func(ctx context.Context) error {
 					_, err := st.Get(ctx, id, reference.Principal("alice"))
 					return err

@@ -106,7 +106,7 @@ func LegacyConcurrency(s *battery.Suite) {
 					}
 				}
 			}, Judge: func() bool {
-				in := fmt.Sprintf("round %d: %d writers each Update(%s, {a: v, b: v, ..., p: v}) %d times, released together with %d clients reading it by Get and List", r, writers, battery.Q(id), per, clients-writers)
+				in := fmt.Sprintf("round %d: %d writers each Update(%s, {a: v, b: v, ..., p: v}) %d times, released together with %d clients reading it by Get and List", r, writers, battery.Literal(id), per, clients-writers)
 				if !faults.Check(e, in, "every read to see a == b == ... == p (one whole Update or another)") {
 					return false
 				}

@@ -42,7 +42,7 @@ func LegacyContext(s *battery.Suite) {
 			id := e.ID("ctx")
 			meta := legacy.Task{"a": "b"}
 			before := e.NowMillis()
-			call(fmt.Sprintf("Create(%s, %s)", battery.Q(id), battery.Q(meta)), func(ctx context.Context) error {
+			call(fmt.Sprintf("Create(%s, %s)", battery.Literal(id), battery.Literal(meta)), func(ctx context.Context) error {
 				_, err := st.Create(ctx, id, meta)
 				return err
 			})
@@ -52,7 +52,7 @@ func LegacyContext(s *battery.Suite) {
 				if createdAt < before || createdAt > e.NowMillis() {
 					createdAt = before
 				}
-				battery.CheckTask(e, fmt.Sprintf("Get(%s) after Create with %s", battery.Q(id), end.name), legacy.Stamp(id, meta, createdAt), got)
+				battery.CheckTask(e, fmt.Sprintf("Get(%s) after Create with %s", battery.Literal(id), end.name), legacy.Stamp(id, meta, createdAt), got)
 				if err := st.Delete(e.Ctx, id); err != nil {
 					e.Fatalf("setup: Delete(%q): %v", id, err)
 				}
@@ -60,7 +60,7 @@ func LegacyContext(s *battery.Suite) {
 
 			id = e.ID("ctx")
 			task := battery.MustCreate(e, st, id, legacy.Task{"a": "b"})
-			call(fmt.Sprintf("Get(%s)", battery.Q(id)), func(ctx context.Context) error {
+			call(fmt.Sprintf("Get(%s)", battery.Literal(id)), func(ctx context.Context) error {
 				_, err := st.Get(ctx, id)
 				return err
 			})
@@ -70,7 +70,7 @@ func LegacyContext(s *battery.Suite) {
 			})
 
 			changes := legacy.Task{"a": "changed", "c": "new"}
-			call(fmt.Sprintf("Update(%s, %s)", battery.Q(id), battery.Q(changes)), func(ctx context.Context) error {
+			call(fmt.Sprintf("Update(%s, %s)", battery.Literal(id), battery.Literal(changes)), func(ctx context.Context) error {
 				_, err := st.Update(ctx, id, changes)
 				return err
 			})
@@ -78,14 +78,14 @@ func LegacyContext(s *battery.Suite) {
 
 			if cu, ok := st.(legacy.ConditionalUpdater); ok {
 				changes := legacy.Task{"u": true}
-				call(fmt.Sprintf("UpdateIf(%s, [working], %s)", battery.Q(id), battery.Q(changes)), func(ctx context.Context) error {
+				call(fmt.Sprintf("UpdateIf(%s, [working], %s)", battery.Literal(id), battery.Literal(changes)), func(ctx context.Context) error {
 					_, err := cu.UpdateIf(ctx, id, []reference.Status{reference.StatusWorking}, changes)
 					return err
 				})
 				task = nothingOrEverything(e, st, id, task, legacy.Merge(task, changes), "UpdateIf with "+end.name)
 			}
 			if c, ok := st.(legacy.Canceler); ok {
-				call(fmt.Sprintf("Cancel(%s)", battery.Q(id)), func(ctx context.Context) error {
+				call(fmt.Sprintf("Cancel(%s)", battery.Literal(id)), func(ctx context.Context) error {
 					_, err := c.Cancel(ctx, id)
 					return err
 				})
@@ -100,11 +100,11 @@ func LegacyContext(s *battery.Suite) {
 					return err
 				})
 			}
-			call(fmt.Sprintf("Delete(%s)", battery.Q(id)), func(ctx context.Context) error {
+			call(fmt.Sprintf("Delete(%s)", battery.Literal(id)), func(ctx context.Context) error {
 				return st.Delete(ctx, id)
 			})
 			if got, ok := battery.Stored(e, st, id); ok {
-				battery.CheckTask(e, fmt.Sprintf("Get(%s) after Delete with %s", battery.Q(id), end.name), task, got)
+				battery.CheckTask(e, fmt.Sprintf("Get(%s) after Delete with %s", battery.Literal(id), end.name), task, got)
 			}
 		}
 	})
@@ -114,7 +114,7 @@ func LegacyContext(s *battery.Suite) {
 // call that may or may not have been applied, and returns what it holds.
 func nothingOrEverything(e *battery.Env, st legacy.Store, id string, before, after legacy.Task, what string) legacy.Task {
 	got, ok := battery.Stored(e, st, id)
-	input := fmt.Sprintf("Get(%s) after %s", battery.Q(id), what)
+	input := fmt.Sprintf("Get(%s) after %s", battery.Literal(id), what)
 	if !e.Check(ok, input, "the task, unchanged or fully changed", "ErrNotFound") {
 		e.Fatalf("the task is gone")
 	}

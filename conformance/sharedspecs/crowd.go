@@ -132,17 +132,17 @@ func legacyCrowdHeld(e *battery.Env) {
 	}
 	changes := legacy.Task{"probe": true}
 	crowdHeld(e, crowd, []crowdProbe{
-		{fmt.Sprintf("Get(%s)", battery.Q(id)), func(ctx context.Context) error {
+		{fmt.Sprintf("Get(%s)", battery.Literal(id)), func(ctx context.Context) error {
 			_, err := st.Get(ctx, id)
 			return err
 		}},
-		{fmt.Sprintf("Update(%s, %s)", battery.Q(id), battery.Q(changes)), func(ctx context.Context) error {
+		{fmt.Sprintf("Update(%s, %s)", battery.Literal(id), battery.Literal(changes)), func(ctx context.Context) error {
 			_, err := st.Update(ctx, id, changes)
 			return err
 		}},
 	})
 	later := legacy.Task{"later": true}
-	input := fmt.Sprintf("Update(%s, %s) after the crowd", battery.Q(id), battery.Q(later))
+	input := fmt.Sprintf("Update(%s, %s) after the crowd", battery.Literal(id), battery.Literal(later))
 	got, err := st.Update(e.Ctx, id, later)
 	if e.CheckErr(err, nil, input) {
 		e.Check(got["later"] == true, input, `a task with "later": true`, got)
@@ -168,15 +168,15 @@ func modernCrowdHeld(e *battery.Env) {
 	}
 	crowd := func(i int) error { return swapOnce(e.Ctx, fmt.Sprintf("crowd %d", i)) }
 	crowdHeld(e, crowd, []crowdProbe{
-		{fmt.Sprintf("Get(%s, principal \"alice\")", battery.Q(id)), func(ctx context.Context) error {
+		{fmt.Sprintf("Get(%s, principal \"alice\")", battery.Literal(id)), func(ctx context.Context) error {
 			_, err := st.Get(ctx, id, reference.Principal("alice"))
 			return err
 		}},
-		{fmt.Sprintf("Get then Swap of %s by the system caller", battery.Q(id)), func(ctx context.Context) error {
+		{fmt.Sprintf("Get then Swap of %s by the system caller", battery.Literal(id)), func(ctx context.Context) error {
 			return swapOnce(ctx, "probe")
 		}},
 	})
-	input := fmt.Sprintf("Get then Swap of %s after the crowd", battery.Q(id))
+	input := fmt.Sprintf("Get then Swap of %s after the crowd", battery.Literal(id))
 	e.CheckErr(swapOnce(e.Ctx, "after the crowd"), nil, input)
 }
 

@@ -148,35 +148,35 @@ func LegacyIDs(s *battery.Suite) {
 		}
 		for i, id := range ids {
 			meta := legacy.Task{"n": fmt.Sprint(i)}
-			input := fmt.Sprintf("Create(%s, %s) (%d bytes)", battery.Q(id), battery.Q(meta), len(id))
+			input := fmt.Sprintf("Create(%s, %s) (%d bytes)", battery.Literal(id), battery.Literal(meta), len(id))
 			got, err := st.Create(e.Ctx, id, meta)
 			if e.CheckErr(err, nil, input) {
-				e.Check(got.ID() == id, input, "task_id "+battery.Q(id), got[legacy.KeyTaskID])
+				e.Check(got.ID() == id, input, "task_id "+battery.Literal(id), got[legacy.KeyTaskID])
 			}
 		}
 		// Each id reads back its own task: no folding, trimming or pattern matching.
 		for i, id := range ids {
-			input := fmt.Sprintf("Get(%s)", battery.Q(id))
+			input := fmt.Sprintf("Get(%s)", battery.Literal(id))
 			got, ok := battery.Stored(e, st, id)
 			if e.Check(ok, input, "the task created under this id", "ErrNotFound") {
-				e.Check(got.ID() == id && got["n"] == fmt.Sprint(i), input, fmt.Sprintf("task_id %s, n %q", battery.Q(id), fmt.Sprint(i)), got)
+				e.Check(got.ID() == id && got["n"] == fmt.Sprint(i), input, fmt.Sprintf("task_id %s, n %q", battery.Literal(id), fmt.Sprint(i)), got)
 			}
 		}
 		// Ids that a pattern, a fold or a trim would confuse with those above do not exist.
 		for _, id := range []string{tag + "a", tag + "ab", tag + "a:", tag + "aXYZ", tag + "a.b", tag + "cAsE", tag + "spaced id", tag, tag + "e", tag + "日本語", idOfBytes(tag, reference.MaxIDBytes)[:reference.MaxIDBytes-2]} {
 			_, ok := battery.Stored(e, st, id)
-			e.Check(!ok, fmt.Sprintf("Get(%s) of an id never created", battery.Q(id)), "ErrNotFound", "a task")
+			e.Check(!ok, fmt.Sprintf("Get(%s) of an id never created", battery.Literal(id)), "ErrNotFound", "a task")
 		}
 		// Writes touch only their own id.
 		changes := legacy.Task{"touched": true}
 		target := tag + "a%"
 		battery.MustUpdate(e, st, target, changes)
 		for _, id := range []string{tag + "*", tag + "%", tag + "a*", tag + "_"} {
-			e.CheckErr(st.Delete(e.Ctx, id), nil, fmt.Sprintf("Delete(%s)", battery.Q(id)))
+			e.CheckErr(st.Delete(e.Ctx, id), nil, fmt.Sprintf("Delete(%s)", battery.Literal(id)))
 		}
 		for i, id := range ids {
 			got, ok := battery.Stored(e, st, id)
-			input := fmt.Sprintf("Get(%s) after Update(%s, %s) and Delete of %q, %q, %q, %q", battery.Q(id), battery.Q(target), battery.Q(changes), tag+"*", tag+"%", tag+"a*", tag+"_")
+			input := fmt.Sprintf("Get(%s) after Update(%s, %s) and Delete of %q, %q, %q, %q", battery.Literal(id), battery.Literal(target), battery.Literal(changes), tag+"*", tag+"%", tag+"a*", tag+"_")
 			switch {
 			case id == tag+"a*":
 				e.Check(!ok, input, "ErrNotFound (deleted)", got)
@@ -198,7 +198,7 @@ func LegacyIDs(s *battery.Suite) {
 		st := e.Legacy()
 		tag := e.ID("bad")
 		for _, bad := range invalidIDs(tag) {
-			input := fmt.Sprintf("Create(%s, {}) with %s", battery.Q(bad.id), bad.name)
+			input := fmt.Sprintf("Create(%s, {}) with %s", battery.Literal(bad.id), bad.name)
 			var err error
 			if !battery.Finishes(5*time.Second, func() { _, err = st.Create(e.Ctx, bad.id, legacy.Task{"bad": true}) }) {
 				e.Check(false, input, "a prompt answer", "no answer within 5 s")
@@ -210,7 +210,7 @@ func LegacyIDs(s *battery.Suite) {
 					continue
 				}
 				_, ok := battery.Stored(e, st, id)
-				e.Check(!ok, fmt.Sprintf("after %s: Get(%s)", input, battery.Q(id)), "ErrNotFound: nothing stored", "a task")
+				e.Check(!ok, fmt.Sprintf("after %s: Get(%s)", input, battery.Literal(id)), "ErrNotFound: nothing stored", "a task")
 			}
 		}
 		rows := battery.ListRows(e, st, legacy.ListOptions{})
@@ -246,7 +246,7 @@ func LegacyIDs(s *battery.Suite) {
 		}
 		for _, bad := range invalidIDs(tag) {
 			for _, c := range calls {
-				input := fmt.Sprintf("%s(%s) with %s", c.name, battery.Q(bad.id), bad.name)
+				input := fmt.Sprintf("%s(%s) with %s", c.name, battery.Literal(bad.id), bad.name)
 				var err error
 				if !battery.Finishes(5*time.Second, func() { err = c.do(bad.id) }) {
 					e.Check(false, input, "a prompt answer", "no answer within 5 s")

@@ -33,7 +33,7 @@ func checkDeniedLikeMissing(e *battery.Env, input string, err error, id string, 
 		return false
 	}
 	if missErr == nil {
-		return e.Check(false, input, "the answer for a missing id to be an error too", "no error for missing id "+battery.Q(missID))
+		return e.Check(false, input, "the answer for a missing id to be an error too", "no error for missing id "+battery.Literal(missID))
 	}
 	want := strings.ReplaceAll(missErr.Error(), missID, id)
 	return e.Check(err.Error() == want, input,
@@ -52,7 +52,7 @@ func OwnerGetTable(e *battery.Env, st legacy.Store, requireOwner, messages bool)
 	for _, row := range battery.OwnerTable() {
 		id := ids[row.Owned]
 		want, _ := battery.Stored(e, st, id)
-		input := fmt.Sprintf("facade Get(%s, %s) with %s [%s]", battery.Q(id), row.Caller, battery.SettingName(requireOwner), row.Name)
+		input := fmt.Sprintf("facade Get(%s, %s) with %s [%s]", battery.Literal(id), row.Caller, battery.SettingName(requireOwner), row.Name)
 		got, err := fac.Get(e.Ctx, id, row.Caller)
 		if row.Allowed(requireOwner) {
 			e.Of(table, func() {
@@ -104,7 +104,7 @@ func OwnerCancelTable(e *battery.Env, st legacy.Store, requireOwner, messages bo
 	for _, row := range battery.OwnerTable() {
 		id := facadeCreate(e, fac, "cancel", row.Owner())
 		before, _ := battery.Stored(e, st, id)
-		input := fmt.Sprintf("facade Cancel(%s, %s) with %s [%s]", battery.Q(id), row.Caller, battery.SettingName(requireOwner), row.Name)
+		input := fmt.Sprintf("facade Cancel(%s, %s) with %s [%s]", battery.Literal(id), row.Caller, battery.SettingName(requireOwner), row.Name)
 		got, err := fac.Cancel(e.Ctx, id, row.Caller)
 		if row.Allowed(requireOwner) {
 			e.Of(table, func() {

@@ -84,7 +84,7 @@ func LegacyValues(s *battery.Suite) {
 		st := e.Legacy()
 		values := battery.JSONValues()
 		id := e.ID("val")
-		input := fmt.Sprintf("Create(%s, %s)", battery.Q(id), battery.Q(values))
+		input := fmt.Sprintf("Create(%s, %s)", battery.Literal(id), battery.Literal(values))
 		got, err := st.Create(e.Ctx, id, values)
 		e.RequireErr(err, nil, input)
 		created, _ := got.CreatedAt()
@@ -97,7 +97,7 @@ func LegacyValues(s *battery.Suite) {
 				row = r
 			}
 		}
-		battery.CheckTask(e, "List({}) row "+battery.Q(id), want, row)
+		battery.CheckTask(e, "List({}) row "+battery.Literal(id), want, row)
 
 		// The same values written by Update, at the top level and nested.
 		id2 := e.ID("val")
@@ -107,7 +107,7 @@ func LegacyValues(s *battery.Suite) {
 			{"wrapped": map[string]any(values), "list": []any{map[string]any(values), map[string]any(values)}},
 			{"deep": deepValue(40)},
 		} {
-			input := fmt.Sprintf("Update(%s, %s)", battery.Q(id2), battery.Q(changes))
+			input := fmt.Sprintf("Update(%s, %s)", battery.Literal(id2), battery.Literal(changes))
 			got, err := st.Update(e.Ctx, id2, changes)
 			if !e.CheckErr(err, nil, input) {
 				continue
@@ -120,7 +120,7 @@ func LegacyValues(s *battery.Suite) {
 		// Go values that are not yet canonical are stored as their JSON values.
 		id3 := e.ID("val")
 		native := legacy.Task{"i": int64(math.MaxInt64), "neg": int64(-math.MaxInt64), "f": 0.1, "tiny": 1e-7, "big": math.MaxFloat64, "u": uint32(7), "list": []any{1, "two", 3.5}}
-		input = fmt.Sprintf("Create(%s, %s) with Go ints and floats", battery.Q(id3), battery.Q(native))
+		input = fmt.Sprintf("Create(%s, %s) with Go ints and floats", battery.Literal(id3), battery.Literal(native))
 		got, err = st.Create(e.Ctx, id3, native)
 		if e.CheckErr(err, nil, input) {
 			created, _ := got.CreatedAt()
@@ -140,11 +140,11 @@ func LegacyValues(s *battery.Suite) {
 		for _, meta := range cases {
 			id := e.ID("nul")
 			const want = "success with the string intact, or an error wrapping ErrInvalid"
-			createOrRefused(e, st, id, meta, fmt.Sprintf("Create(%s, %s)", battery.Q(id), battery.Q(meta)), reference.ErrInvalid, want)
+			createOrRefused(e, st, id, meta, fmt.Sprintf("Create(%s, %s)", battery.Literal(id), battery.Literal(meta)), reference.ErrInvalid, want)
 
 			id = e.ID("nul")
 			before := battery.MustCreate(e, st, id, legacy.Task{"s": "clean", "other": "kept"})
-			updateOrRefused(e, st, id, before, meta, fmt.Sprintf("Update(%s, %s)", battery.Q(id), battery.Q(meta)), reference.ErrInvalid, want)
+			updateOrRefused(e, st, id, before, meta, fmt.Sprintf("Update(%s, %s)", battery.Literal(id), battery.Literal(meta)), reference.ErrInvalid, want)
 		}
 	})
 
@@ -158,11 +158,11 @@ func LegacyValues(s *battery.Suite) {
 		for _, big := range []legacy.Task{{"blob": randomText(r, 1<<20)}, many} {
 			id := e.ID("big")
 			const want = "success, or an error wrapping ErrTooLarge"
-			createOrRefused(e, st, id, big, fmt.Sprintf("Create(%s, <%d keys, about 1 MiB>)", battery.Q(id), len(big)), reference.ErrTooLarge, want)
+			createOrRefused(e, st, id, big, fmt.Sprintf("Create(%s, <%d keys, about 1 MiB>)", battery.Literal(id), len(big)), reference.ErrTooLarge, want)
 
 			id = e.ID("big")
 			before := battery.MustCreate(e, st, id, legacy.Task{"small": true})
-			updateOrRefused(e, st, id, before, big, fmt.Sprintf("Update(%s, <%d keys, about 1 MiB>)", battery.Q(id), len(big)), reference.ErrTooLarge, want)
+			updateOrRefused(e, st, id, before, big, fmt.Sprintf("Update(%s, <%d keys, about 1 MiB>)", battery.Literal(id), len(big)), reference.ErrTooLarge, want)
 		}
 	})
 
@@ -173,7 +173,7 @@ func LegacyValues(s *battery.Suite) {
 		meta := legacy.Task{"obj": map[string]any{"k": "v", "in": map[string]any{"x": json.Number("1")}}, "arr": []any{"a", map[string]any{"x": json.Number("1")}, []any{"n"}}, "s": "str"}
 		want := copyTask(e, meta)
 		got, err := st.Create(e.Ctx, id, meta)
-		e.RequireErr(err, nil, fmt.Sprintf("Create(%s, %s)", battery.Q(id), battery.Q(meta)))
+		e.RequireErr(err, nil, fmt.Sprintf("Create(%s, %s)", battery.Literal(id), battery.Literal(meta)))
 		created, _ := got.CreatedAt()
 		want = legacy.Stamp(id, want, created)
 		scribble(meta)
@@ -187,7 +187,7 @@ func LegacyValues(s *battery.Suite) {
 		changes := legacy.Task{"c": map[string]any{"d": []any{json.Number("1"), map[string]any{"e": "f"}}}, "obj": map[string]any{"new": []any{}}}
 		want = legacy.Merge(want, copyTask(e, changes))
 		got, err = st.Update(e.Ctx, id, changes)
-		e.RequireErr(err, nil, fmt.Sprintf("Update(%s, %s)", battery.Q(id), battery.Q(changes)))
+		e.RequireErr(err, nil, fmt.Sprintf("Update(%s, %s)", battery.Literal(id), battery.Literal(changes)))
 		scribble(changes)
 		battery.CheckStored(e, st, id, want, "mutating the map passed to Update after it returned")
 		scribble(got)
@@ -204,7 +204,7 @@ func LegacyValues(s *battery.Suite) {
 			changes := legacy.Task{"u": map[string]any{"v": []any{"w"}}}
 			want = legacy.Merge(want, copyTask(e, changes))
 			got, err := cu.UpdateIf(e.Ctx, id, []reference.Status{reference.StatusWorking}, changes)
-			e.RequireErr(err, nil, fmt.Sprintf("UpdateIf(%s, [working], %s)", battery.Q(id), battery.Q(changes)))
+			e.RequireErr(err, nil, fmt.Sprintf("UpdateIf(%s, [working], %s)", battery.Literal(id), battery.Literal(changes)))
 			scribble(changes)
 			battery.CheckStored(e, st, id, want, "mutating the map passed to UpdateIf after it returned")
 			scribble(got)
@@ -212,7 +212,7 @@ func LegacyValues(s *battery.Suite) {
 		}
 		if c, ok := st.(legacy.Canceler); ok {
 			got, err := c.Cancel(e.Ctx, id)
-			e.RequireErr(err, nil, fmt.Sprintf("Cancel(%s)", battery.Q(id)))
+			e.RequireErr(err, nil, fmt.Sprintf("Cancel(%s)", battery.Literal(id)))
 			want = legacy.Merge(want, legacy.Task{legacy.KeyStatus: "cancelled"})
 			scribble(got)
 			battery.CheckStored(e, st, id, want, "mutating the task Cancel returned")
@@ -220,7 +220,7 @@ func LegacyValues(s *battery.Suite) {
 		// The facade hands out copies too.
 		fac := legacy.New(st)
 		ft, err := fac.Get(e.Ctx, id, reference.System())
-		e.RequireErr(err, nil, fmt.Sprintf("facade Get(%s, system)", battery.Q(id)))
+		e.RequireErr(err, nil, fmt.Sprintf("facade Get(%s, system)", battery.Literal(id)))
 		scribble(ft)
 		battery.CheckStored(e, st, id, want, "mutating the task the facade's Get returned")
 	})
