@@ -80,14 +80,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func answer(id json.RawMessage, result any, e *Error) map[string]any {
+// answer is the response to the request of id (null when unknown): its error, or its
+// result.
+func answer(id json.RawMessage, result any, e *Error) any {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
 	if e != nil {
-		return map[string]any{"jsonrpc": "2.0", "id": id, "error": e}
+		return errorResponse{JSONRPC: "2.0", ID: id, Error: e}
 	}
-	return map[string]any{"jsonrpc": "2.0", "id": id, "result": result}
+	return response{JSONRPC: "2.0", ID: id, Result: result}
 }
 
 func (s *Server) post(w http.ResponseWriter, req *http.Request, principal string) {

@@ -36,7 +36,7 @@ type pendingInput struct {
 
 // input asks the client for input: the task goes to input_required until every request
 // is answered, then back to working.
-func (w legacyWork) input(ctx context.Context, requests map[string]any) (map[string]any, error) {
+func (w legacyWork) input(ctx context.Context, requests map[string]inputRequest) (map[string]any, error) {
 	s := w.s
 	cur, err := s.legacy.Get(ctx, w.id, reference.System())
 	if err != nil {
@@ -44,7 +44,7 @@ func (w legacyWork) input(ctx context.Context, requests map[string]any) (map[str
 	}
 	round, _ := intOf(cur[keyInputRound])
 	t, err := s.legacy.Update(ctx, w.id, legacy.Task{legacy.KeyStatus: string(reference.StatusInputRequired),
-		keyInputRequests: requests, keyInputResponses: map[string]any{}, keyInputRound: round + 1, keyUpdatedAt: reference.NowMillis(s.cfg.Clock),
+		keyInputRequests: jsonObject(requests), keyInputResponses: map[string]any{}, keyInputRound: round + 1, keyUpdatedAt: reference.NowMillis(s.cfg.Clock),
 		keyMessage: "Waiting for input: call tasks/result to receive the requests."})
 	if err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func (w legacyWork) input(ctx context.Context, requests map[string]any) (map[str
 	}
 }
 
-func answeredAll(requests, got map[string]any) bool {
+func answeredAll(requests map[string]inputRequest, got map[string]any) bool {
 	for k := range requests {
 		if _, ok := got[k]; !ok {
 			return false
@@ -109,24 +109,18 @@ func (is *inputSender) send(t legacy.Task) error {
 		if _, answered := got[key]; answered || is.sent[mark] {
 			continue
 		}
-		req, _ := raw.(map[string]any)
-		method, _ := req["method"].(string)
-		params := map[string]any{}
-		if p, ok := req["params"].(map[string]any); ok {
-			for k, v := range p {
-				params[k] = v
-			}
-		}
+		var req inputRequest
+		decodeParams(raw, &req)
 		// "The receiver MUST include the io.modelcontextprotocol/related-task metadata in
 		// the request to associate it with the task."
-		params["_meta"] = map[string]any{relatedTask: map[string]any{"taskId": t.ID()}}
+		req.Params.Meta = &relatedMeta{RelatedTask: taskParams{TaskID: t.ID()}}
 		id := newInputID()
 		is.s.inputMu.Lock()
 		is.s.inputs[id] = pendingInput{task: t.ID(), key: key, round: round, principal: is.r.owner}
 		is.s.inputMu.Unlock()
 		is.issued = append(is.issued, id)
 		is.sent[mark] = true
-		if err := is.r.stream(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
+		if err := is.r.stream(rpcRequest[elicitParams]{JSONRPC: "2.0", ID: id, Method: req.Method, Params: req.Params}); err != nil {
 			return err
 		}
 	}

@@ -36,18 +36,16 @@ func (s *Server) handleLegacy(ctx context.Context, r *Request) (any, *Error) {
 			return nil, errorf(jsonrpc.CodeInvalidRequest, "protocol version %s is not served here: use %s", VersionLegacy, VersionModern)
 		}
 		if r.session != nil {
-			r.session.declare(r.params)
+			var p initializeParams
+			decodeParams(r.params, &p)
+			r.session.declare(p)
 		}
-		return map[string]any{
-			"protocolVersion": VersionLegacy,
-			"capabilities": map[string]any{"tools": map[string]any{},
-				"tasks": map[string]any{"list": map[string]any{}, "cancel": map[string]any{}, "requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}},
-			"serverInfo": map[string]any{"name": "storecheck", "version": "reference"},
-		}, nil
+		return initializeResult{ProtocolVersion: VersionLegacy, ServerInfo: serverInfo,
+			Capabilities: serverCapabilities{Tasks: &taskCapability{}}}, nil
 	case "ping":
-		return map[string]any{}, nil
+		return emptyResult{}, nil
 	case "tools/list":
-		return map[string]any{"tools": toolList(false)}, nil
+		return toolsListResult{Tools: toolList(false)}, nil
 	case "tools/call":
 		return s.legacyCall(ctx, r)
 	case "tasks/get":
@@ -68,11 +66,11 @@ func (s *Server) handleLegacy(ctx context.Context, r *Request) (any, *Error) {
 
 // legacyCall runs a tool: as a task when the call asks for one, else at once.
 func (s *Server) legacyCall(ctx context.Context, r *Request) (any, *Error) {
-	t, name, args, e := calledTool(r.params)
+	t, p, e := calledTool(r)
 	if e != nil {
 		return nil, e
 	}
-	taskParams, asTask := r.params["task"].(map[string]any)
+	name, args, asTask := p.Name, p.Arguments, p.Task != nil
 	support := s.taskSupport(r, name, t.legacySupport())
 	switch {
 	case asTask && support == supportForbidden:
@@ -91,7 +89,7 @@ func (s *Server) legacyCall(ctx context.Context, r *Request) (any, *Error) {
 		// the client": a task whose questions could not be asked is refused at once.
 		return nil, errorf(jsonrpc.CodeInvalidRequest, "tool %q asks for input by form-mode elicitation, which the client did not declare (capabilities.elicitation)", name)
 	}
-	ttl, e := s.legacyTTL(taskParams)
+	ttl, e := s.legacyTTL(*p.Task)
 	if e != nil {
 		return nil, e
 	}
@@ -133,25 +131,25 @@ func (s *Server) legacyCall(ctx context.Context, r *Request) (any, *Error) {
 		case rpcErr != nil:
 			changes[legacy.KeyStatus], changes[keyMessage] = string(reference.StatusFailed), rpcErr.Message
 			changes[keyError] = map[string]any{"code": int64(rpcErr.Code), "message": rpcErr.Message}
-		case res["isError"] == true:
+		case res.IsError:
 			// 2025-11-25: a tool result with isError ends the task failed.
-			changes[legacy.KeyStatus], changes[keyResult], changes[keyMessage] = string(reference.StatusFailed), res, "The tool reported an error."
+			changes[legacy.KeyStatus], changes[keyResult], changes[keyMessage] = string(reference.StatusFailed), jsonObject(res), "The tool reported an error."
 		default:
-			changes[legacy.KeyStatus], changes[keyResult], changes[keyMessage] = string(reference.StatusCompleted), res, "The operation completed."
+			changes[legacy.KeyStatus], changes[keyResult], changes[keyMessage] = string(reference.StatusCompleted), jsonObject(res), "The operation completed."
 		}
 		if t, err := s.legacy.Update(context.WithoutCancel(s.ctx), id, changes); err == nil {
 			s.legacyChanged(t)
 		}
 	}()
-	return map[string]any{"task": s.legacyJSON(task)}, nil
+	return createTaskResult{Task: s.legacyJSON(task)}, nil
 }
 
 // legacyTTL is the ttl a task gets: the one asked for (params.task.ttl, ms), else the
 // default, capped by MaxTTL; nil for none. A negative or fractional ttl is refused.
-func (s *Server) legacyTTL(task map[string]any) (*int64, *Error) {
+func (s *Server) legacyTTL(task taskMetadata) (*int64, *Error) {
 	var ms int64
-	switch raw, asked := task["ttl"]; {
-	case asked && raw != nil:
+	switch raw := task.TTL; {
+	case raw != nil:
 		f, ok := number(raw)
 		if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt64/2 {
 			return nil, errorf(jsonrpc.CodeInvalidParams, "task.ttl must be a whole number of milliseconds, not negative: %v", raw)
@@ -187,7 +185,7 @@ func (w legacyWork) cancelled(ctx context.Context) bool {
 // legacyGet reads a task the caller may see and that has not expired.
 // legacyNamed reads the task the request's params.taskId names, as its caller may see it.
 func (s *Server) legacyNamed(ctx context.Context, r *Request) (string, legacy.Task, *Error) {
-	id, e := stringParam(r.params, "taskId")
+	id, e := taskID(r)
 	if e != nil {
 		return "", nil, e
 	}
@@ -219,23 +217,20 @@ func (s *Server) expired(t legacy.Task) bool {
 }
 
 // legacyJSON is a task as 2025-11-25 shows it.
-func (s *Server) legacyJSON(t legacy.Task) map[string]any {
+func (s *Server) legacyJSON(t legacy.Task) legacyTask {
 	created, _ := t.CreatedAt()
 	updated, ok := intOf(t[keyUpdatedAt])
 	if !ok {
 		updated = created
 	}
-	out := map[string]any{"taskId": t.ID(), "status": string(t.Status()), "createdAt": sdk.FormatTime(created),
-		"lastUpdatedAt": sdk.FormatTime(updated), "ttl": nil}
+	out := legacyTask{TaskID: t.ID(), Status: string(t.Status()), CreatedAt: sdk.FormatTime(created), LastUpdatedAt: sdk.FormatTime(updated)}
 	if ttl, ok := intOf(t[keyTTL]); ok {
-		out["ttl"] = ttl
+		out.TTL = &ttl
 	}
 	if p, ok := intOf(t[keyPollInterval]); ok {
-		out["pollInterval"] = p
+		out.PollInterval = &p
 	}
-	if m, _ := t[keyMessage].(string); m != "" {
-		out["statusMessage"] = m
-	}
+	out.StatusMessage, _ = t[keyMessage].(string)
 	return out
 }
 
@@ -249,7 +244,7 @@ func (s *Server) legacyChanged(t legacy.Task) {
 // legacyNotify sends notifications/tasks/status to the task's sessions on this instance.
 func (s *Server) legacyNotify(t legacy.Task) {
 	sid, _ := t[keySession].(string)
-	s.deliver(t.Owner(), sid, map[string]any{"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": s.legacyJSON(t)})
+	s.deliver(t.Owner(), sid, notify("notifications/tasks/status", s.legacyJSON(t)))
 }
 
 func (s *Server) legacyCancel(ctx context.Context, r *Request) (any, *Error) {
@@ -280,7 +275,7 @@ func (s *Server) legacyCancel(ctx context.Context, r *Request) (any, *Error) {
 // legacyResult blocks until the task is terminal, then answers what the tool call would
 // have: its result (with the related-task _meta) or its JSON-RPC error.
 func (s *Server) legacyResult(ctx context.Context, r *Request) (any, *Error) {
-	id, e := stringParam(r.params, "taskId")
+	id, e := taskID(r)
 	if e != nil {
 		return nil, e
 	}
@@ -307,11 +302,13 @@ func (s *Server) legacyResult(ctx context.Context, r *Request) (any, *Error) {
 				// Cancelled before a result: the call ended without one.
 				return nil, errorf(jsonrpc.CodeInternal, "Task %s was %s before it had a result", id, t.Status())
 			}
+			// The tool's result as the task keeps it (open to the server), related to its
+			// task.
 			out := map[string]any{}
 			for k, v := range res {
 				out[k] = v
 			}
-			out["_meta"] = map[string]any{relatedTask: map[string]any{"taskId": id}}
+			out["_meta"] = relatedMeta{RelatedTask: taskParams{TaskID: id}}
 			return out, nil
 		}
 		select {
@@ -326,9 +323,10 @@ func (s *Server) legacyResult(ctx context.Context, r *Request) (any, *Error) {
 // signed cursor bound to the caller.
 func (s *Server) legacyList(ctx context.Context, r *Request) (any, *Error) {
 	var after *cursorPos
-	if raw, ok := r.params["cursor"]; ok && raw != nil {
-		c, _ := raw.(string)
-		pos, err := s.readCursor(c, r.caller)
+	var p listParams
+	decodeParams(r.params, &p)
+	if p.Cursor.sent && !p.Cursor.null {
+		pos, err := s.readCursor(p.Cursor.v, r.caller)
 		switch {
 		case err != nil:
 			return nil, errorf(jsonrpc.CodeInvalidParams, "Invalid cursor: %v", err)
@@ -358,23 +356,18 @@ func (s *Server) legacyList(ctx context.Context, r *Request) (any, *Error) {
 		}
 		return live[i].t.ID() < live[j].t.ID()
 	})
-	page := []any{}
-	var next string
+	out := listTasksResult{Tasks: []legacyTask{}}
 	for _, x := range live {
 		if after != nil && (x.created < after.Created || x.created == after.Created && x.t.ID() <= after.ID) {
 			continue
 		}
-		if len(page) == s.cfg.PageSize {
-			last := page[len(page)-1].(map[string]any)
-			lc, _ := sdk.ParseTime(last["createdAt"].(string))
-			next = s.writeCursor(cursorPos{Created: lc, ID: last["taskId"].(string)}, r.caller)
+		if len(out.Tasks) == s.cfg.PageSize {
+			last := out.Tasks[len(out.Tasks)-1]
+			lc, _ := sdk.ParseTime(last.CreatedAt)
+			out.NextCursor = s.writeCursor(cursorPos{Created: lc, ID: last.TaskID}, r.caller)
 			break
 		}
-		page = append(page, s.legacyJSON(x.t))
-	}
-	out := map[string]any{"tasks": page}
-	if next != "" {
-		out["nextCursor"] = next
+		out.Tasks = append(out.Tasks, s.legacyJSON(x.t))
 	}
 	return out, nil
 }

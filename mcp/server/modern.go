@@ -20,17 +20,12 @@ func (s *Server) handleModern(ctx context.Context, r *Request) (any, *Error) {
 	}
 	switch r.msg.Method {
 	case "server/discover":
-		return complete(map[string]any{
-			"supportedVersions": []any{VersionModern},
-			"capabilities":      map[string]any{"tools": map[string]any{}, "extensions": map[string]any{TasksExtension: map[string]any{}}},
-			"serverInfo":        map[string]any{"name": "storecheck", "version": "reference"},
-			"ttlMs":             0,
-			"cacheScope":        "public",
-		}), nil
+		return discoverResult{SupportedVersions: []string{VersionModern}, ServerInfo: serverInfo, CacheScope: "public", ResultType: resultComplete,
+			Capabilities: serverCapabilities{Extensions: map[string]empty{TasksExtension: {}}}}, nil
 	case "ping":
-		return complete(map[string]any{}), nil
+		return emptyResult{ResultType: resultComplete}, nil
 	case "tools/list":
-		return complete(map[string]any{"tools": toolList(true)}), nil
+		return toolsListResult{Tools: toolList(true), ResultType: resultComplete}, nil
 	case "tools/call":
 		return s.modernCall(ctx, r)
 	case "tasks/get", "tasks/update", "tasks/cancel":
@@ -43,21 +38,16 @@ func (s *Server) handleModern(ctx context.Context, r *Request) (any, *Error) {
 	return nil, errorf(jsonrpc.CodeMethodNotFound, "method %q not found", r.msg.Method)
 }
 
-// complete marks a standard result.
-func complete(m map[string]any) map[string]any {
-	m["resultType"] = "complete"
-	return m
-}
-
 // modernCall runs a tool: as a task when the request declares the extension and the
 // tool supports tasks, else at once. Input the call itself must carry (a tool's input
 // before its task, or all of it when no task runs) is asked by multi round-trip
 // requests (mrtr.go).
 func (s *Server) modernCall(ctx context.Context, r *Request) (any, *Error) {
-	t, name, args, e := calledTool(r.params)
+	t, p, e := calledTool(r)
 	if e != nil {
 		return nil, e
 	}
+	name, args := p.Name, p.Arguments
 	support := s.taskSupport(r, name, t.support)
 	asTask := r.declaresTasks() && support != supportForbidden
 	if !asTask && support == supportRequired {
@@ -65,17 +55,18 @@ func (s *Server) modernCall(ctx context.Context, r *Request) (any, *Error) {
 		return nil, missingCapability()
 	}
 	if t.before != nil || (!asTask && t.needsInput) {
-		w, e := s.callInput(r, name, args)
+		w, e := s.callInput(r, p)
 		if e != nil {
 			return nil, e
 		}
-		var res map[string]any
+		var res callToolResult
+		var given map[string]any
 		var rpcErr *Error
 		if asTask {
 			// "SHOULD resolve all MRTR exchanges synchronously before responding with a
 			// CreateTaskResult": the task is made once the input before it is in, and its
 			// work gets what that input gave.
-			res, rpcErr = t.before(ctx, w, args)
+			given, rpcErr = t.before(ctx, w, args)
 		} else {
 			res, rpcErr = t.runAll(ctx, w, args)
 		}
@@ -86,15 +77,17 @@ func (s *Server) modernCall(ctx context.Context, r *Request) (any, *Error) {
 			return nil, rpcErr
 		}
 		if !asTask {
-			return complete(res), nil
+			res.ResultType = resultComplete
+			return res, nil
 		}
-		args = res
+		args = given
 	} else if !asTask {
 		res, rpcErr := t.run(ctx, nil, args)
 		if rpcErr != nil {
 			return nil, rpcErr
 		}
-		return complete(res), nil
+		res.ResultType = resultComplete
+		return res, nil
 	}
 	if e := s.admit(r.owner); e != nil {
 		return nil, e
@@ -124,7 +117,7 @@ func (s *Server) modernCall(ctx context.Context, r *Request) (any, *Error) {
 		return nil, errorf(jsonrpc.CodeInternal, "create the task: %v", err)
 	}
 	out := modernJSON(task)
-	out["resultType"] = "task"
+	out.ResultType = resultTask
 	return out, nil
 }
 
@@ -138,7 +131,7 @@ func (s *Server) modernRun(t tool, id string, args map[string]any) {
 		_, _ = s.modern.Fail(ctx, id, modern.RPCError(int64(rpcErr.Code), rpcErr.Message, nil))
 		return
 	}
-	_, _ = s.modern.Complete(ctx, id, res)
+	_, _ = s.modern.Complete(ctx, id, jsonObject(res))
 }
 
 // modernWork is a running tool's view of its 2026-07-28 task.
@@ -152,8 +145,8 @@ func (w modernWork) cancelled(ctx context.Context) bool {
 	return err == nil && c
 }
 
-func (w modernWork) input(ctx context.Context, requests map[string]any) (map[string]any, error) {
-	if _, err := w.s.modern.RequireInput(ctx, w.id, requests); err != nil {
+func (w modernWork) input(ctx context.Context, requests map[string]inputRequest) (map[string]any, error) {
+	if _, err := w.s.modern.RequireInput(ctx, w.id, jsonObject(requests)); err != nil {
 		return nil, err
 	}
 	for {
@@ -180,7 +173,7 @@ func (s *Server) modernTask(ctx context.Context, r *Request) (any, *Error) {
 	if !r.declaresTasks() {
 		return nil, missingCapability()
 	}
-	id, e := stringParam(r.params, "taskId")
+	id, e := taskID(r)
 	if e != nil {
 		return nil, e
 	}
@@ -193,16 +186,19 @@ func (s *Server) modernTask(ctx context.Context, r *Request) (any, *Error) {
 		if err != nil {
 			return nil, modernErr(id, err)
 		}
-		return complete(modernJSON(t)), nil
+		out := modernJSON(t)
+		out.ResultType = resultComplete
+		return out, nil
 	case "tasks/update":
-		resp, ok := r.params["inputResponses"].(map[string]any)
-		if !ok {
+		var p updateParams
+		decodeParams(r.params, &p)
+		if p.InputResponses == nil {
 			return nil, errorf(jsonrpc.CodeInvalidParams, "params.inputResponses must be an object")
 		}
-		if _, err := s.modern.Update(ctx, id, r.caller, resp); err != nil && !errors.Is(err, reference.ErrTerminal) {
+		if _, err := s.modern.Update(ctx, id, r.caller, p.InputResponses); err != nil && !errors.Is(err, reference.ErrTerminal) {
 			return nil, modernErr(id, err)
 		}
-		return complete(map[string]any{}), nil
+		return emptyResult{ResultType: resultComplete}, nil
 	default: // tasks/cancel: an acknowledgement; a terminal task stays as it is
 		_, err := s.modern.Cancel(ctx, id, r.caller)
 		if err != nil && !errors.Is(err, reference.ErrTerminal) {
@@ -211,7 +207,7 @@ func (s *Server) modernTask(ctx context.Context, r *Request) (any, *Error) {
 		if err == nil {
 			s.release(id) // cancelled: no longer counted against its owner's limit
 		}
-		return complete(map[string]any{}), nil
+		return emptyResult{ResultType: resultComplete}, nil
 	}
 }
 
@@ -223,28 +219,22 @@ func modernErr(id string, err error) *Error {
 }
 
 // modernJSON is a task as the extension's DetailedTask shows it.
-func modernJSON(t modern.Task) map[string]any {
-	out := map[string]any{"taskId": t.TaskID, "status": string(t.Status), "createdAt": sdk.FormatTime(t.CreatedAt),
-		"lastUpdatedAt": sdk.FormatTime(t.LastUpdatedAt), "ttlMs": nil}
-	if t.TTL != nil {
-		out["ttlMs"] = *t.TTL
-	}
-	if t.PollInterval != nil {
-		out["pollIntervalMs"] = *t.PollInterval
-	}
+func modernJSON(t modern.Task) detailedTask {
+	out := detailedTask{TaskID: t.TaskID, Status: string(t.Status), CreatedAt: sdk.FormatTime(t.CreatedAt),
+		LastUpdatedAt: sdk.FormatTime(t.LastUpdatedAt), TTLMs: reference.CloneMillis(t.TTL), PollIntervalMs: reference.CloneMillis(t.PollInterval)}
 	// The message is the one the task was made with, which describes its work: a terminal
 	// task shows none rather than a stale one ("Optional message describing the current
 	// task state").
-	if t.StatusMessage != "" && !t.Status.Terminal() {
-		out["statusMessage"] = t.StatusMessage
+	if !t.Status.Terminal() {
+		out.StatusMessage = t.StatusMessage
 	}
 	switch t.Status {
 	case reference.StatusCompleted:
-		out["result"] = t.Result
+		out.Result = &t.Result
 	case reference.StatusFailed:
-		out["error"] = t.Error
+		out.Error = &t.Error
 	case reference.StatusInputRequired:
-		out["inputRequests"] = t.InputRequests
+		out.InputRequests = &t.InputRequests
 	}
 	return out
 }
@@ -257,28 +247,21 @@ func (s *Server) modernListen(ctx context.Context, r *Request) (any, *Error) {
 	if r.stream == nil {
 		return nil, errorf(jsonrpc.CodeInvalidRequest, "subscriptions/listen needs a stream: send Accept: text/event-stream")
 	}
-	notes, _ := r.params["notifications"].(map[string]any)
-	raw, _ := notes["taskIds"].([]any)
-	var ids []string
-	for _, v := range raw {
-		if id, ok := v.(string); ok {
-			ids = append(ids, id)
-		}
-	}
-	sub := s.hub.Subscribe(r.caller, ids...)
+	var p listenParams
+	decodeParams(r.params, &p)
+	sub := s.hub.Subscribe(r.caller, p.Notifications.TaskIDs...)
 	defer sub.Close()
-	if err := r.stream(map[string]any{"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
-		"params": map[string]any{"notifications": map[string]any{"taskIds": ids}}}); err != nil {
+	if err := r.stream(notify("notifications/subscriptions/acknowledged", p)); err != nil {
 		return nil, nil
 	}
 	for {
 		select {
 		case <-ctx.Done():
-			return complete(map[string]any{}), nil
+			return emptyResult{ResultType: resultComplete}, nil
 		case <-s.ctx.Done():
-			return complete(map[string]any{}), nil
+			return emptyResult{ResultType: resultComplete}, nil
 		case t := <-sub.C():
-			if err := r.stream(map[string]any{"jsonrpc": "2.0", "method": "notifications/tasks", "params": modernJSON(t)}); err != nil {
+			if err := r.stream(notify("notifications/tasks", modernJSON(t))); err != nil {
 				return nil, nil
 			}
 		}

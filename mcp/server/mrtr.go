@@ -36,9 +36,10 @@ var (
 // requestState is what an InputRequiredResult's requestState carries: who it was issued
 // to, for which call, until when, and the answers already given.
 type requestState struct {
-	Caller  string           `json:"p"`
-	Call    string           `json:"c"` // digest of the tool's name and arguments
-	Expires int64            `json:"x"` // Unix milliseconds
+	Caller  string `json:"p"`
+	Call    string `json:"c"` // digest of the tool's name and arguments
+	Expires int64  `json:"x"` // Unix milliseconds
+	// Rounds and Pending are the client's answers by request key, open to the server.
 	Rounds  []map[string]any `json:"r,omitempty"`
 	Pending map[string]any   `json:"q,omitempty"` // the answers to the round still asked
 }
@@ -79,13 +80,13 @@ type callWork struct {
 	next   int              // the round the tool asks next
 	// asked and kept are set when a round is not yet answered: the requests to send and
 	// the state that goes with them.
-	asked map[string]any
+	asked map[string]inputRequest
 	kept  requestState
 }
 
 func (w *callWork) cancelled(context.Context) bool { return false }
 
-func (w *callWork) input(_ context.Context, requests map[string]any) (map[string]any, error) {
+func (w *callWork) input(_ context.Context, requests map[string]inputRequest) (map[string]any, error) {
 	i := w.next
 	w.next++
 	got := map[string]any{}
@@ -96,7 +97,7 @@ func (w *callWork) input(_ context.Context, requests map[string]any) (map[string
 			}
 		}
 	}
-	missing := map[string]any{}
+	missing := map[string]inputRequest{}
 	for k, v := range requests {
 		if _, ok := got[k]; !ok {
 			missing[k] = v
@@ -115,34 +116,32 @@ func (w *callWork) input(_ context.Context, requests map[string]any) (map[string
 
 // callInput reads the input a tools/call carries: the rounds its requestState kept, and
 // its inputResponses as the answers to the round after them.
-func (s *Server) callInput(r *Request, name string, args map[string]any) (*callWork, *Error) {
+func (s *Server) callInput(r *Request, p callParams) (*callWork, *Error) {
 	w := &callWork{}
 	var cur map[string]any
-	if raw, ok := r.params["requestState"]; ok {
-		v, isString := raw.(string)
-		if !isString {
+	if p.RequestState.sent {
+		if !p.RequestState.ok {
 			return nil, errorf(jsonrpc.CodeInvalidParams, "params.requestState must be a string")
 		}
 		// "servers MUST treat requestState as an attacker-controlled input ... and MUST
 		// reject state that fails verification"
-		st, err := s.readState(v, r.caller, callDigest(name, args))
+		st, err := s.readState(p.RequestState.v, r.caller, callDigest(p.Name, p.Arguments))
 		if err != nil {
 			return nil, errorf(jsonrpc.CodeInvalidParams, "%v", err)
 		}
 		w.rounds, cur = st.Rounds, st.Pending
 	}
-	if raw, ok := r.params["inputResponses"]; ok {
+	if p.InputResponses.sent {
 		// "Servers SHOULD validate that the data provided by the client is a valid
 		// InputResponses object": a map of results, each an object.
-		resp, isMap := raw.(map[string]any)
-		if !isMap {
+		if !p.InputResponses.ok {
 			return nil, errorf(jsonrpc.CodeInvalidParams, "params.inputResponses must be an object of input responses")
 		}
 		merged := map[string]any{}
 		for k, v := range cur {
 			merged[k] = v
 		}
-		for k, v := range resp {
+		for k, v := range p.InputResponses.v {
 			if _, isObject := v.(map[string]any); !isObject {
 				return nil, errorf(jsonrpc.CodeInvalidParams, "params.inputResponses[%q] must be an object (the client's result for that request)", k)
 			}
@@ -162,46 +161,41 @@ func (s *Server) callInput(r *Request, name string, args map[string]any) (*callW
 // io.modelcontextprotocol/clientCapabilities, the server MUST return a
 // MissingRequiredClientCapabilityError (-32021)".
 func (s *Server) inputRequired(r *Request, name string, args map[string]any, w *callWork) (any, *Error) {
-	if need := r.undeclared(w.asked); len(need) > 0 {
+	if need, missed := r.undeclared(w.asked); missed {
 		return nil, &Error{Code: jsonrpc.CodeMissingCapability, Message: "Missing required client capability",
-			Data: map[string]any{"requiredCapabilities": need}}
+			Data: missingCapabilityData{RequiredCapabilities: need}}
 	}
 	st := w.kept
 	st.Caller, st.Call = r.caller.String(), callDigest(name, args)
 	st.Expires = reference.NowMillis(s.cfg.Clock) + stateTTL.Milliseconds()
-	return map[string]any{"resultType": "input_required", "inputRequests": w.asked, "requestState": s.writeState(st)}, nil
+	return inputRequiredResult{ResultType: resultInputRequired, InputRequests: w.asked, RequestState: s.writeState(st)}, nil
 }
 
-// inputCapability is the client capability each kind of input request needs.
-var inputCapability = map[string]string{"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
-
 // undeclared returns the client capabilities the requests need that the request's
-// clientCapabilities do not declare (as ClientCapabilities: name -> {}).
-func (r *Request) undeclared(requests map[string]any) map[string]any {
-	caps, _ := r.meta()[metaClientCaps].(map[string]any)
-	need := map[string]any{}
-	for _, raw := range requests {
-		req, _ := raw.(map[string]any)
-		method, _ := req["method"].(string)
-		name, ok := inputCapability[method]
-		if !ok {
-			continue
-		}
-		declared, ok := caps[name].(map[string]any)
-		if ok && name == "elicitation" {
-			// "an empty capabilities object is equivalent to declaring support for form
-			// mode only"
-			params, _ := req["params"].(map[string]any)
-			mode, _ := params["mode"].(string)
+// clientCapabilities do not declare, each as declared without settings; missed is false
+// when none is missing.
+func (r *Request) undeclared(requests map[string]inputRequest) (need clientCapabilities, missed bool) {
+	caps := r.meta().ClientCapabilities
+	for _, req := range requests {
+		var declared bool
+		var missing *map[string]any
+		switch req.Method {
+		case "elicitation/create":
+			mode := req.Params.Mode
 			if mode == "" {
 				mode = "form"
 			}
-			_, hasMode := declared[mode]
-			ok = hasMode || (len(declared) == 0 && mode == "form")
+			declared, missing = caps.elicits(mode), &need.Elicitation
+		case "sampling/createMessage":
+			declared, missing = caps.Sampling != nil, &need.Sampling
+		case "roots/list":
+			declared, missing = caps.Roots != nil, &need.Roots
+		default:
+			continue
 		}
-		if !ok {
-			need[name] = map[string]any{}
+		if !declared {
+			*missing, missed = map[string]any{}, true
 		}
 	}
-	return need
+	return need, missed
 }

@@ -24,7 +24,7 @@ func TestInputRounds(t *testing.T) {
 	if _, err := s.legacy.Create(ctx, id, nil, "alice"); err != nil {
 		t.Fatal(err)
 	}
-	ask := map[string]any{"q": map[string]any{"method": "elicitation/create", "params": map[string]any{"mode": "form", "message": "?"}}}
+	ask := map[string]inputRequest{"q": {Method: "elicitation/create", Params: elicitParams{Mode: "form", Message: "?"}}}
 	answers := make(chan map[string]any, 2)
 	go func() {
 		w := legacyWork{s, id}
@@ -42,7 +42,7 @@ func TestInputRounds(t *testing.T) {
 	// stream is one tasks/result stream: the ids of the requests sent on it.
 	stream := func(ids *[]string) *inputSender {
 		r := &Request{owner: "alice", session: ss, stream: func(v any) error {
-			*ids = append(*ids, v.(map[string]any)["id"].(string))
+			*ids = append(*ids, v.(rpcRequest[elicitParams]).ID)
 			return nil
 		}}
 		return &inputSender{s: s, r: r, sent: map[string]bool{}}

@@ -36,9 +36,6 @@ const (
 	VersionLegacy  = "2025-11-25"
 	VersionModern  = "2026-07-28"
 	TasksExtension = "io.modelcontextprotocol/tasks"
-	relatedTask    = "io.modelcontextprotocol/related-task"
-	metaVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCaps = "io.modelcontextprotocol/clientCapabilities"
 )
 
 // Config configures a Server.
@@ -70,7 +67,9 @@ type Config struct {
 	// Wrap, when set, is put around the server's handling of every parsed request
 	// (after the transport found its caller and session, before its era's handlers):
 	// the seam through which a deliberate defect (package mcp/servermutants) or an
-	// instrument changes what the server does without a branch in it.
+	// instrument changes what the server does without a branch in it. Behind the seam
+	// results and streamed messages are generic JSON (objects as map[string]any,
+	// numbers as json.Number), as the params are.
 	Wrap func(next Handler) Handler
 	// The hooks below reach what no request's dispatch passes through. They exist so
 	// that an instrument (the probe's power checks among them) can see or change one
@@ -138,13 +137,9 @@ type session struct {
 }
 
 // declare keeps what the client's initialize declares that the server relies on.
-func (ss *session) declare(params map[string]any) {
-	caps, _ := params["capabilities"].(map[string]any)
-	el, ok := caps["elicitation"].(map[string]any)
-	// "an empty capabilities object is equivalent to declaring support for form mode only"
-	_, form := el["form"]
+func (ss *session) declare(p initializeParams) {
 	ss.mu.Lock()
-	ss.elicit = ok && (len(el) == 0 || form)
+	ss.elicit = p.Capabilities.elicits("form")
 	ss.mu.Unlock()
 }
 
@@ -185,7 +180,7 @@ func New(cfg Config) (*Server, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.serve = s.route
 	if cfg.Wrap != nil {
-		s.serve = cfg.Wrap(s.route)
+		s.serve = cfg.Wrap(generic(s.route))
 	}
 	s.endpoint = http.HandlerFunc(s.serveHTTP)
 	if cfg.Middleware != nil {
@@ -229,7 +224,7 @@ func errorf(code int, format string, args ...any) *Error {
 // missingCapability is the extension's -32021 answer.
 func missingCapability() *Error {
 	return &Error{Code: jsonrpc.CodeMissingCapability, Message: "Missing required client capability",
-		Data: map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}}}
+		Data: missingCapabilityData{RequiredCapabilities: clientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}}}}
 }
 
 // message is one incoming JSON-RPC message.
@@ -261,23 +256,23 @@ func (r *Request) modernRequest() bool {
 	if r.session != nil {
 		return false
 	}
-	if v, _ := r.meta()[metaVersion].(string); v != "" {
+	if v := r.meta().ProtocolVersion; v != "" {
 		return v == VersionModern
 	}
 	return r.header != nil && r.header.Get("MCP-Protocol-Version") == VersionModern
 }
 
-func (r *Request) meta() map[string]any {
-	m, _ := r.params["_meta"].(map[string]any)
+// meta is the request's _meta (zero when absent or not an object).
+func (r *Request) meta() requestMeta {
+	var m requestMeta
+	decodeParams(r.params["_meta"], &m)
 	return m
 }
 
 // declaresTasks reports whether the request's per-request capabilities declare the tasks
 // extension.
 func (r *Request) declaresTasks() bool {
-	caps, _ := r.meta()[metaClientCaps].(map[string]any)
-	ext, _ := caps["extensions"].(map[string]any)
-	_, ok := ext[TasksExtension]
+	_, ok := r.meta().ClientCapabilities.Extensions[TasksExtension]
 	return ok
 }
 
@@ -337,7 +332,7 @@ func (s *Server) admit(owner string) *Error {
 	if s.running[key] >= s.cfg.MaxTasksPerPrincipal {
 		return &Error{Code: jsonrpc.CodeInternal,
 			Message: fmt.Sprintf("Task limit reached: at most %d tasks run at once per requestor; wait for one to end or cancel one", s.cfg.MaxTasksPerPrincipal),
-			Data:    map[string]any{"maxConcurrentTasks": s.cfg.MaxTasksPerPrincipal}}
+			Data:    limitData{MaxConcurrentTasks: s.cfg.MaxTasksPerPrincipal}}
 	}
 	s.running[key]++
 	return nil
@@ -394,12 +389,20 @@ func taskNotFound(id string) *Error {
 	return errorf(jsonrpc.CodeInvalidParams, "Failed to retrieve task: Task not found: %s", id)
 }
 
-func stringParam(p map[string]any, key string) (string, *Error) {
-	v, ok := p[key].(string)
-	if !ok || v == "" {
-		return "", errorf(jsonrpc.CodeInvalidParams, "params.%s must be a non-empty string", key)
+// taskID reads the params of a request that names a task: params.taskId, a non-empty
+// string.
+func taskID(r *Request) (string, *Error) {
+	var p taskParams
+	decodeParams(r.params, &p)
+	return p.TaskID, nonEmpty(p.TaskID, "taskId")
+}
+
+// nonEmpty refuses a required string param that is absent, empty or not a string.
+func nonEmpty(v, key string) *Error {
+	if v == "" {
+		return errorf(jsonrpc.CodeInvalidParams, "params.%s must be a non-empty string", key)
 	}
-	return v, nil
+	return nil
 }
 
 func newSessionID() string {

@@ -15,11 +15,12 @@ const (
 	supportRequired  = "required"
 )
 
-// tool is one tool the server offers. run does its work; a non-nil *rpcError is a
-// protocol error of the call (the task fails), a result with isError true a tool error.
+// tool is one tool the server offers. run does its work; a non-nil *Error is a protocol
+// error of the call (the task fails), a result with isError true a tool error. Arguments
+// are open to the server: each tool reads its own.
 type tool struct {
 	name, description string
-	schema            map[string]any
+	schema            map[string]any // a JSON Schema
 	support           string
 	// needsInput: the tool asks the client for input while its task runs, which only a
 	// task can carry here; in 2025-11-25 it is listed as taskSupport required.
@@ -28,15 +29,15 @@ type tool struct {
 	// arguments run gets: in 2026-07-28 by multi round-trip requests on the tools/call
 	// itself, before any task exists; in 2025-11-25 inside the task, as any input.
 	before func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error)
-	run    func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error)
+	run    func(ctx context.Context, w work, args map[string]any) (callToolResult, *Error)
 }
 
 // runAll is the tool's whole run: its input before, then its work.
-func (t tool) runAll(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
+func (t tool) runAll(ctx context.Context, w work, args map[string]any) (callToolResult, *Error) {
 	if t.before != nil {
 		var e *Error
 		if args, e = t.before(ctx, w, args); e != nil {
-			return nil, e
+			return callToolResult{}, e
 		}
 	}
 	return t.run(ctx, w, args)
@@ -47,12 +48,25 @@ type work interface {
 	// cancelled reports whether the task was cancelled.
 	cancelled(ctx context.Context) bool
 	// input asks the client for input (the task goes to input_required) and waits for
-	// the answers, keyed as asked.
-	input(ctx context.Context, requests map[string]any) (map[string]any, error)
+	// the answers, keyed as asked: each the client's result, open to the server (see
+	// elicited).
+	input(ctx context.Context, requests map[string]inputRequest) (map[string]any, error)
 }
 
-func text(s string) map[string]any {
-	return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}, "isError": false}
+func text(s string) callToolResult {
+	return callToolResult{Content: []textContent{{Type: "text", Text: s}}}
+}
+
+// ask is a form-mode elicitation of message with the schema's fields.
+func ask(message string, schema map[string]any) inputRequest {
+	return inputRequest{Method: "elicitation/create", Params: elicitParams{Mode: "form", Message: message, RequestedSchema: schema}}
+}
+
+// elicited reads a client's answer to an elicitation (zero when it is not one).
+func elicited(answer any) elicitResult {
+	var r elicitResult
+	decodeParams(answer, &r)
+	return r
 }
 
 func schema(props map[string]any, required ...string) map[string]any {
@@ -90,11 +104,11 @@ func sleep(ctx context.Context, w work, d time.Duration) bool {
 
 // sleepThenAnswer is the run of tool name that works for its "seconds" argument (def when
 // absent) and then answers done with the seconds, or fails when stopped before its end.
-func sleepThenAnswer(name string, def float64, done string) func(context.Context, work, map[string]any) (map[string]any, *Error) {
-	return func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
+func sleepThenAnswer(name string, def float64, done string) func(context.Context, work, map[string]any) (callToolResult, *Error) {
+	return func(ctx context.Context, w work, args map[string]any) (callToolResult, *Error) {
 		d := seconds(args, "seconds", def)
 		if !sleep(ctx, w, d) {
-			return nil, errorf(jsonrpc.CodeInternal, "%s stopped before its end", name)
+			return callToolResult{}, errorf(jsonrpc.CodeInternal, "%s stopped before its end", name)
 		}
 		return text(fmt.Sprintf(done, d.Seconds())), nil
 	}
@@ -106,7 +120,7 @@ func sleepThenAnswer(name string, def float64, done string) func(context.Context
 var tools = []tool{
 	{name: "greet", description: "Says hello at once (no task).", support: supportForbidden,
 		schema: schema(map[string]any{"name": map[string]any{"type": "string"}}, "name"),
-		run: func(ctx context.Context, _ work, args map[string]any) (map[string]any, *Error) {
+		run: func(ctx context.Context, _ work, args map[string]any) (callToolResult, *Error) {
 			name, _ := args["name"].(string)
 			return text(fmt.Sprintf("Hello, %s!", name)), nil
 		}},
@@ -115,60 +129,51 @@ var tools = []tool{
 		run:    sleepThenAnswer("slow_compute", 1, "Computed in %v seconds")},
 	{name: "failing_job", description: "Ends with a tool error (isError).", support: supportRequired,
 		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
-		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
+		run: func(ctx context.Context, w work, args map[string]any) (callToolResult, *Error) {
 			sleep(ctx, w, seconds(args, "seconds", 0))
 			r := text("The job failed: nothing to do")
-			r["isError"] = true
+			r.IsError = true
 			return r, nil
 		}},
 	{name: "protocol_error_job", description: "Ends with a JSON-RPC error.", support: supportOptional,
 		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
-		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
+		run: func(ctx context.Context, w work, args map[string]any) (callToolResult, *Error) {
 			sleep(ctx, w, seconds(args, "seconds", 1))
-			return nil, errorf(jsonrpc.CodeInternal, "protocol_error_job: internal error")
+			return callToolResult{}, errorf(jsonrpc.CodeInternal, "protocol_error_job: internal error")
 		}},
 	{name: "confirm_delete", description: "Asks the client to confirm through tasks/update, then answers.", support: supportOptional, needsInput: true,
 		schema: schema(map[string]any{"item": map[string]any{"type": "string"}}),
-		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
+		run: func(ctx context.Context, w work, args map[string]any) (callToolResult, *Error) {
 			item, _ := args["item"].(string)
-			answers, err := w.input(ctx, map[string]any{"confirm": map[string]any{
-				"method": "elicitation/create",
-				"params": map[string]any{"mode": "form", "message": fmt.Sprintf("Delete %q?", item),
-					"requestedSchema": schema(map[string]any{"confirm": map[string]any{"type": "boolean"}}, "confirm")},
-			}})
+			answers, err := w.input(ctx, map[string]inputRequest{"confirm": ask(fmt.Sprintf("Delete %q?", item),
+				schema(map[string]any{"confirm": map[string]any{"type": "boolean"}}, "confirm"))})
 			if err != nil {
-				return nil, errorf(jsonrpc.CodeInternal, "confirm_delete: %v", err)
+				return callToolResult{}, errorf(jsonrpc.CodeInternal, "confirm_delete: %v", err)
 			}
 			// Deleted only when accepted with the form's confirm checked: an accepted form
 			// that says no keeps the item.
-			answer, _ := answers["confirm"].(map[string]any)
-			content, _ := answer["content"].(map[string]any)
-			if action, _ := answer["action"].(string); action == "accept" && content["confirm"] == true {
+			if answer := elicited(answers["confirm"]); answer.Action == "accept" && answer.Content["confirm"] == true {
 				return text(fmt.Sprintf("Deleted %q", item)), nil
 			}
 			return text(fmt.Sprintf("Kept %q", item)), nil
 		}},
 	{name: "multi_input", description: "Asks two questions at once through tasks/update, then answers with both.", support: supportOptional, needsInput: true,
 		schema: schema(map[string]any{}),
-		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
-			ask := func(q string) map[string]any {
-				return map[string]any{"method": "elicitation/create", "params": map[string]any{"mode": "form", "message": q,
-					"requestedSchema": schema(map[string]any{"answer": map[string]any{"type": "string"}}, "answer")}}
+		run: func(ctx context.Context, w work, args map[string]any) (callToolResult, *Error) {
+			question := func(q string) inputRequest {
+				return ask(q, schema(map[string]any{"answer": map[string]any{"type": "string"}}, "answer"))
 			}
-			answers, err := w.input(ctx, map[string]any{"first": ask("First question?"), "second": ask("Second question?")})
+			answers, err := w.input(ctx, map[string]inputRequest{"first": question("First question?"), "second": question("Second question?")})
 			if err != nil {
-				return nil, errorf(jsonrpc.CodeInternal, "multi_input: %v", err)
+				return callToolResult{}, errorf(jsonrpc.CodeInternal, "multi_input: %v", err)
 			}
 			return text(fmt.Sprintf("first: %v; second: %v", answers["first"], answers["second"])), nil
 		}},
 	{name: "test_tool_with_task", description: "Asks the client's name before any task exists (multi round-trip), then greets it from a task.",
 		support: supportRequired, needsInput: true, schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
 		before: func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
-			answers, err := w.input(ctx, map[string]any{"user_name": map[string]any{
-				"method": "elicitation/create",
-				"params": map[string]any{"mode": "form", "message": "What is your name?",
-					"requestedSchema": schema(map[string]any{"name": map[string]any{"type": "string"}}, "name")},
-			}})
+			answers, err := w.input(ctx, map[string]inputRequest{"user_name": ask("What is your name?",
+				schema(map[string]any{"name": map[string]any{"type": "string"}}, "name"))})
 			if err != nil {
 				return nil, errorf(jsonrpc.CodeInternal, "test_tool_with_task: %v", err)
 			}
@@ -177,16 +182,15 @@ var tools = []tool{
 				out[k] = v
 			}
 			out["name"] = "" // the name is the client's answer, never an argument
-			answer, _ := answers["user_name"].(map[string]any)
-			content, _ := answer["content"].(map[string]any)
-			if name, ok := content["name"].(string); ok && answer["action"] == "accept" {
+			answer := elicited(answers["user_name"])
+			if name, ok := answer.Content["name"].(string); ok && answer.Action == "accept" {
 				out["name"] = name
 			}
 			return out, nil
 		},
-		run: func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
+		run: func(ctx context.Context, w work, args map[string]any) (callToolResult, *Error) {
 			if !sleep(ctx, w, seconds(args, "seconds", 0)) {
-				return nil, errorf(jsonrpc.CodeInternal, "test_tool_with_task stopped before its end")
+				return callToolResult{}, errorf(jsonrpc.CodeInternal, "test_tool_with_task stopped before its end")
 			}
 			if name, _ := args["name"].(string); name != "" {
 				return text(fmt.Sprintf("Hello, %s!", name)), nil
@@ -198,19 +202,19 @@ var tools = []tool{
 		run:    sleepThenAnswer("long_job", 60, "Worked %v seconds")},
 }
 
-// calledTool reads a tools/call's params: the tool it names and its arguments (absent or
-// not an object: none). An unknown name is -32602.
-func calledTool(params map[string]any) (tool, string, map[string]any, *Error) {
-	name, e := stringParam(params, "name")
-	if e != nil {
-		return tool{}, "", nil, e
+// calledTool reads a tools/call's params and finds the tool they name. An unknown name
+// is -32602.
+func calledTool(r *Request) (tool, callParams, *Error) {
+	var p callParams
+	decodeParams(r.params, &p)
+	if e := nonEmpty(p.Name, "name"); e != nil {
+		return tool{}, p, e
 	}
-	t, ok := findTool(name)
+	t, ok := findTool(p.Name)
 	if !ok {
-		return tool{}, "", nil, errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
+		return tool{}, p, errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", p.Name)
 	}
-	args, _ := params["arguments"].(map[string]any)
-	return t, name, args, nil
+	return t, p, nil
 }
 
 func findTool(name string) (tool, bool) {
@@ -240,15 +244,15 @@ func (s *Server) taskSupport(r *Request, name, declared string) string {
 }
 
 // toolList is tools/list's answer for an era.
-func toolList(modernEra bool) []any {
-	var out []any
+func toolList(modernEra bool) []toolInfo {
+	var out []toolInfo
 	for _, t := range tools {
-		support := t.support
+		info := toolInfo{Name: t.name, Description: t.description, InputSchema: t.schema}
+		info.Execution.TaskSupport = t.support
 		if !modernEra {
-			support = t.legacySupport()
+			info.Execution.TaskSupport = t.legacySupport()
 		}
-		out = append(out, map[string]any{"name": t.name, "description": t.description, "inputSchema": t.schema,
-			"execution": map[string]any{"taskSupport": support}})
+		out = append(out, info)
 	}
 	return out
 }

@@ -12,6 +12,20 @@ import (
 // there is nothing to send (a stream that broke).
 type Handler func(ctx context.Context, r *Request) (any, *Error)
 
+// generic is next as a Config.Wrap sees it: its results and the messages it streams as
+// generic JSON (jsonValue), so that a wrapper reads and rewrites them as it reads the
+// params, whatever types the server writes them from.
+func generic(next Handler) Handler {
+	return func(ctx context.Context, r *Request) (any, *Error) {
+		if send := r.stream; send != nil {
+			r.stream = func(v any) error { return send(jsonValue(v)) }
+			defer func() { r.stream = send }()
+		}
+		res, e := next(ctx, r)
+		return jsonValue(res), e
+	}
+}
+
 // Method is the request's JSON-RPC method.
 func (r *Request) Method() string { return r.msg.Method }
 
