@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -570,14 +571,14 @@ func checkSupport(kind string) func(ctx context.Context, r *eraRun) error {
 		}
 		tried := 0
 		for _, t := range list.Tools {
-			support := or(t.Execution.TaskSupport, "forbidden")
+			support := cmp.Or(t.Execution.TaskSupport, "forbidden")
 			if support != kind {
 				continue
 			}
 			params, what := map[string]any{"name": t.Name, "arguments": map[string]any{}}, "without a task, its taskSupport required"
 			if kind == "forbidden" {
 				params["task"] = map[string]any{}
-				what = "as a task, its taskSupport " + or(t.Execution.TaskSupport, "absent")
+				what = "as a task, its taskSupport " + cmp.Or(t.Execution.TaskSupport, "absent")
 			}
 			tried++
 			res, err := r.owner.call(ctx, "tools/call", params, true)
@@ -593,11 +594,4 @@ func checkSupport(kind string) func(ctx context.Context, r *eraRun) error {
 		}
 		return nil
 	}
-}
-
-func or(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }

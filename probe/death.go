@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -98,7 +99,7 @@ func (r *eraRun) died(ctx context.Context, rule string, since time.Time) *death 
 		return nil
 	}
 	last, at := by.conn.LastSent()
-	last = fmt.Sprintf("%s as %s", or(last, "nothing sent"), who(by.name))
+	last = fmt.Sprintf("%s as %s", cmp.Or(last, "nothing sent"), who(by.name))
 	later := "every later check is aborted"
 	if r.stdio {
 		later = "every later check of the era is aborted (the next era starts children of its own)"

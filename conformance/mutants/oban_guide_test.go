@@ -1,6 +1,7 @@
 package mutants_test
 
 import (
+	"cmp"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -76,7 +77,7 @@ func TestObanGuideMutantsFailExactlyTheirRules(t *testing.T) {
 			}
 			want := func(id, wantOutcome, why string) {
 				if got := outcome[id]; got != wantOutcome {
-					t.Errorf("%s: %s is %q, want %q (%s)", g.mutant, id, or(got, "passed"), wantOutcome, why)
+					t.Errorf("%s: %s is %q, want %q (%s)", g.mutant, id, cmp.Or(got, "passed"), wantOutcome, why)
 				}
 				delete(outcome, id)
 			}
@@ -93,7 +94,7 @@ func TestObanGuideMutantsFailExactlyTheirRules(t *testing.T) {
 				if got, ok := outcome[id]; ok && got != "failed" && got != "inconclusive" {
 					t.Errorf("%s: %s is %q, want failed, inconclusive or passed (%s)", g.mutant, id, got, why)
 				}
-				t.Logf("%s: %s is %q (may fail: %s)", g.mutant, id, or(outcome[id], "passed"), why)
+				t.Logf("%s: %s is %q (may fail: %s)", g.mutant, id, cmp.Or(outcome[id], "passed"), why)
 				delete(outcome, id)
 			}
 			// The guide's stores have no harness.Blocker, so S-CTX-1's held-call specs
@@ -111,13 +112,6 @@ func TestObanGuideMutantsFailExactlyTheirRules(t *testing.T) {
 			}
 		})
 	}
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func exitCode(err error) int {
