@@ -327,7 +327,7 @@ func legacyModernOnly(c harness.Capabilities) harness.Capabilities {
 func TestRoundsYieldToTheSpecTimeout(t *testing.T) {
 	count := func(deadline time.Time, base int, each time.Duration) int {
 		e := &battery.Env{Ctx: context.Background(), Opts: battery.Options{SpecTimeout: 400 * time.Millisecond}, Deadline: deadline}
-		m := &battery.OverlapMeter{E: e}
+		m := &battery.OverlapMeter{Env: e}
 		n := 0
 		for range m.Rounds(base) {
 			n++

@@ -129,7 +129,8 @@ func PeakOf(spans []Span) int {
 
 // OverlapMeter sums the overlap of a check's histories.
 type OverlapMeter struct {
-	E     *Env
+	// Env is the spec the check runs in: its options, harness, faults and report.
+	Env   *Env
 	gauge harness.InFlightGauge
 	stats report.OverlapStats
 }
@@ -137,7 +138,7 @@ type OverlapMeter struct {
 // Meter starts measuring a concurrent check. When the harness counts the requests in
 // flight at its store, the count starts afresh here.
 func (e *Env) Meter() *OverlapMeter {
-	m := &OverlapMeter{E: e, stats: report.OverlapStats{MinOverlapping: MinOverlapping, MinInFlight: MinInFlight}}
+	m := &OverlapMeter{Env: e, stats: report.OverlapStats{MinOverlapping: MinOverlapping, MinInFlight: MinInFlight}}
 	if g, ok := e.Harness.(harness.InFlightGauge); ok {
 		m.gauge = g
 		g.PeakInFlight()
@@ -195,14 +196,14 @@ const (
 func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 	return func(yield func(int) bool) {
 		var deadline time.Time
-		start, budget := time.Now(), m.E.Opts.Budget.RaceTime
+		start, budget := time.Now(), m.Env.Opts.Budget.RaceTime
 		wire := m.wireMinimum(start)
 		for r := 0; ; r++ {
 			// The rounds that ran are judged, conclusive or not (Env.TimeShort).
-			if r > 0 && m.E.TimeShort() {
+			if r > 0 && m.Env.TimeShort() {
 				return
 			}
-			if m.gauge == nil && r >= MinRaceRounds && r < base && m.E.Opts.Budget.RaceTime > 0 && m.spent(start, budget) {
+			if m.gauge == nil && r >= MinRaceRounds && r < base && m.Env.Opts.Budget.RaceTime > 0 && m.spent(start, budget) {
 				m.stats.PlannedRounds = base
 				return
 			}
@@ -210,7 +211,7 @@ func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 				if deadline.IsZero() {
 					deadline = time.Now().Add(extendFor)
 				}
-				if m.E.Ctx.Err() != nil || len(m.E.Faults()) > 0 || r >= max(base*ExtendRounds, extendAtLeast) || time.Now().After(deadline) {
+				if m.Env.Ctx.Err() != nil || len(m.Env.Faults()) > 0 || r >= max(base*ExtendRounds, extendAtLeast) || time.Now().After(deadline) {
 					return
 				}
 				if m.sample(); m.stats.Conclusive() && wire.met() {
@@ -251,11 +252,11 @@ func (m *OverlapMeter) wireMinimum(start time.Time) *wireMin {
 	if m.gauge == nil {
 		return &wireMin{done: true}
 	}
-	w := &wireMin{until: start.Add(m.E.Opts.Budget.WireRaceTime)}
-	if g, ok := m.E.Harness.(harness.CPUGauge); ok {
+	w := &wireMin{until: start.Add(m.Env.Opts.Budget.WireRaceTime)}
+	if g, ok := m.Env.Harness.(harness.CPUGauge); ok {
 		if cpu, ok := g.StoreCPU(); ok {
 			w.g, w.cpu0 = g, cpu
-			w.cpuNeed = time.Duration(float64(m.E.Opts.Budget.WireRaceTime) * WireRaceCPUShare)
+			w.cpuNeed = time.Duration(float64(m.Env.Opts.Budget.WireRaceTime) * WireRaceCPUShare)
 		}
 	}
 	return w
@@ -321,9 +322,9 @@ func (m *OverlapMeter) sample() {
 // overlap enough to have found one, marks it inconclusive.
 func (m *OverlapMeter) Done() report.OverlapStats {
 	m.sample()
-	m.E.Overlap(m.stats)
-	if !m.stats.Conclusive() && len(m.E.Faults()) == 0 {
-		m.E.Inconclusive("the concurrent clients did not overlap enough for this check to show a race: " + m.stats.String())
+	m.Env.Overlap(m.stats)
+	if !m.stats.Conclusive() && len(m.Env.Faults()) == 0 {
+		m.Env.Inconclusive("the concurrent clients did not overlap enough for this check to show a race: " + m.stats.String())
 	}
 	return m.stats
 }
