@@ -588,13 +588,17 @@ func (r *Report) Summary(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "\nno rule exercised%s: %s\n", allowed, cause)
 	}
-	verdict := "PASS"
-	if !r.OK() {
-		verdict = "FAIL"
-	}
-	fmt.Fprintf(&b, "\n%s: %s; seed %d\n", verdict, r.ClosingCounts(), r.Seed)
+	fmt.Fprintf(&b, "\n%s: %s; seed %d\n", r.verdictWord(), r.ClosingCounts(), r.Seed)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// verdictWord is the run's verdict in a word: PASS when it is OK, else FAIL.
+func (r *Report) verdictWord() string {
+	if r.OK() {
+		return "PASS"
+	}
+	return "FAIL"
 }
 
 // writeRuleTable writes the summary's table, one row per rule and era judged; the rules
