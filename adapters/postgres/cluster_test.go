@@ -6,9 +6,7 @@ import (
 
 	"github.com/storecheck/storecheck/adapters/postgres"
 	"github.com/storecheck/storecheck/internal/pgschema"
-	"github.com/storecheck/storecheck/mcp/cluster"
 	"github.com/storecheck/storecheck/mcp/server/clustertest"
-	"github.com/storecheck/storecheck/reference"
 )
 
 // TestScaledOut: three MCP server instances, each with its own harness, pools and
@@ -24,28 +22,8 @@ func TestScaledOut(t *testing.T) {
 			admin.Close()
 		}
 	})
-	clustertest.Run(t, func(t testing.TB) clustertest.Instance {
-		ctx := context.Background()
+	clustertest.Run(t, clustertest.Named(func() (clustertest.NamedHarness, func()) {
 		h := postgres.NewHarness(dsn)
-		ns, err := h.OpenNamed(ctx, reference.SystemClock{}, name)
-		if err != nil {
-			t.Fatalf("OpenNamed %s: %v", name, err)
-		}
-		t.Cleanup(func() { _ = ns.Close(ctx); h.Close() })
-		ls, err := ns.Legacy(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms, err := ns.Modern(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := ns.(interface {
-			Cluster(context.Context) (cluster.Backend, error)
-		}).Cluster(ctx)
-		if err != nil {
-			t.Fatalf("Cluster: %v", err)
-		}
-		return clustertest.Instance{Legacy: ls, Modern: ms, Backend: b}
-	})
+		return h, h.Close
+	}, name))
 }

@@ -1,0 +1,27 @@
+package redisstore_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/storecheck/storecheck/adapters/redisstore"
+	"github.com/storecheck/storecheck/internal/pgschema"
+	"github.com/storecheck/storecheck/mcp/server/clustertest"
+)
+
+// TestScaledOut: three MCP server instances, each with its own harness and clients on
+// one named prefix of one Redis server, are one server to their clients
+// (clustertest.Run).
+func TestScaledOut(t *testing.T) {
+	newClient := newClientFunc(t)
+	name := pgschema.RandomName("mcp-")
+	t.Cleanup(func() {
+		c := newClient()
+		defer c.Close()
+		_, _ = redisstore.DeletePrefix(context.Background(), c, name)
+	})
+	clustertest.Run(t, clustertest.Named(func() (clustertest.NamedHarness, func()) {
+		h := redisstore.NewHarness("redis", newClient, 4)
+		return h, h.Close
+	}, name))
+}
