@@ -24,6 +24,7 @@ type mcpFlags struct {
 	requireOwner bool
 	tokenEnv     string
 	maxTasks     int
+	instance     instanceFlags // several instances over one store (serve_mcp_cluster.go)
 }
 
 // principalFlag collects --principal TOKEN=NAME.
@@ -48,6 +49,7 @@ func (f *mcpFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.maxTTL, "max-ttl", 0, "with --mcp: the longest ttl a task gets (0: no cap)")
 	fs.BoolVar(&f.requireOwner, "require-owner", false, "with --mcp: tasks without an owner (made anonymously) are denied to every caller")
 	fs.IntVar(&f.maxTasks, "max-tasks-per-principal", 0, "with --mcp: the most tasks a principal has running at once; one more is refused\nwith -32603 (0: no bound; callers without credentials share one count)")
+	f.instance.register(fs)
 	fs.StringVar(&f.tokenEnv, "token-env", "", "with --mcp stdio: the environment `VAR` holding the client's token, mapped by --principal\n(stdio carries no credentials; unset or empty: anonymous)")
 }
 
@@ -73,7 +75,7 @@ func (f mcpFlags) stdioPrincipal() (string, error) {
 // serveMCP serves the adapter's stores as an MCP server until the command is interrupted
 // (HTTP) or stdin ends (stdio).
 func (c *app) serveMCP(h harness.Harness, f mcpFlags) int {
-	ns, err := h.Open(c.ctx, reference.SystemClock{})
+	ns, err := f.instance.open(c.ctx, h)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "storecheck serve: namespace bring-up failed: %v\n", err)
 		return exitUsage
@@ -81,6 +83,10 @@ func (c *app) serveMCP(h harness.Harness, f mcpFlags) int {
 	defer ns.Close(context.WithoutCancel(c.ctx))
 	cfg := server.Config{Principals: f.principals, DefaultTTL: f.ttl, MaxTTL: f.maxTTL, RequireOwner: f.requireOwner,
 		MaxTasksPerPrincipal: f.maxTasks}
+	if err := f.instance.join(c.ctx, ns, &cfg); err != nil {
+		fmt.Fprintf(c.stderr, "storecheck serve: %v\n", err)
+		return exitUsage
+	}
 	if st, err := ns.Legacy(c.ctx); err == nil {
 		cfg.Legacy = st
 	} else if !errors.Is(err, reference.ErrUnsupported) {
