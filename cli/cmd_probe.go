@@ -55,6 +55,16 @@ Examples:
   storecheck probe --principal alice=ta --principal bob=tb http://127.0.0.1:8080/mcp
   storecheck probe --exec storecheck serve --adapter memstore --mcp stdio
 
+A deployment of several instances is probed as one server: several URLs, or --instances N
+with the server's command after --exec (its words name each copy's port {port}; the
+probe starts the copies on loopback and may kill one). --shape any (every instance
+serves every request, over a shared store) or routed (the probe's own router sends
+each request to the instance holding its task or session). The ordinary checks go to
+the first instance or the router; the V-X* checks create through one instance and read,
+cancel, answer and listen through another (docs/mcp.md). With one endpoint they are
+not exercised.
+  storecheck probe --instances 3 --exec storecheck serve --mcp '127.0.0.1:{port}' --adapter postgres --dsn DSN
+
 Every task is made with a tool mapped to a role (quick, slow, race, failing, erring,
 input, long); the defaults are the reference server's tools. Name a server's own with
 --ROLE-tool and --ROLE-args, or all at once with --tools FILE (a JSON object:
@@ -134,6 +144,7 @@ func runProbe(c *app, args []string) int {
 		tokenEnv       string
 		limitTasks     int
 		vf             verdictFlags
+		df             deployFlags
 	)
 	fs.Var(&principals, "principal", "a credential `NAME=TOKEN` (a bearer token); give two or more")
 	fs.StringVar(&era, "era", "all", "era to probe: legacy (2025-11-25), modern (2026-07-28) or all")
@@ -146,6 +157,7 @@ func runProbe(c *app, args []string) int {
 	fs.DurationVar(&wait, "wait", 10*time.Second, "how long a task may take to end")
 	fs.DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait for any one answer of the server (tasks/result: --wait more);\na check that gets none is aborted")
 	vf.add(fs)
+	df.add(fs)
 	fs.IntVar(&limitTasks, "limit-tasks", 64, "V-LIMIT-1: how many tasks of the long tool the first principal makes, looking for\nthe server's limit, before the rule reads not exercised")
 	toolFlags := addToolFlags(fs)
 	fs.StringVar(&toolsFile, "tools", "", "the tool of every role in a JSON `FILE`: {\"quick\": {\"tool\": NAME, \"args\": {...}}, ...},\nroles quick, slow, race, failing, erring, input, long; a --ROLE-tool or --ROLE-args given overrides it")
@@ -157,8 +169,9 @@ func runProbe(c *app, args []string) int {
 	if code, ok := c.parse(fs, rest); !ok {
 		return code
 	}
-	if len(urls)+min(len(command), 1) != 1 {
-		code, _ := c.usageError(fs, "give the server's URL once (http://HOST:PORT/mcp), or its command after --exec")
+	dep, urls, command, err := df.deployment(urls, command)
+	if err != nil {
+		code, _ := c.usageError(fs, err.Error())
 		return code
 	}
 	if tokenEnv != "" && len(command) == 0 {
@@ -177,7 +190,7 @@ func runProbe(c *app, args []string) int {
 		return code
 	}
 	cfg := probe.Config{Exec: command, TokenEnv: tokenEnv, Principals: principals, Strict: strict, Wait: wait, Timeout: timeout, Tools: tools,
-		LimitTasks: limitTasks}
+		LimitTasks: limitTasks, Deployment: dep}
 	if len(urls) == 1 {
 		cfg.URL = urls[0]
 	}
@@ -233,6 +246,44 @@ func (c *app) probe(fs *flag.FlagSet, cfg probe.Config, vf verdictFlags, jsonOut
 		}
 	}
 	return vf.verdict(c, "probe", report)
+}
+
+// deployFlags are the flags of a deployment of several instances.
+type deployFlags struct {
+	instances int
+	shape     string
+	lease     time.Duration
+}
+
+func (d *deployFlags) add(fs *flag.FlagSet) {
+	fs.IntVar(&d.instances, "instances", 0, "start `N` copies of the server command given after --exec, each serving Streamable HTTP\non a port of its own: the command names it {port} (its endpoint http://127.0.0.1:{port}/mcp);\nthe probe checks them as one deployment (the V-X* rules) and may kill one (V-XKILL-1)")
+	fs.StringVar(&d.shape, "shape", "any", "with several URLs or --instances: how the deployment is reached: any (any instance serves\nany request, over a shared store) or routed (the probe's own router sends each request\nto the instance holding its task, by Mcp-Name, or its session, by Mcp-Session-Id)")
+	fs.DurationVar(&d.lease, "lease", 10*time.Second, "with --instances: how long the deployment lets a killed instance's task stay working\nbefore it is taken up again or ended (V-XKILL-1)")
+}
+
+// deployment is the deployment the URLs and the command name: several URLs, or a
+// command started --instances times; none when one URL or a stdio command is given.
+// The URL and command left are those of a server of one endpoint (none for a
+// deployment).
+func (d *deployFlags) deployment(urls, command []string) (dep probe.Deployment, url, cmd []string, err error) {
+	dep = probe.Deployment{Shape: probe.Shape(d.shape), Lease: d.lease}
+	switch {
+	case d.shape != string(probe.ShapeAny) && d.shape != string(probe.ShapeRouted):
+		return dep, nil, nil, fmt.Errorf("--shape %q: want any or routed", d.shape)
+	case d.instances < 0 || d.instances == 1:
+		return dep, nil, nil, fmt.Errorf("--instances %d: give at least 2", d.instances)
+	case d.instances > 0 && (len(command) == 0 || len(urls) > 0):
+		return dep, nil, nil, errors.New("--instances goes with the server's command after --exec, and no URL")
+	case d.instances > 0:
+		dep.Command, dep.Copies = command, d.instances
+		return dep, nil, nil, nil
+	case len(urls) > 1 && len(command) == 0:
+		dep.URLs = urls
+		return dep, nil, nil, nil
+	case len(urls)+min(len(command), 1) != 1:
+		return dep, nil, nil, errors.New("give the server's URL (http://HOST:PORT/mcp), a deployment's URLs, or its command after --exec")
+	}
+	return dep, urls, command, nil
 }
 
 // abortCauses lists the aborted rules of a probe report with the cause each names.

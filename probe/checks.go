@@ -48,6 +48,13 @@ var checks = []check{
 	// it makes would hold the server's limit through the rest of the run.
 	{"V-LIMIT-1", "the first principal makes tasks until the server refuses one: the refusal is a JSON-RPC error, its tasks are all still there, and another principal's task is made", bothEras, roles(RoleLong), needs(checkLimit, capCall, capCancel)},
 	{"V-BAD-1", "malformed JSON is -32700, an unknown method -32601, and the server keeps serving", bothEras, roles(RoleQuick), needs(checkBad, capCall)},
+	// A deployment's checks spread their calls across its instances; with one endpoint
+	// they are not exercised. The kill check comes last: it ends an instance.
+	{"V-XREAD-1", "a task created through one instance is found by tasks/get on every other as soon as its CreateTaskResult is answered", bothEras, roles(RoleQuick), needs(checkCrossRead, capCall)},
+	{"V-XCANCEL-1", "a task of the long tool made through one instance and cancelled through another ends cancelled within 5 s, as one cancelled through its own instance does", bothEras, roles(RoleLong), needs(checkCrossCancel, capCall, capCancel)},
+	{"V-XINPUT-1", "an input task made through one instance shows its inputRequests through another, takes the answers sent there, and leaves input_required within 5 s", modernEra, roles(RoleInput), needs(checkCrossInput)},
+	{"V-XNOTIFY-1", "a listener on another instance hears of a task made through one instance as the listener on that instance does", bothEras, roles(RoleSlow), needs(checkCrossNotify, capCall)},
+	{"V-XKILL-1", "an instance the probe started is killed with tasks on it: every task is found through another instance, and none stays working untouched past the lease", bothEras, roles(RoleLong, RoleQuick), needs(checkCrossKill, capCall, capCancel)},
 }
 
 var (
@@ -82,9 +89,10 @@ type eraRun struct {
 	notes         []string
 	toolNames     []string // tools/list, once read
 	cfg           Config
-	strangerErr   error   // how the server answered a connection with a token it never issued
-	stdio         bool    // the server is a child per principal, on stdio
-	children      []*peer // to end when the era is done
+	strangerErr   error    // how the server answered a connection with a token it never issued
+	stdio         bool     // the server is a child per principal, on stdio
+	children      []*peer  // to end when the era is done
+	members       []member // the first principal on each instance of a deployment (spread)
 }
 
 // track keeps a stdio peer, whose child must be ended.

@@ -55,6 +55,13 @@ type Config struct {
 	LimitTasks int
 	// Progress, when set, gets a line per check.
 	Progress io.Writer
+	// Deployment, when it names instances (in place of URL and Exec), is a server of
+	// several instances: the ordinary checks go to its first instance (ShapeAny) or
+	// through the probe's router (ShapeRouted), the V-X* checks spread their calls
+	// across the instances.
+	Deployment Deployment
+
+	deploy *deployment // the running deployment, once Run has started it
 
 	noElicit bool // the 2025-11-25 handshake declares no elicitation (V-INPUT-2's second session)
 }
@@ -72,6 +79,13 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 	subject := cfg.URL
 	if len(cfg.Exec) > 0 {
 		subject = "stdio: " + strings.Join(cfg.Exec, " ")
+	}
+	if cfg.deployed() {
+		if cfg.deploy, err = startDeployment(ctx, cfg.Deployment); err != nil {
+			return nil, err
+		}
+		defer cfg.deploy.stop()
+		cfg.URL, subject = cfg.deploy.entry(), cfg.deploy.String()
 	}
 	meta := conformance.Report{Store: subject, Eras: cfg.Eras, Strict: cfg.Strict, Started: started}
 	var results []conformance.RuleResult
@@ -120,8 +134,8 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 // resolve checks the configuration and fills in its defaults: two principals for a
 // server the probe starts, the default tools, the waits, the task limit, both eras.
 func (cfg Config) resolve() (Config, error) {
-	if (cfg.URL == "") == (len(cfg.Exec) == 0) {
-		return cfg, fmt.Errorf("%w: give the server's URL or, for stdio, its command (--exec), not both", ErrConfig)
+	if given := btoi(cfg.URL != "") + btoi(len(cfg.Exec) > 0) + btoi(cfg.deployed()); given != 1 {
+		return cfg, fmt.Errorf("%w: give the server's URL, or for stdio its command (--exec), or a deployment's instances: one of them", ErrConfig)
 	}
 	if len(cfg.Exec) > 0 {
 		if _, err := exec.LookPath(cfg.Exec[0]); err != nil {

@@ -168,6 +168,11 @@ var Catalogue = []Rule{
 	{"V-RUN-1", Must, "server", "finality", "A task nobody cancelled runs to its end: it never ends cancelled, nor failed while its tool succeeds."},
 	{"V-LIMIT-1", Should, "server", "limits", "A principal's task limit never refuses another principal's work: with one principal refused a task at its limit, another's task is made; the refusal is a JSON-RPC error, and the refused principal's tasks are all still there."},
 	{"V-BAD-1", Must, "server", "input", "Malformed JSON, batches, unknown methods, wrong params and oversized bodies get the spec's codes, and the server keeps serving."},
+	{"V-XREAD-1", Must, "server", "deployment", "A task created through one instance of a deployment is found by tasks/get on every other as soon as its CreateTaskResult is answered."},
+	{"V-XCANCEL-1", Must, "server", "deployment", "A cancel taken by any instance of a deployment ends the task wherever it runs, within the stated bound, as one taken by its own instance does."},
+	{"V-XINPUT-1", Must, "server", "deployment", "2026-07-28: an input_required task shows its inputRequests on every instance, and answers taken by any instance reach the task within the stated bound."},
+	{"V-XNOTIFY-1", Must, "server", "deployment", "A listener on any instance hears of a task changed on another, when the instance that runs the task tells its own listeners."},
+	{"V-XKILL-1", Must, "server", "deployment", "An instance killed mid-task loses no acknowledged task, and leaves none working untouched past the deployment's stated lease (behind a router: the dead instance's own tasks may go with it)."},
 
 	{"B-POWER-1", Must, "battery", "battery", "Every store in the mutant catalogue fails the battery on the rule it breaks; every honest store passes."},
 	{"B-REPRO-1", Must, "battery", "battery", "Every randomised check prints the seed that reproduces it; rerunning with that seed replays the same operations."},
