@@ -8,12 +8,13 @@ import (
 	"github.com/storecheck/storecheck/conformance"
 )
 
-// Killed judges a report of a server with one deliberate defect that breaks rules: it is
-// killed when each of those rules failed in some era and every other rule passed or was
-// not exercised (a mutant that fails a rule it does not declare is a check that bites
-// the wrong thing). A defect that kills the server fails the rule whose check it died
-// during; every later row is aborted pointing at that row, and such a row counts as
-// killed only when it points at a rule the defect declares. why says what fell short.
+// Killed judges a report of a server with one deliberate defect that breaks rules (a
+// server mutant's Breaks, mutant.Mutant): it is killed when each of those rules failed
+// in some era and every other rule passed or was not exercised (a mutant that fails a
+// rule it does not declare is a check that bites the wrong thing). A defect that kills
+// the server fails the rule whose check it died during; every later row is aborted
+// pointing at that row, and such a row counts as killed only when it points at a rule
+// the defect declares. why says what fell short.
 func Killed(r *conformance.Report, rules []string) (killed bool, why string) {
 	var missed, others []string
 	for _, rule := range rules {
