@@ -97,16 +97,29 @@ func (r *eraRun) killTasks(ctx context.Context, ms []member, victim *int) ([]*vi
 		} else {
 			t.onVictim = i == *victim || t.id == id
 		}
-		got, rpcErr, err := t.maker.p.task(ctx, t.id)
+		via := r.killReader(t, ms[0])
+		got, rpcErr, err := via.p.task(ctx, t.id)
 		if err != nil {
 			return tasks, err
 		}
 		if rpcErr != nil {
-			return tasks, fmt.Errorf("%w: tasks/get on %s of %s before any kill: %s", errSetup, t.maker.name, t.what, rpcText(rpcErr))
+			// Not found before any kill: a loss after it would say nothing of the kill.
+			return tasks, fmt.Errorf("%w: tasks/get on %s of %s before any kill: %s (V-XREAD-1 judges that)", errNone, via.name, t.what, rpcText(rpcErr))
 		}
 		t.before = got["lastUpdatedAt"]
 	}
 	return tasks, nil
+}
+
+// killReader is where task t is read before and after the kill: a task of the
+// instance to die through reader (a live instance), any other through the connection
+// that made it; behind the router always through that connection, which the router
+// sends to the task's instance while it lives and to the next live one after.
+func (r *eraRun) killReader(t *victimTask, reader member) member {
+	if t.onVictim && r.cfg.deploy.router == nil {
+		return reader
+	}
+	return t.maker
 }
 
 // afterKill reads every task through reader until each is settled: found ended, found
@@ -122,10 +135,7 @@ func (r *eraRun) afterKill(ctx context.Context, reader member, tasks []*victimTa
 			if t.settled {
 				continue
 			}
-			via := t.maker
-			if t.onVictim {
-				via = reader
-			}
+			via := r.killReader(t, reader)
 			got, rpcErr, err := via.p.task(ctx, t.id)
 			var refused *client.HTTPError
 			if errors.As(err, &refused) && t.onVictim && r.cfg.deploy.router != nil {

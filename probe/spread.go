@@ -36,7 +36,7 @@ func (r *eraRun) spread(ctx context.Context) ([]member, error) {
 	d := r.cfg.deploy
 	switch {
 	case r.stdio:
-		return nil, fmt.Errorf("%w: a server on stdio is one process per principal: no deployment of several instances to spread calls across (give its instances' URLs, or --instances N with its command)", errNone)
+		return nil, fmt.Errorf("%w: a server on stdio is one process per principal: no other instance to spread calls across (give its instances' URLs, or --instances N with its command)", errNone)
 	case d == nil:
 		return nil, fmt.Errorf("%w: one endpoint: no other instance to spread calls across (give several URLs, or --instances N with the server's command)", errNone)
 	case len(d.instances) < 2:
