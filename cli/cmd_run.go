@@ -123,6 +123,9 @@ func runBattery(c *app, args []string) int {
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
+	if f.verbose {
+		defer showSideLog(c.stderr)()
+	}
 	cfg, spec, a, arg, err := c.resolveRun(fs, f)
 	if err != nil {
 		code, _ := c.usageError(fs, err.Error())

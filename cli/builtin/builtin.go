@@ -9,7 +9,10 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"log"
 	"time"
+
+	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/storecheck/storecheck/cli"
 
@@ -19,6 +22,9 @@ import (
 
 // Adapters is the option that adds every adapter of this package to the command line.
 func Adapters() cli.Option {
+	// The container library's lines (created, started, stopped) go to the side log, shown
+	// with -v only: what storecheck prints is its own.
+	tclog.SetDefault(log.New(cli.SideLog(), "", log.LstdFlags))
 	var as []cli.Adapter
 	as = append(as, postgresAdapters()...)
 	as = append(as, redisAdapters()...)
