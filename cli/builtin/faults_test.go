@@ -2,8 +2,11 @@ package builtin
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/storecheck/storecheck/schema/schematest"
 )
 
 // TestFaultFlagsOnADatabaseAdapter: on an adapter that can take faults, a fault it does
@@ -32,7 +35,8 @@ func TestFaultMutantThroughTheCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes a Redis container away for seconds; skipped with -short")
 	}
-	code, stdout, stderr := cliRun(t, "run", "--adapter", "redis", "--faults", "--fault", "kill", "--fault-mutant", "async-write")
+	jsonPath := filepath.Join(t.TempDir(), "faults.json")
+	code, stdout, stderr := cliRun(t, "run", "--adapter", "redis", "--faults", "--fault", "kill", "--fault-mutant", "async-write", "--json", jsonPath)
 	if code == 2 && strings.Contains(stderr, "bring-up of adapter") && os.Getenv("CI") != "true" {
 		t.Skipf("redis (faults): the backend cannot be brought up here: %s", stderr)
 	}
@@ -56,4 +60,5 @@ func TestFaultMutantThroughTheCLI(t *testing.T) {
 	if !strings.Contains(stdout, "mutant:async-write") {
 		t.Errorf("the summary does not name the mutant:\n%s", stdout)
 	}
+	schematest.CheckFile(t, jsonPath)
 }
