@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if name := os.Getenv(asMutant); name != "" {
 		os.Exit(serveMutantStdio(name))
 	}
+	if spec := os.Getenv(asScaled); spec != "" && len(os.Args) > 1 {
+		os.Exit(serveScaled(spec, os.Args[1]))
+	}
 	os.Exit(m.Run())
 }
 

@@ -1,0 +1,148 @@
+package probe_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/storecheck/storecheck/adapters/postgres"
+	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
+	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/internal/mutant"
+	"github.com/storecheck/storecheck/internal/pgschema"
+	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/mcp/server/clustertest"
+	"github.com/storecheck/storecheck/mcp/servermutants"
+	"github.com/storecheck/storecheck/mcp/servermutants/mutanttest"
+	"github.com/storecheck/storecheck/probe"
+	"github.com/storecheck/storecheck/reference"
+)
+
+// scaledPostgres serves n instances of the reference server over one Postgres schema,
+// each with its own pools and LISTEN connection (as separate processes would), sharing a
+// secret, signals and leases, each with the deployment defect of m (zero: none); it
+// returns their endpoints. Without Docker the test is skipped, except under CI.
+func scaledPostgres(t *testing.T, n int, m mutant.Mutant[servermutants.Build]) []string {
+	t.Helper()
+	dsn, stop, err := pgcontainer.Start(t.Context())
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Postgres: %v", err)
+		}
+		t.Skipf("no Postgres: %v", err)
+	}
+	t.Cleanup(func() { _ = stop(context.Background()) })
+	open := clustertest.Named(func() (clustertest.NamedHarness, func()) {
+		h := postgres.NewHarness(dsn)
+		return h, h.Close
+	}, pgschema.RandomName("storecheck_probe_"))
+	var urls []string
+	for range n {
+		in := open(t)
+		t.Cleanup(func() { _ = in.Backend.Close() })
+		cfg := server.Config{Legacy: in.Legacy, Modern: in.Modern, Signals: in.Backend, Leases: in.Backend,
+			Secret: []byte("one deployment"), Lease: time.Second,
+			Principals: map[string]string{"token-a": "alice", "token-b": "bob"}, MaxTasksPerPrincipal: testLimit}
+		urls = append(urls, mutanttest.Start(t, cfg, m).URL+"/mcp")
+	}
+	return urls
+}
+
+// TestDeploymentPostgres: three instances of the reference server over one Postgres
+// store, probed as a deployment any instance serves, pass every rule under --strict, the
+// cross-instance rules exercised (V-XKILL-1 aside: the probe did not start them).
+func TestDeploymentPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Postgres container (-short)")
+	}
+	urls := scaledPostgres(t, 3, mutant.Mutant[servermutants.Build]{})
+	r := runConfig(t, probe.Config{Strict: true, Deployment: probe.Deployment{URLs: urls, Shape: probe.ShapeAny}}, 0)
+	got := rows(r, crossRules)
+	for _, era := range []string{"legacy", "modern"} {
+		wantRow(t, got, "V-XKILL-1 "+era, conformance.NotExercised, "the probe did not start the instances")
+	}
+	r.Rules = slices.DeleteFunc(r.Rules, func(rr conformance.RuleResult) bool { return rr.ID == "V-XKILL-1" })
+	checkPasses(t, "three instances over Postgres", r)
+	for _, id := range crossRules[:4] {
+		for _, era := range []string{"legacy", "modern"} {
+			if id == "V-XINPUT-1" && era == "legacy" {
+				continue
+			}
+			wantRow(t, got, id+" "+era, conformance.Passed, "")
+		}
+	}
+}
+
+// asScaled makes the test binary one instance of the reference server over a Postgres
+// schema shared with its siblings: the DSN and the schema on two lines of the variable, the port its argument.
+const asScaled = "STORECHECK_PROBE_TEST_AS_SCALED"
+
+// scaledLease is the lease of the instances the kill test starts.
+const scaledLease = time.Second
+
+// serveScaled serves one instance as asScaled says, until it is killed.
+func serveScaled(spec, port string) int {
+	ctx := context.Background()
+	dsn, schema, _ := strings.Cut(spec, "\n")
+	h := postgres.NewHarness(dsn)
+	ns, err := h.OpenNamed(ctx, reference.SystemClock{}, schema)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	l, errL := ns.Legacy(ctx)
+	m, errM := ns.Modern(ctx)
+	b, errB := ns.(clustertest.NamedCluster).Cluster(ctx)
+	if err := errors.Join(errL, errM, errB); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	srv, err := server.New(server.Config{Legacy: l, Modern: m, Signals: b, Leases: b, Secret: []byte("one deployment"), Lease: scaledLease,
+		Principals: map[string]string{"token-a": "alice", "token-b": "bob"}, MaxTasksPerPrincipal: testLimit})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	fmt.Fprintln(os.Stderr, http.ListenAndServe("127.0.0.1:"+port, srv))
+	return 1
+}
+
+// TestDeploymentPostgresKill: three instances over one Postgres schema, started by the
+// probe, one killed mid-task in each era: no acknowledged task is lost and the dead
+// instance's working task ends (failed, by another instance, once its lease runs out)
+// within the lease; in runs rounds.
+func TestDeploymentPostgresKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Postgres container (-short)")
+	}
+	dsn, stop, err := pgcontainer.Start(t.Context())
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Postgres: %v", err)
+		}
+		t.Skipf("no Postgres: %v", err)
+	}
+	t.Cleanup(func() { _ = stop(context.Background()) })
+	t.Setenv(asScaled, dsn+"\n"+pgschema.RandomName("storecheck_probe_"))
+	runs := 2
+	if s := os.Getenv("STORECHECK_PROBE_KILL_RUNS"); s != "" {
+		runs, _ = strconv.Atoi(s)
+	}
+	for i := range runs {
+		r := runConfig(t, probe.Config{Strict: true, Rules: []string{"V-XKILL-1"},
+			Deployment: probe.Deployment{Command: []string{os.Args[0], "{port}"}, Copies: 3, Lease: scaledLease}}, 2)
+		for row := range rows(r, []string{"V-XKILL-1"}) {
+			wantRow(t, rows(r, []string{"V-XKILL-1"}), row, conformance.Passed, "")
+			if testing.Verbose() {
+				t.Logf("run %d: %s: %q", i+1, row, rows(r, []string{"V-XKILL-1"})[row].Notes)
+			}
+		}
+	}
+}
