@@ -63,8 +63,8 @@ const leasesSQL = `CREATE TABLE IF NOT EXISTS storecheck_mcp_leases (key text PR
 
 // Cluster is cluster.Backend on a Postgres schema: signals are NOTIFY on a channel named
 // after the schema, heard on a connection of their own that LISTENs (taken again from
-// the pool when it breaks); leases are rows of storecheck_mcp_leases, claimed by a
-// DELETE ... RETURNING, which gives each expired row to one caller.
+// the pool when it breaks); leases are rows of storecheck_mcp_leases, claimed by an
+// UPDATE ... RETURNING, which gives each expired row to one caller.
 type Cluster struct {
 	pool    *pgxpool.Pool
 	channel string
@@ -173,8 +173,11 @@ func (c *Cluster) Drop(ctx context.Context, key string) error {
 	return err
 }
 
-func (c *Cluster) Expired(ctx context.Context, now time.Time) ([]string, error) {
-	rows, err := c.pool.Query(ctx, `DELETE FROM storecheck_mcp_leases WHERE until_ms < $1 RETURNING key`, now.UnixMilli())
+// Expired claims by an UPDATE: of two at once, the second re-reads a row the first
+// moved and skips it.
+func (c *Cluster) Expired(ctx context.Context, now, until time.Time) ([]string, error) {
+	rows, err := c.pool.Query(ctx, `UPDATE storecheck_mcp_leases SET until_ms = $2 WHERE until_ms < $1 RETURNING key`,
+		now.UnixMilli(), until.UnixMilli())
 	if err != nil {
 		return nil, err
 	}

@@ -40,11 +40,12 @@ func (n *namespace) Cluster(context.Context) (cluster.Backend, error) {
 	return NewCluster(c, n.prefix), nil
 }
 
-// claimExpired removes and returns the members of the lease set whose end (score) is
-// before ARGV[1]: one script, so that each is claimed by one caller.
+// claimExpired returns the members of the lease set whose end (score) is before
+// ARGV[1] and moves their end to ARGV[2]: one script, so that each is claimed by one
+// caller.
 var claimExpired = redis.NewScript(`
 local ks = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
-if #ks > 0 then redis.call('ZREM', KEYS[1], unpack(ks)) end
+for _, k in ipairs(ks) do redis.call('ZADD', KEYS[1], ARGV[2], k) end
 return ks`)
 
 // Cluster is cluster.Backend on a Redis server or cluster: signals are PUBLISH on a
@@ -117,8 +118,8 @@ func (c *Cluster) Drop(ctx context.Context, key string) error {
 	return c.c.ZRem(ctx, c.leases, key).Err()
 }
 
-func (c *Cluster) Expired(ctx context.Context, now time.Time) ([]string, error) {
-	return claimExpired.Run(ctx, c.c, []string{c.leases}, now.UnixMilli()).StringSlice()
+func (c *Cluster) Expired(ctx context.Context, now, until time.Time) ([]string, error) {
+	return claimExpired.Run(ctx, c.c, []string{c.leases}, now.UnixMilli(), until.UnixMilli()).StringSlice()
 }
 
 // Close ends the subscriptions; the client stays open.

@@ -34,9 +34,10 @@ type Leases interface {
 	Hold(ctx context.Context, key string, until time.Time) error
 	// Drop ends key's lease (nothing when it has none).
 	Drop(ctx context.Context, key string) error
-	// Expired claims the leases whose end is before now and drops them: each is
-	// returned to one caller only, across every instance.
-	Expired(ctx context.Context, now time.Time) ([]string, error)
+	// Expired claims the leases whose end is before now by moving their end to until:
+	// each is returned to one caller only, across every instance, which drops it once
+	// it has ended the work (a claimer that does not is claimed after in turn).
+	Expired(ctx context.Context, now, until time.Time) ([]string, error)
 }
 
 // Backend is a store backend's Signals and Leases, with what closes them.

@@ -86,17 +86,17 @@ func (m *Memory) Drop(ctx context.Context, key string) error {
 	return nil
 }
 
-func (m *Memory) Expired(ctx context.Context, now time.Time) ([]string, error) {
+func (m *Memory) Expired(ctx context.Context, now, until time.Time) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []string
-	for k, until := range m.leases {
-		if until.Before(now) {
+	for k, end := range m.leases {
+		if end.Before(now) {
 			out = append(out, k)
-			delete(m.leases, k)
+			m.leases[k] = until
 		}
 	}
 	return out, nil

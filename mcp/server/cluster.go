@@ -171,6 +171,9 @@ func (s *Server) lease(ctx context.Context, era, id string) (func(), error) {
 	}, nil
 }
 
+// roundTimeout bounds one round of renewals or of reaping.
+const roundTimeout = 5 * time.Second
+
 // every calls f each period until the server closes.
 func (s *Server) every(period time.Duration, f func(ctx context.Context)) {
 	tick := time.NewTicker(period)
@@ -180,7 +183,7 @@ func (s *Server) every(period time.Duration, f func(ctx context.Context)) {
 		case <-s.ctx.Done():
 			return
 		case <-tick.C:
-			ctx, cancel := context.WithTimeout(s.ctx, period)
+			ctx, cancel := context.WithTimeout(s.ctx, max(period, roundTimeout))
 			f(ctx)
 			cancel()
 		}
@@ -203,11 +206,18 @@ func (s *Server) renew() {
 	})
 }
 
-// reap ends failed, four times a lease, the tasks whose lease ran out: their instance
-// stopped without ending them.
+// reapEvery bounds the time between a lease running out and the end of its task.
+const reapEvery = time.Second
+
+// reap ends failed, four times a lease and at least every reapEvery, the tasks whose
+// lease ran out: their instance stopped without ending them. A dead instance's task ends
+// within lease + min(lease/4, reapEvery) of the death.
 func (s *Server) reap() {
-	s.every(s.cfg.Lease/4, func(ctx context.Context) {
-		keys, err := s.cfg.Leases.Expired(ctx, time.Now())
+	s.every(min(s.cfg.Lease/4, reapEvery), func(ctx context.Context) {
+		// A claimed lease is held for the claimer for a lease more: should the claimer
+		// fail to end the task, or die, another claims it again.
+		now := time.Now()
+		keys, err := s.cfg.Leases.Expired(ctx, now, now.Add(s.cfg.Lease))
 		if err != nil {
 			return
 		}
@@ -217,21 +227,24 @@ func (s *Server) reap() {
 	})
 }
 
-// orphaned ends the task of an expired lease failed, unless it has ended.
+// orphaned ends the task of a claimed lease failed, unless it has ended, and drops the
+// lease; a task it could not end keeps the claim, which runs out for another round.
 func (s *Server) orphaned(ctx context.Context, key string) {
 	era, id := key[:1], key[min(2, len(key)):]
 	msg := "The server instance running this task stopped: its lease of " + s.cfg.Lease.String() + " expired without renewal."
+	var err error
 	switch {
 	case era == eraModern && s.modern != nil:
-		_, _ = s.modern.Fail(ctx, id, modern.RPCError(jsonrpc.CodeInternal, msg, nil))
+		_, err = s.modern.Fail(ctx, id, modern.RPCError(jsonrpc.CodeInternal, msg, nil))
 	case era == eraLegacy && s.legacy != nil:
-		t, err := s.legacy.Update(ctx, id, legacy.Task{legacy.KeyStatus: string(reference.StatusFailed), keyMessage: msg,
+		var t legacy.Task
+		t, err = s.legacy.Update(ctx, id, legacy.Task{legacy.KeyStatus: string(reference.StatusFailed), keyMessage: msg,
 			keyError: map[string]any{"code": int64(jsonrpc.CodeInternal), "message": msg}, keyUpdatedAt: reference.NowMillis(s.cfg.Clock)})
 		if err == nil {
 			s.legacyChanged(t)
-		} else if !errors.Is(err, reference.ErrTerminal) && !errors.Is(err, reference.ErrNotFound) {
-			// Not ended: leased again so that a later round tries once more.
-			_ = s.cfg.Leases.Hold(ctx, key, time.Now())
 		}
+	}
+	if err == nil || errors.Is(err, reference.ErrTerminal) || errors.Is(err, reference.ErrNotFound) {
+		_ = s.cfg.Leases.Drop(ctx, key)
 	}
 }

@@ -34,10 +34,11 @@ const Lease = 600 * time.Millisecond
 
 // Bounds the checks hold the deployment to: a cancel stops the work within cancelBound
 // (the work reads its task every 50 ms); a dead instance's task ends within deadBound
-// of the death (the lease, a reaping round of a quarter lease, a margin).
+// of the death (the lease, a reaping round of a quarter lease, a margin for loaded
+// machines).
 const (
 	cancelBound = time.Second
-	deadBound   = Lease + Lease/4 + 2*time.Second
+	deadBound   = Lease + Lease/4 + 3*time.Second
 )
 
 var errDead = errors.New("clustertest: the instance was killed")
@@ -177,9 +178,9 @@ func (d *deadBackend) Drop(ctx context.Context, key string) error {
 	return d.Backend.Drop(ctx, key)
 }
 
-func (d *deadBackend) Expired(ctx context.Context, now time.Time) ([]string, error) {
+func (d *deadBackend) Expired(ctx context.Context, now, until time.Time) ([]string, error) {
 	if d.dead.Load() {
 		return nil, errDead
 	}
-	return d.Backend.Expired(ctx, now)
+	return d.Backend.Expired(ctx, now, until)
 }

@@ -212,16 +212,20 @@ func (d *deployment) notifications(modernEra bool) {
 		lines := stream(d.t, req)
 		time.Sleep(50 * time.Millisecond) // the stream is registered
 		id := a.create("long_job", map[string]any{"seconds": 30})
+		at := time.Now()
 		c.ok("tasks/cancel", map[string]any{"taskId": id})
 		waitLine(d.t, lines, 5*time.Second, "notifications/tasks/status", id, "cancelled")
+		d.t.Logf("2025-11-25: the cancel on instance 2 heard on instance 1 after %v", time.Since(at).Round(time.Millisecond))
 		return
 	}
 	id := a.create("confirm_delete", map[string]any{"item": "y"})
 	lines := stream(d.t, b.request(ctx, "subscriptions/listen", map[string]any{"notifications": map[string]any{"taskIds": []string{id}}}))
 	waitLine(d.t, lines, 5*time.Second, "notifications/subscriptions/acknowledged")
 	c.waitStatus(id, "input_required", 5*time.Second)
+	at := time.Now()
 	c.ok("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"confirm": map[string]any{"action": "decline"}}})
 	waitLine(d.t, lines, 5*time.Second, `"method":"notifications/tasks"`, id, "completed")
+	d.t.Logf("2026-07-28: the answer on instance 2, the work's end on instance 0, heard on instance 1 after %v", time.Since(at).Round(time.Millisecond))
 }
 
 // killed: an instance running a task of each era is killed; within deadBound another
