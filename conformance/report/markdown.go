@@ -46,10 +46,6 @@ func (f *File) Markdown(w io.Writer) error {
 // eras, the seed, when, and the storecheck that wrote the report.
 func (f *File) writeMarkdownHead(b *strings.Builder) {
 	r := f.Report
-	var eras []string
-	for _, e := range r.Eras {
-		eras = append(eras, string(e))
-	}
 	mode := ""
 	if r.Strict {
 		mode = " · strict"
@@ -60,7 +56,7 @@ func (f *File) writeMarkdownHead(b *strings.Builder) {
 	b.WriteString("| | |\n|---|---|\n")
 	fmt.Fprintf(b, "| Verdict | **%s** · %s |\n", r.verdictWord(), mdCell(r.ClosingCounts()))
 	fmt.Fprintf(b, "| Subject | %s (%s) |\n", mdCell(r.Store), r.subjectWord())
-	fmt.Fprintf(b, "| Eras | %s |\n", mdCell(strings.Join(eras, ", ")))
+	fmt.Fprintf(b, "| Eras | %s |\n", mdCell(strings.Join(r.eraNames(), ", ")))
 	fmt.Fprintf(b, "| Seed | %d%s |\n", r.Seed, mode)
 	fmt.Fprintf(b, "| Run | %s, %d specs in %s |\n", r.Started.UTC().Format(time.RFC3339), r.Totals.Specs, r.Duration.Round(time.Millisecond))
 	v := f.Storecheck

@@ -542,10 +542,7 @@ const (
 // rules not covered, and the closing line with the store's own counts.
 func (r *Report) Summary(w io.Writer) error {
 	var b strings.Builder
-	var eras []string
-	for _, e := range r.Eras {
-		eras = append(eras, string(e))
-	}
+	eras := r.eraNames()
 	strict := ""
 	if r.Strict {
 		strict = ", strict"
@@ -591,6 +588,15 @@ func (r *Report) Summary(w io.Writer) error {
 	fmt.Fprintf(&b, "\n%s: %s; seed %d\n", r.verdictWord(), r.ClosingCounts(), r.Seed)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// eraNames are the names of the eras run, in order.
+func (r *Report) eraNames() []string {
+	var eras []string
+	for _, e := range r.Eras {
+		eras = append(eras, string(e))
+	}
+	return eras
 }
 
 // verdictWord is the run's verdict in a word: PASS when it is OK, else FAIL.
