@@ -29,16 +29,8 @@ import (
 // each with its own pools and LISTEN connection (as separate processes would), sharing a
 // secret, signals and leases, each with the deployment defect of m (zero: none); it
 // returns their endpoints. Without Docker the test is skipped, except under CI.
-func scaledPostgres(t *testing.T, n int, m mutant.Mutant[servermutants.Build]) []string {
+func scaledPostgres(t *testing.T, dsn string, n int, m mutant.Mutant[servermutants.Build]) []string {
 	t.Helper()
-	dsn, stop, err := pgcontainer.Start(t.Context())
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Postgres: %v", err)
-		}
-		t.Skipf("no Postgres: %v", err)
-	}
-	t.Cleanup(func() { _ = stop(context.Background()) })
 	open := clustertest.Named(func() (clustertest.NamedHarness, func()) {
 		h := postgres.NewHarness(dsn)
 		return h, h.Close
@@ -62,7 +54,7 @@ func TestDeploymentPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Postgres container (-short)")
 	}
-	urls := scaledPostgres(t, 3, mutant.Mutant[servermutants.Build]{})
+	urls := scaledPostgres(t, pgDSN(t), 3, mutant.Mutant[servermutants.Build]{})
 	r := runConfig(t, probe.Config{Strict: true, Deployment: probe.Deployment{URLs: urls, Shape: probe.ShapeAny}}, 0)
 	got := rows(r, crossRules)
 	for _, era := range []string{"legacy", "modern"} {
@@ -84,6 +76,9 @@ func TestDeploymentPostgres(t *testing.T) {
 // schema shared with its siblings: the DSN and the schema on two lines of the variable, the port its argument.
 const asScaled = "STORECHECK_PROBE_TEST_AS_SCALED"
 
+// asScaledMutant names the deployment mutant an asScaled instance serves with.
+const asScaledMutant = "STORECHECK_PROBE_TEST_SCALED_MUTANT"
+
 // scaledLease is the lease of the instances the kill test starts.
 const scaledLease = time.Second
 
@@ -104,8 +99,13 @@ func serveScaled(spec, port string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	srv, err := server.New(server.Config{Legacy: l, Modern: m, Signals: b, Leases: b, Secret: []byte("one deployment"), Lease: scaledLease,
-		Principals: map[string]string{"token-a": "alice", "token-b": "bob"}, MaxTasksPerPrincipal: testLimit})
+	cfg := server.Config{Legacy: l, Modern: m, Signals: b, Leases: b, Secret: []byte("one deployment"), Lease: scaledLease,
+		Principals: map[string]string{"token-a": "alice", "token-b": "bob"}, MaxTasksPerPrincipal: testLimit}
+	if name := os.Getenv(asScaledMutant); name != "" {
+		mu, _ := servermutants.DeploymentByName(name)
+		cfg = mu.Build.Configure(cfg, func() { os.Exit(3) })
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -122,15 +122,7 @@ func TestDeploymentPostgresKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Postgres container (-short)")
 	}
-	dsn, stop, err := pgcontainer.Start(t.Context())
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Postgres: %v", err)
-		}
-		t.Skipf("no Postgres: %v", err)
-	}
-	t.Cleanup(func() { _ = stop(context.Background()) })
-	t.Setenv(asScaled, dsn+"\n"+pgschema.RandomName("storecheck_probe_"))
+	t.Setenv(asScaled, pgDSN(t)+"\n"+pgschema.RandomName("storecheck_probe_"))
 	runs := 2
 	if s := os.Getenv("STORECHECK_PROBE_KILL_RUNS"); s != "" {
 		runs, _ = strconv.Atoi(s)
@@ -144,5 +136,51 @@ func TestDeploymentPostgresKill(t *testing.T) {
 				t.Logf("run %d: %s: %q", i+1, row, rows(r, []string{"V-XKILL-1"})[row].Notes)
 			}
 		}
+	}
+}
+
+// pgDSN starts Postgres for the test. Without Docker the test is skipped, except under CI.
+func pgDSN(t *testing.T) string {
+	t.Helper()
+	dsn, stop, err := pgcontainer.Start(t.Context())
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Postgres: %v", err)
+		}
+		t.Skipf("no Postgres: %v", err)
+	}
+	t.Cleanup(func() { _ = stop(context.Background()) })
+	return dsn
+}
+
+// TestDeploymentMutantsAreKilled: each deployment defect (servermutants.Deployment),
+// built into every instance of a deployment over one Postgres schema, fails exactly the
+// cross-instance rules it breaks: two instances the test serves for the wrappers (the
+// cross-instance rules but V-XKILL-1), three the probe starts and kills one of for a
+// defect of leases (V-XKILL-1).
+func TestDeploymentMutantsAreKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Postgres container (-short)")
+	}
+	dsn := pgDSN(t)
+	for _, m := range servermutants.Deployment() {
+		t.Run(m.Name, func(t *testing.T) {
+			cfg := probe.Config{Strict: true, Rules: crossRules[:4]}
+			if slices.Contains(m.Breaks, "V-XKILL-1") {
+				t.Setenv(asScaled, dsn+"\n"+pgschema.RandomName("storecheck_probe_"))
+				t.Setenv(asScaledMutant, m.Name)
+				cfg.Rules = []string{"V-XKILL-1"}
+				cfg.Deployment = probe.Deployment{Command: []string{os.Args[0], "{port}"}, Copies: 3, Lease: scaledLease}
+			} else {
+				cfg.Deployment = probe.Deployment{URLs: scaledPostgres(t, dsn, 2, m)}
+			}
+			r := runConfig(t, cfg, 0)
+			if killed, why := probe.Killed(r, m.Breaks); !killed {
+				t.Errorf("deployment mutant %s (breaks %v): %s", m.Name, m.Breaks, why)
+				for _, rr := range r.Rules {
+					t.Logf("%s %s %s: %q", rr.ID, rr.Era, rr.Outcome, rr.Reasons)
+				}
+			}
+		})
 	}
 }

@@ -62,7 +62,7 @@ func TestDeploymentInProcessMemory(t *testing.T) {
 		{"any", probe.Config{Deployment: probe.Deployment{Command: cmd, Copies: 2, Shape: probe.ShapeAny, Lease: time.Second}},
 			map[string]conformance.Outcome{"V-XREAD-1": conformance.Failed, "V-XCANCEL-1": conformance.Failed, "V-XINPUT-1": conformance.Failed, "V-XNOTIFY-1": conformance.Failed, "V-XKILL-1": conformance.NotExercised},
 			map[string]string{"V-XREAD-1": "created on instance 1, instance 2 answered: error -32602", "V-XCANCEL-1": "created on instance 2, instance 1 answered: error -32602",
-				"V-XINPUT-1": "created on instance 1, instance 2 answered: error -32602", "V-XNOTIFY-1": "told its listener nothing about the task",
+				"V-XINPUT-1": "created on instance 1, instance 2 answered: error -32602", "V-XNOTIFY-1": "instance 1 answered: error -32602",
 				"V-XKILL-1": "V-XREAD-1 judges that"}},
 		{"routed", probe.Config{Deployment: probe.Deployment{Command: cmd, Copies: 2, Shape: probe.ShapeRouted, Lease: time.Second}},
 			map[string]conformance.Outcome{"V-XREAD-1": conformance.Passed, "V-XCANCEL-1": conformance.Passed, "V-XINPUT-1": conformance.Passed, "V-XNOTIFY-1": conformance.NotExercised, "V-XKILL-1": conformance.Passed},

@@ -172,6 +172,11 @@ func cancelledVia(ctx context.Context, r *eraRun, a, b member) error {
 	defer func() {
 		_, _ = a.p.call(context.WithoutCancel(ctx), "tasks/cancel", map[string]any{"taskId": id}, true)
 	}()
+	if a != b {
+		if _, err := r.seen(ctx, a, b, id, "the working task "+id+" (tool "+r.tools.Long+")"); err != nil {
+			return err
+		}
+	}
 	res, err := b.p.call(ctx, "tasks/cancel", map[string]any{"taskId": id}, true)
 	if err != nil {
 		return err
@@ -224,16 +229,13 @@ func checkCrossInput(ctx context.Context, r *eraRun) error {
 	if _, err := awaitInput(ctx, a.p, id, r.tools.Input, nil); err != nil {
 		return err
 	}
-	t, rpcErr, err := b.p.task(ctx, id)
+	t, err := r.seen(ctx, a, b, id, "the input_required task "+id+" (tool "+r.tools.Input+")")
 	if err != nil {
 		return err
 	}
 	in := fmt.Sprintf("tasks/get on %s of the input_required task %s (tool %s) made on %s", b.name, id, r.tools.Input, r.where(a, id))
 	reqs, _ := t["inputRequests"].(map[string]any)
-	switch {
-	case rpcErr != nil:
-		return faultf(in, "the task and its inputRequests ("+readWhy+")", fmt.Sprintf("created on %s, %s answered: %s", r.where(a, id), b.name, rpcText(rpcErr)))
-	case len(reqs) == 0:
+	if len(reqs) == 0 {
 		return faultf(in, `the task input_required with its inputRequests, as the instance that runs it shows them ("The inputRequests field MUST contain all outstanding requests")`, clip(fmt.Sprint(t), 300))
 	}
 	answers := map[string]any{}
@@ -260,4 +262,29 @@ func checkCrossInput(ctx context.Context, r *eraRun) error {
 		}
 		return false, nil
 	})
+}
+
+// seenWait bounds how long a check of a change made through another instance waits for
+// that instance to find the task first.
+const seenWait = time.Second
+
+// seen waits up to seenWait for b to find task id (what), made through a, and returns
+// it: a check of a change made through b waits for the task to reach b, so that a
+// deployment slow to show a new task fails V-XREAD-1 alone. A task b never finds fails
+// the check too: no change to it can be made through b.
+func (r *eraRun) seen(ctx context.Context, a, b member, id, what string) (map[string]any, error) {
+	var found map[string]any
+	err := b.p.poll(ctx, id, seenWait, func(t map[string]any, rpcErr *client.Error, late bool) (bool, error) {
+		switch {
+		case rpcErr == nil:
+			found = t
+			return true, nil
+		case late:
+			return true, faultf(fmt.Sprintf("tasks/get on %s of %s made on %s, for %v", b.name, what, r.where(a, id), seenWait),
+				"the task, so that a change to it can be made through any instance ("+readWhy+")",
+				fmt.Sprintf("created on %s, %s answered: %s", r.where(a, id), b.name, rpcText(rpcErr)))
+		}
+		return false, nil
+	})
+	return found, err
 }

@@ -42,6 +42,9 @@ func checkCrossNotify(ctx context.Context, r *eraRun) error {
 	if id, err = a.p.create(ctx, r.tools.Slow, r.tools.SlowArgs); err != nil {
 		return fmt.Errorf("%w: %w", errSetup, err)
 	}
+	if _, err := r.seen(ctx, a, b, id, "the task "+id+" (tool "+r.tools.Slow+")"); err != nil {
+		return err
+	}
 	if r.era == conformance.EraModern {
 		for _, m := range []member{a, b} {
 			listens.Add(1)
