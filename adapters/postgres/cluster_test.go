@@ -14,16 +14,13 @@ import (
 // (clustertest.Run).
 func TestScaledOut(t *testing.T) {
 	dsn := srv.Get(t)
-	name := pgschema.RandomName("storecheck_mcp_")
-	t.Cleanup(func() {
-		admin, err := pgschema.AdminPool(context.Background(), dsn)
-		if err == nil {
+	clustertest.RunNamed(t, func() (clustertest.NamedHarness, func()) {
+		h := postgres.NewHarness(dsn)
+		return h, h.Close
+	}, func(name string) {
+		if admin, err := pgschema.AdminPool(context.Background(), dsn); err == nil {
 			_ = pgschema.Drop(context.Background(), admin, name)
 			admin.Close()
 		}
 	})
-	clustertest.Run(t, clustertest.Named(func() (clustertest.NamedHarness, func()) {
-		h := postgres.NewHarness(dsn)
-		return h, h.Close
-	}, name))
 }

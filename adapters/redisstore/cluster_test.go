@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/storecheck/storecheck/adapters/redisstore"
-	"github.com/storecheck/storecheck/internal/pgschema"
 	"github.com/storecheck/storecheck/mcp/server/clustertest"
 )
 
@@ -14,14 +13,12 @@ import (
 // (clustertest.Run).
 func TestScaledOut(t *testing.T) {
 	newClient := newClientFunc(t)
-	name := pgschema.RandomName("mcp-")
-	t.Cleanup(func() {
+	clustertest.RunNamed(t, func() (clustertest.NamedHarness, func()) {
+		h := redisstore.NewHarness("redis", newClient, 4)
+		return h, h.Close
+	}, func(name string) {
 		c := newClient()
 		defer c.Close()
 		_, _ = redisstore.DeletePrefix(context.Background(), c, name)
 	})
-	clustertest.Run(t, clustertest.Named(func() (clustertest.NamedHarness, func()) {
-		h := redisstore.NewHarness("redis", newClient, 4)
-		return h, h.Close
-	}, name))
 }

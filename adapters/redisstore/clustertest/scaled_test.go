@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/storecheck/storecheck/adapters/redisstore"
-	"github.com/storecheck/storecheck/internal/pgschema"
 	mcpcluster "github.com/storecheck/storecheck/mcp/server/clustertest"
 )
 
@@ -14,14 +13,12 @@ import (
 // on one node and heard on others), are one server to their clients.
 func TestScaledOut(t *testing.T) {
 	newClient := newClientFunc(t)
-	name := pgschema.RandomName("mcp-")
-	t.Cleanup(func() {
+	mcpcluster.RunNamed(t, func() (mcpcluster.NamedHarness, func()) {
+		h := redisstore.NewHarness("redis-cluster", newClient, 12)
+		return h, h.Close
+	}, func(name string) {
 		c := newClient()
 		defer c.Close()
 		_, _ = redisstore.DeletePrefix(context.Background(), c, name)
 	})
-	mcpcluster.Run(t, mcpcluster.Named(func() (mcpcluster.NamedHarness, func()) {
-		h := redisstore.NewHarness("redis-cluster", newClient, 12)
-		return h, h.Close
-	}, name))
 }

@@ -2,6 +2,8 @@ package clustertest
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"testing"
 
 	"github.com/storecheck/storecheck/conformance/harness"
@@ -49,4 +51,14 @@ func Named(newHarness func() (NamedHarness, func()), name string) Open {
 		}
 		return in
 	}
+}
+
+// RunNamed runs the checks (Run) over a namespace of a fresh name that every instance
+// opens by name (Named); drop removes what the namespace left in the backend.
+func RunNamed(t *testing.T, newHarness func() (NamedHarness, func()), drop func(name string)) {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	name := "mcp_" + hex.EncodeToString(b[:])
+	t.Cleanup(func() { drop(name) })
+	Run(t, Named(newHarness, name))
 }
