@@ -441,6 +441,12 @@ func legacyTranscript(tr *transcript) {
 	tr.call("tasks/get of the cancelled task", "tasks/get", map[string]any{"taskId": id})
 	body, _ := tr.body("tasks/get", map[string]any{"taskId": id})
 	tr.send("tasks/get by bob in alice's session", "token-b", body, nil)
+	// Keys are case-sensitive.
+	tr.call("tasks/get with TaskId", "tasks/get", map[string]any{"TaskId": id})
+	tr.call("tools/call with Name", "tools/call", map[string]any{"Name": "greet", "arguments": map[string]any{"name": "Ada"}})
+	tr.call("tools/call slow_compute with Task", "tools/call", map[string]any{"name": "slow_compute", "arguments": map[string]any{"seconds": 0}, "Task": map[string]any{}})
+	ttl := tr.call("tools/call slow_compute with task.TTL", "tools/call", call("slow_compute", map[string]any{"seconds": 0}, map[string]any{"TTL": -1}))
+	tr.call("tasks/result of it", "tasks/result", map[string]any{"taskId": taskID(ttl)})
 	for _, p := range []map[string]any{{}, {"taskId": 5}, {"taskId": ""}, {"taskId": "nope"}} {
 		for _, m := range []string{"tasks/get", "tasks/cancel", "tasks/result"} {
 			tr.call(fmt.Sprintf("%s %v", m, p), m, p)
@@ -545,6 +551,8 @@ func modernTranscript(tr *transcript) {
 	tr.call("subscriptions/listen without the extension", "subscriptions/listen", map[string]any{})
 	tr.caps = map[string]any{"extensions": 5}
 	tr.call("tasks/get, extensions not an object", "tasks/get", map[string]any{"taskId": id})
+	tr.caps = map[string]any{"Extensions": map[string]any{server.TasksExtension: map[string]any{}}}
+	tr.call("tasks/get, Extensions", "tasks/get", map[string]any{"taskId": id})
 	tr.caps = tasks
 	tr.modern = false
 }
