@@ -150,6 +150,8 @@ func (s *Server) answerInput(ctx context.Context, principal string, msg message)
 	if json.Unmarshal(msg.ID, &id) != nil {
 		return
 	}
+	// The answer is kept as the client sent it, open to the server: its result object,
+	// or its error as {"error": ...}; the tool that asked reads it (elicited).
 	var answer any
 	if msg.Error != nil {
 		var e any

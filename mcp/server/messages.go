@@ -81,8 +81,8 @@ type clientCapabilities struct {
 
 func (c *clientCapabilities) UnmarshalJSON(b []byte) error { return decodeExact(b, c) }
 
-// formElicitation reports whether the capabilities take form-mode elicitation: "an
-// empty capabilities object is equivalent to declaring support for form mode only".
+// elicits reports whether the capabilities take elicitation in mode: "an empty
+// capabilities object is equivalent to declaring support for form mode only".
 func (c clientCapabilities) elicits(mode string) bool {
 	if c.Elicitation == nil {
 		return false

@@ -239,7 +239,9 @@ type message struct {
 
 // request is one call as the handlers see it.
 type Request struct {
-	msg     message
+	msg message
+	// params is the params object as parsed, generic as a Wrap reads and rewrites it;
+	// each handler decodes its method's params from it (messages.go).
 	params  map[string]any
 	caller  reference.Caller
 	owner   string // the owner a task it creates gets: the principal, "" for anonymous
