@@ -43,19 +43,20 @@ const (
 
 var errDead = errors.New("clustertest: the instance was killed")
 
-// node is one running instance.
-type node struct {
-	url   string
+// Node is one running instance, served on a loopback listener.
+type Node struct {
+	URL   string // the listener's base URL (the server answers on any path)
 	srv   *server.Server
 	dead  *atomic.Bool
 	drops chan string // the leases its work dropped, as it ended
 }
 
-// start serves an instance over in; its clients of the store and backend fail once
-// kill is called, as a SIGKILLed process's writes never arrive.
-func start(t testing.TB, in Instance) *node {
+// Start serves an instance over in, with the deployment's secret and Lease; its clients
+// of the store and backend fail once Kill is called, as a SIGKILLed process's writes
+// never arrive. It is closed when the test ends.
+func Start(t testing.TB, in Instance) *Node {
 	t.Helper()
-	n := &node{dead: &atomic.Bool{}, drops: make(chan string, 64)}
+	n := &Node{dead: &atomic.Bool{}, drops: make(chan string, 64)}
 	cfg := server.Config{Principals: map[string]string{"token-a": "alice", "token-b": "bob"},
 		Secret: []byte("one deployment"), Lease: Lease, PageSize: 2}
 	if in.Legacy != nil {
@@ -74,15 +75,15 @@ func start(t testing.TB, in Instance) *node {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(srv)
-	n.url, n.srv = hs.URL, srv
+	n.URL, n.srv = hs.URL, srv
 	var once sync.Once
 	t.Cleanup(func() { once.Do(func() { hs.Close(); srv.Close(); in.Backend.Close() }) })
 	return n
 }
 
-// kill stops the instance as SIGKILL would: nothing it does afterwards reaches the
+// Kill stops the instance as SIGKILL would: nothing it does afterwards reaches the
 // store or the backend.
-func (n *node) kill() {
+func (n *Node) Kill() {
 	n.dead.Store(true)
 	_ = n.srv.Close()
 }

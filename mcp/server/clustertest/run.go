@@ -15,13 +15,13 @@ type Open func(t testing.TB) Instance
 // deployment is three instances serving one store.
 type deployment struct {
 	t     *testing.T
-	nodes []*node
+	nodes []*Node
 }
 
 // client of principal token on instance i, in the modern era or in a new 2025-11-25
 // session (declaring form elicitation).
 func (d *deployment) client(i int, modernEra bool) *client {
-	c := &client{t: d.t, url: d.nodes[i].url, token: "token-a", modern: modernEra}
+	c := &client{t: d.t, url: d.nodes[i].URL, token: "token-a", modern: modernEra}
 	if !modernEra {
 		c.ok("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"elicitation": map[string]any{}},
 			"clientInfo": map[string]any{"name": "clustertest", "version": "1"}})
@@ -42,7 +42,7 @@ func eraName(modernEra bool) string {
 func Run(t *testing.T, open Open) {
 	d := &deployment{t: t}
 	for range 3 {
-		d.nodes = append(d.nodes, start(t, open(t)))
+		d.nodes = append(d.nodes, Start(t, open(t)))
 	}
 	for _, modernEra := range []bool{false, true} {
 		t.Run(eraName(modernEra), func(t *testing.T) {
@@ -53,7 +53,7 @@ func Run(t *testing.T, open Open) {
 			t.Run("notifications", func(t *testing.T) { d.t = t; d.notifications(modernEra) })
 		})
 	}
-	t.Run("killed instance", func(t *testing.T) { d.t = t; d.killed(start(t, open(t))) })
+	t.Run("killed instance", func(t *testing.T) { d.t = t; d.killed(Start(t, open(t))) })
 }
 
 // readAfterCreate: a task made on instance 0 is read on 1 and 2 as soon as its creation
@@ -230,14 +230,14 @@ func (d *deployment) notifications(modernEra bool) {
 
 // killed: an instance running a task of each era is killed; within deadBound another
 // instance ends both failed, saying why.
-func (d *deployment) killed(doomed *node) {
+func (d *deployment) killed(doomed *Node) {
 	d.nodes = append(d.nodes, doomed)
 	ids := map[bool]string{}
 	for _, modernEra := range []bool{false, true} {
 		ids[modernEra] = d.client(3, modernEra).create("long_job", map[string]any{"seconds": 60})
 	}
 	at := time.Now()
-	doomed.kill()
+	doomed.Kill()
 	for _, modernEra := range []bool{false, true} {
 		got := d.client(0, modernEra).waitStatus(ids[modernEra], "failed", deadBound)
 		why, _ := json.Marshal(got)
