@@ -114,22 +114,26 @@ func serveScaled(spec, port string) int {
 	return 1
 }
 
-// TestDeploymentPostgresKill: three instances over one Postgres schema, started by the
-// probe, one killed mid-task in each era: no acknowledged task is lost and the dead
+// TestDeploymentPostgresKill: three `storecheck serve --mcp --namespace` over one
+// Postgres schema, started by the probe, one killed mid-task in each era: no acknowledged task is lost and the dead
 // instance's working task ends (failed, by another instance, once its lease runs out)
 // within the lease; in runs rounds.
 func TestDeploymentPostgresKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Postgres container (-short)")
 	}
-	t.Setenv(asScaled, pgDSN(t)+"\n"+pgschema.RandomName("storecheck_probe_"))
+	t.Setenv(asCLI, "1")
+	t.Setenv("STORECHECK_PROBE_TEST_SECRET", "one deployment")
+	cmd := []string{os.Args[0], "serve", "--mcp", "127.0.0.1:{port}", "--adapter", "postgres", "--dsn", pgDSN(t),
+		"--namespace", pgschema.RandomName("storecheck_probe_"), "--secret-env", "STORECHECK_PROBE_TEST_SECRET", "--lease", scaledLease.String(),
+		"--principal", "token-a=alice", "--principal", "token-b=bob"}
 	runs := 2
 	if s := os.Getenv("STORECHECK_PROBE_KILL_RUNS"); s != "" {
 		runs, _ = strconv.Atoi(s)
 	}
 	for i := range runs {
 		r := runConfig(t, probe.Config{Strict: true, Rules: []string{"V-XKILL-1"},
-			Deployment: probe.Deployment{Command: []string{os.Args[0], "{port}"}, Copies: 3, Lease: scaledLease}}, 2)
+			Deployment: probe.Deployment{Command: cmd, Copies: 3, Lease: scaledLease}}, 2)
 		for row := range rows(r, []string{"V-XKILL-1"}) {
 			wantRow(t, rows(r, []string{"V-XKILL-1"}), row, conformance.Passed, "")
 			if testing.Verbose() {

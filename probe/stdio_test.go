@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/cli"
+	"github.com/storecheck/storecheck/cli/builtin"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/mcp/server"
 	"github.com/storecheck/storecheck/mcp/servermutants"
@@ -28,7 +29,7 @@ const (
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asCLI) == "1" {
-		os.Exit(cli.Run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(cli.Run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, builtin.Adapters()))
 	}
 	if name := os.Getenv(asMutant); name != "" {
 		os.Exit(serveMutantStdio(name))
