@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/storecheck/storecheck/conformance/harness"
+	"github.com/storecheck/storecheck/internal/pgschema"
 	"github.com/storecheck/storecheck/mcp/cluster"
 	"github.com/storecheck/storecheck/reference"
 )
@@ -21,9 +22,9 @@ import (
 // place on Close; Cluster is what the instances share beyond the tasks, on the same
 // schema: LISTEN/NOTIFY for signals, a table of leases.
 
-// namedLockClass is the first key of the advisory lock under which a named schema is
-// made: concurrent CREATE SCHEMA IF NOT EXISTS of one name can collide in the catalogue.
-const namedLockClass = 0x5c0d
+// leasesLockClass is the first key of the advisory lock under which the lease table is
+// made: concurrent CREATE TABLE IF NOT EXISTS can collide in the catalogue.
+const leasesLockClass = 0x5c0e
 
 // OpenNamed returns the namespace of the schema name, made and migrated when it does not
 // exist yet; its Close leaves the schema and its tasks for the other instances.
@@ -32,14 +33,7 @@ func (h *Harness) OpenNamed(ctx context.Context, clock reference.Clock, name str
 	if err != nil {
 		return nil, err
 	}
-	err = pgx.BeginFunc(ctx, admin, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, namedLockClass, name); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{name}.Sanitize())
-		return err
-	})
-	if err == nil {
+	if err = pgschema.Ensure(ctx, admin, name); err == nil {
 		err = Migrate(ctx, inSchema{admin, name})
 	}
 	if err != nil {
@@ -80,7 +74,7 @@ var _ cluster.Backend = (*Cluster)(nil)
 // the lease table when missing. Close does not close pool.
 func NewCluster(ctx context.Context, pool *pgxpool.Pool, schema string) (*Cluster, error) {
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, namedLockClass, schema+".leases"); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, leasesLockClass, schema); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, leasesSQL)

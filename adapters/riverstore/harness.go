@@ -103,6 +103,7 @@ type pgNamespace struct {
 	clock  reference.Clock
 
 	pools opened.Set[*pgxpool.Pool]
+	kept  bool // a named schema (cluster.go): Close leaves it
 }
 
 // newPool opens a pool whose connections all land in the namespace's schema.
@@ -132,6 +133,9 @@ func (n *pgNamespace) backend(ctx context.Context) (*Backend[pgx.Tx], error) {
 func (n *pgNamespace) Close(ctx context.Context) error {
 	for _, p := range n.pools.Close() {
 		p.Close()
+	}
+	if n.kept {
+		return nil
 	}
 	return n.h.admin.DropSchema(ctx, n.schema)
 }
