@@ -1,7 +1,7 @@
 # storecheck. `make test` is the README's test command and what .ci/run calls.
 GO ?= go
 
-.PHONY: test test-faults mutants check race vet fmt bench bench-paging env node-deps
+.PHONY: test test-faults mutants check race vet fmt bench bench-paging env node-deps dist
 
 # The TypeScript SDK's pinned store (examples/typescript-sdk: npm ci from its lockfile),
 # which the SDK profile's compatibility test runs. Without npm the test skips, except
@@ -65,6 +65,14 @@ test-faults:
 	echo "$(GO) test -count=1 -timeout 20m -run '$(FAULT_TESTS)' ..."; \
 	$(GO) test -count=1 -timeout 20m -run '$(FAULT_TESTS)' ./adapters/postgres/ ./adapters/redisstore/ ./adapters/redisstore/rediscontainer/ ./adapters/redisstore/clustertest/ ./conformance/faults/ ./cli/; code=$$?; \
 	echo "fault checks (docs/spec.md 5):"; cat $$sum; rm -f $$sum; exit $$code
+
+# A release into dist/ (release/cmd/dist, docs/release.md): static binaries for linux,
+# darwin and windows on amd64 and arm64, their archives and SHA256SUMS, the image
+# (FROM scratch, no pull) and the npm packages with their npm pack tarballs. The same
+# commit gives the same archives and sums; SOURCE_DATE_EPOCH, else the commit's time,
+# dates their files. Without docker or npm their part is skipped, except under CI=true.
+dist:
+	$(GO) run ./release/cmd/dist -o dist
 
 # The main job: the battery against the embedded in-memory store, no services needed.
 check:
