@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/adapters/postgres"
-	"github.com/storecheck/storecheck/adapters/postgres/pgcontainer"
+	"github.com/storecheck/storecheck/adapters/postgres/pgtest"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/internal/pgschema"
@@ -54,7 +54,7 @@ func TestDeploymentPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Postgres container (-short)")
 	}
-	urls := scaledPostgres(t, pgDSN(t), 3, mutant.Mutant[servermutants.Build]{})
+	urls := scaledPostgres(t, pgtest.DSN(t), 3, mutant.Mutant[servermutants.Build]{})
 	r := runConfig(t, probe.Config{Strict: true, Deployment: probe.Deployment{URLs: urls, Shape: probe.ShapeAny}}, 0)
 	got := rows(r, crossRules)
 	for _, era := range []string{"legacy", "modern"} {
@@ -124,7 +124,7 @@ func TestDeploymentPostgresKill(t *testing.T) {
 	}
 	t.Setenv(asCLI, "1")
 	t.Setenv("STORECHECK_PROBE_TEST_SECRET", "one deployment")
-	cmd := []string{os.Args[0], "serve", "--mcp", "127.0.0.1:{port}", "--adapter", "postgres", "--dsn", pgDSN(t),
+	cmd := []string{os.Args[0], "serve", "--mcp", "127.0.0.1:{port}", "--adapter", "postgres", "--dsn", pgtest.DSN(t),
 		"--namespace", pgschema.RandomName("storecheck_probe_"), "--secret-env", "STORECHECK_PROBE_TEST_SECRET", "--lease", scaledLease.String(),
 		"--principal", "token-a=alice", "--principal", "token-b=bob"}
 	runs := 2
@@ -143,20 +143,6 @@ func TestDeploymentPostgresKill(t *testing.T) {
 	}
 }
 
-// pgDSN starts Postgres for the test. Without Docker the test is skipped, except under CI.
-func pgDSN(t *testing.T) string {
-	t.Helper()
-	dsn, stop, err := pgcontainer.Start(t.Context())
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Postgres: %v", err)
-		}
-		t.Skipf("no Postgres: %v", err)
-	}
-	t.Cleanup(func() { _ = stop(context.Background()) })
-	return dsn
-}
-
 // TestDeploymentMutantsAreKilled: each deployment defect (servermutants.Deployment),
 // built into every instance of a deployment over one Postgres schema, fails exactly the
 // cross-instance rules it breaks: two instances the test serves for the wrappers (the
@@ -166,7 +152,7 @@ func TestDeploymentMutantsAreKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Postgres container (-short)")
 	}
-	dsn := pgDSN(t)
+	dsn := pgtest.DSN(t)
 	for _, m := range servermutants.Deployment() {
 		t.Run(m.Name, func(t *testing.T) {
 			cfg := probe.Config{Strict: true, Rules: crossRules[:4]}

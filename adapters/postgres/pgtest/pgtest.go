@@ -19,15 +19,7 @@ import (
 // (CI=true), where it fails.
 func Stores(t *testing.T) (legacy.Store, modern.Store) {
 	t.Helper()
-	dsn, stop, err := pgcontainer.Start(t.Context())
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Postgres: %v", err)
-		}
-		t.Skipf("no Postgres: %v", err)
-	}
-	t.Cleanup(func() { _ = stop(context.Background()) })
-	h := postgres.NewHarness(dsn)
+	h := postgres.NewHarness(DSN(t))
 	t.Cleanup(h.Close)
 	ns, err := h.Open(t.Context(), reference.SystemClock{})
 	if err != nil {
@@ -43,4 +35,19 @@ func Stores(t *testing.T) (legacy.Store, modern.Store) {
 		t.Fatal(err)
 	}
 	return l, m
+}
+
+// DSN starts Postgres, stopped when the test ends, and returns its connection string.
+// Without Docker the test is skipped, except under CI (CI=true), where it fails.
+func DSN(t *testing.T) string {
+	t.Helper()
+	dsn, stop, err := pgcontainer.Start(t.Context())
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Postgres: %v", err)
+		}
+		t.Skipf("no Postgres: %v", err)
+	}
+	t.Cleanup(func() { _ = stop(context.Background()) })
+	return dsn
 }
