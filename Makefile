@@ -1,7 +1,7 @@
 # storecheck. `make test` is the README's test command and what .ci/run calls.
 GO ?= go
 
-.PHONY: test test-faults mutants check race vet fmt bench bench-paging env node-deps dist
+.PHONY: test test-faults mutants check race vet fmt bench bench-paging env node-deps compat dist
 
 # The TypeScript SDK's pinned store (examples/typescript-sdk: npm ci from its lockfile),
 # which the SDK profile's compatibility test runs. Without npm the test skips, except
@@ -73,6 +73,13 @@ test-faults:
 # dates their files. Without docker or npm their part is skipped, except under CI=true.
 dist:
 	$(GO) run ./release/cmd/dist -o dist
+
+# The compatibility table (scripts/compat): every store's battery and every server's probe
+# run again into docs/compatibility/reports (containers as make test starts them; about
+# half an hour), then docs/compatibility.md and .json from them. make test only checks
+# that the committed table is what the committed reports give.
+compat: node-deps
+	$(GO) run ./scripts/compat -refresh
 
 # The main job: the battery against the embedded in-memory store, no services needed.
 check:
