@@ -14,6 +14,8 @@ import (
 
 	"github.com/storecheck/storecheck/adapters/postgres"
 	"github.com/storecheck/storecheck/adapters/postgres/pgtest"
+	"github.com/storecheck/storecheck/adapters/redisstore"
+	"github.com/storecheck/storecheck/adapters/redisstore/rediscontainer"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/internal/pgschema"
@@ -31,10 +33,15 @@ import (
 // returns their endpoints. Without Docker the test is skipped, except under CI.
 func scaledPostgres(t *testing.T, dsn string, n int, m mutant.Mutant[servermutants.Build]) []string {
 	t.Helper()
-	open := clustertest.Named(func() (clustertest.NamedHarness, func()) {
+	return scaled(t, clustertest.Named(func() (clustertest.NamedHarness, func()) {
 		h := postgres.NewHarness(dsn)
 		return h, h.Close
-	}, pgschema.RandomName("storecheck_probe_"))
+	}, pgschema.RandomName("storecheck_probe_")), n, m)
+}
+
+// scaled serves n instances, each opened by open, with the deployment defect of m.
+func scaled(t *testing.T, open clustertest.Open, n int, m mutant.Mutant[servermutants.Build]) []string {
+	t.Helper()
 	var urls []string
 	for range n {
 		in := open(t)
@@ -54,14 +61,42 @@ func TestDeploymentPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Postgres container (-short)")
 	}
-	urls := scaledPostgres(t, pgtest.DSN(t), 3, mutant.Mutant[servermutants.Build]{})
+	checkDeploymentPasses(t, "three instances over Postgres", scaledPostgres(t, pgtest.DSN(t), 3, mutant.Mutant[servermutants.Build]{}))
+}
+
+// TestDeploymentRedisCluster is TestDeploymentPostgres over one key prefix of a Redis
+// Cluster of three masters (containers), each instance with clients of its own.
+func TestDeploymentRedisCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster in containers (-short)")
+	}
+	opts, stop, err := rediscontainer.StartCluster(t.Context())
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Redis Cluster: %v", err)
+		}
+		t.Skipf("no Redis Cluster: %v", err)
+	}
+	t.Cleanup(func() { _ = stop(context.Background()) })
+	open := clustertest.Named(func() (clustertest.NamedHarness, func()) {
+		h := redisstore.NewHarness("redis-cluster", redisstore.ClusterClients(opts), 12)
+		return h, h.Close
+	}, fmt.Sprintf("storecheck-probe-%d", time.Now().UnixNano()))
+	checkDeploymentPasses(t, "three instances over a Redis Cluster", scaled(t, open, 3, mutant.Mutant[servermutants.Build]{}))
+}
+
+// checkDeploymentPasses: the deployment of urls, probed as one any instance serves,
+// passes every rule under --strict, the cross-instance rules exercised (V-XKILL-1 aside:
+// the probe did not start the instances).
+func checkDeploymentPasses(t *testing.T, subject string, urls []string) {
+	t.Helper()
 	r := runConfig(t, probe.Config{Strict: true, Deployment: probe.Deployment{URLs: urls, Shape: probe.ShapeAny}}, 0)
 	got := rows(r, crossRules)
 	for _, era := range []string{"legacy", "modern"} {
 		wantRow(t, got, "V-XKILL-1 "+era, conformance.NotExercised, "the probe did not start the instances")
 	}
 	r.Rules = slices.DeleteFunc(r.Rules, func(rr conformance.RuleResult) bool { return rr.ID == "V-XKILL-1" })
-	checkPasses(t, "three instances over Postgres", r)
+	checkPasses(t, subject, r)
 	for _, id := range crossRules[:4] {
 		for _, era := range []string{"legacy", "modern"} {
 			if id == "V-XINPUT-1" && era == "legacy" {
