@@ -40,12 +40,26 @@ type clusterNamespace interface {
 	Cluster(ctx context.Context) (cluster.Backend, error)
 }
 
-var errNotShared = errors.New("--namespace: the adapter cannot share a namespace between instances (postgres and redis, redis-cluster can, on a server given by --dsn or --redis-url)")
+var (
+	errNotShared = errors.New("--namespace: the adapter cannot share a namespace between instances (postgres, river-postgres, redis and redis-cluster can, on a server given by --dsn, --river-dsn, --redis-url or --redis-cluster-url)")
+	errNoSecret  = errors.New("--namespace needs --secret-env naming a variable that holds the instances' shared secret")
+)
+
+// secret is the instances' shared secret ("" when none is given).
+func (f instanceFlags) secret() string {
+	if f.secretEnv == "" {
+		return ""
+	}
+	return os.Getenv(f.secretEnv)
+}
 
 // open is the namespace served: a fresh one, or the named one.
 func (f instanceFlags) open(ctx context.Context, h harness.Harness) (harness.Namespace, error) {
 	if f.namespace == "" {
 		return h.Open(ctx, reference.SystemClock{})
+	}
+	if f.secret() == "" {
+		return nil, errNoSecret
 	}
 	nh, ok := h.(namedHarness)
 	if !ok {
@@ -60,13 +74,6 @@ func (f instanceFlags) join(ctx context.Context, ns harness.Namespace, cfg *serv
 	if f.namespace == "" {
 		return nil
 	}
-	secret := ""
-	if f.secretEnv != "" {
-		secret = os.Getenv(f.secretEnv)
-	}
-	if secret == "" {
-		return fmt.Errorf("--namespace needs --secret-env naming a variable that holds the instances' shared secret")
-	}
 	cn, ok := ns.(clusterNamespace)
 	if !ok {
 		return errNotShared
@@ -76,6 +83,6 @@ func (f instanceFlags) join(ctx context.Context, ns harness.Namespace, cfg *serv
 		return fmt.Errorf("--namespace %s: %w", f.namespace, err)
 	}
 	context.AfterFunc(ctx, func() { b.Close() })
-	cfg.Secret, cfg.Signals, cfg.Leases, cfg.Lease = []byte(secret), b, b, f.lease
+	cfg.Secret, cfg.Signals, cfg.Leases, cfg.Lease = []byte(f.secret()), b, b, f.lease
 	return nil
 }
