@@ -14,17 +14,13 @@ defmodule StorecheckExample.Tasks.EtsStore do
 
   @behaviour StorecheckExample.Tasks.Store
 
-  alias StorecheckExample.Tasks.{Clock, Owner}
+  alias StorecheckExample.Tasks.{Clock, Owner, Table}
 
   @table :storecheck_example_legacy_tasks
   @terminal ["completed", "failed", "cancelled"]
 
-  def start do
-    :ets.new(@table, [:set, :public, :named_table, read_concurrency: true, write_concurrency: true])
-    :ok
-  end
-
-  def reset, do: :ets.delete_all_objects(@table)
+  def start, do: Table.new(@table)
+  def reset, do: Table.clear(@table)
 
   @impl true
   def create(task_id, metadata) do
@@ -64,10 +60,7 @@ defmodule StorecheckExample.Tasks.EtsStore do
   def cancel(task_id), do: update(task_id, %{"status" => "cancelled"})
 
   @impl true
-  def delete(task_id) do
-    :ets.delete(@table, task_id)
-    :ok
-  end
+  def delete(task_id), do: Table.delete(@table, task_id)
 
   @impl true
   def list(opts) do
@@ -90,17 +83,10 @@ defmodule StorecheckExample.Tasks.EtsStore do
   def cleanup(ttl_ms) do
     now = Clock.now_ms()
 
-    old? = fn task ->
+    Table.delete_where(@table, fn task ->
       created = Map.get(task, "created_at")
       status(task) in @terminal and is_integer(created) and now - created > ttl_ms
-    end
-
-    # A row is deleted only at the revision it was judged at: one written in between is
-    # judged again by the next cleanup.
-    :ets.select(@table, [{{:"$1", :"$2", :"$3"}, [], [{{:"$1", :"$2", :"$3"}}]}])
-    |> Enum.filter(fn {_, _, task} -> old?.(task) end)
-    |> Enum.map(fn {id, rev, _} -> :ets.select_delete(@table, [{{id, rev, :_}, [], [true]}]) end)
-    |> Enum.sum()
+    end)
   end
 
   defp take(stream, nil), do: Enum.to_list(stream)
@@ -118,12 +104,7 @@ defmodule StorecheckExample.Tasks.EtsStore do
   defp write(task_id, change) do
     with [{_, rev, task}] <- :ets.lookup(@table, task_id),
          {:ok, next} <- change.(task) do
-      spec = [{{task_id, rev, :_}, [], [{{task_id, rev + 1, {:const, next}}}]}]
-
-      case :ets.select_replace(@table, spec) do
-        1 -> {:ok, next}
-        0 -> write(task_id, change)
-      end
+      if Table.replace(@table, task_id, rev, next), do: {:ok, next}, else: write(task_id, change)
     else
       [] -> {:error, :not_found}
       {:error, _} = error -> error
@@ -141,17 +122,13 @@ defmodule StorecheckExample.Ext.Tasks.EtsStore do
 
   @behaviour StorecheckExample.Ext.Tasks.Store
 
-  alias StorecheckExample.Tasks.{Clock, Owner}
+  alias StorecheckExample.Tasks.{Clock, Owner, Table}
 
   @table :storecheck_example_modern_tasks
   @immutable ["task_id", "owner", "created_at_ms"]
 
-  def start do
-    :ets.new(@table, [:set, :public, :named_table, read_concurrency: true, write_concurrency: true])
-    :ok
-  end
-
-  def reset, do: :ets.delete_all_objects(@table)
+  def start, do: Table.new(@table)
+  def reset, do: Table.clear(@table)
 
   @impl true
   def create(%{"task_id" => id} = task) do
@@ -178,30 +155,19 @@ defmodule StorecheckExample.Ext.Tasks.EtsStore do
          :ok <- immutable(current, next),
          :ok <- if(version == expected, do: :ok, else: {:error, :conflict}) do
       next = Map.put(next, "version", expected + 1)
-      spec = [{{id, expected, :_}, [], [{{id, expected + 1, {:const, next}}}]}]
 
-      case :ets.select_replace(@table, spec) do
-        1 -> {:ok, next}
-        # Another swap or a delete came first: judged again on what is there now.
-        0 -> swap(caller, expected, next)
-      end
+      # Another swap or a delete came first: judged again on what is there now.
+      if Table.replace(@table, id, expected, next), do: {:ok, next}, else: swap(caller, expected, next)
     end
   end
 
   @impl true
-  def delete(task_id) do
-    :ets.delete(@table, task_id)
-    :ok
-  end
+  def delete(task_id), do: Table.delete(@table, task_id)
 
   @impl true
   def sweep do
     now = Clock.now_ms()
-
-    :ets.select(@table, [{{:"$1", :"$2", :"$3"}, [], [{{:"$1", :"$2", :"$3"}}]}])
-    |> Enum.filter(fn {_, _, task} -> expired?(task, now) end)
-    |> Enum.map(fn {id, v, _} -> :ets.select_delete(@table, [{{id, v, :_}, [], [true]}]) end)
-    |> Enum.sum()
+    Table.delete_where(@table, &expired?(&1, now))
   end
 
   # The row of a task the caller may see and that has not expired; not_found otherwise,
