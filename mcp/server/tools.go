@@ -69,8 +69,13 @@ func elicited(answer any) elicitResult {
 	return r
 }
 
-func schema(props map[string]any, required ...string) map[string]any {
-	s := map[string]any{"type": "object", "properties": props}
+// schema is an object's JSON Schema whose properties have the types given, by name.
+func schema(props map[string]string, required ...string) map[string]any {
+	properties := map[string]any{}
+	for name, typ := range props {
+		properties[name] = map[string]any{"type": typ}
+	}
+	s := map[string]any{"type": "object", "properties": properties}
 	if len(required) > 0 {
 		s["required"] = required
 	}
@@ -119,16 +124,16 @@ func sleepThenAnswer(name string, def float64, done string) func(context.Context
 // test_tool_with_task) and the ones every task path needs (long_job, to cancel).
 var tools = []tool{
 	{name: "greet", description: "Says hello at once (no task).", support: supportForbidden,
-		schema: schema(map[string]any{"name": map[string]any{"type": "string"}}, "name"),
+		schema: schema(map[string]string{"name": "string"}, "name"),
 		run: func(ctx context.Context, _ work, args map[string]any) (callToolResult, *Error) {
 			name, _ := args["name"].(string)
 			return text(fmt.Sprintf("Hello, %s!", name)), nil
 		}},
 	{name: "slow_compute", description: "Works for `seconds` seconds, then answers.", support: supportOptional,
-		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
+		schema: schema(map[string]string{"seconds": "number"}),
 		run:    sleepThenAnswer("slow_compute", 1, "Computed in %v seconds")},
 	{name: "failing_job", description: "Ends with a tool error (isError).", support: supportRequired,
-		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
+		schema: schema(map[string]string{"seconds": "number"}),
 		run: func(ctx context.Context, w work, args map[string]any) (callToolResult, *Error) {
 			sleep(ctx, w, seconds(args, "seconds", 0))
 			r := text("The job failed: nothing to do")
@@ -136,17 +141,17 @@ var tools = []tool{
 			return r, nil
 		}},
 	{name: "protocol_error_job", description: "Ends with a JSON-RPC error.", support: supportOptional,
-		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
+		schema: schema(map[string]string{"seconds": "number"}),
 		run: func(ctx context.Context, w work, args map[string]any) (callToolResult, *Error) {
 			sleep(ctx, w, seconds(args, "seconds", 1))
 			return callToolResult{}, errorf(jsonrpc.CodeInternal, "protocol_error_job: internal error")
 		}},
 	{name: "confirm_delete", description: "Asks the client to confirm through tasks/update, then answers.", support: supportOptional, needsInput: true,
-		schema: schema(map[string]any{"item": map[string]any{"type": "string"}}),
+		schema: schema(map[string]string{"item": "string"}),
 		run: func(ctx context.Context, w work, args map[string]any) (callToolResult, *Error) {
 			item, _ := args["item"].(string)
 			answers, err := w.input(ctx, map[string]inputRequest{"confirm": ask(fmt.Sprintf("Delete %q?", item),
-				schema(map[string]any{"confirm": map[string]any{"type": "boolean"}}, "confirm"))})
+				schema(map[string]string{"confirm": "boolean"}, "confirm"))})
 			if err != nil {
 				return callToolResult{}, errorf(jsonrpc.CodeInternal, "confirm_delete: %v", err)
 			}
@@ -158,10 +163,10 @@ var tools = []tool{
 			return text(fmt.Sprintf("Kept %q", item)), nil
 		}},
 	{name: "multi_input", description: "Asks two questions at once through tasks/update, then answers with both.", support: supportOptional, needsInput: true,
-		schema: schema(map[string]any{}),
+		schema: schema(map[string]string{}),
 		run: func(ctx context.Context, w work, args map[string]any) (callToolResult, *Error) {
 			question := func(q string) inputRequest {
-				return ask(q, schema(map[string]any{"answer": map[string]any{"type": "string"}}, "answer"))
+				return ask(q, schema(map[string]string{"answer": "string"}, "answer"))
 			}
 			answers, err := w.input(ctx, map[string]inputRequest{"first": question("First question?"), "second": question("Second question?")})
 			if err != nil {
@@ -170,10 +175,10 @@ var tools = []tool{
 			return text(fmt.Sprintf("first: %v; second: %v", answers["first"], answers["second"])), nil
 		}},
 	{name: "test_tool_with_task", description: "Asks the client's name before any task exists (multi round-trip), then greets it from a task.",
-		support: supportRequired, needsInput: true, schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
+		support: supportRequired, needsInput: true, schema: schema(map[string]string{"seconds": "number"}),
 		before: func(ctx context.Context, w work, args map[string]any) (map[string]any, *Error) {
 			answers, err := w.input(ctx, map[string]inputRequest{"user_name": ask("What is your name?",
-				schema(map[string]any{"name": map[string]any{"type": "string"}}, "name"))})
+				schema(map[string]string{"name": "string"}, "name"))})
 			if err != nil {
 				return nil, errorf(jsonrpc.CodeInternal, "test_tool_with_task: %v", err)
 			}
@@ -198,7 +203,7 @@ var tools = []tool{
 			return text("Hello! (no name was given)"), nil
 		}},
 	{name: "long_job", description: "Works for `seconds` seconds (default 60) unless cancelled.", support: supportOptional,
-		schema: schema(map[string]any{"seconds": map[string]any{"type": "number"}}),
+		schema: schema(map[string]string{"seconds": "number"}),
 		run:    sleepThenAnswer("long_job", 60, "Worked %v seconds")},
 }
 
