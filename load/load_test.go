@@ -1,0 +1,58 @@
+package load_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/storecheck/storecheck/reference/memstore"
+	"github.com/storecheck/storecheck/internal/mutant"
+	"github.com/storecheck/storecheck/load"
+	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/mcp/servermutants"
+	"github.com/storecheck/storecheck/mcp/servermutants/mutanttest"
+	"github.com/storecheck/storecheck/probe"
+	"github.com/storecheck/storecheck/reference"
+)
+
+// principals are the four callers serve's server knows; load adds anonymous ones.
+var principals = []probe.Principal{{Name: "alice", Token: "ta"}, {Name: "bob", Token: "tb"},
+	{Name: "carol", Token: "tc"}, {Name: "dave", Token: "td"}}
+
+// serve starts the reference server over memstore with the defect of m (zero: none).
+func serve(t *testing.T, m mutant.Mutant[servermutants.Build]) string {
+	t.Helper()
+	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
+	cfg := server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Principals: map[string]string{}}
+	for _, p := range principals {
+		cfg.Principals[p.Token] = p.Name
+	}
+	return mutanttest.Start(t, cfg, m).URL + "/mcp"
+}
+
+// short is a bounded run: 16 clients over the four principals and anonymous callers,
+// both eras, for at most two seconds and 2000 tasks.
+func short(t *testing.T, url string) *load.Result {
+	t.Helper()
+	r, err := load.Run(t.Context(), load.Config{URLs: []string{url}, Principals: principals, Anonymous: true,
+		Clients: 16, Duration: 2 * time.Second, Tasks: 2000, Wait: 10 * time.Second, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestHonestServerHoldsLoad: the reference server answers every client as it may see,
+// loses no task and cancels none nobody cancelled.
+func TestHonestServerHoldsLoad(t *testing.T) {
+	r := short(t, serve(t, mutant.Mutant[servermutants.Build]{}))
+	for _, v := range r.Violations {
+		t.Errorf("the honest server: %s", v)
+	}
+	if r.Tasks < 50 {
+		t.Errorf("the honest server: %d tasks ended in %.1fs; want the run to exercise at least 50", r.Tasks, r.Seconds)
+	}
+	t.Logf("%d tasks, %.0f tasks/s, errors %v", r.Tasks, r.TasksPerSec, r.Errors)
+	for _, op := range r.Ops {
+		t.Logf("%+v", op)
+	}
+}
