@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storecheck/storecheck/reference/memstore"
 	"github.com/storecheck/storecheck/internal/mutant"
 	"github.com/storecheck/storecheck/load"
 	"github.com/storecheck/storecheck/mcp/server"
@@ -12,6 +11,7 @@ import (
 	"github.com/storecheck/storecheck/mcp/servermutants/mutanttest"
 	"github.com/storecheck/storecheck/probe"
 	"github.com/storecheck/storecheck/reference"
+	"github.com/storecheck/storecheck/reference/memstore"
 )
 
 // principals are the four callers serve's server knows; load adds anonymous ones.

@@ -215,4 +215,3 @@ func terminal(status string) bool {
 }
 
 func notFound(e *client.Error) bool { return e != nil && e.Code == jsonrpc.CodeInvalidParams }
-

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/storecheck/storecheck/conformance"
+	"github.com/storecheck/storecheck/load"
+)
+
+func init() {
+	addCommand(&command{
+		name:    "load",
+		summary: "load a live MCP server (or a deployment) with many clients and principals, judged and measured while it runs",
+		run:     runLoad,
+	})
+}
+
+const loadHelp = `
+Runs --clients clients at once against an MCP server's Streamable HTTP endpoint, or
+against every URL given (the instances of a deployment over a shared store, clients
+spread across them), across the --principal credentials and anonymous callers, in
+each era: task-augmented tools/call of the probe's tools by role, tasks/get polling,
+tasks/result, tasks/cancel, tasks/list, input rounds, and reaches for other
+principals' tasks. Every answer is judged as it comes (docs/spec.md 7.1, "Under
+load"): a violation names its rule, the request, the caller and the answer, and fails
+the run (exit 1). Bounded by --duration and --tasks; every task made is followed to
+its end. A progress line a second; at the end tasks/s, p50/p90/p99/max of each
+operation, errors by code; --json and --svg write the report and a plot.
+
+--ceiling runs the same load against an in-process stub that answers at once: the
+generator's own ceiling on this machine.
+
+Example:
+  storecheck serve --mcp 127.0.0.1:8080 --principal ta=alice --principal tb=bob --principal tc=carol --principal td=dave &
+  storecheck load --clients 64 --duration 60s --principal alice=ta --principal bob=tb \
+    --principal carol=tc --principal dave=td http://127.0.0.1:8080/mcp
+`
+
+func runLoad(c *app, args []string) int {
+	fs := newFlagSet("load", "storecheck load [flags] URL...", func(w io.Writer) { fmt.Fprint(w, loadHelp) })
+	var (
+		principals   principalTokens
+		era, jsonOut string
+		svg          string
+		noAnon, ceil bool
+		cfg          load.Config
+		toolsFile    string
+	)
+	fs.Var(&principals, "principal", "a credential `NAME=TOKEN` (a bearer token); give four or more")
+	fs.BoolVar(&noAnon, "no-anonymous", false, "no client calls without credentials")
+	fs.IntVar(&cfg.Clients, "clients", 64, "`N` clients at once")
+	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "make no task past this time (0: --tasks bounds the run)")
+	fs.IntVar(&cfg.Tasks, "tasks", 0, "make at most `N` tasks (0: --duration bounds the run)")
+	fs.StringVar(&era, "era", "all", "era: legacy (2025-11-25), modern (2026-07-28) or all (clients in turn)")
+	fs.DurationVar(&cfg.Wait, "wait", 30*time.Second, "how long a task may take to end")
+	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "how long to wait for any one answer")
+	fs.StringVar(&jsonOut, "json", "", "write the JSON report to `FILE`")
+	fs.StringVar(&svg, "svg", "", "write an SVG plot (tasks/s and p99 over time) to `FILE`")
+	fs.BoolVar(&ceil, "ceiling", false, "load an in-process stub that answers at once instead of a URL: the generator's ceiling")
+	toolFlags := addToolFlags(fs)
+	fs.StringVar(&toolsFile, "tools", "", "the tool of every role in a JSON `FILE`, as storecheck probe takes it")
+	var urls, rest []string
+	for _, a := range args { // URLs anywhere among the flags, as storecheck probe takes them
+		if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
+			urls = append(urls, a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	if code, ok := c.parse(fs, rest); !ok {
+		return code
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	tools, err := toolMapping(toolsFile, toolFlags, given)
+	if err != nil {
+		code, _ := c.usageError(fs, err.Error())
+		return code
+	}
+	cfg.Tools, cfg.Principals, cfg.Anonymous, cfg.URLs, cfg.Progress = tools, principals, !noAnon, urls, c.stderr
+	switch era {
+	case "all":
+	case "legacy", "modern":
+		cfg.Eras = []conformance.Era{conformance.Era(era)}
+	default:
+		code, _ := c.usageError(fs, fmt.Sprintf("--era %q: want legacy, modern or all", era))
+		return code
+	}
+	if ceil {
+		stub := httptest.NewServer(load.Stub())
+		defer stub.Close()
+		cfg.URLs, cfg.Unjudged = []string{stub.URL + "/mcp"}, true
+	}
+	return c.load(fs, cfg, jsonOut, svg)
+}
+
+// load runs cfg and writes its table on stdout and the files named.
+func (c *app) load(fs *flag.FlagSet, cfg load.Config, jsonOut, svg string) int {
+	r, err := load.Run(c.ctx, cfg)
+	if errors.Is(err, load.ErrConfig) {
+		code, _ := c.usageError(fs, err.Error())
+		return code
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "storecheck load: %v\n", err)
+		return exitUsage
+	}
+	_ = load.WriteTable(c.stdout, r)
+	for _, out := range []struct {
+		path  string
+		write func(io.Writer) error
+	}{
+		{jsonOut, func(w io.Writer) error { return load.WriteJSON(w, r) }},
+		{svg, func(w io.Writer) error { return load.WriteSVG(w, "storecheck load: "+r.Subject, r) }},
+	} {
+		if out.path == "" {
+			continue
+		}
+		var b bytes.Buffer
+		_ = out.write(&b)
+		if err := os.WriteFile(out.path, b.Bytes(), 0o644); err != nil {
+			fmt.Fprintf(c.stderr, "storecheck load: %v\n", err)
+			return exitUsage
+		}
+	}
+	if !r.Passed() {
+		return exitFailed
+	}
+	return exitOK
+}
