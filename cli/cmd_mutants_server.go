@@ -158,6 +158,9 @@ func breaks(m mutant.Mutant[servermutants.Build]) string {
 	if m.Build.Empty {
 		return "- (no tasks: must exercise no rule)"
 	}
+	if m.Build.LoadOnly {
+		return "- (load only: must pass; storecheck load fails " + strings.Join(m.Breaks, " ") + ")"
+	}
 	return strings.Join(m.Breaks, " ")
 }
 
@@ -188,7 +191,8 @@ func serverVerdict(r serverMutantRun) string {
 // server) on a loopback port and probes it in both eras under strict. An honest run
 // (the server, or an honest twin) "killed" means it passed.
 func probeMutant(ctx context.Context, m mutant.Mutant[servermutants.Build]) (out serverMutantRun) {
-	out = serverMutantRun{name: m.Name, rules: breaks(m), honest: m.Build.Honest}
+	// A load-only defect must pass the probe's sequential checks (storecheck load fails it).
+	out = serverMutantRun{name: m.Name, rules: breaks(m), honest: m.Build.Honest || m.Build.LoadOnly}
 	if m.Name == honestServer {
 		out.rules = "-"
 	}
@@ -223,7 +227,7 @@ func probeMutant(ctx context.Context, m mutant.Mutant[servermutants.Build]) (out
 		return out
 	}
 	out.rows = rowsOutside(r, conformance.Passed)
-	if m.Build.Honest {
+	if out.honest {
 		out.why = causes(rowsOutside(r, conformance.Passed, conformance.NotExercised))
 		out.killed = r.OK() && out.why == ""
 		return out

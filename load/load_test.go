@@ -34,7 +34,7 @@ func serve(t *testing.T, m mutant.Mutant[servermutants.Build]) string {
 func short(t *testing.T, url string) *load.Result {
 	t.Helper()
 	r, err := load.Run(t.Context(), load.Config{URLs: []string{url}, Principals: principals, Anonymous: true,
-		Clients: 16, Duration: 2 * time.Second, Tasks: 2000, Wait: 10 * time.Second, Timeout: 10 * time.Second})
+		Clients: 16, Duration: 2 * time.Second, Tasks: 2000, Wait: 3 * time.Second, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,5 +54,30 @@ func TestHonestServerHoldsLoad(t *testing.T) {
 	t.Logf("%d tasks, %.0f tasks/s, errors %v", r.Tasks, r.TasksPerSec, r.Errors)
 	for _, op := range r.Ops {
 		t.Logf("%+v", op)
+	}
+}
+
+// TestLoadOnlyMutantsAreKilled: each defect only load reveals fails the run on the
+// rule it breaks; the probe's passing them is TestServerMutantsAreKilled's.
+func TestLoadOnlyMutantsAreKilled(t *testing.T) {
+	for _, m := range servermutants.Catalogue() {
+		if !m.Build.LoadOnly {
+			continue
+		}
+		t.Run(m.Name, func(t *testing.T) {
+			r := short(t, serve(t, m))
+			rules := map[string]int{}
+			for _, v := range r.Violations {
+				rules[v.Rule]++
+			}
+			for _, want := range m.Breaks {
+				if rules[want] == 0 {
+					t.Errorf("%s (%s): no %s violation in %d tasks; violations by rule %v", m.Name, m.Defect, want, r.Tasks, rules)
+				}
+			}
+			if len(r.Violations) > 0 {
+				t.Logf("%s: %d violations, first: %s", m.Name, r.ViolationCount, r.Violations[0])
+			}
+		})
 	}
 }

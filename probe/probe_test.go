@@ -219,8 +219,8 @@ func TestServerMutantsAreKilled(t *testing.T) {
 			}
 			r := run(t, serve(t, m.Name))
 			got := mutantFailures(r, m)
-			if m.Build.Honest {
-				checkPasses(t, "the honest twin "+m.Name, r)
+			if m.Build.Honest || m.Build.LoadOnly {
+				checkPasses(t, "the honest twin "+m.Name, r) // a load-only defect: storecheck load's tests kill it
 				return
 			}
 			if m.Build.Empty {

@@ -40,6 +40,9 @@ type Build struct {
 	// StdioOnly marks a defect only a stdio server has (an Input filter): over HTTP it is
 	// the honest server, so the HTTP runners leave it to the probe's stdio tests.
 	StdioOnly bool
+	// LoadOnly marks a defect only many clients at once reveal: the probe's sequential
+	// checks must pass it, and storecheck load fail it on its Breaks.
+	LoadOnly bool
 }
 
 // Configure returns cfg serving with the defect; die is how the server crashes.
@@ -83,7 +86,7 @@ func (m Build) Stdin(in io.Reader) io.Reader {
 
 // catalogue is every defect, by name, gathered from the families' files; built once.
 var catalogue = sync.OnceValue(func() []mutant.Mutant[Build] {
-	out := slices.Concat(transportMutants, capabilityMutants, inputMutants, accessMutants, lifecycleMutants, listMutants)
+	out := slices.Concat(transportMutants, capabilityMutants, inputMutants, accessMutants, lifecycleMutants, listMutants, loadMutants)
 	slices.SortFunc(out, func(a, b mutant.Mutant[Build]) int { return strings.Compare(a.Name, b.Name) })
 	return out
 })

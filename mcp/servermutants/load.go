@@ -1,0 +1,129 @@
+package servermutants
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/storecheck/storecheck/internal/mutant"
+	"github.com/storecheck/storecheck/mcp/server"
+	"github.com/storecheck/storecheck/reference"
+)
+
+// busy is how many requests in flight at once wake a load-only defect: the probe's
+// sequential checks never keep that many, storecheck load's clients always do.
+const busy = 8
+
+// loadMutants are the defects only many clients at once reveal: the probe passes each
+// (Build.LoadOnly), storecheck load fails each on the rule it names.
+var loadMutants = []mutant.Mutant[Build]{
+	{Name: "load-principal-race", Breaks: []string{"V-DENY-1"},
+		Defect: "under load the caller is looked up through one variable shared by every request: a request is served as whoever wrote it last",
+		Build:  Build{LoadOnly: true, Wrap: principalRace}},
+	{Name: "load-queue-drop", Breaks: []string{"V-RUN-1"},
+		Defect: "past a queue bound a task-augmented tools/call is acknowledged with a task id whose work was dropped, without an error",
+		Build:  Build{LoadOnly: true, Wrap: queueDrop}},
+	{Name: "load-notify-crossed", Breaks: []string{"V-NOTIFY-1"},
+		Defect: "2025-11-25 sessions opened at the same moment share their notification streams: one hears the other's task status",
+		Build:  Build{LoadOnly: true, Setup: notifyCrossed}},
+}
+
+// inflight counts the requests under way through the handler it wraps.
+type inflight struct{ n atomic.Int32 }
+
+func (f *inflight) enter() (crowded bool, leave func()) {
+	n := f.n.Add(1)
+	return n >= busy, func() { f.n.Add(-1) }
+}
+
+func principalRace(next server.Handler, _ func()) server.Handler {
+	var f inflight
+	var mu sync.Mutex
+	var shared reference.Caller // the defect: one caller for every request in flight
+	return func(ctx context.Context, r *server.Request) (any, *server.Error) {
+		crowded, leave := f.enter()
+		defer leave()
+		if crowded {
+			mu.Lock()
+			shared = r.Caller()
+			mu.Unlock()
+			time.Sleep(100 * time.Microsecond) // the lookup's own work, during which another request writes
+			mu.Lock()
+			r.SetCaller(shared)
+			mu.Unlock()
+		}
+		return next(ctx, r)
+	}
+}
+
+// queueDrop answers a task-augmented tools/call made past the bound with a task id of
+// its own: the work the server took is never found under it.
+func queueDrop(next server.Handler, _ func()) server.Handler {
+	var f inflight
+	return func(ctx context.Context, r *server.Request) (any, *server.Error) {
+		crowded, leave := f.enter()
+		defer leave()
+		res, e := next(ctx, r)
+		m, _ := res.(map[string]any)
+		if !crowded || e != nil || m == nil || r.Method() != "tools/call" {
+			return res, e
+		}
+		t := m
+		if inner, ok := m["task"].(map[string]any); ok {
+			t = inner
+		}
+		if _, ok := t["taskId"].(string); ok {
+			b := make([]byte, 16)
+			_, _ = rand.Read(b)
+			t["taskId"] = hex.EncodeToString(b)
+		}
+		return res, e
+	}
+}
+
+// notifyCrossed pairs each 2025-11-25 session whose initialize runs while another's
+// does with that one, and sends every status notification of a session's task to its
+// partner's streams too.
+func notifyCrossed(cfg server.Config, _ func()) server.Config {
+	var mu sync.Mutex
+	opening := map[string]*server.Request{} // sessions whose initialize is under way
+	partner := map[string]*server.Request{}
+	around(&cfg, func(next server.Handler) server.Handler {
+		return func(ctx context.Context, r *server.Request) (any, *server.Error) {
+			id := r.SessionID()
+			if r.Method() != "initialize" || id == "" {
+				return next(ctx, r)
+			}
+			me := server.NewRequest(r, "ping", nil) // a copy nobody changes after
+			mu.Lock()
+			for other, q := range opening {
+				partner[id], partner[other] = q, me
+				break
+			}
+			opening[id] = me
+			mu.Unlock()
+			defer func() {
+				mu.Lock()
+				delete(opening, id)
+				mu.Unlock()
+			}()
+			return next(ctx, r)
+		}
+	})
+	told := cfg.Notified
+	cfg.Notified = func(owner, sessionID string, note any) {
+		if told != nil {
+			told(owner, sessionID, note)
+		}
+		mu.Lock()
+		p := partner[sessionID]
+		mu.Unlock()
+		if p != nil {
+			p.Standalone(note)
+		}
+	}
+	return cfg
+}
