@@ -51,7 +51,7 @@ func targets() []target {
 		execStore("python-example", "Python example (examples/python-store)", "python3 examples/python-store/store.py",
 			commandVersion(`Python \S+`, "python3", "--version")),
 		execStore("elixir-example", "Elixir example (examples/elixir-store)", "elixir examples/elixir-store/shim.exs",
-			commandVersion(`Elixir \S+|Erlang/OTP \d+`, "elixir", "--version")),
+			commandVersion(`(?m)^(Elixir \S+|Erlang/OTP \d+)`, "elixir", "--version")),
 		execStore("typescript-sdk-store", "TypeScript SDK InMemoryTaskStore (examples/typescript-sdk)", "node examples/typescript-sdk/shim.mjs", sdkVersion))
 	for _, a := range adapters {
 		ts = append(ts, target{entry: entry{Key: "server-" + a, Implementation: "storecheck serve --mcp over " + a, Kind: "server"},
