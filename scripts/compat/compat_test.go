@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/storecheck/storecheck/schema/schematest"
 )
 
 // TestCommittedTableIsCurrent: docs/compatibility.md and docs/compatibility.json are what
@@ -18,6 +20,20 @@ func TestCommittedTableIsCurrent(t *testing.T) {
 	}
 	if err := compare(files); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPinnedReportsConform: every pinned report conforms to the schema it names, so the
+// table is made of reports this storecheck reads as it writes them (a report of an older
+// format is refreshed, not read past).
+func TestPinnedReportsConform(t *testing.T) {
+	var index []entry
+	dir := filepath.Join("..", "..", reportsDir)
+	if err := readJSON(filepath.Join(dir, "index.json"), &index); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range index {
+		schematest.CheckFile(t, filepath.Join(dir, e.Key+".json"))
 	}
 }
 
