@@ -29,12 +29,12 @@ func serve(t *testing.T, m mutant.Mutant[servermutants.Build]) string {
 	return mutanttest.Start(t, cfg, m).URL + "/mcp"
 }
 
-// short is a bounded run: 16 clients over the four principals and anonymous callers,
+// short is a bounded run: 32 clients over the four principals and anonymous callers,
 // both eras, for at most two seconds and 2000 tasks.
 func short(t *testing.T, url string) *load.Result {
 	t.Helper()
 	r, err := load.Run(t.Context(), load.Config{URLs: []string{url}, Principals: principals, Anonymous: true,
-		Clients: 16, Duration: 2 * time.Second, Tasks: 2000, Wait: 3 * time.Second, Timeout: 5 * time.Second})
+		Clients: 32, Duration: 2 * time.Second, Tasks: 2000, Wait: 3 * time.Second, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -144,10 +144,28 @@ func (s *session) loop(ctx context.Context) {
 		s.count("initialize", "refused")
 		return
 	}
-	for ctx.Err() == nil && s.run.more() {
+	for n := 1; ctx.Err() == nil && s.run.more(); n++ {
 		s.cycle(ctx)
 		s.hear()
+		if s.era == conformance.EraLegacy && n%reopenEvery == 0 && !s.reopen(ctx) {
+			return
+		}
 	}
+}
+
+// reopenEvery is how many cycles a 2025-11-25 client keeps its session: clients come
+// and go, so sessions open while the server is busy.
+const reopenEvery = 5
+
+// reopen ends the client's session and opens another; false when it could not.
+func (s *session) reopen(ctx context.Context) bool {
+	s.close()
+	if err := s.open(ctx); err != nil {
+		s.count("initialize", "refused")
+		return false
+	}
+	s.heard = 0
+	return true
 }
 
 // cycle is one round of the mix: a task of some role followed to its end, with a look
@@ -182,6 +200,12 @@ func (s *session) finish() {
 	for _, m := range late {
 		s.judgeNote(m, true)
 	}
+	s.close()
+}
+
+// close ends the session and its GET stream, keeping what it heard judged.
+func (s *session) close() {
+	s.hear()
 	if s.cancel != nil {
 		s.cancel()
 	}

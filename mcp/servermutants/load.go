@@ -15,7 +15,7 @@ import (
 
 // busy is how many requests in flight at once wake a load-only defect: the probe's
 // sequential checks never keep that many, storecheck load's clients always do.
-const busy = 8
+const busy = 4
 
 // loadMutants are the defects only many clients at once reveal: the probe passes each
 // (Build.LoadOnly), storecheck load fails each on the rule it names.
@@ -27,7 +27,7 @@ var loadMutants = []mutant.Mutant[Build]{
 		Defect: "past a queue bound a task-augmented tools/call is acknowledged with a task id whose work was dropped, without an error",
 		Build:  Build{LoadOnly: true, Wrap: queueDrop}},
 	{Name: "load-notify-crossed", Breaks: []string{"V-NOTIFY-1"},
-		Defect: "2025-11-25 sessions opened at the same moment share their notification streams: one hears the other's task status",
+		Defect: "a 2025-11-25 session opened while the server is busy shares its notification stream with the session opened before it: one hears the other's task status",
 		Build:  Build{LoadOnly: true, Setup: notifyCrossed}},
 }
 
@@ -50,7 +50,7 @@ func principalRace(next server.Handler, _ func()) server.Handler {
 			mu.Lock()
 			shared = r.Caller()
 			mu.Unlock()
-			time.Sleep(100 * time.Microsecond) // the lookup's own work, during which another request writes
+			time.Sleep(time.Millisecond) // the lookup's own work, during which another request writes
 			mu.Lock()
 			r.SetCaller(shared)
 			mu.Unlock()
@@ -84,32 +84,28 @@ func queueDrop(next server.Handler, _ func()) server.Handler {
 	}
 }
 
-// notifyCrossed pairs each 2025-11-25 session whose initialize runs while another's
-// does with that one, and sends every status notification of a session's task to its
-// partner's streams too.
+// notifyCrossed keeps the 2025-11-25 session opened last in one variable and, while
+// the server is busy, pairs a session opened then with it: every status notification
+// of a session's task goes to its partner's streams too.
 func notifyCrossed(cfg server.Config, _ func()) server.Config {
+	var f inflight
 	var mu sync.Mutex
-	opening := map[string]*server.Request{} // sessions whose initialize is under way
+	var last *server.Request // the session opened last
 	partner := map[string]*server.Request{}
 	around(&cfg, func(next server.Handler) server.Handler {
 		return func(ctx context.Context, r *server.Request) (any, *server.Error) {
-			id := r.SessionID()
-			if r.Method() != "initialize" || id == "" {
+			crowded, leave := f.enter()
+			defer leave()
+			if r.Method() != "initialize" || r.SessionID() == "" {
 				return next(ctx, r)
 			}
 			me := server.NewRequest(r, "ping", nil) // a copy nobody changes after
 			mu.Lock()
-			for other, q := range opening {
-				partner[id], partner[other] = q, me
-				break
+			if crowded && last != nil {
+				partner[me.SessionID()], partner[last.SessionID()] = last, me
 			}
-			opening[id] = me
+			last = me
 			mu.Unlock()
-			defer func() {
-				mu.Lock()
-				delete(opening, id)
-				mu.Unlock()
-			}()
 			return next(ctx, r)
 		}
 	})
