@@ -35,6 +35,9 @@ the run (exit 1). Bounded by --duration and --tasks; every task made is followed
 its end. A progress line a second; at the end tasks/s, p50/p90/p99/max of each
 operation, errors by code; --json and --svg write the report and a plot.
 
+--vs URL runs the same load against a second server after the first and prints the
+two side by side, as ratios.
+
 --ceiling runs the same load against an in-process stub that answers at once: the
 generator's own ceiling on this machine.
 
@@ -53,6 +56,7 @@ func runLoad(c *app, args []string) int {
 		noAnon, ceil bool
 		cfg          load.Config
 		toolsFile    string
+		vs           urlList
 	)
 	fs.Var(&principals, "principal", "a credential `NAME=TOKEN` (a bearer token); give four or more")
 	fs.BoolVar(&noAnon, "no-anonymous", false, "no client calls without credentials")
@@ -64,6 +68,7 @@ func runLoad(c *app, args []string) int {
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "how long to wait for any one answer")
 	fs.StringVar(&jsonOut, "json", "", "write the JSON report to `FILE`")
 	fs.StringVar(&svg, "svg", "", "write an SVG plot (tasks/s and p99 over time) to `FILE`")
+	fs.Var(&vs, "vs", "then run the same load against `URL` (repeat for a deployment) and print both side by side, as ratios")
 	fs.BoolVar(&ceil, "ceiling", false, "load an in-process stub that answers at once instead of a URL: the generator's ceiling")
 	toolFlags := addToolFlags(fs)
 	fs.StringVar(&toolsFile, "tools", "", "the tool of every role in a JSON `FILE`, as storecheck probe takes it")
@@ -99,7 +104,36 @@ func runLoad(c *app, args []string) int {
 		defer stub.Close()
 		cfg.URLs, cfg.Unjudged = []string{stub.URL + "/mcp"}, true
 	}
+	if len(vs) > 0 {
+		return c.compare(cfg, vs)
+	}
 	return c.load(fs, cfg, jsonOut, svg)
+}
+
+// urlList collects a repeated URL flag.
+type urlList []string
+
+func (u *urlList) String() string     { return strings.Join(*u, " ") }
+func (u *urlList) Set(v string) error { *u = append(*u, v); return nil }
+
+// compare runs cfg against its URLs, then against vs, and writes both side by side.
+func (c *app) compare(cfg load.Config, vs []string) int {
+	var runs [2]*load.Result
+	for i, urls := range [][]string{cfg.URLs, vs} {
+		cfg.URLs = urls
+		r, err := load.Run(c.ctx, cfg)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "storecheck load: %v\n", err)
+			return exitUsage
+		}
+		_ = load.WriteTable(c.stdout, r)
+		runs[i] = r
+	}
+	_ = load.WriteComparison(c.stdout, runs[0], runs[1])
+	if !runs[0].Passed() || !runs[1].Passed() {
+		return exitFailed
+	}
+	return exitOK
 }
 
 // load runs cfg and writes its table on stdout and the files named.

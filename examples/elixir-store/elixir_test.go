@@ -10,9 +10,10 @@ import (
 	"github.com/storecheck/storecheck/adapters/wire"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/conformance/battery"
+	"github.com/storecheck/storecheck/conformance/harness"
 )
 
-// TestElixirExample: the example passes every store rule of both eras under --strict
+// TestElixirExample: the example passes every store and facade rule of both eras under --strict
 // (nothing failed, warned, partly verified or inconclusive). The shim serves each
 // request in a process of its own, so the race rules (S-CONC-1, L-CONC-1, M-SWAP-4...)
 // pass on the stores' compare-and-swap, not on a serial child.
@@ -21,6 +22,10 @@ func TestElixirExample(t *testing.T) {
 	hello := h.Client().Hello()
 	if !hello.Legacy || !hello.Modern || !hello.Clock || !hello.Cancel || !hello.Cleanup || !hello.ConditionalUpdate {
 		t.Fatalf("handshake = %+v, want both eras, every optional legacy op and clock control", hello)
+	}
+	// The facade layer (protocol 2): the L-F-* and M-F-* rules run against lib/tasks/facade.ex.
+	if hello.Protocol != 2 || !hello.Store || !hello.Facade || h.Capabilities().Facade != harness.FacadeOwn {
+		t.Fatalf("handshake = %+v, want protocol 2 with the store and facade layers", hello)
 	}
 	// Every call crosses a process boundary, and under -race storecheck's side runs
 	// slower: the spec bound is raised so that the property checks finish.

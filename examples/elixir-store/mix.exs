@@ -6,5 +6,5 @@ defmodule StorecheckExample.MixProject do
 
   def project, do: [app: :storecheck_example, version: "0.1.0", elixir: "~> 1.14", deps: []]
 
-  def application, do: [extra_applications: []]
+  def application, do: [extra_applications: [:crypto]]
 end

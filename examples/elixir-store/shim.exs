@@ -5,7 +5,7 @@
 # It serves stdin and stdout until stdin closes. Run as a script, it loads the store's
 # files itself; under mix they are already compiled.
 unless Code.ensure_loaded?(StorecheckExample.Shim) do
-  for file <- ~w(json.ex tasks/store.ex tasks/table.ex tasks/ets_store.ex shim.ex),
+  for file <- ~w(json.ex tasks/store.ex tasks/table.ex tasks/ets_store.ex tasks/facade.ex shim.ex),
       do: Code.require_file(Path.join([__DIR__, "lib", file]))
 end
 

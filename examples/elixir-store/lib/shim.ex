@@ -10,8 +10,9 @@ defmodule StorecheckExample.Shim do
   """
 
   alias StorecheckExample.JSON
-  alias StorecheckExample.Tasks.{Clock, EtsStore}
+  alias StorecheckExample.Tasks.{Clock, Config, EtsStore}
   alias StorecheckExample.Ext.Tasks.EtsStore, as: ExtStore
+  alias StorecheckExample.{Ext, Tasks}
 
   @modern_keys ~w(task_id owner status status_message created_at_ms last_updated_at_ms ttl_ms
                   poll_interval_ms result error input_requests staged_responses input_responses
@@ -23,6 +24,7 @@ defmodule StorecheckExample.Shim do
     Clock.start()
     EtsStore.start()
     ExtStore.start()
+    Config.start()
     loop(0)
     # The answers still being worked out go out before the VM halts.
     running(:infinity)
@@ -69,7 +71,7 @@ defmodule StorecheckExample.Shim do
     delay
   end
 
-  defp dispatch({id, op, args}, delay) when op in ["hello", "reset", "clock", "delay"] do
+  defp dispatch({id, op, args}, delay) when op in ["hello", "reset", "clock", "delay", "facade.configure"] do
     {answer, delay} = session(op, args, delay)
     reply(id, answer)
     delay
@@ -88,7 +90,7 @@ defmodule StorecheckExample.Shim do
 
   defp session("hello", %{"protocol" => p}, delay) when is_integer(p) and p >= 1 do
     hello = %{
-      "protocol" => 1,
+      "protocol" => min(p, 2),
       "name" => "elixir-example",
       "eras" => ["legacy", "modern"],
       "legacy" => %{"cancel" => true, "cleanup" => true, "conditional_update" => true},
@@ -96,14 +98,16 @@ defmodule StorecheckExample.Shim do
       "delay" => true
     }
 
-    {{:ok, hello}, delay}
+    facade = %{"layers" => ["store", "facade"], "facade" => %{"require_owner" => true, "default_ttl" => true, "max_ttl" => true}}
+    {{:ok, if(p >= 2, do: Map.merge(hello, facade), else: hello)}, delay}
   end
 
-  defp session("hello", _, delay), do: {{:error, {:unsupported, "this store speaks protocol 1"}}, delay}
+  defp session("hello", _, delay), do: {{:error, {:unsupported, "this store speaks protocols 1 and 2"}}, delay}
 
   defp session("reset", _, _) do
     EtsStore.reset()
     ExtStore.reset()
+    Config.reset()
     {{:ok, nil}, 0}
   end
 
@@ -113,6 +117,17 @@ defmodule StorecheckExample.Shim do
   end
 
   defp session("delay", %{"ms" => ms}, _) when is_integer(ms) and ms in 0..10_000, do: {{:ok, nil}, ms}
+  defp session("facade.configure", args, delay) do
+    ttls = [args["default_ttl_ms"], args["max_ttl_ms"]]
+
+    if is_boolean(args["require_owner"] || false) and Enum.all?(ttls, &(&1 == nil or (is_integer(&1) and &1 > 0))) do
+      Config.set(%{require_owner: args["require_owner"] == true, default_ttl_ms: hd(ttls), max_ttl_ms: List.last(ttls)})
+      {{:ok, nil}, delay}
+    else
+      {{:error, {:invalid, "facade.configure: require_owner is a boolean, a ttl positive or null"}}, delay}
+    end
+  end
+
   defp session(op, _, delay), do: {{:error, {:invalid, "#{op}: bad arguments"}}, delay}
 
   # One store operation: the store's answer, or the error a bug in it raised.
@@ -164,6 +179,9 @@ defmodule StorecheckExample.Shim do
          do: ExtStore.swap(caller, v, task) |> named(task["task_id"])
   end
 
+  defp op("legacy.tasks." <> op, args), do: legacy_facade(op, args)
+  defp op("modern.tasks." <> op, args), do: modern_facade(op, args)
+
   defp op("modern.delete", %{"task_id" => id}), do: {:ok, ExtStore.delete(id) && nil}
   defp op("modern.sweep", _), do: {:ok, ExtStore.sweep()}
 
@@ -174,6 +192,72 @@ defmodule StorecheckExample.Shim do
   end
 
   defp op(op, _), do: {:error, {:unsupported, "unknown op #{inspect(op)}"}}
+
+  defp legacy_facade("create", %{"task_id" => id, "metadata" => meta, "owner" => owner})
+       when is_map(meta) and (is_binary(owner) or is_nil(owner)),
+       do: Tasks.create(id, meta, owner) |> named(id)
+
+  defp legacy_facade("update", %{"task_id" => id, "changes" => changes} = args) when is_map(changes) do
+    # The worker's write has no caller (docs/spec.md 1.2).
+    if args["caller"] == nil,
+      do: Tasks.update(id, changes) |> named(id),
+      else: {:error, {:invalid, "legacy.tasks.update: caller must be null (the worker's write)"}}
+  end
+
+  defp legacy_facade("cleanup", %{"ttl_ms" => ttl}) when is_integer(ttl), do: {:ok, Tasks.cleanup(ttl)}
+
+  defp legacy_facade(op, %{"caller" => caller} = args) do
+    with {:ok, caller} <- scope(caller, ["system", "anonymous", "principal"]) do
+      case {op, args} do
+        {"get", %{"task_id" => id}} -> Tasks.get(id, caller) |> named(id)
+        {"cancel", %{"task_id" => id}} -> Tasks.cancel(id, caller) |> named(id)
+        {"list", _} -> facade_list(args, caller)
+        _ -> bad(op)
+      end
+    end
+  end
+
+  defp legacy_facade(op, _), do: bad(op)
+
+  defp facade_list(args, caller) do
+    with {:ok, status} <- optional(args["status"], &is_binary/1),
+         {:ok, limit} <- optional(args["limit"], &is_integer/1),
+         do: {:ok, Tasks.list([status: status, limit: limit], caller)}
+  end
+
+  defp modern_facade("create", %{"options" => opts}) when is_map(opts) do
+    with {:ok, _} <- optional(opts["owner"], &is_binary/1),
+         {:ok, _} <- optional(opts["status_message"], &is_binary/1),
+         {:ok, _} <- optional(opts["ttl_ms"], &is_integer/1),
+         {:ok, _} <- optional(opts["poll_interval_ms"], &is_integer/1),
+         do: Ext.Tasks.create(opts) |> named("")
+  end
+
+  defp modern_facade(op, %{"task_id" => id} = args) do
+    modern_step(op, args) |> named(id)
+  end
+
+  defp modern_facade(op, _), do: bad(op)
+
+  defp modern_step(op, %{"task_id" => id} = args) do
+    case {op, args} do
+      {"status", _} -> Ext.Tasks.status(id)
+      {"start_failed", %{"message" => m}} when is_binary(m) -> Ext.Tasks.start_failed(id, m)
+      {"progress", %{"message" => m}} when is_binary(m) -> Ext.Tasks.progress(id, m)
+      {"require_input", %{"requests" => r}} when is_map(r) -> Ext.Tasks.require_input(id, r)
+      {"complete", %{"result" => r}} when is_map(r) or is_nil(r) -> Ext.Tasks.complete(id, r)
+      {"fail", %{"error" => e}} when is_map(e) -> Ext.Tasks.fail(id, e)
+      {_, %{"caller" => caller}} -> with {:ok, c} <- scope(caller, ["system", "anonymous", "principal"]), do: modern_client(op, id, c, args)
+      _ -> bad(op)
+    end
+  end
+
+  defp modern_client("get", id, caller, _), do: Ext.Tasks.get(id, caller)
+  defp modern_client("cancel", id, caller, _), do: Ext.Tasks.cancel(id, caller)
+  defp modern_client("update", id, caller, %{"responses" => r}) when is_map(r), do: Ext.Tasks.update(id, caller, r)
+  defp modern_client(op, _, _, _), do: bad(op)
+
+  defp bad(op), do: {:error, {:invalid, "#{op}: bad arguments"}}
 
   defp known_ops,
     do: ~w(legacy.create legacy.get legacy.update legacy.update_if legacy.cancel legacy.delete
@@ -206,6 +290,9 @@ defmodule StorecheckExample.Shim do
   defp named({:error, :not_found}, id), do: {:error, {:not_found, "task not found: #{id}"}}
   defp named({:error, :exists}, id), do: {:error, {:exists, "task already exists: #{id}"}}
   defp named({:error, :conflict}, id), do: {:error, {:conflict, "task #{id} changed or is not in an allowed status"}}
+  defp named({:error, :terminal}, id), do: {:error, {:terminal, "task #{id} is in a terminal status"}}
+  defp named({:error, :invalid_transition}, id), do: {:error, {:invalid_transition, "task #{id}: no such transition"}}
+  defp named({:error, :key_reused}, id), do: {:error, {:key_reused, "task #{id}: an input key was issued before"}}
   defp named({:error, :invalid}, id), do: {:error, {:invalid, "task #{inspect(id)}: invalid id or immutable field changed"}}
   defp named(answer, _), do: answer
 
