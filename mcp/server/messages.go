@@ -11,11 +11,12 @@ import (
 // (decodeParams), results written from these types. A map[string]any or `any` is left
 // only where the content is open to the server, each said at its field.
 
-// decodeParams fills p, a pointer to one of the params types below, from a params
-// object. A field is read from its exact key (JSON keys are case-sensitive; encoding/json
-// matches struct fields without case), and a value that does not fit its field leaves it
-// zero: the server takes a param of the wrong type as absent, and those it must refuse
-// it reads through optional or as sent.
+// decodeParams fills p, a pointer to one of the types below, from a JSON value as
+// parsed (a request's params or _meta, a request a task keeps, a client's answer). A
+// field is read from its exact key (JSON keys are case-sensitive; encoding/json matches
+// struct fields without case), and a value that does not fit its field leaves it zero:
+// the server takes a param of the wrong type as absent, and reads those it must refuse
+// through optional, or as sent.
 func decodeParams(params any, p any) {
 	b, err := json.Marshal(params)
 	if err == nil {
