@@ -90,13 +90,7 @@ defmodule StorecheckExample.Tasks do
     end
   end
 
-  # A task without a string status counts as working, as the store counts it.
-  defp status(task) do
-    case Map.get(task, "status") do
-      s when is_binary(s) -> s
-      _ -> "working"
-    end
-  end
+  defp status(task), do: EtsStore.status(task)
 end
 
 defmodule StorecheckExample.Ext.Tasks do
