@@ -13,6 +13,7 @@ import (
 
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/load"
+	"github.com/storecheck/storecheck/probe"
 )
 
 func init() {
@@ -73,8 +74,8 @@ func runLoad(c *app, args []string) int {
 	toolFlags := addToolFlags(fs)
 	fs.StringVar(&toolsFile, "tools", "", "the tool of every role in a JSON `FILE`, as storecheck probe takes it")
 	var urls, rest []string
-	for _, a := range args { // URLs anywhere among the flags, as storecheck probe takes them
-		if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
+	for i, a := range args { // URLs anywhere among the flags, as storecheck probe takes them
+		if (strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://")) && (i == 0 || strings.TrimLeft(args[i-1], "-") != "vs") {
 			urls = append(urls, a)
 		} else {
 			rest = append(rest, a)
@@ -83,20 +84,14 @@ func runLoad(c *app, args []string) int {
 	if code, ok := c.parse(fs, rest); !ok {
 		return code
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	tools, err := toolMapping(toolsFile, toolFlags, given)
+	tools, err := toolsGiven(fs, toolsFile, toolFlags)
 	if err != nil {
 		code, _ := c.usageError(fs, err.Error())
 		return code
 	}
 	cfg.Tools, cfg.Principals, cfg.Anonymous, cfg.URLs, cfg.Progress = tools, principals, !noAnon, urls, c.stderr
-	switch era {
-	case "all":
-	case "legacy", "modern":
-		cfg.Eras = []conformance.Era{conformance.Era(era)}
-	default:
-		code, _ := c.usageError(fs, fmt.Sprintf("--era %q: want legacy, modern or all", era))
+	if cfg.Eras, err = erasFlag(era); err != nil {
+		code, _ := c.usageError(fs, err.Error())
 		return code
 	}
 	if ceil {
@@ -108,6 +103,25 @@ func runLoad(c *app, args []string) int {
 		return c.compare(cfg, vs)
 	}
 	return c.load(fs, cfg, jsonOut, svg)
+}
+
+// toolsGiven is the tool of every role as the flags given on fs (and the tools file)
+// map them.
+func toolsGiven(fs *flag.FlagSet, file string, flags map[probe.Role]*[2]string) (probe.Tools, error) {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	return toolMapping(file, flags, given)
+}
+
+// erasFlag reads --era: nil for all.
+func erasFlag(era string) ([]conformance.Era, error) {
+	switch era {
+	case "all":
+		return nil, nil
+	case "legacy", "modern":
+		return []conformance.Era{conformance.Era(era)}, nil
+	}
+	return nil, fmt.Errorf("--era %q: want legacy, modern or all", era)
 }
 
 // urlList collects a repeated URL flag.

@@ -182,9 +182,7 @@ func runProbe(c *app, args []string) int {
 		code, _ := c.usageError(fs, fmt.Sprintf("--limit-tasks %d: give at least 1", limitTasks))
 		return code
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	tools, err := toolMapping(toolsFile, toolFlags, given)
+	tools, err := toolsGiven(fs, toolsFile, toolFlags)
 	if err != nil {
 		code, _ := c.usageError(fs, err.Error())
 		return code
@@ -194,12 +192,8 @@ func runProbe(c *app, args []string) int {
 	if len(urls) == 1 {
 		cfg.URL = urls[0]
 	}
-	switch era {
-	case "all":
-	case "legacy", "modern":
-		cfg.Eras = []conformance.Era{conformance.Era(era)}
-	default:
-		code, _ := c.usageError(fs, fmt.Sprintf("--era %q: want legacy, modern or all", era))
+	if cfg.Eras, err = erasFlag(era); err != nil {
+		code, _ := c.usageError(fs, err.Error())
 		return code
 	}
 	if rules != "" {

@@ -270,11 +270,7 @@ func notifyBroadcast(cfg server.Config, _ func()) server.Config {
 			return next(ctx, r)
 		}
 	})
-	told := cfg.Notified
-	cfg.Notified = func(owner, sessionID string, note any) {
-		if told != nil {
-			told(owner, sessionID, note)
-		}
+	alsoNotify(&cfg, func(owner, sessionID string, note any) {
 		mu.Lock()
 		var others []*server.Request
 		for id, s := range sessions {
@@ -286,6 +282,6 @@ func notifyBroadcast(cfg server.Config, _ func()) server.Config {
 		for _, s := range others {
 			s.Standalone(note)
 		}
-	}
+	})
 	return cfg
 }

@@ -109,17 +109,25 @@ func notifyCrossed(cfg server.Config, _ func()) server.Config {
 			return next(ctx, r)
 		}
 	})
-	told := cfg.Notified
-	cfg.Notified = func(owner, sessionID string, note any) {
-		if told != nil {
-			told(owner, sessionID, note)
-		}
+	alsoNotify(&cfg, func(_, sessionID string, note any) {
 		mu.Lock()
 		p := partner[sessionID]
 		mu.Unlock()
 		if p != nil {
 			p.Standalone(note)
 		}
-	}
+	})
 	return cfg
+}
+
+// alsoNotify has the server tell also of every 2025-11-25 status notification it sends,
+// after any Notified cfg has.
+func alsoNotify(cfg *server.Config, also func(owner, sessionID string, note any)) {
+	told := cfg.Notified
+	cfg.Notified = func(owner, sessionID string, note any) {
+		if told != nil {
+			told(owner, sessionID, note)
+		}
+		also(owner, sessionID, note)
+	}
 }
