@@ -23,7 +23,11 @@ func (s *session) follow(ctx context.Context, role probe.Role, cancel bool) {
 		params["task"] = map[string]any{}
 	}
 	res, err := s.call(ctx, "tools/call", params)
-	if err != nil || res.Error != nil {
+	if err != nil {
+		time.Sleep(pollEvery) // a server that refuses connections is not spun against
+		return
+	}
+	if res.Error != nil {
 		return // refused with an error: counted, and nothing acknowledged
 	}
 	id, err := probe.CreatedID(s.era, tool, res)
