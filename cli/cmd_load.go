@@ -58,6 +58,8 @@ func runLoad(c *app, args []string) int {
 		cfg          load.Config
 		toolsFile    string
 		vs           urlList
+		tokenEnv     string
+		df           deployFlags
 	)
 	fs.Var(&principals, "principal", "a credential `NAME=TOKEN` (a bearer token); give four or more")
 	fs.BoolVar(&noAnon, "no-anonymous", false, "no client calls without credentials")
@@ -73,16 +75,29 @@ func runLoad(c *app, args []string) int {
 	fs.BoolVar(&ceil, "ceiling", false, "load an in-process stub that answers at once instead of a URL: the generator's ceiling")
 	toolFlags := addToolFlags(fs)
 	fs.StringVar(&toolsFile, "tools", "", "the tool of every role in a JSON `FILE`, as storecheck probe takes it")
-	var urls, rest []string
-	for i, a := range args { // URLs anywhere among the flags, as storecheck probe takes them
-		if (strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://")) && (i == 0 || strings.TrimLeft(args[i-1], "-") != "vs") {
-			urls = append(urls, a)
-		} else {
-			rest = append(rest, a)
-		}
+	fs.String("exec", "", "the server's `CMD [ARGS...]` over stdio, one child a client; the last flag")
+	fs.StringVar(&tokenEnv, "token-env", "", "with --exec: the environment `VAR` that carries each client's token to its child")
+	df.add(fs)
+	rest, urls, command, err := splitProbeArgs(joinVs(args))
+	if err != nil {
+		code, _ := c.usageError(fs, err.Error())
+		return code
 	}
 	if code, ok := c.parse(fs, rest); !ok {
 		return code
+	}
+	dep, urls, command, err := df.deployment(urls, command)
+	if err != nil {
+		code, _ := c.usageError(fs, err.Error())
+		return code
+	}
+	if dep.Copies > 0 || len(dep.URLs) > 0 {
+		var stop func()
+		if urls, stop, err = dep.Start(c.ctx); err != nil {
+			fmt.Fprintf(c.stderr, "storecheck load: %v\n", err)
+			return exitUsage
+		}
+		defer stop()
 	}
 	tools, err := toolsGiven(fs, toolsFile, toolFlags)
 	if err != nil {
@@ -90,6 +105,7 @@ func runLoad(c *app, args []string) int {
 		return code
 	}
 	cfg.Tools, cfg.Principals, cfg.Anonymous, cfg.URLs, cfg.Progress = tools, principals, !noAnon, urls, c.stderr
+	cfg.Exec, cfg.TokenEnv = command, tokenEnv
 	if cfg.Eras, err = erasFlag(era); err != nil {
 		code, _ := c.usageError(fs, err.Error())
 		return code
@@ -103,6 +119,21 @@ func runLoad(c *app, args []string) int {
 		return c.compare(cfg, vs)
 	}
 	return c.load(fs, cfg, jsonOut, svg)
+}
+
+// joinVs writes "--vs URL" as "--vs=URL", so that the URL is not taken for the loaded
+// server's.
+func joinVs(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if f := strings.TrimLeft(args[i], "-"); f == "vs" && args[i] != f && i+1 < len(args) {
+			out = append(out, args[i]+"="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
 }
 
 // toolsGiven is the tool of every role as the flags given on fs (and the tools file)

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +29,11 @@ type Config struct {
 	// URLs are the Streamable HTTP endpoints: one server, or the instances of a
 	// deployment over a shared store (clients spread across them in turn).
 	URLs []string
+	// Exec is, in place of URLs, the command line of a server speaking MCP over stdio:
+	// each client starts a child of its own, with its principal's token, when TokenEnv
+	// names a variable, in the child's environment.
+	Exec     []string
+	TokenEnv string
 	// Principals are the bearer tokens clients call with, in turn; with Anonymous, every
 	// len(Principals)+1-th client calls without credentials.
 	Principals []probe.Principal
@@ -69,13 +75,14 @@ type Result struct {
 	Timeline       []Point `json:"timeline"`
 }
 
-// Passed reports whether the run found no violation.
-func (r *Result) Passed() bool { return r.ViolationCount == 0 }
+// Passed reports whether the run followed tasks to their end and found no violation:
+// a run that ended no task exercised nothing and does not pass.
+func (r *Result) Passed() bool { return r.ViolationCount == 0 && r.Tasks > 0 }
 
 func (cfg Config) resolve() (Config, error) {
 	switch {
-	case len(cfg.URLs) == 0:
-		return cfg, fmt.Errorf("%w: give the server's URL (several for a deployment)", ErrConfig)
+	case len(cfg.URLs) == 0 && len(cfg.Exec) == 0:
+		return cfg, fmt.Errorf("%w: give the server's URL (several for a deployment), or its command for stdio", ErrConfig)
 	case cfg.Clients < 1:
 		return cfg, fmt.Errorf("%w: %d clients", ErrConfig, cfg.Clients)
 	case cfg.Duration <= 0 && cfg.Tasks <= 0:
@@ -151,9 +158,13 @@ func (r *run) session(i int) *session {
 	if k := i % slots; k < len(r.cfg.Principals) {
 		p = r.cfg.Principals[k]
 	}
-	return &session{id: i, run: r, principal: p, era: r.cfg.Eras[i%len(r.cfg.Eras)],
-		url: r.cfg.URLs[i%len(r.cfg.URLs)], meter: newMeter(),
-		rand: rand.New(rand.NewPCG(r.cfg.Seed, uint64(i)))}
+	s := &session{id: i, run: r, principal: p, era: r.cfg.Eras[i%len(r.cfg.Eras)],
+		meter: newMeter(),
+		rand:  rand.New(rand.NewPCG(r.cfg.Seed, uint64(i)))}
+	if len(r.cfg.URLs) > 0 {
+		s.url = r.cfg.URLs[i%len(r.cfg.URLs)]
+	}
+	return s
 }
 
 func btoi(b bool) int {
@@ -201,8 +212,11 @@ func (r *run) result(d time.Duration, m *meter) *Result {
 	for i, e := range r.cfg.Eras {
 		eras[i] = string(e)
 	}
-	subject := r.cfg.URLs[0]
-	if len(r.cfg.URLs) > 1 {
+	subject := "stdio: " + strings.Join(r.cfg.Exec, " ")
+	switch {
+	case len(r.cfg.URLs) == 1:
+		subject = r.cfg.URLs[0]
+	case len(r.cfg.URLs) > 1:
 		subject = fmt.Sprintf("%d instances: %v", len(r.cfg.URLs), r.cfg.URLs)
 	}
 	r.judge.mu.Lock()

@@ -81,3 +81,28 @@ func TestLoadOnlyMutantsAreKilled(t *testing.T) {
 		})
 	}
 }
+
+// TestDeploymentHoldsLoad: clients spread over two instances of the reference server
+// over one memstore, each client on one of them, see what they may and lose nothing.
+func TestDeploymentHoldsLoad(t *testing.T) {
+	st := memstore.New(memstore.WithClock(reference.SystemClock{}))
+	var urls []string
+	for range 2 {
+		cfg := server.Config{Legacy: st.Legacy(), Modern: st.Modern(), Principals: map[string]string{}}
+		for _, p := range principals {
+			cfg.Principals[p.Token] = p.Name
+		}
+		urls = append(urls, mutanttest.Start(t, cfg, mutant.Mutant[servermutants.Build]{}).URL+"/mcp")
+	}
+	r, err := load.Run(t.Context(), load.Config{URLs: urls, Principals: principals, Anonymous: true,
+		Clients: 16, Duration: 2 * time.Second, Tasks: 1000, Wait: 3 * time.Second, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range r.Violations {
+		t.Errorf("two instances: %s", v)
+	}
+	if !r.Passed() || r.Tasks < 50 {
+		t.Errorf("two instances: %d tasks ended, passed %v; want at least 50 and a pass", r.Tasks, r.Passed())
+	}
+}

@@ -34,8 +34,11 @@ func WriteTable(w io.Writer, r *Result) error {
 		fmt.Fprintf(w, "VIOLATION %s\n", v)
 	}
 	verdict := "passed: no violation"
-	if !r.Passed() {
+	switch {
+	case r.ViolationCount > 0:
 		verdict = fmt.Sprintf("failed: %d violations", r.ViolationCount)
+	case r.Tasks == 0:
+		verdict = "not exercised: no task was made and followed to its end (see the errors)"
 	}
 	_, err := fmt.Fprintln(w, "load:", verdict)
 	return err

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"os/exec"
 	"sync"
 	"time"
 
@@ -27,6 +29,8 @@ type session struct {
 	era       conformance.Era
 	url       string
 	conn      *client.Conn
+	spread    []*client.Conn // 2026-07-28 over a deployment: one an instance, called in turn
+	calls     int
 	meter     *meter
 	rand      *rand.Rand
 	heard     int // inbox entries judged
@@ -50,7 +54,9 @@ func (s *session) open(ctx context.Context) error {
 	if s.principal.Token != "" {
 		hdr.Set("Authorization", "Bearer "+s.principal.Token)
 	}
-	s.conn = client.DialHTTP(s.url, client.HTTPOptions{Header: hdr, Client: sharedHTTP})
+	if err := s.dial(hdr); err != nil {
+		return err
+	}
 	s.conn.OnRequest(s.elicited)
 	if s.era == conformance.EraModern {
 		return nil
@@ -65,6 +71,33 @@ func (s *session) open(ctx context.Context) error {
 	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
 	_ = s.conn.Listen(lctx) // a server without a GET stream sends no notifications: nothing to judge
+	return nil
+}
+
+// dial makes the client's connection: over HTTP with hdr on every request, or a child
+// of its own speaking stdio.
+func (s *session) dial(hdr http.Header) error {
+	if len(s.run.cfg.Exec) == 0 {
+		s.conn = client.DialHTTP(s.url, client.HTTPOptions{Header: hdr, Client: sharedHTTP})
+		if s.era == conformance.EraModern && len(s.run.cfg.URLs) > 1 {
+			// The stateless wire: any instance of a deployment serves any request, so the
+			// client's calls go to each in turn.
+			s.spread = nil
+			for _, u := range s.run.cfg.URLs {
+				s.spread = append(s.spread, client.DialHTTP(u, client.HTTPOptions{Header: hdr, Client: sharedHTTP}))
+			}
+		}
+		return nil
+	}
+	cmd := exec.Command(s.run.cfg.Exec[0], s.run.cfg.Exec[1:]...)
+	if s.run.cfg.TokenEnv != "" {
+		cmd.Env = append(os.Environ(), s.run.cfg.TokenEnv+"="+s.principal.Token)
+	}
+	conn, err := client.DialStdio(cmd)
+	if err != nil {
+		return fmt.Errorf("%w: the server did not start: %w", errSetup, err)
+	}
+	s.conn = conn
 	return nil
 }
 
@@ -83,7 +116,12 @@ func (s *session) call(ctx context.Context, method string, params map[string]any
 		hdr = http.Header{"MCP-Protocol-Version": nil}
 	}
 	began := time.Now()
-	res, err := s.conn.Call(ctx, method, params, hdr)
+	conn := s.conn
+	if len(s.spread) > 0 {
+		conn = s.spread[s.calls%len(s.spread)]
+		s.calls++
+	}
+	res, err := conn.Call(ctx, method, params, hdr)
 	now := time.Now()
 	s.meter.record(method, now.Sub(began))
 	s.run.timeline.record(now, now.Sub(began))
@@ -147,14 +185,15 @@ func (s *session) loop(ctx context.Context) {
 	for n := 1; ctx.Err() == nil && s.run.more(); n++ {
 		s.cycle(ctx)
 		s.hear()
-		if s.era == conformance.EraLegacy && n%reopenEvery == 0 && !s.reopen(ctx) {
+		if s.era == conformance.EraLegacy && len(s.run.cfg.Exec) == 0 && n%reopenEvery == 0 && !s.reopen(ctx) {
 			return
 		}
 	}
 }
 
-// reopenEvery is how many cycles a 2025-11-25 client keeps its session: clients come
-// and go, so sessions open while the server is busy.
+// reopenEvery is how many cycles a 2025-11-25 client keeps its session over HTTP:
+// clients come and go, so sessions open while the server is busy. (A stdio client's
+// session is its child process: kept.)
 const reopenEvery = 5
 
 // reopen ends the client's session and opens another; false when it could not.

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/storecheck/storecheck/conformance"
@@ -32,3 +33,20 @@ func CreatedID(era conformance.Era, tool string, res *client.Response) (string, 
 // AnswerFor is an accepting answer to a form elicitation: every property of its
 // schema filled by type.
 func AnswerFor(req map[string]any) map[string]any { return answerFor(req) }
+
+// Start brings dep up as the probe does (the copies started and listening, the router
+// running for ShapeRouted) and returns the endpoints a client may reach (the router's
+// alone, or every instance's) and how to stop it.
+func (dep Deployment) Start(ctx context.Context) (urls []string, stop func(), err error) {
+	d, err := startDeployment(ctx, dep)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.router != nil {
+		return []string{d.router.url}, d.stop, nil
+	}
+	for _, in := range d.instances {
+		urls = append(urls, in.url)
+	}
+	return urls, d.stop, nil
+}
