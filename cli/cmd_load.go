@@ -86,7 +86,10 @@ func runLoad(c *app, args []string) int {
 	if code, ok := c.parse(fs, rest); !ok {
 		return code
 	}
-	dep, urls, command, err := df.deployment(urls, command)
+	var dep probe.Deployment
+	if !ceil { // the stub is the server
+		dep, urls, command, err = df.deployment(urls, command)
+	}
 	if err != nil {
 		code, _ := c.usageError(fs, err.Error())
 		return code
