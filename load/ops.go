@@ -178,7 +178,7 @@ func (s *session) trespass(ctx context.Context) {
 	}
 	for _, m := range methods {
 		q := map[string]any{"taskId": id}
-		if res, err := s.call(ctx, m, q); err == nil && res.Error == nil {
+		if res, err := s.callAs(ctx, m+" (another's)", m, q); err == nil && res.Error == nil {
 			s.violate("V-DENY-1", "a principal's task is answered to no other caller as a missing one", m, q, res)
 		}
 	}

@@ -107,6 +107,12 @@ var sharedHTTP = &http.Client{Transport: &http.Transport{MaxIdleConns: 1024, Max
 // call sends one request as the era speaks it, timed; a JSON-RPC error is counted by
 // code and judged (every error must be one the spec allows).
 func (s *session) call(ctx context.Context, method string, params map[string]any) (*client.Response, error) {
+	return s.callAs(ctx, method, method, params)
+}
+
+// callAs is call with the figures kept under label (a reach for another's task is
+// measured and counted apart from the caller's own work).
+func (s *session) callAs(ctx context.Context, label, method string, params map[string]any) (*client.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.run.cfg.Timeout)
 	defer cancel()
 	var hdr http.Header
@@ -123,13 +129,13 @@ func (s *session) call(ctx context.Context, method string, params map[string]any
 	}
 	res, err := conn.Call(ctx, method, params, hdr)
 	now := time.Now()
-	s.meter.record(method, now.Sub(began))
+	s.meter.record(label, now.Sub(began))
 	s.run.timeline.record(now, now.Sub(began))
 	switch {
 	case err != nil:
-		s.count(method, errorKey(err))
+		s.count(label, errorKey(err))
 	case res.Error != nil:
-		s.count(method, fmt.Sprint(res.Error.Code))
+		s.count(label, fmt.Sprint(res.Error.Code))
 		if !allowedCode(res.Error.Code) {
 			s.violate("V-BAD-1", "every error is a JSON-RPC error the spec allows", method, params, res)
 		}
