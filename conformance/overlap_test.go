@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -536,5 +537,43 @@ func TestRoundsStopEarlierWhenNearlyEveryCallMeets(t *testing.T) {
 			t.Errorf("%s (share %.2f): stopped after %v and %d rounds, conclusive %v, planned %d; want a stop after %d rounds (0: any), not before %v, at least %d rounds, conclusive, planned %d",
 				tc.name, stats.Share, took, n, stats.Conclusive(), stats.PlannedRounds, tc.rounds, tc.from, battery.MinRaceRounds, base)
 		}
+	}
+}
+
+// TestRoundsEndAtTheStoresLimit: a store that refuses a race check's setup Create at its
+// declared limit (ErrLimitReached) while the check runs rounds past its base ends the
+// rounds, and the check is inconclusive with that cause, never a fault of the rule; the
+// same refusal within the base rounds stays a fault.
+func TestRoundsEndAtTheStoresLimit(t *testing.T) {
+	const base = 3
+	full := fmt.Errorf("%w: the table holds 10000 rows", reference.ErrLimitReached)
+	serial := []battery.Span{{Client: 0, Task: "t", Call: 0, Ret: 10}, {Client: 1, Task: "t", Call: 20, Ret: 30}}
+	run := func(refuseAt int) (*battery.Env, int, any) {
+		e := &battery.Env{Ctx: context.Background()}
+		m := e.Meter()
+		n := 0
+		stop := func() (stopped any) {
+			defer func() { stopped = recover() }()
+			for r := range m.Rounds(base) {
+				n++
+				if r == refuseAt && !e.CheckErr(full, nil, `setup: Create("x")`) {
+					return nil
+				}
+				m.Add(serial)
+			}
+			return nil
+		}()
+		return e, n, stop
+	}
+	e, n, stop := run(base + 2)
+	if stop == nil || len(e.Faults()) > 0 || n != base+3 {
+		t.Errorf("refused in an extra round: stopped by %v after %d rounds with faults %v; want the rounds ended in round %d, no fault", stop, n, e.Faults(), base+3)
+	}
+	if len(e.InconclusiveReasons) != 1 || !strings.Contains(e.InconclusiveReasons[0], "refused Create at its limit") {
+		t.Errorf("refused in an extra round: inconclusive reasons %q, want the limit named", e.InconclusiveReasons)
+	}
+	e, n, stop = run(1)
+	if stop != nil || len(e.Faults()) != 1 || n != 2 {
+		t.Errorf("refused in a base round: stopped by %v after %d rounds with faults %v; want one fault in round 2", stop, n, e.Faults())
 	}
 }

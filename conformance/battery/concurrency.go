@@ -101,8 +101,8 @@ func (c *Clients) Run(i int, fn func()) {
 			if r == nil {
 				return
 			}
-			if err, ok := r.(error); ok && errors.Is(err, ErrFatal) {
-				return // the fault is recorded; this client stops
+			if stopped(r) {
+				return // the fault is recorded, or the rounds ended; this client stops
 			}
 			c.mu.Lock()
 			if c.panic == nil {

@@ -47,6 +47,8 @@ type Env struct {
 	sdk    sdk.Store
 	seq    atomic.Int64
 	Tag    string
+	// extending is set while a race check runs rounds past its base (OverlapMeter.Rounds).
+	extending atomic.Bool
 
 	InSpec bool // report entries go to Ginkgo (false when a test drives the Env by hand)
 	// Deadline is when the spec times out (zero outside a spec): concurrent checks stop
@@ -66,6 +68,19 @@ func (e *Env) TimeShort() bool {
 
 // ErrFatal stops a spec body after a fault it cannot go on from.
 var ErrFatal = errors.New("conformance: fatal fault")
+
+// errRoundsEnded stops a race check's extra rounds when the store refuses a setup call
+// at its own declared limit (ErrLimitReached): a store with a row cap is honest to stop
+// taking tasks, so the rounds that ran are judged (inconclusive when too few overlapped)
+// rather than the cap read as a fault of the rule.
+var errRoundsEnded = errors.New("conformance: race rounds ended at the store's limit")
+
+// stopped reports whether a recovered panic value is one of the battery's own stops,
+// ErrFatal or errRoundsEnded, rather than a panic of the store or of a spec.
+func stopped(r any) bool {
+	err, ok := r.(error)
+	return ok && (errors.Is(err, ErrFatal) || errors.Is(err, errRoundsEnded))
+}
 
 // Clock is the clock the store reads. Without clock control it is the real clock.
 func (e *Env) Clock() reference.Clock {
@@ -202,6 +217,10 @@ func (e *Env) Expect(actual any, m types.GomegaMatcher, input string) bool {
 func (e *Env) CheckErr(err, want error, input string) bool {
 	if want == nil && refusedSetup(err, input) {
 		e.setupRefused(input, err)
+	}
+	if want == nil && e.extending.Load() && limitedSetup(err, input) {
+		e.Inconclusive(fmt.Sprintf("the rounds past the check's base ended when the store refused %s at its limit (%s)", setupOp(input), DescribeErr(err)))
+		panic(errRoundsEnded)
 	}
 	if want == nil {
 		return e.Check(err == nil, input, "success", DescribeErr(err))

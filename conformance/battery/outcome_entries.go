@@ -161,6 +161,12 @@ func refusedSetup(err error, input string) bool {
 	return err != nil && errors.Is(err, reference.ErrUnsupported) && strings.HasPrefix(input, "setup")
 }
 
+// limitedSetup reports whether err is the store refusing a setup call at its declared
+// limit (ErrLimitReached).
+func limitedSetup(err error, input string) bool {
+	return err != nil && errors.Is(err, reference.ErrLimitReached) && strings.HasPrefix(input, "setup")
+}
+
 // setupOp names the call of a setup input: "setup: Create(...)" is "Create", "setup:
 // facade Update(...)" is "facade Update".
 func setupOp(input string) string {

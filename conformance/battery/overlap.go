@@ -198,6 +198,7 @@ func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 		var deadline time.Time
 		start, budget := time.Now(), m.Env.Opts.Budget.RaceTime
 		wire := m.wireMinimum(start)
+		defer m.Env.extending.Store(false)
 		for r := 0; ; r++ {
 			// The rounds that ran are judged, conclusive or not (Env.TimeShort).
 			if r > 0 && m.Env.TimeShort() {
@@ -217,6 +218,7 @@ func (m *OverlapMeter) Rounds(base int) iter.Seq[int] {
 				if m.sample(); m.stats.Conclusive() && wire.met() {
 					return
 				}
+				m.Env.extending.Store(true)
 			}
 			if !yield(r) {
 				return

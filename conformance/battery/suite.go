@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"runtime"
 
@@ -193,7 +192,7 @@ func (s *Suite) run(ctx ginkgo.SpecContext, rule rules.Rule, body func(e *Env)) 
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				if err, ok := r.(error); ok && errors.Is(err, ErrFatal) {
+				if stopped(r) {
 					return
 				}
 				// A panic after the transport failed (a nil answer dereferenced, a

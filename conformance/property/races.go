@@ -92,14 +92,11 @@ func ModernRaces(e *battery.Env) {
 		r := clientRand(seed, i, 0)
 		kind := modernRaceKinds[r.IntN(len(modernRaceKinds))]
 		task, err := fac.Create(e.Ctx, modern.CreateOptions{Owner: "alice"}, nil)
-		if err != nil {
-			e.Fatalf("race %q: setup Tasks.Create failed: %v", kind.name, err)
-		}
+		e.RequireErr(err, nil, fmt.Sprintf("setup: Tasks.Create() for race %q", kind.name))
 		id := task.TaskID
 		if kind.setup == "input" {
-			if task, err = fac.RequireInput(e.Ctx, id, map[string]any{"k1": "question"}); err != nil {
-				e.Fatalf("race %q: setup Tasks.RequireInput failed: %v", kind.name, err)
-			}
+			task, err = fac.RequireInput(e.Ctx, id, map[string]any{"k1": "question"})
+			e.RequireErr(err, nil, fmt.Sprintf("setup: Tasks.RequireInput(%q, {k1}) for race %q", id, kind.name))
 		}
 		m := model.NewModern()
 		m.Put(task)
@@ -364,9 +361,7 @@ func LegacyRaces(e *battery.Env) {
 		kind := legacyRaceKinds[r.IntN(len(legacyRaceKinds))]
 		id := e.ID("race")
 		task, err := fac.Create(e.Ctx, id, legacy.Task{"job": json.Number(fmt.Sprint(i))}, "alice")
-		if err != nil {
-			e.Fatalf("race %q: setup Tasks.Create(%q) failed: %v", kind.name, id, err)
-		}
+		e.RequireErr(err, nil, fmt.Sprintf("setup: Tasks.Create(%q) for race %q", id, kind.name))
 		m := model.NewLegacy()
 		m.Put(id, task)
 		var calls []RaceCall[legacy.Task]
