@@ -1,6 +1,7 @@
 package release_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -90,7 +91,8 @@ func TestActionProbe(t *testing.T) {
 }
 
 // TestActionRun: a run whose rule fails exits 1 with its reports and summary written; a
-// binary input is used as given.
+// binary input is used as given; battery rules against a Postgres container by DSN give
+// the binary's verdicts.
 func TestActionRun(t *testing.T) {
 	d := dist(t)
 	r := newRunner(t, "INPUT_COMMAND=run", "INPUT_BINARY="+d.Binaries[host(t)],
@@ -105,6 +107,14 @@ func TestActionRun(t *testing.T) {
 	if !strings.Contains(r.summaryMarkdown, "L-GET-1") {
 		t.Errorf("job summary of a run failing L-GET-1: want the rule named, got:\n%s", r.summaryMarkdown)
 	}
+	dsn, _, want := postgresBattery(t, d.Binaries[host(t)])
+	r = newRunner(t, "INPUT_COMMAND=run", "INPUT_BINARY="+d.Binaries[host(t)],
+		fmt.Sprintf("INPUT_ARGS=--adapter postgres --dsn '%s' --rules %s", dsn, pgRules))
+	r.step(t)
+	if r.exitCode != 0 || r.outputs["exit-code"] != "0" {
+		t.Errorf("action run against Postgres: want exit 0 and output exit-code=0, got exit %d and outputs %v", r.exitCode, r.outputs)
+	}
+	sameVerdicts(t, "the action's battery on Postgres", want, verdicts(t, r.outputs["json"]))
 }
 
 // TestActionRefuses: an archive that does not match the release's SHA256SUMS is never

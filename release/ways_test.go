@@ -44,11 +44,7 @@ func TestImage(t *testing.T) {
 	}
 	sameVerdicts(t, "the image's probe", want, verdicts(t, filepath.Join(out, "probe.json")))
 
-	dsn, stop, err := pgcontainer.Start(t.Context())
-	if err != nil {
-		missing(t, "no Postgres: "+err.Error())
-	}
-	t.Cleanup(func() { _ = stop(context.Background()) })
+	dsn, battery, wantPG := postgresBattery(t, bin)
 	// The local image's server is reached on a Unix socket in a host directory (the
 	// DSN's host): the image reaches it at the same path.
 	for _, kv := range strings.Fields(dsn) {
@@ -56,20 +52,34 @@ func TestImage(t *testing.T) {
 			mounts = append(mounts, "-v", "/"+dir+":/"+dir)
 		}
 	}
-	battery := []string{"run", "--adapter", "postgres", "--dsn", dsn, "--rules", pgRules}
-	if _, code := run(t, "", nil, bin, append(battery, "--json", filepath.Join(out, "binary-pg.json"))...); code != 0 {
-		t.Fatalf("storecheck %s: exit %d, want 0", strings.Join(battery, " "), code)
-	}
 	if code := docker(append(battery, "--json", "/out/image-pg.json")...); code != 0 {
 		t.Errorf("docker run %s %s: exit %d, want 0", d.Image, strings.Join(battery, " "), code)
 	}
-	sameVerdicts(t, "the image's battery on Postgres", verdicts(t, filepath.Join(out, "binary-pg.json")),
-		verdicts(t, filepath.Join(out, "image-pg.json")))
+	sameVerdicts(t, "the image's battery on Postgres", wantPG, verdicts(t, filepath.Join(out, "image-pg.json")))
+}
+
+// postgresBattery starts a Postgres container and runs pgRules against it by DSN with
+// the binary: the DSN, the battery's arguments and the binary's verdicts, which every
+// other way of running storecheck must give too.
+func postgresBattery(t *testing.T, bin string) (dsn string, battery []string, want map[string]string) {
+	t.Helper()
+	dsn, stop, err := pgcontainer.Start(t.Context())
+	if err != nil {
+		missing(t, "no Postgres: "+err.Error())
+	}
+	t.Cleanup(func() { _ = stop(context.Background()) })
+	battery = []string{"run", "--adapter", "postgres", "--dsn", dsn, "--rules", pgRules}
+	report := filepath.Join(t.TempDir(), "binary-pg.json")
+	if _, code := run(t, "", nil, bin, append(battery, "--json", report)...); code != 0 {
+		t.Fatalf("storecheck %s: exit %d, want 0", strings.Join(battery, " "), code)
+	}
+	return dsn, battery, verdicts(t, report)
 }
 
 // TestNPX installs the npm tarballs offline in a fresh project, as a user's npm install
-// would from the registry, and runs `npx storecheck`: its version, and a probe of the
-// reference server with the binary's verdicts.
+// would from the registry, and runs `npx storecheck`: its version, a probe of the
+// reference server and battery rules against a Postgres container, with the binary's
+// verdicts.
 func TestNPX(t *testing.T) {
 	t.Parallel()
 	if !haveNPM() {
@@ -102,6 +112,12 @@ func TestNPX(t *testing.T) {
 		t.Errorf("npx storecheck probe of the reference server: exit %d, want 0", code)
 	}
 	sameVerdicts(t, "npx", want, verdicts(t, report))
+	_, battery, wantPG := postgresBattery(t, bin)
+	report = filepath.Join(t.TempDir(), "npx-pg.json")
+	if _, code := run(t, project, npmEnv, "npx", append(append([]string{"--no", "storecheck"}, battery...), "--json", report)...); code != 0 {
+		t.Errorf("npx storecheck %s: exit %d, want 0", strings.Join(battery, " "), code)
+	}
+	sameVerdicts(t, "npx's battery on Postgres", wantPG, verdicts(t, report))
 	if _, code := run(t, project, npmEnv, "npx", "--no", "storecheck", "run", "--rules", "NO-SUCH-1"); code != 2 {
 		t.Errorf("npx storecheck run --rules NO-SUCH-1: want the binary's usage exit 2 through the launcher, got %d", code)
 	}
