@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"strings"
 	"time"
@@ -24,6 +25,7 @@ type mcpFlags struct {
 	requireOwner bool
 	tokenEnv     string
 	maxTasks     int
+	pprof        string
 	instance     instanceFlags // several instances over one store (serve_mcp_cluster.go)
 }
 
@@ -49,6 +51,7 @@ func (f *mcpFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.maxTTL, "max-ttl", 0, "with --mcp: the longest ttl a task gets (0: no cap)")
 	fs.BoolVar(&f.requireOwner, "require-owner", false, "with --mcp: tasks without an owner (made anonymously) are denied to every caller")
 	fs.IntVar(&f.maxTasks, "max-tasks-per-principal", 0, "with --mcp: the most tasks a principal has running at once; one more is refused\nwith -32603 (0: no bound; callers without credentials share one count)")
+	fs.StringVar(&f.pprof, "pprof", "", "with --mcp: also serve Go's profiles (net/http/pprof, /debug/pprof/) on `ADDR`, a loopback\nhost:port, to profile the server under load")
 	f.instance.register(fs)
 	fs.StringVar(&f.tokenEnv, "token-env", "", "with --mcp stdio: the environment `VAR` holding the client's token, mapped by --principal\n(stdio carries no credentials; unset or empty: anonymous)")
 }
@@ -105,6 +108,14 @@ func (c *app) serveMCP(h harness.Harness, f mcpFlags) int {
 		return exitUsage
 	}
 	defer srv.Close()
+	if f.pprof != "" {
+		stop, err := c.servePprof(f.pprof)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "storecheck serve: --pprof: %v\n", err)
+			return exitUsage
+		}
+		defer stop()
+	}
 	if f.addr == "stdio" {
 		principal, err := f.stdioPrincipal()
 		if err != nil {
@@ -117,8 +128,7 @@ func (c *app) serveMCP(h harness.Harness, f mcpFlags) int {
 		}
 		return exitOK
 	}
-	host, _, err := net.SplitHostPort(f.addr)
-	if ip := net.ParseIP(host); err != nil || host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !loopback(f.addr) {
 		fmt.Fprintf(c.stderr, "storecheck serve: --mcp %q: give a loopback host:port (127.0.0.1:8080) or stdio\n", f.addr)
 		return exitUsage
 	}
@@ -142,6 +152,35 @@ func (c *app) serveMCP(h harness.Harness, f mcpFlags) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// loopback reports whether addr is a host:port on a loopback address.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	ip := net.ParseIP(host)
+	return err == nil && (host == "localhost" || ip != nil && ip.IsLoopback())
+}
+
+// servePprof serves Go's runtime profiles on addr (loopback only: a profile shows the
+// server's insides) until stop is called.
+func (c *app) servePprof(addr string) (stop func(), err error) {
+	if !loopback(addr) {
+		return nil, fmt.Errorf("%q: give a loopback host:port (127.0.0.1:6060)", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	fmt.Fprintf(c.stderr, "storecheck serve: profiles on http://%s/debug/pprof/\n", ln.Addr())
+	return func() { _ = hs.Close() }, nil
 }
 
 func eras(cfg server.Config) string {

@@ -83,12 +83,15 @@ func (t *timeline) ended(now time.Time) {
 
 // Op is one operation's figures, in milliseconds.
 type Op struct {
-	Method string  `json:"method"`
-	Count  int64   `json:"count"`
-	P50    float64 `json:"p50_ms"`
-	P90    float64 `json:"p90_ms"`
-	P99    float64 `json:"p99_ms"`
-	Max    float64 `json:"max_ms"`
+	Method string `json:"method"`
+	Count  int64  `json:"count"`
+	// Mean, with Count and the run's length, gives the requests in flight on average
+	// (Little's law): what a closed loop's latencies depend on.
+	Mean float64 `json:"mean_ms"`
+	P50  float64 `json:"p50_ms"`
+	P90  float64 `json:"p90_ms"`
+	P99  float64 `json:"p99_ms"`
+	Max  float64 `json:"max_ms"`
 }
 
 // Point is one second of the run.
@@ -103,7 +106,7 @@ func ms(us int64) float64 { return float64(us) / 1000 }
 func (m *meter) figures() []Op {
 	var out []Op
 	for k, h := range m.ops {
-		out = append(out, Op{Method: k, Count: h.TotalCount(), P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)),
+		out = append(out, Op{Method: k, Count: h.TotalCount(), Mean: h.Mean() / 1000, P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)),
 			P99: ms(h.ValueAtQuantile(99)), Max: ms(h.Max())})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Method < out[j].Method })
