@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/storecheck/storecheck/internal/childproc"
 )
@@ -67,5 +70,36 @@ func TestServeMCPStdioTokenEnv(t *testing.T) {
 	}()
 	if code != exitUsage || !strings.Contains(errOut, "--token-env MCP_TOKEN") {
 		t.Errorf("serve --mcp stdio with a token --principal does not map: exit %d, stderr %q; want %d naming --token-env", code, errOut, exitUsage)
+	}
+}
+
+// TestServeMCPPprof: --pprof serves Go's profiles on the loopback address given (the
+// index lists the goroutine profile), and refuses an address off loopback.
+func TestServeMCPPprof(t *testing.T) {
+	code, _, errOut := cliRun(t, "serve", "--adapter", "memstore", "--mcp", "stdio", "--pprof", "192.0.2.1:6060")
+	if code != exitUsage || !strings.Contains(errOut, "loopback") {
+		t.Errorf("serve --mcp --pprof 192.0.2.1:6060: exit %d, stderr %q; want %d naming loopback", code, errOut, exitUsage)
+	}
+	cmd := exec.Command(os.Args[0], "serve", "--adapter", "memstore", "--mcp", "stdio", "--pprof", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	in, _, stderr := childproc.Start(t, cmd)
+	defer func() { in.Close(); _ = cmd.Wait() }()
+	var url string
+	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, rest, ok := strings.Cut(stderr.String(), "profiles on "); ok {
+			url, _, _ = strings.Cut(rest, "\n")
+		}
+	}
+	if url == "" {
+		t.Fatalf("serve --mcp stdio --pprof 127.0.0.1:0: no \"profiles on\" line on stderr within 10s:\n%s", stderr.String())
+	}
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "goroutine") {
+		t.Errorf("GET %s: status %d, body %.200q; want 200 listing the goroutine profile", url, res.StatusCode, body)
 	}
 }
