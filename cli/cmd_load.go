@@ -66,6 +66,7 @@ func runLoad(c *app, args []string) int {
 	fs.IntVar(&cfg.Clients, "clients", 64, "`N` clients at once")
 	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "make no task past this time (0: --tasks bounds the run)")
 	fs.IntVar(&cfg.Tasks, "tasks", 0, "make at most `N` tasks (0: --duration bounds the run)")
+	fs.Float64Var(&cfg.Rate, "rate", 0, "begin at most `N` tasks a second across all clients (0: as fast as the clients go);\nservers compared at one rate meet the same offered load")
 	fs.StringVar(&era, "era", "all", "era: legacy (2025-11-25), modern (2026-07-28) or all (clients in turn)")
 	fs.DurationVar(&cfg.Wait, "wait", 30*time.Second, "how long a task may take to end")
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "how long to wait for any one answer")

@@ -20,6 +20,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/probe"
 )
@@ -45,6 +47,10 @@ type Config struct {
 	// one of them must be given). Every task made is then followed to its end.
 	Duration time.Duration
 	Tasks    int
+	// Rate, when above 0, paces the run: at most Rate tasks begin a second, across all
+	// clients. Two servers compared at one rate meet the same offered load, so their
+	// latencies compare service, not how deep each one's queue grew in a closed loop.
+	Rate float64
 	// Wait bounds how long a task may take to end (0: 30 s); Timeout any one answer (0: 30 s).
 	Wait, Timeout time.Duration
 	// Unjudged measures without judging (the generator's ceiling against a stub).
@@ -87,6 +93,8 @@ func (cfg Config) resolve() (Config, error) {
 		return cfg, fmt.Errorf("%w: %d clients", ErrConfig, cfg.Clients)
 	case cfg.Duration <= 0 && cfg.Tasks <= 0:
 		return cfg, fmt.Errorf("%w: bound the run by a duration or a task count", ErrConfig)
+	case cfg.Rate < 0:
+		return cfg, fmt.Errorf("%w: a rate of %g tasks a second", ErrConfig, cfg.Rate)
 	case len(cfg.Principals) == 0 && !cfg.Anonymous:
 		return cfg, fmt.Errorf("%w: give principals or anonymous callers", ErrConfig)
 	}
@@ -116,7 +124,8 @@ type run struct {
 	made     atomic.Int64 // tasks made (acknowledged or not)
 	ended    atomic.Int64 // tasks followed to their end
 	errs     atomic.Int64
-	stop     time.Time // no task made past it (zero: none)
+	stop     time.Time     // no task made past it (zero: none)
+	pace     *rate.Limiter // Config.Rate's (nil: unpaced)
 }
 
 // Run runs the load and returns its figures; the run fails (Result.Passed) on any
@@ -130,6 +139,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r := &run{cfg: cfg, judge: newJudge(), timeline: &timeline{start: start}}
 	if cfg.Duration > 0 {
 		r.stop = start.Add(cfg.Duration)
+	}
+	if cfg.Rate > 0 {
+		r.pace = rate.NewLimiter(rate.Limit(cfg.Rate), 1)
 	}
 	clients := make([]*session, cfg.Clients)
 	for i := range clients {
@@ -174,8 +186,20 @@ func btoi(b bool) int {
 	return 0
 }
 
-// more reports whether another task may be made, and counts it.
-func (r *run) more() bool {
+// more reports whether another task may be made, and counts it; under a pace it first
+// waits for the task's turn.
+func (r *run) more(ctx context.Context) bool {
+	if r.pace != nil {
+		wctx := ctx
+		if !r.stop.IsZero() {
+			var cancel context.CancelFunc
+			wctx, cancel = context.WithDeadline(ctx, r.stop)
+			defer cancel()
+		}
+		if r.pace.Wait(wctx) != nil {
+			return false
+		}
+	}
 	if !r.stop.IsZero() && time.Now().After(r.stop) {
 		return false
 	}

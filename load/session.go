@@ -188,7 +188,7 @@ func (s *session) loop(ctx context.Context) {
 		s.count("initialize", "refused")
 		return
 	}
-	for n := 1; ctx.Err() == nil && s.run.more(); n++ {
+	for n := 1; ctx.Err() == nil && s.run.more(ctx); n++ {
 		s.cycle(ctx)
 		s.hear()
 		if s.era == conformance.EraLegacy && len(s.run.cfg.Exec) == 0 && n%reopenEvery == 0 && !s.reopen(ctx) {
