@@ -53,6 +53,7 @@ func runLoad(c *app, args []string) int {
 	var (
 		principals   principalTokens
 		era, jsonOut string
+		mix          string
 		svg          string
 		noAnon, ceil bool
 		cfg          load.Config
@@ -67,6 +68,7 @@ func runLoad(c *app, args []string) int {
 	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "make no task past this time (0: --tasks bounds the run)")
 	fs.IntVar(&cfg.Tasks, "tasks", 0, "make at most `N` tasks (0: --duration bounds the run)")
 	fs.Float64Var(&cfg.Rate, "rate", 0, "begin at most `N` tasks a second across all clients (0: as fast as the clients go);\nservers compared at one rate meet the same offered load")
+	fs.StringVar(&mix, "mix", load.DefaultMix.String(), "the weight of each kind of round: `KIND=W,...`, kinds quick, cancel, input, list, reach\n(kinds not named: none)")
 	fs.StringVar(&era, "era", "all", "era: legacy (2025-11-25), modern (2026-07-28) or all (clients in turn)")
 	fs.DurationVar(&cfg.Wait, "wait", 30*time.Second, "how long a task may take to end")
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "how long to wait for any one answer")
@@ -110,6 +112,10 @@ func runLoad(c *app, args []string) int {
 	}
 	cfg.Tools, cfg.Principals, cfg.Anonymous, cfg.URLs, cfg.Progress = tools, principals, !noAnon, urls, c.stderr
 	cfg.Exec, cfg.TokenEnv = command, tokenEnv
+	if cfg.Mix, err = load.ParseMix(mix); err != nil {
+		code, _ := c.usageError(fs, err.Error())
+		return code
+	}
 	if cfg.Eras, err = erasFlag(era); err != nil {
 		code, _ := c.usageError(fs, err.Error())
 		return code

@@ -51,6 +51,8 @@ type Config struct {
 	// clients. Two servers compared at one rate meet the same offered load, so their
 	// latencies compare service, not how deep each one's queue grew in a closed loop.
 	Rate float64
+	// Mix weighs the kinds of round (zero: DefaultMix).
+	Mix Mix
 	// Wait bounds how long a task may take to end (0: 30 s); Timeout any one answer (0: 30 s).
 	Wait, Timeout time.Duration
 	// Unjudged measures without judging (the generator's ceiling against a stub).
@@ -106,6 +108,11 @@ func (cfg Config) resolve() (Config, error) {
 			name, args := probe.DefaultTools.Tool(r)
 			cfg.Tools.SetTool(r, name, args)
 		}
+	}
+	if cfg.Mix == (Mix{}) {
+		cfg.Mix = DefaultMix
+	} else if _, err := ParseMix(cfg.Mix.String()); err != nil {
+		return cfg, err
 	}
 	if cfg.Wait <= 0 {
 		cfg.Wait = 30 * time.Second

@@ -216,14 +216,15 @@ func (s *session) reopen(ctx context.Context) bool {
 // cycle is one round of the mix: a task of some role followed to its end, with a look
 // at the task list or at another principal's task on the side.
 func (s *session) cycle(ctx context.Context) {
-	switch n := s.rand.IntN(100); {
-	case n < 50:
+	m := s.run.cfg.Mix
+	switch n := s.rand.IntN(m.total()); {
+	case n < m.Quick:
 		s.follow(ctx, probe.RoleQuick, false)
-	case n < 65:
+	case n < m.Quick+m.Cancel:
 		s.follow(ctx, probe.RoleSlow, true)
-	case n < 75:
+	case n < m.Quick+m.Cancel+m.Input:
 		s.follow(ctx, probe.RoleInput, false)
-	case n < 85 && s.era == conformance.EraLegacy:
+	case n < m.Quick+m.Cancel+m.Input+m.List && s.era == conformance.EraLegacy:
 		s.follow(ctx, probe.RoleQuick, false)
 		s.list(ctx)
 	default:
