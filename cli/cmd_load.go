@@ -36,8 +36,17 @@ the run (exit 1). Bounded by --duration and --tasks; every task made is followed
 its end. A progress line a second; at the end tasks/s, p50/p90/p99/max of each
 operation, errors by code; --json and --svg write the report and a plot.
 
---vs URL runs the same load against a second server after the first and prints the
-two side by side, as ratios.
+Several servers side by side, the same load against each in turn (each command
+started fresh for its run and stopped after), in one table with a column a subject and
+the ratios against the first (above 1: the first is ahead): --subject NAME=URL[,URL...]
+repeated, or --compare FILE naming servers already running or commands to start,
+N instances of one or a stdio server, each with its own eras if need be:
+  [{"name": "memstore", "urls": ["http://127.0.0.1:8080/mcp"]},
+   {"name": "postgres x3", "exec": "storecheck serve --mcp 127.0.0.1:{port} --adapter postgres ...", "instances": 3},
+   {"name": "ts-sdk", "urls": ["http://127.0.0.1:8081/mcp"], "eras": ["legacy"]}]
+A subject that fails (a violation), ends no task, or cannot be reached or started
+fails the run (exit 1); the others still run. --json and --svg then write every
+subject's report and one plot. --vs URL compares the loaded server (A) with URL (B).
 
 --ceiling runs the same load against an in-process stub that answers at once: the
 generator's own ceiling on this machine.
@@ -58,7 +67,7 @@ func runLoad(c *app, args []string) int {
 		noAnon, ceil bool
 		cfg          load.Config
 		toolsFile    string
-		vs           urlList
+		cf           compareFlags
 		tokenEnv     string
 		df           deployFlags
 	)
@@ -74,7 +83,7 @@ func runLoad(c *app, args []string) int {
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "how long to wait for any one answer")
 	fs.StringVar(&jsonOut, "json", "", "write the JSON report to `FILE`")
 	fs.StringVar(&svg, "svg", "", "write an SVG plot (tasks/s and p99 over time) to `FILE`")
-	fs.Var(&vs, "vs", "then run the same load against `URL` (repeat for a deployment) and print both side by side, as ratios")
+	cf.add(fs)
 	fs.BoolVar(&ceil, "ceiling", false, "load an in-process stub that answers at once instead of a URL: the generator's ceiling")
 	toolFlags := addToolFlags(fs)
 	fs.StringVar(&toolsFile, "tools", "", "the tool of every role in a JSON `FILE`, as storecheck probe takes it")
@@ -89,10 +98,7 @@ func runLoad(c *app, args []string) int {
 	if code, ok := c.parse(fs, rest); !ok {
 		return code
 	}
-	var dep probe.Deployment
-	if !ceil { // the stub is the server
-		dep, urls, command, err = df.deployment(urls, command)
-	}
+	dep, urls, command, err := cf.loaded(ceil, &df, urls, command)
 	if err != nil {
 		code, _ := c.usageError(fs, err.Error())
 		return code
@@ -125,8 +131,8 @@ func runLoad(c *app, args []string) int {
 		defer stub.Close()
 		cfg.URLs, cfg.Unjudged = []string{stub.URL + "/mcp"}, true
 	}
-	if len(vs) > 0 {
-		return c.compare(cfg, vs)
+	if cf.comparing() {
+		return c.compare(fs, cfg, &cf, urls, command, df.instances > 0, jsonOut, svg)
 	}
 	return c.load(fs, cfg, jsonOut, svg)
 }
@@ -170,26 +176,6 @@ type urlList []string
 
 func (u *urlList) String() string     { return strings.Join(*u, " ") }
 func (u *urlList) Set(v string) error { *u = append(*u, v); return nil }
-
-// compare runs cfg against its URLs, then against vs, and writes both side by side.
-func (c *app) compare(cfg load.Config, vs []string) int {
-	var runs [2]*load.Result
-	for i, urls := range [][]string{cfg.URLs, vs} {
-		cfg.URLs = urls
-		r, err := load.Run(c.ctx, cfg)
-		if err != nil {
-			fmt.Fprintf(c.stderr, "storecheck load: %v\n", err)
-			return exitUsage
-		}
-		_ = load.WriteTable(c.stdout, r)
-		runs[i] = r
-	}
-	_ = load.WriteComparison(c.stdout, runs[0], runs[1])
-	if !runs[0].Passed() || !runs[1].Passed() {
-		return exitFailed
-	}
-	return exitOK
-}
 
 // load runs cfg and writes its table on stdout and the files named.
 func (c *app) load(fs *flag.FlagSet, cfg load.Config, jsonOut, svg string) int {
