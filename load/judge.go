@@ -100,6 +100,19 @@ func (j *judge) foreign(caller string, pick func(n int) int) string {
 	return ""
 }
 
+// recentForeign returns one of the tasks acknowledged last that a principal other than
+// caller owns ("" when none): one likely still to change.
+func (j *judge) recentForeign(caller string) string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for i := len(j.ids) - 1; i >= max(0, len(j.ids)-32); i-- {
+		if t := j.tasks[j.ids[i]]; t.owner != "" && t.owner != caller {
+			return j.ids[i]
+		}
+	}
+	return ""
+}
+
 // mayRead reports whether caller (client c) may see task t: a principal's task its
 // owner only; an anonymous task everyone (docs/spec.md V-AUTH-1).
 func mayRead(caller string, t task) bool { return t.owner == "" || t.owner == caller }

@@ -80,6 +80,7 @@ type Result struct {
 	Violations  []Violation    `json:"violations"`
 	// ViolationCount counts every violation; Violations keeps the first hundred.
 	ViolationCount int     `json:"violation_count"`
+	Listens        Listens `json:"listens"`
 	Timeline       []Point `json:"timeline"`
 }
 
@@ -255,5 +256,5 @@ func (r *run) result(d time.Duration, m *meter) *Result {
 	n := r.ended.Load()
 	return &Result{Subject: subject, Clients: r.cfg.Clients, Principals: len(r.cfg.Principals), Anonymous: r.cfg.Anonymous,
 		Eras: eras, Seconds: d.Seconds(), Tasks: n, TasksPerSec: float64(n) / d.Seconds(), Ops: m.figures(),
-		Errors: m.errors, Violations: r.judge.violations, ViolationCount: r.judge.count, Timeline: r.timeline.points()}
+		Errors: m.errors, Listens: m.listens, Violations: r.judge.violations, ViolationCount: r.judge.count, Timeline: r.timeline.points()}
 }

@@ -20,8 +20,9 @@ func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(minLatency, max
 
 // meter is one client's measures, merged at the end: clients record without locks.
 type meter struct {
-	ops    map[string]*hdrhistogram.Histogram // by method
-	errors map[string]int                     // by method and code
+	ops     map[string]*hdrhistogram.Histogram // by method
+	errors  map[string]int                     // by method and code
+	listens Listens
 }
 
 func newMeter() *meter {
@@ -47,6 +48,7 @@ func (m *meter) merge(o *meter) {
 	for k, n := range o.errors {
 		m.errors[k] += n
 	}
+	m.listens.add(o.listens)
 }
 
 // timeline is the run second by second: tasks ended and every operation's latency.

@@ -38,6 +38,9 @@ func (s *session) follow(ctx context.Context, role probe.Role, cancel bool) {
 	if s.run.judge.acknowledged(id, &task{owner: s.principal.Name, client: s.id}) {
 		s.violate("V-RUN-1", "a task is acknowledged once: the server gave this id to an earlier task", "tools/call", map[string]any{"taskId": id}, res)
 	}
+	if s.listens() && (cancel || role == probe.RoleInput) {
+		defer s.listenOn(ctx, id, cancel)()
+	}
 	if cancel {
 		s.run.judge.cancelling(id)
 		_, _ = s.call(ctx, "tasks/cancel", map[string]any{"taskId": id})
@@ -189,7 +192,7 @@ func (s *session) trespass(ctx context.Context) {
 func (s *session) hear() {
 	inbox := s.conn.Inbox()
 	for _, m := range inbox[s.heard:] {
-		if m.Method == "notifications/tasks/status" {
+		if m.Method == "notifications/tasks/status" || m.Method == modernNote {
 			s.judgeNote(m, false)
 		}
 	}
@@ -199,12 +202,19 @@ func (s *session) hear() {
 func (s *session) judgeNote(m client.Inbound, final bool) {
 	id := taskIDOf(m.Params)
 	t, ok := s.run.judge.lookup(id)
+	modern := m.Method == modernNote
+	if modern && !final {
+		s.meter.listens.Heard++
+	}
 	switch {
 	case !ok && !final:
 		s.mu.Lock()
 		s.pending = append(s.pending, m)
 		s.mu.Unlock()
-	case ok && !mayHear(s.principal.Name, s.id, t):
+	case ok && modern && !mayRead(s.principal.Name, t):
+		s.violate("V-NOTIFY-1", "a subscriptions/listen stream brings nothing about a task its caller may not see", s.listenRequest()+" heard "+m.Method+" about",
+			map[string]any{"taskId": id}, &client.Response{Message: m.Message})
+	case ok && !modern && !mayHear(s.principal.Name, s.id, t):
 		s.violate("V-NOTIFY-1", "nobody hears about another's task", m.Method+" (on the GET stream)", map[string]any{"taskId": id},
 			&client.Response{Message: m.Message})
 	}

@@ -30,6 +30,9 @@ func WriteTable(w io.Writer, r *Result) error {
 	for _, k := range keys {
 		fmt.Fprintf(w, "errors: %s: %d\n", k, r.Errors[k])
 	}
+	if r.Listens.Opened+r.Listens.Refused > 0 {
+		fmt.Fprintln(w, r.Listens)
+	}
 	for _, v := range r.Violations {
 		fmt.Fprintf(w, "VIOLATION %s\n", v)
 	}

@@ -33,7 +33,8 @@ type session struct {
 	calls     int
 	meter     *meter
 	rand      *rand.Rand
-	heard     int // inbox entries judged
+	heard     int      // inbox entries judged
+	listening []string // the task ids the open subscriptions/listen names
 	cancel    context.CancelFunc
 
 	mu      sync.Mutex

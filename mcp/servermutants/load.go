@@ -29,6 +29,9 @@ var loadMutants = []mutant.Mutant[Build]{
 	{Name: "load-notify-crossed", Breaks: []string{"V-NOTIFY-1"},
 		Defect: "a 2025-11-25 session opened while the server is busy shares its notification stream with the session opened before it: one hears the other's task status",
 		Build:  Build{LoadOnly: true, Setup: notifyCrossed}},
+	{Name: "load-listen-crossed", Breaks: []string{"V-NOTIFY-1"},
+		Defect: "a 2026-07-28 subscriptions/listen opened while many are open writes to the stream of the listen opened before it too: that caller hears of the other's tasks",
+		Build:  Build{LoadOnly: true, Wrap: listenCrossed}},
 }
 
 // inflight counts the requests under way through the handler it wraps.
@@ -129,5 +132,72 @@ func alsoNotify(cfg *server.Config, also func(owner, sessionID string, note any)
 			told(owner, sessionID, note)
 		}
 		also(owner, sessionID, note)
+	}
+}
+
+// listener is an open subscriptions/listen's stream, written by its own handler and by
+// a crossed one: writes are serialised, and none goes out once the listen has ended.
+type listener struct {
+	mu     sync.Mutex
+	send   func(v any) error
+	closed bool
+}
+
+func (l *listener) write(v any) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return context.Canceled
+	}
+	return l.send(v)
+}
+
+func (l *listener) close() {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+}
+
+// crowdListens is how many subscriptions/listen open at once wake the crossing: the
+// probe opens one a caller, a handful at once; many clients listening at once keep
+// dozens open.
+const crowdListens = 8
+
+// listenCrossed keeps the listen opened last in one variable and, while many listens
+// are open, has a listen opened then write to it too.
+func listenCrossed(next server.Handler, _ func()) server.Handler {
+	var open atomic.Int32
+	var mu sync.Mutex
+	var last *listener // the listen opened last, while it is open
+	return func(ctx context.Context, r *server.Request) (any, *server.Error) {
+		if r.Method() != "subscriptions/listen" || r.Stream() == nil {
+			return next(ctx, r)
+		}
+		crowded := open.Add(1) >= crowdListens
+		defer open.Add(-1)
+		me := &listener{send: r.Stream()}
+		mu.Lock()
+		partner := last
+		if !crowded {
+			partner = nil
+		}
+		last = me
+		mu.Unlock()
+		defer func() {
+			me.close()
+			mu.Lock()
+			if last == me {
+				last = nil
+			}
+			mu.Unlock()
+		}()
+		r.SetStream(func(v any) error {
+			err := me.write(v)
+			if partner != nil {
+				_ = partner.write(v)
+			}
+			return err
+		})
+		return next(ctx, r)
 	}
 }
