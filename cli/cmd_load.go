@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"time"
 
@@ -180,31 +177,15 @@ func (u *urlList) Set(v string) error { *u = append(*u, v); return nil }
 // load runs cfg and writes its table on stdout and the files named.
 func (c *app) load(fs *flag.FlagSet, cfg load.Config, jsonOut, svg string) int {
 	r, err := load.Run(c.ctx, cfg)
-	if errors.Is(err, load.ErrConfig) {
-		code, _ := c.usageError(fs, err.Error())
-		return code
-	}
 	if err != nil {
-		fmt.Fprintf(c.stderr, "storecheck load: %v\n", err)
-		return exitUsage
+		return c.loadRefused(fs, err)
 	}
 	_ = load.WriteTable(c.stdout, r)
-	for _, out := range []struct {
-		path  string
-		write func(io.Writer) error
-	}{
-		{jsonOut, func(w io.Writer) error { return load.WriteJSON(w, r) }},
-		{svg, func(w io.Writer) error { return load.WriteSVG(w, "storecheck load: "+r.Subject, r) }},
-	} {
-		if out.path == "" {
-			continue
-		}
-		var b bytes.Buffer
-		_ = out.write(&b)
-		if err := os.WriteFile(out.path, b.Bytes(), 0o644); err != nil {
-			fmt.Fprintf(c.stderr, "storecheck load: %v\n", err)
-			return exitUsage
-		}
+	if code := writeOut(c, jsonOut, func(w io.Writer) error { return load.WriteJSON(w, r) }); code != exitOK {
+		return code
+	}
+	if code := writeOut(c, svg, func(w io.Writer) error { return load.WriteSVG(w, "storecheck load: "+r.Subject, r) }); code != exitOK {
+		return code
 	}
 	if !r.Passed() {
 		return exitFailed

@@ -109,13 +109,8 @@ func (c *app) compare(fs *flag.FlagSet, cfg load.Config, f *compareFlags, urls, 
 		}
 		fmt.Fprintf(c.stdout, "load: subject %s: %s: %s\n", s.Name, s.Verdict, s.Why)
 	})
-	if errors.Is(err, load.ErrConfig) {
-		code, _ := c.usageError(fs, err.Error())
-		return code
-	}
 	if err != nil {
-		fmt.Fprintf(c.stderr, "storecheck load: %v\n", err)
-		return exitUsage
+		return c.loadRefused(fs, err)
 	}
 	_ = load.WriteComparison(c.stdout, comp)
 	names := make([]string, len(comp.Subjects))
@@ -133,6 +128,17 @@ func (c *app) compare(fs *flag.FlagSet, cfg load.Config, f *compareFlags, urls, 
 		return exitFailed
 	}
 	return exitOK
+}
+
+// loadRefused reports a load that could not run: a configuration error is a usage
+// error; any other stops the command as well (exit 2).
+func (c *app) loadRefused(fs *flag.FlagSet, err error) int {
+	if errors.Is(err, load.ErrConfig) {
+		code, _ := c.usageError(fs, err.Error())
+		return code
+	}
+	fmt.Fprintf(c.stderr, "storecheck load: %v\n", err)
+	return exitUsage
 }
 
 // writeOut writes a report file when a path is named.
