@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/storecheck/storecheck/load"
+	"github.com/storecheck/storecheck/schema/schematest"
 )
 
 // TestLoadCeiling: storecheck load --ceiling runs a bounded load against its stub and
@@ -29,6 +30,7 @@ func TestLoadCeiling(t *testing.T) {
 	if b, err := os.ReadFile(js); err != nil || json.Unmarshal(b, &r) != nil || r.Tasks != 200 {
 		t.Errorf("--json %s: %d tasks (%v); want the 200 tasks made", js, r.Tasks, err)
 	}
+	schematest.CheckFile(t, js)
 	if b, err := os.ReadFile(svg); err != nil || !strings.HasPrefix(string(b), "<svg") || !strings.Contains(string(b), "<polyline") {
 		t.Errorf("--svg %s: %v, %.80q; want an SVG plot with the p99 line", svg, err, b)
 	}
@@ -129,6 +131,7 @@ func TestLoadCompare(t *testing.T) {
 		c.Subjects[0].Result == nil || c.Subjects[0].Result.Tasks != 60 || c.Subjects[1].Verdict != "unreachable" || c.Subjects[2].Verdict != "passed" {
 		t.Errorf("--json %s: %+v (%v); want the three subjects, one and two passed with 60 tasks each, gone unreachable", js, c, err)
 	}
+	schematest.CheckFile(t, js)
 	if b, err := os.ReadFile(svg); err != nil || strings.Count(string(b), "<polyline") != 2 || !strings.Contains(string(b), "gone: unreachable") {
 		t.Errorf("--svg %s: %v, %.200q; want a line for each subject run and gone named unreachable", svg, err, b)
 	}

@@ -2,7 +2,6 @@ package load
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/storecheck/storecheck/schema"
 )
 
 // Direction says which way the comparison's ratios read.
@@ -233,7 +234,8 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 // WriteComparisonJSON writes the comparison as JSON: every subject's verdict, result
 // and ratios.
 func WriteComparisonJSON(w io.Writer, c *Comparison) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(c)
+	return writeReport(w, struct {
+		header
+		*Comparison
+	}{newHeader(schema.LoadComparison), c})
 }

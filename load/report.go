@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/storecheck/storecheck/schema"
+	"github.com/storecheck/storecheck/version"
 )
 
 // WriteTable writes the run's figures: tasks a second, each operation's latencies,
@@ -47,11 +50,27 @@ func WriteTable(w io.Writer, r *Result) error {
 	return err
 }
 
-// WriteJSON writes the result as JSON.
+// WriteJSON writes the result as JSON, naming its schema and the storecheck that wrote it
+// (docs/reports.md).
 func WriteJSON(w io.Writer, r *Result) error {
+	return writeReport(w, struct {
+		header
+		*Result
+	}{newHeader(schema.Load), r})
+}
+
+// header opens every JSON report: its schema and the storecheck that wrote it.
+type header struct {
+	Schema     string       `json:"schema"`
+	Storecheck version.Info `json:"storecheck"`
+}
+
+func newHeader(id string) header { return header{id, version.Get()} }
+
+func writeReport(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // WriteSVG plots the run second by second: tasks ended (bars, left scale) and the p99

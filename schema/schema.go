@@ -15,6 +15,10 @@ const (
 	Mutants = "https://storecheck.dev/schema/mutants/v1.json"
 	// ServerMutants is the report of storecheck mutants --server (--json).
 	ServerMutants = "https://storecheck.dev/schema/server-mutants/v1.json"
+	// Load is the report of one storecheck load run (--json).
+	Load = "https://storecheck.dev/schema/load/v1.json"
+	// LoadComparison is the report of storecheck load against several subjects (--json).
+	LoadComparison = "https://storecheck.dev/schema/load-comparison/v1.json"
 )
 
 // Files are the schemas, named KIND.vN.json.
@@ -25,5 +29,6 @@ var Files embed.FS
 // File names the file of the schema with identifier id in Files ("" for none).
 func File(id string) string {
 	return map[string]string{Report: "report.v1.json", Faults: "faults.v1.json",
-		Mutants: "mutants.v1.json", ServerMutants: "server-mutants.v1.json"}[id]
+		Mutants: "mutants.v1.json", ServerMutants: "server-mutants.v1.json",
+		Load: "load.v1.json", LoadComparison: "load-comparison.v1.json"}[id]
 }
