@@ -1,13 +1,13 @@
 package elixirstore
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/storecheck/storecheck/adapters/wire"
+	"github.com/storecheck/storecheck/adapters/wire/wiretest"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/conformance/battery"
 	"github.com/storecheck/storecheck/conformance/harness"
@@ -45,16 +45,5 @@ func start(t *testing.T) *wire.Harness {
 		}
 		t.Skip("elixir is not on PATH: the Elixir example store cannot run here")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	h, err := wire.NewHarness(ctx, []string{ex, "shim.exs"}, wire.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := h.Close(); err != nil {
-			t.Errorf("closing the child: %v", err)
-		}
-	})
-	return h
+	return wiretest.Start(t, 60*time.Second, []string{ex, "shim.exs"}, wire.Options{})
 }

@@ -42,6 +42,25 @@ func Serve(t testing.TB, h harness.Harness, opts wire.ServeOptions) (in io.Write
 	return inW, bufio.NewReader(outR)
 }
 
+// Start starts argv as a wire child with opts for the battery, failing the test when
+// the child does not start or answer the handshake within startTimeout, and closes it
+// when the test ends: a child that then does not exit cleanly fails the test too.
+func Start(t testing.TB, startTimeout time.Duration, argv []string, opts wire.Options) *wire.Harness {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	h, err := wire.NewHarness(ctx, argv, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := h.Close(); err != nil {
+			t.Errorf("closing the child: %v", err)
+		}
+	})
+	return h
+}
+
 // Main is the TestMain of a test binary that is also its own wire child: with env set to
 // "memstore" it serves memstore (memharness) on its standard input and output, logging
 // on standard error, and exits (1 when Serve fails); otherwise it runs the tests.

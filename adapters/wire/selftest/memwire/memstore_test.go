@@ -6,7 +6,6 @@
 package memwire
 
 import (
-	"context"
 	"os"
 	"testing"
 	"time"
@@ -21,17 +20,7 @@ const childEnv = "STORECHECK_WIRE_SELFTEST_CHILD"
 func TestMain(m *testing.M) { wiretest.Main(m, childEnv) }
 
 func TestBatteryOverWire(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	h, err := wire.NewHarness(ctx, []string{os.Args[0]}, wire.Options{Env: append(os.Environ(), childEnv+"=memstore")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := h.Close(); err != nil {
-			t.Errorf("closing the child: %v", err)
-		}
-	}()
+	h := wiretest.Start(t, 30*time.Second, []string{os.Args[0]}, wire.Options{Env: append(os.Environ(), childEnv+"=memstore")})
 	if caps := h.Capabilities(); !caps.Legacy || !caps.Modern || !caps.Clock || caps.Shared {
 		t.Fatalf("capabilities from the handshake = %+v, want both eras, clock, not shared", caps)
 	}

@@ -5,7 +5,6 @@
 package python
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/storecheck/storecheck/adapters/wire"
+	"github.com/storecheck/storecheck/adapters/wire/wiretest"
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/conformance/harness"
 )
@@ -44,18 +44,7 @@ func start(t *testing.T, script string) *wire.Harness {
 	py := python3(t)
 	_, here, _, _ := runtime.Caller(0)
 	path := filepath.Join(filepath.Dir(here), "..", "..", "..", "..", "examples", "python-store", script)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	h, err := wire.NewHarness(ctx, []string{py, path}, wire.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := h.Close(); err != nil {
-			t.Errorf("closing the child: %v", err)
-		}
-	})
-	return h
+	return wiretest.Start(t, 30*time.Second, []string{py, path}, wire.Options{})
 }
 
 // python3 is the path of python3, skipping the test when it is not on PATH.
