@@ -30,8 +30,10 @@ const maxLine = 256 << 20
 // Options configure a Client.
 type Options struct {
 	// Timeout bounds each request from the call to its answer; 0 means DefaultTimeout.
-	// A child that misses it is considered hung: it is killed, and this and every
-	// later call fail with ErrTimeout.
+	// A child that misses it while silent is considered hung: it is killed, and this and
+	// every later call fail with ErrTimeout. Silent means that no answer line came for
+	// as long, none waits unread in its stdout, and this process was running to see it
+	// (docs/wire.md, "Timeouts").
 	Timeout time.Duration
 	// StartTimeout bounds the handshake, which includes the child's start-up (a `mix
 	// run` or a JVM may compile or warm up first); 0 means 60 s, and never less than
@@ -121,6 +123,10 @@ type Client struct {
 	killed    bool
 	// peak is the most requests pending at once since PeakInFlight last read it.
 	peak int
+	// answers counts the answer lines handled; heard is when the watchdog last saw the
+	// child answer (or could not tell that it was silent): silence is judged from it.
+	answers uint64
+	heard   time.Time
 	// nPending is len(pending), for solo to read without c.mu (addPendingLocked and
 	// dropPendingLocked keep it); soloFn is c.solo, made once (a method value handed out
 	// per call would allocate). calls says whether the calls came one at a time, and
@@ -229,6 +235,7 @@ func Start(ctx context.Context, argv []string, opts Options) (*Client, error) {
 		readEnd:   make(chan struct{}),
 		pending:   map[int64]*call{},
 		unsettled: map[int64]*call{},
+		heard:     time.Now(),
 	}
 	c.soloFn = c.solo
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -685,10 +692,13 @@ func watchdogTick(timeout time.Duration) time.Duration {
 }
 
 // watchdog declares the child hung when a call that is still waiting passes its
-// deadline (see timeout), until the session ends.
+// deadline while the child is silent (see timeout), until the session ends.
 func (c *Client) watchdog() {
-	t := time.NewTicker(watchdogTick(c.opts.Timeout))
+	tick := watchdogTick(c.opts.Timeout)
+	t := time.NewTicker(tick)
 	defer t.Stop()
+	prev := time.Now()
+	var seen uint64
 	for {
 		select {
 		case <-c.dead:
@@ -696,11 +706,20 @@ func (c *Client) watchdog() {
 		case <-t.C:
 		}
 		now := time.Now()
+		unread := c.src.backlog() > 0
 		var late *call
 		var lateID int64
 		c.mu.Lock()
+		// The child counts as heard from now when it answered since the last tick, when
+		// an answer waits unread (this process is behind, not the child), or when this
+		// tick came late: this process was not running (a loaded machine, a paused VM),
+		// and silence is judged only over time it watched.
+		if c.answers != seen || unread || now.Sub(prev) > 2*tick {
+			seen, c.heard = c.answers, now
+		}
+		prev = now
 		for id, cl := range c.pending {
-			if !cl.abandoned && now.After(cl.deadline) && (late == nil || cl.deadline.Before(late.deadline)) {
+			if !cl.abandoned && now.After(cl.deadline) && now.Sub(c.heard) >= cl.timeout && (late == nil || cl.deadline.Before(late.deadline)) {
 				late, lateID = cl, id
 			}
 		}
@@ -781,10 +800,22 @@ func (c *Client) settle(ctx context.Context, timeout time.Duration) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-timer.C:
+			if left := c.silenceLeft(timeout); left > 0 {
+				timer.Reset(left) // the child is answering: slow, not hung
+				continue
+			}
 			c.timeout(wait.op, wid, timeout)
 			return nil // the session is over: the caller fails with the timeout
 		}
 	}
+}
+
+// silenceLeft is how much longer the child must stay silent (see watchdog) before it
+// has been silent for d.
+func (c *Client) silenceLeft(d time.Duration) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return d - time.Since(c.heard)
 }
 
 // abandon marks a request whose caller gave up: its answer, when it comes, is dropped
@@ -807,8 +838,8 @@ func (c *Client) abandon(id int64, cl *call) {
 // timeout declares the child hung: every pending and later call fails, and the child is
 // killed so that it cannot answer into a session that has moved on.
 func (c *Client) timeout(op string, id int64, d time.Duration) {
-	c.fail(fmt.Errorf("%w: no answer to %s (request %d) within %s; the store process was killed (set a longer per-request timeout if it is merely slow)%s",
-		ErrTimeout, op, id, d, c.stderr.describe()))
+	c.fail(fmt.Errorf("%w: no answer to %s (request %d) within %s, and nothing else from the store process for as long%s; the store process was killed (set a longer per-request timeout if it is merely slow)%s",
+		ErrTimeout, op, id, d, c.stdinState(), c.stderr.describe()))
 	c.kill()
 }
 
@@ -851,6 +882,21 @@ func (c *Client) failLocked(cause error) {
 	}
 }
 
+// stdinState says, for a timeout's message, whether the child had read the requests
+// sent to it: a child that stopped reading its stdin differs from one that read a
+// request and never answered it.
+func (c *Client) stdinState() string {
+	n := -1
+	_ = c.rawIn.Control(func(fd uintptr) { n = pipeUnread(int(fd)) })
+	switch {
+	case n > 0:
+		return fmt.Sprintf(" (%d bytes of requests were still unread in its stdin)", n)
+	case n == 0:
+		return " (it had read every request sent to it)"
+	}
+	return ""
+}
+
 func (c *Client) kill() {
 	c.mu.Lock()
 	c.killed = true
@@ -863,6 +909,7 @@ func (c *Client) handle(line []byte) {
 	a, err := DecodeAnswer(line) // outside mu: the callers need it to send
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.answers++
 	if c.fatal != nil {
 		return // the session is over; keep draining so the child never blocks
 	}

@@ -161,7 +161,7 @@ func TestViolations(t *testing.T) {
 		{"both", wire.ErrProtocol, []string{"legacy.get", "both ok and error"}},
 		{"neither", wire.ErrProtocol, []string{"legacy.get", "neither ok nor error"}},
 		{"die", wire.ErrChildExited, []string{"legacy.get", "exit status 3", "the store fell over", "fake log line 299"}},
-		{"hang", wire.ErrTimeout, []string{"legacy.get", "within 300ms"}},
+		{"hang", wire.ErrTimeout, []string{"legacy.get", "within 300ms", "nothing else from the store process for as long"}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			// A dying child is told apart from a hung one by its exit, which a loaded
@@ -187,6 +187,39 @@ func TestViolations(t *testing.T) {
 				t.Errorf("Close after a fatal violation reported it again: %v", err)
 			}
 		})
+	}
+}
+
+// TestBusyIsNotHung: a request held past the request timeout by a child that keeps
+// answering the others is slow, not hung: it gets its answer, and the session goes on.
+// The timeout judges silence.
+func TestBusyIsNotHung(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	c := mustStart(t, "holds-one", wire.Options{Timeout: timeout})
+	ctx := context.Background()
+	held := make(chan error, 1)
+	go func() {
+		_, err := c.Legacy().Get(ctx, "held")
+		held <- err
+	}()
+	var err error
+	within(t, 5*time.Second, "the held Get", func() {
+		for {
+			select {
+			case err = <-held:
+				return
+			case <-time.After(timeout / 6):
+			}
+			if _, err := c.Legacy().Get(ctx, "other"); err != nil {
+				t.Errorf("a Get beside the held one = %v", err)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatalf("Get of a request the child held %d ms under a %v timeout while it answered others = %v, want its answer", holdMillis, timeout, err)
+	}
+	if err := c.Err(); err != nil {
+		t.Errorf("the session ended: %v", err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -15,6 +16,9 @@ const fakeEnv = "STORECHECK_WIRE_FAKE_CHILD"
 // migrateMillis is how long the modes migrate-at-hello and migrate-at-reset take over
 // their schema migration.
 const migrateMillis = 600
+
+// holdMillis is how long the mode holds-one holds its request back.
+const holdMillis = 900
 
 const helloOK = `{"protocol":1,"name":"fake","eras":["legacy","modern"],"legacy":{"cancel":true},"clock":true}`
 
@@ -28,6 +32,12 @@ func fakeChild(mode string) {
 	send := func(format string, args ...any) {
 		fmt.Fprintf(out, format+"\n", args...)
 		_ = out.Flush() // a parent that stopped reading ends the fake child anyway
+	}
+	var sendMu sync.Mutex // for mode "holds-one", which answers from two goroutines
+	sendLocked := func(format string, args ...any) {
+		sendMu.Lock()
+		defer sendMu.Unlock()
+		send(format, args...)
 	}
 	var held []int64 // for mode "reverse"
 	for in.Scan() {
@@ -147,6 +157,17 @@ func fakeChild(mode string) {
 		case "slow":
 			time.Sleep(300 * time.Millisecond)
 			send(`{"id":%d,"ok":%s}`, req.ID, task)
+		case "holds-one":
+			// Answers the request for task "held" after holdMillis, from a goroutine,
+			// and every other request at once meanwhile: busy, not hung.
+			if id != "held" {
+				sendLocked(`{"id":%d,"ok":%s}`, req.ID, task)
+				break
+			}
+			go func(id int64, task string) {
+				time.Sleep(holdMillis * time.Millisecond)
+				sendLocked(`{"id":%d,"ok":%s}`, id, task)
+			}(req.ID, task)
 		case "reverse":
 			// Holds two requests, then answers them newest first.
 			held = append(held, req.ID)

@@ -28,6 +28,9 @@ type source interface {
 	// while its call is the only one in flight, so that no goroutine of ours waits for
 	// the CPU it spins on.
 	allowSpin(solo func() bool)
+	// backlog is how many bytes wait unread in the pipe (0 when it cannot tell); anyone
+	// may call it.
+	backlog() int
 	// leads says whether callers may hold the reader role: only a source whose blocked
 	// Read can be interrupted lets a caller read its own answer, since a caller whose
 	// context ends must be able to stop reading.
@@ -44,4 +47,5 @@ func (s fileSource) interrupt()                 {}
 func (s fileSource) shutdown()                  { _ = s.f.Close() }
 func (s fileSource) Close() error               { return s.f.Close() }
 func (s fileSource) leads() bool                { return false }
+func (s fileSource) backlog() int               { return 0 }
 func (s fileSource) allowSpin(func() bool)      {}

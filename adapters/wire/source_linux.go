@@ -129,6 +129,25 @@ func (s *fdSource) wake() {
 	_, _ = unix.Write(s.efd, b[:]) // EAGAIN only when the counter is already huge: awake anyway
 }
 
+func (s *fdSource) backlog() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone {
+		return 0
+	}
+	return max(pipeUnread(s.sp.fd), 0)
+}
+
+// pipeUnread is how many bytes wait unread in the pipe fd is an end of, or -1 when the
+// kernel does not say.
+func pipeUnread(fd int) int {
+	n, err := unix.IoctlGetInt(fd, unix.TIOCINQ)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
 // Close closes both descriptors; only the reader role's holder calls it, after its last
 // Read, so no poll(2) is left on a closed descriptor.
 func (s *fdSource) Close() error {
