@@ -712,9 +712,9 @@ func (c *Client) watchdog() {
 		c.mu.Lock()
 		// The child counts as heard from now when it answered since the last tick, when
 		// an answer waits unread (this process is behind, not the child), or when this
-		// tick came late: this process was not running (a loaded machine, a paused VM),
-		// and silence is judged only over time it watched.
-		if c.answers != seen || unread || now.Sub(prev) > 2*tick {
+		// tick came half a timeout late: this process was not running (a loaded machine,
+		// a paused VM), and silence is judged only over time it watched.
+		if c.answers != seen || unread || now.Sub(prev) > c.opts.Timeout/2 {
 			seen, c.heard = c.answers, now
 		}
 		prev = now
