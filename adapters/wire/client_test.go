@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -220,6 +221,21 @@ func TestBusyIsNotHung(t *testing.T) {
 	}
 	if err := c.Err(); err != nil {
 		t.Errorf("the session ended: %v", err)
+	}
+}
+
+// TestTimeoutSaysWhetherTheChildRead: a timeout's message tells a child that stopped
+// reading its stdin from one that read the request and never answered (Linux, where the
+// pipe says how much it holds).
+func TestTimeoutSaysWhetherTheChildRead(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the pipe's unread bytes are read on Linux only")
+	}
+	for mode, want := range map[string]string{"deaf": "bytes of requests were still unread in its stdin", "hang": "it had read every request sent to it"} {
+		c := mustStart(t, mode, wire.Options{Timeout: 300 * time.Millisecond})
+		var err error
+		within(t, 5*time.Second, "Get", func() { _, err = c.Legacy().Get(context.Background(), "t1") })
+		wantErr(t, err, wire.ErrTimeout, want)
 	}
 }
 

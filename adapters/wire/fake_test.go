@@ -85,6 +85,9 @@ func fakeChild(mode string) {
 			default:
 				send(`{"id":%d,"ok":%s}`, req.ID, helloOK)
 			}
+			if mode == "deaf" {
+				time.Sleep(time.Hour) // answered hello, reads nothing more
+			}
 			continue
 		}
 		if req.Op == "reset" && mode == "migrate-at-reset" {
