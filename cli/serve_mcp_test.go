@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -80,22 +81,25 @@ func TestServeMCPPprof(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errOut, "loopback") {
 		t.Errorf("serve --mcp --pprof 192.0.2.1:6060: exit %d, stderr %q; want %d naming loopback", code, errOut, exitUsage)
 	}
-	cmd := exec.Command(os.Args[0], "serve", "--adapter", "memstore", "--mcp", "stdio", "--pprof", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // free again, for the child to take
+	cmd := exec.Command(os.Args[0], "serve", "--adapter", "memstore", "--mcp", "stdio", "--pprof", addr)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	in, _, stderr := childproc.Start(t, cmd)
 	defer func() { in.Close(); _ = cmd.Wait() }()
-	var url string
-	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, rest, ok := strings.Cut(stderr.String(), "profiles on "); ok {
-			url, _, _ = strings.Cut(rest, "\n")
-		}
-	}
-	if url == "" {
-		t.Fatalf("serve --mcp stdio --pprof 127.0.0.1:0: no \"profiles on\" line on stderr within 10s:\n%s", stderr.String())
-	}
+	url := "http://" + addr + "/debug/pprof/"
 	res, err := http.Get(url)
+	for deadline := time.Now().Add(10 * time.Second); err != nil && time.Now().Before(deadline); res, err = http.Get(url) {
+		time.Sleep(20 * time.Millisecond)
+	}
 	if err != nil {
-		t.Fatalf("GET %s: %v", url, err)
+		in.Close()
+		_ = cmd.Wait()
+		t.Fatalf("serve --mcp stdio --pprof %s: GET %s: %v within 10s; stderr:\n%s", addr, url, err, stderr.String())
 	}
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
