@@ -37,7 +37,7 @@ func TestEraGroupsBalanceAndKeepOrder(t *testing.T) {
 // the same order, the same specs, one seed.
 func TestRunInSeveralProcessesMatchesOne(t *testing.T) {
 	dir := t.TempDir()
-	rows := func(procs string) (*conformance.Report, []string) {
+	rows := func(procs string) (*conformance.Report, map[string]string, []string) {
 		path := filepath.Join(dir, procs+".json")
 		code, out, errOut := cliProcess(t, "run", "--era", "legacy,sdk", "--seed", "7", "--procs", procs, "--json", path)
 		if code != exitOK {
@@ -48,22 +48,34 @@ func TestRunInSeveralProcessesMatchesOne(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []string
+		outcomes := map[string]string{}
 		for _, rr := range r.Rules {
-			got = append(got, rr.ID+" "+string(rr.Era)+" "+string(rr.Outcome))
+			outcomes[rr.ID+" "+string(rr.Era)] = string(rr.Outcome)
 		}
+		var specs []string
 		for _, s := range r.Specs {
-			got = append(got, s.Name)
+			specs = append(specs, s.Name)
 		}
-		return r, got
+		return r, outcomes, specs
 	}
-	one, oneRows := rows("1")
-	two, twoRows := rows("2")
-	if !reflect.DeepEqual(oneRows, twoRows) {
-		t.Errorf("two processes reported\n  %s\none process\n  %s", strings.Join(twoRows, "\n  "), strings.Join(oneRows, "\n  "))
+	one, oneRules, oneSpecs := rows("1")
+	two, twoRules, twoSpecs := rows("2")
+	if !reflect.DeepEqual(oneSpecs, twoSpecs) {
+		t.Errorf("two processes ran the specs\n  %s\none process\n  %s", strings.Join(twoSpecs, "\n  "), strings.Join(oneSpecs, "\n  "))
 	}
-	if two.Seed != 7 || !reflect.DeepEqual(two.Eras, one.Eras) || two.Totals.Specs != one.Totals.Specs || two.Totals.Passed != one.Totals.Passed {
-		t.Errorf("two processes: seed %d, eras %v, totals %+v; one process: eras %v, totals %+v", two.Seed, two.Eras, two.Totals, one.Eras, one.Totals)
+	// An inconclusive rule could not tell on that run (too little overlap on a loaded
+	// machine, a late answer no later than the checker's own stall): it differs from the
+	// other run's outcome by the machine's load, not by the split.
+	same := len(oneRules) == len(twoRules)
+	for rule, o := range oneRules {
+		if t2, ok := twoRules[rule]; !ok || o != t2 && o != string(conformance.Inconclusive) && t2 != string(conformance.Inconclusive) {
+			same = false
+			t.Errorf("%s: one process read %q, two processes %q", rule, o, t2)
+		}
+	}
+	if !same || two.Seed != 7 || !reflect.DeepEqual(two.Eras, one.Eras) || two.Totals.Specs != one.Totals.Specs {
+		t.Errorf("two processes: seed %d, eras %v, %d rules, totals %+v; one process: eras %v, %d rules, totals %+v",
+			two.Seed, two.Eras, len(twoRules), two.Totals, one.Eras, len(oneRules), one.Totals)
 	}
 }
 
