@@ -27,7 +27,7 @@ func init() {
 		summary: `any store speaking the wire protocol (docs/wire.md) as a child process: --exec "CMD ARGS"`,
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&execCommand, "exec", "", "exec: the store process's command line, split like a shell splits words (quotes and\nbackslashes; no $VAR, globs or pipes: use sh -c '...' for those). Implies --adapter exec")
-			fs.DurationVar(&execTimeout, "exec-timeout", wire.DefaultTimeout, "exec: how long one request may wait for its answer; a store process that misses it is\nconsidered hung, killed, and every later call fails")
+			fs.DurationVar(&execTimeout, "exec-timeout", wire.DefaultTimeout, "exec: how long a store process may stay silent while a request waits (no answer to any\nrequest, none unread): past it the process is considered hung, killed, and every later call\nfails (docs/wire.md, Timeouts)")
 			fs.BoolVar(&execStderr, "exec-stderr", false, "exec: copy the store process's stderr to storecheck's stderr as it is written")
 		},
 		validate:    validateExec,
