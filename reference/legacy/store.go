@@ -1,7 +1,9 @@
 package legacy
 
 import (
+	"cmp"
 	"context"
+	"strings"
 	"time"
 
 	"github.com/storecheck/storecheck/reference"
@@ -43,6 +45,39 @@ type Cleaner interface {
 type ConditionalUpdater interface {
 	UpdateIf(ctx context.Context, id string, allowed []reference.Status, changes Task) (Task, error)
 }
+
+// Pager is the optional ordered List of L-LIST-5: the tasks List(opts) would return
+// (Status and Owner as there) whose Position is strictly after after (every one when
+// after is nil), oldest first by Position, at most opts.Limit of them. A store that keeps
+// its tasks in order, or can find the smallest few without copying every row, serves a
+// page of a large scope at the cost of the page; without it the facade sorts all of List.
+type Pager interface {
+	ListAfter(ctx context.Context, opts ListOptions, after *Position) ([]Task, error)
+}
+
+// Position is a task's place in the order of Pager: created_at (0 when absent or not an
+// integer), then task_id. Two tasks never share one, since ids are unique.
+type Position struct {
+	CreatedAt int64
+	ID        string
+}
+
+// PositionOf is t's Position.
+func PositionOf(t Task) Position {
+	c, _ := t.CreatedAt()
+	return Position{CreatedAt: c, ID: t.ID()}
+}
+
+// Compare orders positions: negative when p comes first, 0 when equal, positive after.
+func (p Position) Compare(q Position) int {
+	if c := cmp.Compare(p.CreatedAt, q.CreatedAt); c != 0 {
+		return c
+	}
+	return strings.Compare(p.ID, q.ID)
+}
+
+// After reports whether p comes strictly after pos; every position is after nil.
+func (p Position) After(pos *Position) bool { return pos == nil || p.Compare(*pos) > 0 }
 
 // ListOptions are the filters of Store.List.
 type ListOptions struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/storecheck/storecheck/reference"
@@ -197,6 +198,57 @@ func (t *Tasks) List(ctx context.Context, opts ListOptions, caller reference.Cal
 		}
 	}
 	return out, nil
+}
+
+// ListAfter returns a page of what List returns: the caller's visible tasks matching
+// opts.Status whose Position comes after after, oldest first, at most opts.Limit. A
+// Pager store is asked for the page (L-LIST-5); any other store's List is read whole and
+// sorted here. Either way every row is re-checked as List re-checks it, and the page
+// sorted and cut again, so a store's page can neither leak a row nor break the order.
+func (t *Tasks) ListAfter(ctx context.Context, opts ListOptions, after *Position, caller reference.Caller) ([]Task, error) {
+	opts.Owner = ScopeOf(caller)
+	opts.RequireOwner = t.requireOwner
+	if opts.Limit != nil && *opts.Limit <= 0 {
+		return []Task{}, nil
+	}
+	var rows []Task
+	var err error
+	if p, ok := t.store.(Pager); ok {
+		rows, err = p.ListAfter(ctx, opts, after)
+	} else {
+		whole := opts
+		whole.Limit = nil
+		rows, err = t.store.List(ctx, whole)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Page(rows, opts, after), nil
+}
+
+// Page is the page of rows that Pager.ListAfter(opts, after) answers: the rows opts
+// matches that come after after, sorted by Position, at most opts.Limit of them.
+func Page(rows []Task, opts ListOptions, after *Position) []Task {
+	type row struct {
+		pos Position
+		t   Task
+	}
+	kept := make([]row, 0, len(rows))
+	for _, t := range rows {
+		if pos := PositionOf(t); pos.After(after) && opts.Matches(t) {
+			kept = append(kept, row{pos, t})
+		}
+	}
+	slices.SortFunc(kept, func(a, b row) int { return a.pos.Compare(b.pos) })
+	n := len(kept)
+	if opts.Limit != nil {
+		n = max(0, min(n, *opts.Limit))
+	}
+	out := make([]Task, n)
+	for i := range out {
+		out[i] = kept[i].t
+	}
+	return out
 }
 
 // Cleanup removes old terminal tasks through the store's Cleanup, and returns 0 for a
