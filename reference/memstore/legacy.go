@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"container/heap"
 	"context"
 	"time"
 
@@ -19,6 +20,7 @@ var (
 	_ legacy.Canceler           = (*Legacy)(nil)
 	_ legacy.Cleaner            = (*Legacy)(nil)
 	_ legacy.ConditionalUpdater = (*Legacy)(nil)
+	_ legacy.Pager              = (*Legacy)(nil)
 )
 
 // Create stores meta stamped with id, status working and the store clock's created_at
@@ -116,6 +118,60 @@ func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Ta
 		out[i] = r.Clone()
 	}
 	return out, nil
+}
+
+// ListAfter is the ordered page of L-LIST-5. It copies only the page: the scan keeps the
+// opts.Limit first positions after after in a bounded heap (rows are immutable, so
+// holding them past the shard's lock is safe), and a row that cannot enter a full page
+// is passed over before its filters are read.
+func (l *Legacy) ListAfter(ctx context.Context, opts legacy.ListOptions, after *legacy.Position) ([]legacy.Task, error) {
+	if err := live(ctx); err != nil {
+		return nil, err
+	}
+	if opts.Limit != nil && *opts.Limit <= 0 {
+		return []legacy.Task{}, nil
+	}
+	var page lastFirst
+	full := func() bool { return opts.Limit != nil && len(page) == *opts.Limit }
+	_, err := l.rows.scan(ctx, func(t legacy.Task) (bool, bool) {
+		pos := legacy.PositionOf(t)
+		if !pos.After(after) || full() && pos.Compare(page[0].pos) > 0 || !opts.Matches(t) {
+			return false, false
+		}
+		heap.Push(&page, placed{pos, t})
+		if opts.Limit != nil && len(page) > *opts.Limit {
+			heap.Pop(&page)
+		}
+		return false, false
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]legacy.Task, len(page))
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&page).(placed).t.Clone()
+	}
+	return out, nil
+}
+
+// placed is a row with its position, and lastFirst a heap of them whose top is the one
+// that comes last: the row a full page gives up first.
+type placed struct {
+	pos legacy.Position
+	t   legacy.Task
+}
+
+type lastFirst []placed
+
+func (h lastFirst) Len() int           { return len(h) }
+func (h lastFirst) Less(i, j int) bool { return h[i].pos.Compare(h[j].pos) > 0 }
+func (h lastFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *lastFirst) Push(x any)        { *h = append(*h, x.(placed)) }
+func (h *lastFirst) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // Cleanup removes the terminal tasks older than ttl by created_at (L-CLEAN-1) and returns

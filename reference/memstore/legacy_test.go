@@ -372,3 +372,72 @@ func TestLegacyListDuringWrites(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// TestLegacyListAfter holds ListAfter to L-LIST-5 against List: for every scope, status,
+// limit and a position at, just before and just after each row, the page is List's rows
+// after the position in (created_at, task_id) order, cut at the limit, each a copy.
+func TestLegacyListAfter(t *testing.T) {
+	ctx := context.Background()
+	l, clock := newLegacy(t)
+	owners := []any{"alice", "bob", nil, 7}
+	for i := range 40 {
+		if i%3 == 0 {
+			clock.Advance(time.Millisecond)
+		}
+		id := fmt.Sprintf("t%02d", (i*17)%40)
+		mustCreate(t, l, id, legacy.Task{legacy.KeyOwner: owners[i%len(owners)]})
+		if i%4 == 1 {
+			if _, err := l.Update(ctx, id, legacy.Task{legacy.KeyStatus: "completed"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	all, err := l.List(ctx, legacy.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	positions := []*legacy.Position{nil}
+	for _, r := range all {
+		p := legacy.PositionOf(r)
+		positions = append(positions, &p, &legacy.Position{CreatedAt: p.CreatedAt}, &legacy.Position{CreatedAt: p.CreatedAt, ID: p.ID + "\x00"})
+	}
+	scopes := []legacy.OwnerScope{legacy.AnyOwner(), legacy.AnonymousOwner(), legacy.PrincipalOwner("alice")}
+	for _, scope := range scopes {
+		for _, req := range []bool{false, true} {
+			for _, status := range []*string{nil, new("completed")} {
+				for _, limit := range []*int{nil, new(1), new(5), new(0)} {
+					opts := legacy.ListOptions{Owner: scope, RequireOwner: req, Status: status, Limit: limit}
+					whole := opts
+					whole.Limit = nil
+					rows, err := l.List(ctx, whole)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, after := range positions {
+						got, err := l.ListAfter(ctx, opts, after)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if want := pageIDs(legacy.Page(rows, opts, after)); !slices.Equal(pageIDs(got), want) {
+							t.Fatalf("L-LIST-5: ListAfter(%s, require %v, status %v, limit %v, after %+v) = %q, want %q",
+								scope, req, status != nil, limit, after, pageIDs(got), want)
+						}
+					}
+				}
+			}
+		}
+	}
+	page, _ := l.ListAfter(ctx, legacy.ListOptions{Limit: new(1)}, nil)
+	page[0]["mutated"] = true
+	if stored, _ := l.Get(ctx, page[0].ID()); stored["mutated"] != nil {
+		t.Errorf("S-VAL-4: a key set on ListAfter's row reached the store")
+	}
+}
+
+func pageIDs(rows []legacy.Task) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.ID()
+	}
+	return out
+}
