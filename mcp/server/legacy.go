@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/storecheck/storecheck/mcp/jsonrpc"
@@ -320,54 +319,45 @@ func (s *Server) legacyResult(ctx context.Context, r *Request) (any, *Error) {
 }
 
 // legacyList answers tasks/list: the caller's tasks oldest first, a page at a time, with a
-// signed cursor bound to the caller.
+// signed cursor bound to the caller. The facade pages (legacy.Tasks.ListAfter); a task
+// past its ttl is skipped here, and the page read on until it has one task more than it
+// shows or the store has no more.
 func (s *Server) legacyList(ctx context.Context, r *Request) (any, *Error) {
-	var after *cursorPos
+	var after *legacy.Position
 	var p listParams
 	decodeParams(r.params, &p)
 	if p.Cursor.sent && !p.Cursor.null {
 		pos, err := s.readCursor(p.Cursor.v, r.caller)
-		switch {
-		case err != nil:
+		if err != nil {
 			return nil, errorf(jsonrpc.CodeInvalidParams, "Invalid cursor: %v", err)
-		default:
-			after = &pos
 		}
+		after = &legacy.Position{CreatedAt: pos.Created, ID: pos.ID}
 	}
-	rows, err := s.legacy.List(ctx, legacy.ListOptions{}, r.caller)
-	if err != nil {
-		return nil, errorf(jsonrpc.CodeInternal, "list tasks: %v", err)
-	}
-	type row struct {
-		created int64
-		t       legacy.Task
-	}
-	var live []row
-	for _, t := range rows {
-		if s.expired(t) {
-			continue
+	want := s.cfg.PageSize + 1
+	var live []legacy.Task
+	for len(live) < want {
+		rows, err := s.legacy.ListAfter(ctx, legacy.ListOptions{Limit: &want}, after, r.caller)
+		if err != nil {
+			return nil, errorf(jsonrpc.CodeInternal, "list tasks: %v", err)
 		}
-		c, _ := t.CreatedAt()
-		live = append(live, row{c, t})
-	}
-	sort.Slice(live, func(i, j int) bool {
-		if live[i].created != live[j].created {
-			return live[i].created < live[j].created
+		for _, t := range rows {
+			if !s.expired(t) {
+				live = append(live, t)
+			}
 		}
-		return live[i].t.ID() < live[j].t.ID()
-	})
-	out := listTasksResult{Tasks: []legacyTask{}}
-	for _, x := range live {
-		if after != nil && (x.created < after.Created || x.created == after.Created && x.t.ID() <= after.ID) {
-			continue
-		}
-		if len(out.Tasks) == s.cfg.PageSize {
-			last := out.Tasks[len(out.Tasks)-1]
-			lc, _ := sdk.ParseTime(last.CreatedAt)
-			out.NextCursor = s.writeCursor(cursorPos{Created: lc, ID: last.TaskID}, r.caller)
+		if len(rows) < want {
 			break
 		}
-		out.Tasks = append(out.Tasks, s.legacyJSON(x.t))
+		last := legacy.PositionOf(rows[len(rows)-1])
+		after = &last
+	}
+	out := listTasksResult{Tasks: []legacyTask{}}
+	for _, t := range live[:min(len(live), s.cfg.PageSize)] {
+		out.Tasks = append(out.Tasks, s.legacyJSON(t))
+	}
+	if len(live) > s.cfg.PageSize {
+		last := legacy.PositionOf(live[s.cfg.PageSize-1])
+		out.NextCursor = s.writeCursor(cursorPos{Created: last.CreatedAt, ID: last.ID}, r.caller)
 	}
 	return out, nil
 }
