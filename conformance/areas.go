@@ -21,6 +21,7 @@ var areas = map[Era][]func(*battery.Suite){
 		facadespecs.Legacy,
 		legacyspecs.List,
 		legacyspecs.Owner,
+		legacyspecs.Page,
 		legacyspecs.Update,
 		property.LegacyStateMachine,
 		property.LegacyLinearizable,

@@ -20,7 +20,8 @@ type Detected struct {
 	Declared harness.Capabilities
 	// Legacy lists the optional legacy operations and whether the store offers each:
 	// "Cancel" (legacy.Canceler), "Cleanup" (legacy.Cleaner), "UpdateIf"
-	// (legacy.ConditionalUpdater). Empty when the store has no legacy era.
+	// (legacy.ConditionalUpdater), "ListAfter" (legacy.Pager). Empty when the store has
+	// no legacy era.
 	Legacy []Optional
 	// SDK lists the optional operations of the SDK-profile store: "DeleteTask"
 	// (sdk.Deleter), "Cleanup" (sdk.Cleaner), "WaitForUpdate" (sdk.Waiter). Empty when
@@ -64,6 +65,7 @@ func Detect(ctx context.Context, h harness.Harness) (Detected, error) {
 		{"Cancel", "legacy.Canceler", implements[legacy.Canceler](st)},
 		{"Cleanup", "legacy.Cleaner", implements[legacy.Cleaner](st)},
 		{"UpdateIf", "legacy.ConditionalUpdater", implements[legacy.ConditionalUpdater](st)},
+		{"ListAfter", "legacy.Pager", implements[legacy.Pager](st)},
 	}
 	return d, nil
 }

@@ -86,6 +86,7 @@ var Catalogue = []Rule{
 	{"L-LIST-2", Must, "legacy", "list", "Limit: absent is unbounded, N > 0 is at most N rows, 0 or negative is no rows."},
 	{"L-LIST-3", Must, "legacy", "list", "Owner scope: any, anonymous (unowned only) or principal X (X's plus unowned); RequireOwner drops unowned."},
 	{"L-LIST-4", Must, "legacy", "list", "A store honours both Owner and Limit or ignores both; honouring Limit while ignoring Owner is a failure."},
+	{"L-LIST-5", Must, "legacy", "list", "When ListAfter is implemented: the rows List would return that come strictly after a (created_at, task_id) position, oldest first, Owner and Limit honoured."},
 	{"L-CANCEL-1", Must, "legacy", "cancel", "Cancel sets status cancelled and returns the task; a missing id returns ErrNotFound."},
 	{"L-CLEAN-1", Must, "legacy", "cleanup", "Cleanup removes exactly the terminal tasks older than ttl (now − created_at > ttl) and returns the count."},
 	{"L-CONC-1", Must, "legacy", "concurrency", "Concurrent Updates of disjoint keys all survive; a concurrent Update and Delete never resurrect the task."},
