@@ -41,7 +41,7 @@ var (
 
 // catalogue is every mutant, listed here once by family, each family in its own file:
 // the store's defects, the SDK profile's, the facade's and the Oban guide's.
-var catalogue = slices.Concat(idMutants, ownerMutants, valueMutants, listMutants, cleanupMutants, writeMutants,
+var catalogue = slices.Concat(idMutants, ownerMutants, valueMutants, listMutants, pageMutants, cleanupMutants, writeMutants,
 	swapMutants, raceMutants, contextMutants, outsideMutants, wrappedMutants, sdkMutants, facadeMutants, obanGuideMutants)
 
 // DiesMidRunName names a store outside the catalogue: the honest store whose process
