@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -50,10 +51,13 @@ func Clients(opts *redis.Options) func() redis.UniversalClient {
 	}
 }
 
-// ClusterClients is Clients for a Redis Cluster.
+// ClusterClients is Clients for a Redis Cluster. Each client gets its own copy of the
+// seed addresses too: go-redis appends the nodes it discovers to the Addrs slice it was
+// given, so clients that shared one backing array would race on it.
 func ClusterClients(opts *redis.ClusterOptions) func() redis.UniversalClient {
 	return func() redis.UniversalClient {
 		o := *opts
+		o.Addrs = slices.Clip(slices.Clone(opts.Addrs))
 		return redis.NewClusterClient(&o)
 	}
 }
