@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,6 +28,7 @@ var (
 	_ legacy.Canceler           = (*Legacy)(nil)
 	_ legacy.Cleaner            = (*Legacy)(nil)
 	_ legacy.ConditionalUpdater = (*Legacy)(nil)
+	_ legacy.Pager              = (*Legacy)(nil)
 )
 
 // NewLegacy returns the legacy store on pool. Run Migrate once before first use.
@@ -158,6 +160,41 @@ var listQueries = taskrow.ListQueries{
 // List returns the tasks matching opts, each once, ordered by id (L-LIST-1..4). Status,
 // owner scope and limit are one query.
 func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Task, error) {
+	return l.list(ctx, "list", listQueries, opts)
+}
+
+// pageQueries are listQueries in the order of L-LIST-5, after a position: $3 its
+// created_at (NULL: from the start), $4 its task_id, $5 the principal. A row's created_at
+// column is NULL when the task's is not an integer, which the order reads as 0; task_id
+// is compared byte by byte (COLLATE "C"), as Go compares strings.
+var pageQueries = taskrow.ListQueries{
+	Any:           pageQuery(`TRUE`),
+	Unowned:       pageQuery(`owner IS NULL`),
+	Principal:     pageQuery(`(owner = $5 OR owner IS NULL)`),
+	PrincipalOnly: pageQuery(`owner = $5`),
+}
+
+func pageQuery(scope string) string {
+	return `SELECT body FROM storecheck_legacy_tasks
+		WHERE ($1::bytea IS NULL OR status = $1) AND ` + scope + `
+		AND ($3::bigint IS NULL OR (COALESCE(created_at, 0), task_id COLLATE "C") > ($3, $4::text COLLATE "C"))
+		ORDER BY COALESCE(created_at, 0), task_id COLLATE "C" LIMIT $2`
+}
+
+// ListAfter is the ordered page of L-LIST-5: status, owner scope, position and limit in
+// one query, so that only the page crosses the connection.
+func (l *Legacy) ListAfter(ctx context.Context, opts legacy.ListOptions, after *legacy.Position) ([]legacy.Task, error) {
+	var created *int64
+	var id string
+	if after != nil {
+		created, id = new(after.CreatedAt), after.ID
+	}
+	return l.list(ctx, "list after", pageQueries, opts, created, id)
+}
+
+// list runs the query of qs for opts' owner scope with the status filter and the limit
+// as $1 and $2, then more, then the principal.
+func (l *Legacy) list(ctx context.Context, op string, qs taskrow.ListQueries, opts legacy.ListOptions, more ...any) ([]legacy.Task, error) {
 	if opts.Limit != nil && *opts.Limit <= 0 {
 		return []legacy.Task{}, nil
 	}
@@ -169,17 +206,17 @@ func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Ta
 	if opts.Limit != nil {
 		limit = new(int64(*opts.Limit))
 	}
-	q, principal, ok := listQueries.Pick(opts)
+	q, principal, ok := qs.Pick(opts)
 	if !ok {
 		return []legacy.Task{}, nil
 	}
-	rows, err := l.pool.Query(ctx, q, append([]any{status, limit}, principal...)...)
+	rows, err := l.pool.Query(ctx, q, slices.Concat([]any{status, limit}, more, principal)...)
 	if err != nil {
-		return nil, dbError(ctx, "list", err)
+		return nil, dbError(ctx, op, err)
 	}
 	bodies, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, dbError(ctx, "list", err)
+		return nil, dbError(ctx, op, err)
 	}
 	return taskrow.DecodeLegacies(bodies)
 }
