@@ -58,28 +58,46 @@ func TestHonestServerHoldsLoad(t *testing.T) {
 }
 
 // TestLoadOnlyMutantsAreKilled: each defect only load reveals fails the run on the
-// rule it breaks; the probe's passing them is TestServerMutantsAreKilled's.
+// rule it breaks; the probe's passing them is TestServerMutantsAreKilled's. A defect
+// that needs a crowd shows only when the server is crowded, which a runner busy with
+// other tests may not let two seconds of clients make: a mutant gets up to four short
+// runs, each against a fresh server, and must fail one of them on every rule it breaks.
 func TestLoadOnlyMutantsAreKilled(t *testing.T) {
+	const runs = 4
 	for _, m := range servermutants.Catalogue() {
 		if !m.Build.LoadOnly {
 			continue
 		}
 		t.Run(m.Name, func(t *testing.T) {
-			r := short(t, serve(t, m))
 			rules := map[string]int{}
-			for _, v := range r.Violations {
-				rules[v.Rule]++
+			var tasks int64
+			for run := 1; run <= runs && !brokeAll(m.Breaks, rules); run++ {
+				r := short(t, serve(t, m))
+				tasks += r.Tasks
+				for _, v := range r.Violations {
+					rules[v.Rule]++
+				}
+				if len(r.Violations) > 0 {
+					t.Logf("%s, run %d: %d violations, first: %s", m.Name, run, r.ViolationCount, r.Violations[0])
+				}
 			}
 			for _, want := range m.Breaks {
 				if rules[want] == 0 {
-					t.Errorf("%s (%s): no %s violation in %d tasks; violations by rule %v", m.Name, m.Defect, want, r.Tasks, rules)
+					t.Errorf("%s (%s): no %s violation in %d runs, %d tasks; violations by rule %v", m.Name, m.Defect, want, runs, tasks, rules)
 				}
-			}
-			if len(r.Violations) > 0 {
-				t.Logf("%s: %d violations, first: %s", m.Name, r.ViolationCount, r.Violations[0])
 			}
 		})
 	}
+}
+
+// brokeAll reports whether every rule of breaks has a violation counted in rules.
+func brokeAll(breaks []string, rules map[string]int) bool {
+	for _, b := range breaks {
+		if rules[b] == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // TestDeploymentHoldsLoad: clients spread over two instances of the reference server
