@@ -12,7 +12,7 @@ import (
 // Legacy is the legacy era of a Store (docs/spec.md 1.1).
 type Legacy struct {
 	s    *Store
-	rows table[legacy.Task]
+	rows table[placed]
 }
 
 var (
@@ -33,7 +33,7 @@ func (l *Legacy) Create(ctx context.Context, id string, meta legacy.Task) (legac
 	if err != nil {
 		return nil, err
 	}
-	if !l.rows.insert(id, row) {
+	if !l.rows.insert(id, place(row)) {
 		return nil, reference.ErrorFor(reference.ErrExists, id)
 	}
 	return row.Clone(), nil
@@ -48,7 +48,7 @@ func (l *Legacy) Get(ctx context.Context, id string) (legacy.Task, error) {
 	if !ok {
 		return nil, reference.NotFound(id)
 	}
-	return row.Clone(), nil // rows are immutable: copying outside the lock is safe
+	return row.t.Clone(), nil // rows are immutable: copying outside the lock is safe
 }
 
 // Update shallow-merges changes into the task (L-UPDATE-1); a missing id is
@@ -69,13 +69,14 @@ func (l *Legacy) UpdateIf(ctx context.Context, id string, allowed []reference.St
 	if err != nil {
 		return nil, err
 	}
-	row, err := l.rows.update(id, func(cur legacy.Task, ok bool) (legacy.Task, error) {
-		return legacy.MergeIf(id, cur, ok, allowed, ch)
+	row, err := l.rows.update(id, func(cur placed, ok bool) (placed, error) {
+		t, err := legacy.MergeIf(id, cur.t, ok, allowed, ch)
+		return place(t), err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return row.Clone(), nil
+	return row.t.Clone(), nil
 }
 
 // Cancel sets status cancelled (L-CANCEL-1). It is a plain write: finality is the
@@ -103,8 +104,8 @@ func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Ta
 		return []legacy.Task{}, nil
 	}
 	n := 0
-	rows, err := l.rows.scan(ctx, func(t legacy.Task) (bool, bool) {
-		if !opts.Matches(t) {
+	rows, err := l.rows.scan(ctx, func(r placed) (bool, bool) {
+		if !opts.Matches(r.t) {
 			return false, false
 		}
 		n++
@@ -115,7 +116,7 @@ func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Ta
 	}
 	out := make([]legacy.Task, len(rows))
 	for i, r := range rows {
-		out[i] = r.Clone()
+		out[i] = r.t.Clone()
 	}
 	return out, nil
 }
@@ -123,7 +124,7 @@ func (l *Legacy) List(ctx context.Context, opts legacy.ListOptions) ([]legacy.Ta
 // ListAfter is the ordered page of L-LIST-5. It copies only the page: the scan keeps the
 // opts.Limit first positions after after in a bounded heap (rows are immutable, so
 // holding them past the shard's lock is safe), and a row that cannot enter a full page
-// is passed over before its filters are read.
+// is passed over on its position alone, before its filters are read.
 func (l *Legacy) ListAfter(ctx context.Context, opts legacy.ListOptions, after *legacy.Position) ([]legacy.Task, error) {
 	if err := live(ctx); err != nil {
 		return nil, err
@@ -133,12 +134,11 @@ func (l *Legacy) ListAfter(ctx context.Context, opts legacy.ListOptions, after *
 	}
 	var page lastFirst
 	full := func() bool { return opts.Limit != nil && len(page) == *opts.Limit }
-	_, err := l.rows.scan(ctx, func(t legacy.Task) (bool, bool) {
-		pos := legacy.PositionOf(t)
-		if !pos.After(after) || full() && pos.Compare(page[0].pos) > 0 || !opts.Matches(t) {
+	_, err := l.rows.scan(ctx, func(r placed) (bool, bool) {
+		if !r.pos.After(after) || full() && r.pos.Compare(page[0].pos) > 0 || !opts.Matches(r.t) {
 			return false, false
 		}
-		heap.Push(&page, placed{pos, t})
+		heap.Push(&page, r)
 		if opts.Limit != nil && len(page) > *opts.Limit {
 			heap.Pop(&page)
 		}
@@ -154,12 +154,16 @@ func (l *Legacy) ListAfter(ctx context.Context, opts legacy.ListOptions, after *
 	return out, nil
 }
 
-// placed is a row with its position, and lastFirst a heap of them whose top is the one
-// that comes last: the row a full page gives up first.
+// placed is a stored row with its position, worked out once when the row is written
+// (reading created_at back from the map for every row of every page was most of a
+// page's cost); lastFirst is a heap of them whose top is the one that comes last: the
+// row a full page gives up first.
 type placed struct {
 	pos legacy.Position
 	t   legacy.Task
 }
+
+func place(t legacy.Task) placed { return placed{legacy.PositionOf(t), t} }
 
 type lastFirst []placed
 
@@ -181,5 +185,5 @@ func (l *Legacy) Cleanup(ctx context.Context, ttl time.Duration) (int, error) {
 		return 0, err
 	}
 	now := l.s.now()
-	return l.rows.purge(func(t legacy.Task) bool { return t.CleanupDue(now, ttl) }), nil
+	return l.rows.purge(func(r placed) bool { return r.t.CleanupDue(now, ttl) }), nil
 }

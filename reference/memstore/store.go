@@ -9,7 +9,6 @@ import (
 	"unsafe"
 
 	"github.com/storecheck/storecheck/reference"
-	"github.com/storecheck/storecheck/reference/legacy"
 	"github.com/storecheck/storecheck/reference/modern"
 )
 
@@ -57,7 +56,7 @@ func New(opts ...Option) *Store {
 	}
 	cfg.shards = min(cfg.shards, MaxShards)
 	s := &Store{clock: cfg.clock}
-	s.legacy = Legacy{s: s, rows: newTable[legacy.Task](cfg.shards)}
+	s.legacy = Legacy{s: s, rows: newTable[placed](cfg.shards)}
 	s.modern = Modern{s: s, rows: newTable[modern.Task](cfg.shards)}
 	return s
 }
