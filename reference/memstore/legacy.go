@@ -154,10 +154,9 @@ func (l *Legacy) ListAfter(ctx context.Context, opts legacy.ListOptions, after *
 	return out, nil
 }
 
-// placed is a stored row with its position, worked out once when the row is written
-// (reading created_at back from the map for every row of every page was most of a
-// page's cost); lastFirst is a heap of them whose top is the one that comes last: the
-// row a full page gives up first.
+// placed is a stored row with its position, worked out once when the row is written so
+// that a page's scan compares positions without reading each row's map; lastFirst is a
+// heap of them whose top is the one that comes last: the row a full page gives up first.
 type placed struct {
 	pos legacy.Position
 	t   legacy.Task
