@@ -63,5 +63,5 @@ func ExampleDetect() {
 	// store mystore: eras legacy, modern
 	//   clock control: yes (time-dependent specs use a manual clock)
 	//   shared instances: no (one instance per namespace)
-	//   optional legacy operations: Cancel (legacy.Canceler) yes, Cleanup (legacy.Cleaner) yes, UpdateIf (legacy.ConditionalUpdater) yes
+	//   optional legacy operations: Cancel (legacy.Canceler) yes, Cleanup (legacy.Cleaner) yes, UpdateIf (legacy.ConditionalUpdater) yes, ListAfter (legacy.Pager) yes
 }
