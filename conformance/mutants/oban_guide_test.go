@@ -40,6 +40,7 @@ var guideVerdicts = []struct {
 			"L-CREATE-1": "L-OWNER-1: S-CONC-1's state machine, when it reaches a task read back without the owner key of its metadata, files that under L-CREATE-1",
 			"L-UPDATE-1": "L-OWNER-1: S-CONC-1's state machine, when its random Update writes the owner key and reads the task back without it, files that under L-UPDATE-1 (the merge removed a key)",
 			"S-CONC-1":   "L-CONC-1: update_task reads, then writes without a lock, so a racing Delete can be undone (caught by the race specs in some runs); the rapid state machine stops on the dropped owner (filed under L-CREATE-1 or L-UPDATE-1), so without a race catch the rule reads inconclusive",
+			"L-F-FIN-1":  "L-F-FIN-2 and L-CONC-1: with no conditional update the facade's status check and its write are two steps over a store that loses racing writes, so a status write racing a completion can land on the finished task; S-CONC-1's racing status writes catch that in some runs and file it under L-F-FIN-1",
 		},
 	},
 	{
