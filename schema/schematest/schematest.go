@@ -104,6 +104,22 @@ func CheckFile(t testing.TB, path string) {
 	Check(t, data)
 }
 
+// Edit is the JSON report data with change applied to it as an object: a test's way to
+// make a report the schema must refuse.
+func Edit(t testing.TB, data []byte, change func(m map[string]any)) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	change(m)
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // clip keeps a long report's head in a failure message.
 func clip(data []byte) []byte {
 	const limit = 4000

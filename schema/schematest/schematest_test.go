@@ -2,7 +2,6 @@ package schematest
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"strings"
@@ -34,21 +33,6 @@ func sample(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
-}
-
-// edit applies change to the report in data as a JSON object.
-func edit(t *testing.T, data []byte, change func(m map[string]any)) []byte {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	change(m)
-	out, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestSchemaAcceptsWhatIsWritten: a report JSON writes conforms to the schema it names,
@@ -86,7 +70,7 @@ func TestSchemaRejectsABrokenReport(t *testing.T) {
 		{"the schema unknown", func(m map[string]any) { m["schema"] = "https://storecheck.dev/schema/report/v9.json" }, ErrUnknownSchema},
 		{"no schema", func(m map[string]any) { delete(m, "schema") }, ErrUnknownSchema},
 	} {
-		err := Validate(edit(t, data, tc.change))
+		err := Validate(Edit(t, data, tc.change))
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: Validate = %v, want %v", tc.name, err, tc.want)
 		}
