@@ -5,7 +5,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/storecheck/storecheck/conformance"
 	"github.com/storecheck/storecheck/internal/mutant"
@@ -18,14 +17,8 @@ import (
 // modern is a bounded 2026-07-28 run, with rounds that listen (input, cancel) heavier
 // than by default.
 func modern(t *testing.T, url string) *load.Result {
-	t.Helper()
-	r, err := load.Run(t.Context(), load.Config{URLs: []string{url}, Principals: principals, Anonymous: true,
-		Eras: []conformance.Era{conformance.EraModern}, Mix: load.Mix{Quick: 20, Cancel: 40, Input: 40},
-		Clients: 32, Duration: 2 * time.Second, Tasks: 1500, Wait: 3 * time.Second, Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return bounded(t, url, load.Config{Eras: []conformance.Era{conformance.EraModern},
+		Mix: load.Mix{Quick: 20, Cancel: 40, Input: 40}, Tasks: 1500})
 }
 
 // TestListensJudged: 2026-07-28 clients listen on their own tasks (some naming another

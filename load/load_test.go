@@ -29,12 +29,18 @@ func serve(t *testing.T, m mutant.Mutant[servermutants.Build]) string {
 	return mutanttest.Start(t, cfg, m).URL + "/mcp"
 }
 
-// short is a bounded run: 32 clients over the four principals and anonymous callers,
-// both eras, for at most two seconds and 2000 tasks.
+// short is a bounded run of both eras, at most 2000 tasks.
 func short(t *testing.T, url string) *load.Result {
+	return bounded(t, url, load.Config{Tasks: 2000})
+}
+
+// bounded runs cfg (its eras, mix and task bound) against url within the tests' bounds:
+// 32 clients over the four principals and anonymous callers, for at most two seconds.
+func bounded(t *testing.T, url string, cfg load.Config) *load.Result {
 	t.Helper()
-	r, err := load.Run(t.Context(), load.Config{URLs: []string{url}, Principals: principals, Anonymous: true,
-		Clients: 32, Duration: 2 * time.Second, Tasks: 2000, Wait: 3 * time.Second, Timeout: 5 * time.Second})
+	cfg.URLs, cfg.Principals, cfg.Anonymous = []string{url}, principals, true
+	cfg.Clients, cfg.Duration, cfg.Wait, cfg.Timeout = 32, 2*time.Second, 3*time.Second, 5*time.Second
+	r, err := load.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
